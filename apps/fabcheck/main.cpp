@@ -1,0 +1,123 @@
+// fabcheck: CLI wiring, MPI init/finalize, exit codes (DESIGN §7). Thin: every command lives in cmd_<name>.cpp.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+
+#include "command.hpp"
+#include "fabcheck/comm/communicator.hpp"
+#include "fabcheck/core/build_info.hpp"
+#include "fabcheck/core/collective.hpp"
+#include "fabcheck/core/error.hpp"
+
+namespace fabcheck::app {
+
+std::vector<CommandSpec>& registry() {
+  static std::vector<CommandSpec> r;
+  return r;
+}
+
+int launcher_rank() {
+  for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"}) {
+    if (const char* v = std::getenv(var)) return std::atoi(v);
+  }
+  return 0;
+}
+
+namespace {
+
+void print_error_once(const std::string& msg) {
+  if (launcher_rank() == 0) {
+    std::fprintf(stderr, "fabcheck: error: %s\n", msg.c_str());
+    std::fflush(stderr);
+  }
+}
+
+std::string features_line() {
+  return fmt::format("features: nccl={} ibverbs={} mpi=yes", build::kHaveNccl ? "yes" : "no",
+                     build::kHaveIbverbs ? "yes" : "no");
+}
+
+}  // namespace
+
+int main_impl(int argc, char** argv) {
+  CLI::App app{"fabcheck: tells a cluster team the truth about their GPU/HPC network fabric", "fabcheck"};
+  app.require_subcommand(0, 1);
+  bool show_version = false, list = false;
+  app.add_flag("--version", show_version, "Print the version and the compiled-in features");
+  app.add_flag("--list", list, "List subcommands and collectives");
+
+  auto& reg = registry();
+  std::stable_sort(reg.begin(), reg.end(), [](const CommandSpec& a, const CommandSpec& b) { return a.order < b.order; });
+  std::vector<std::pair<CLI::App*, std::function<int(const RunContext&)>>> runners;
+  std::vector<bool> needs_mpi;
+  for (auto& spec : reg) {
+    CLI::App* sub = app.add_subcommand(spec.name, spec.help);
+    runners.emplace_back(sub, spec.setup(*sub));
+    needs_mpi.push_back(spec.needs_mpi);
+  }
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    if (launcher_rank() == 0) app.exit(e);
+    return 0;
+  } catch (const CLI::CallForAllHelp& e) {
+    if (launcher_rank() == 0) app.exit(e);
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    // One line naming the flag; CLI11's messages already name it.
+    print_error_once(fmt::format("{} (see fabcheck --help)", e.what()));
+    return static_cast<int>(ExitCode::kUsage);
+  }
+
+  if (show_version) {
+    if (launcher_rank() == 0) std::printf("fabcheck %s\n%s\n", build::kVersion, features_line().c_str());
+    return 0;
+  }
+  if (list) {
+    if (launcher_rank() == 0) {
+      std::printf("subcommands:\n");
+      for (const auto& spec : reg) std::printf("  %-10s %s\n", spec.name.c_str(), spec.help.c_str());
+      std::printf("collectives:");
+      for (auto c : core::all_collectives()) std::printf(" %.*s", static_cast<int>(core::name(c).size()), core::name(c).data());
+      std::printf("\n");
+    }
+    return 0;
+  }
+
+  RunContext ctx;
+  ctx.argv.assign(argv, argv + argc);
+  for (std::size_t i = 0; i < runners.size(); ++i) {
+    if (!runners[i].first->parsed()) continue;
+    std::unique_ptr<comm::Runtime> runtime;
+    try {
+      if (needs_mpi[i]) {
+        runtime = std::make_unique<comm::Runtime>(&argc, &argv);
+        ctx.mpi = true;
+      }
+      return runners[i].second(ctx);
+    } catch (const UsageError& e) {
+      print_error_once(e.what());
+      return static_cast<int>(ExitCode::kUsage);
+    } catch (const RuntimeFailure& e) {
+      std::fprintf(stderr, "fabcheck: error: %s\n", e.what());
+      if (ctx.mpi) comm::abort_world(static_cast<int>(ExitCode::kRuntime));
+      return static_cast<int>(ExitCode::kRuntime);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "fabcheck: error: %s\n", e.what());
+      if (ctx.mpi) comm::abort_world(static_cast<int>(ExitCode::kRuntime));
+      return static_cast<int>(ExitCode::kRuntime);
+    }
+  }
+  if (launcher_rank() == 0) std::printf("%s", app.help().c_str());
+  return 0;
+}
+
+}  // namespace fabcheck::app
+
+int main(int argc, char** argv) { return fabcheck::app::main_impl(argc, argv); }

@@ -1,0 +1,78 @@
+#pragma once
+/// @file Collectives, data types, reduction ops, and the nccl-tests byte/count/bandwidth rules
+/// (NVIDIA/nccl-tests `doc/PERFORMANCE.md` and `src/<coll>.cu` GetBw/GetCollByteCount; DESIGN §3).
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fabcheck::core {
+
+/// The collectives fabcheck measures.
+enum class Collective { kAllReduce, kAllGather, kReduceScatter, kAllToAll, kBroadcast, kReduce, kSendRecv, kGather, kScatter };
+
+/// Element types (`-d`). half/bfloat16 are refused for now (no exact host arithmetic for them).
+enum class Dtype { kInt8, kUint8, kInt32, kUint32, kInt64, kUint64, kFloat, kDouble };
+
+/// Reduction ops (`-o/--op`).
+enum class RedOp { kSum, kProd, kMin, kMax };
+
+/// Every collective in table order (what `--coll all` runs).
+const std::vector<Collective>& all_collectives();
+/// Every dtype (what `-d all` runs).
+const std::vector<Dtype>& all_dtypes();
+/// Every redop (what `-o all` runs).
+const std::vector<RedOp>& all_redops();
+
+/// Canonical lowercase name ("allreduce", "reducescatter", ...).
+std::string_view name(Collective c);
+/// nccl-tests binary name ("all_reduce_perf", ...), used in the "Collective test concluded" footer.
+std::string_view nccl_tests_binary(Collective c);
+/// nccl-tests type name ("int8", "float", ...).
+std::string_view name(Dtype d);
+/// nccl-tests op name ("sum", "prod", "min", "max").
+std::string_view name(RedOp o);
+
+/// Parses a collective name; accepts canonical names, nccl-tests spellings (all_reduce, all_gather,
+/// reduce_scatter, alltoall, send_recv) and binary names (all_reduce_perf). nullopt when unknown.
+std::optional<Collective> parse_collective(std::string_view s);
+/// Parses a dtype name (nccl-tests spellings; also float32/float64/char). nullopt when unknown.
+std::optional<Dtype> parse_dtype(std::string_view s);
+/// Parses a redop name. nullopt when unknown.
+std::optional<RedOp> parse_redop(std::string_view s);
+
+/// Element size in bytes.
+std::size_t dtype_size(Dtype d);
+/// True for rooted collectives (broadcast, reduce, gather, scatter): `-r` applies and the root column is printed.
+bool is_rooted(Collective c);
+/// True for collectives that take a reduction op (allreduce, reducescatter, reduce); the others print `none`.
+bool has_redop(Collective c);
+/// True where nccl-tests checks the in-place result (false for sendrecv and alltoall, whose in-place #wrong is N/A).
+bool checks_in_place(Collective c);
+
+/// busBw factor of DESIGN §3 for n ranks: 2(n−1)/n for allreduce; (n−1)/n for allgather, reducescatter, alltoall,
+/// gather, scatter; 1 for broadcast, reduce, sendrecv. n = 1 gives 0 where an (n−1) factor applies.
+/// @throws std::invalid_argument when n < 1.
+double busbw_factor(Collective c, int nranks);
+
+/// Buffer geometry of one sweep step, per nccl-tests `GetCollByteCount`.
+struct CollGeometry {
+  std::uint64_t count = 0;        ///< the `count` column: the count argument of the call (elements)
+  std::uint64_t size_bytes = 0;   ///< the `size` column: max(send, recv) bytes per rank
+  std::uint64_t send_count = 0;   ///< elements in each rank's send buffer
+  std::uint64_t recv_count = 0;   ///< elements in each rank's receive buffer
+};
+
+/// Geometry for a requested size: count = requested/elt, split collectives round the per-rank chunk down to a
+/// multiple of 16 bytes ((count/n) & ~(16/elt − 1)), so size can print smaller than requested, or 0.
+/// @throws std::invalid_argument when nranks < 1.
+CollGeometry geometry(Collective c, Dtype d, std::uint64_t requested_bytes, int nranks);
+
+/// algBw in GB/s (1e9 bytes/s): size_bytes / 1e9 / seconds. 0 when seconds ≤ 0.
+double algbw_gbps(std::uint64_t size_bytes, double seconds);
+/// busBw in GB/s: algbw · busbw_factor(c, n).
+double busbw_gbps(Collective c, int nranks, double algbw);
+
+}  // namespace fabcheck::core

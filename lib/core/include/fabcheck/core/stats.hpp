@@ -1,0 +1,65 @@
+#pragma once
+/// @file Statistics with one stated convention (DESIGN §4). Pure functions, no I/O.
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+namespace fabcheck::core {
+
+/// Percentile by the nearest-rank rule of DESIGN §4 on samples sorted ascending.
+/// Index = (p_bp·n + 9999) / 10000 − 1 in integer arithmetic, clamped to [0, n−1].
+/// @param sorted  samples in ascending order (any unit).
+/// @param p_bp    percentile in basis points (5000 = p50, 9900 = p99, 9990 = p99.9, 10000 = max).
+/// @return the sample at that rank, or nullopt when `sorted` is empty.
+std::optional<double> percentile_sorted(std::span<const double> sorted, std::uint32_t p_bp);
+
+/// Index used by percentile_sorted for n samples (n ≥ 1). Exposed for tests and for index-based callers.
+std::size_t percentile_index(std::size_t n, std::uint32_t p_bp);
+
+/// Summary of a sample set (unit of the input, e.g. µs). Percentiles per percentile_sorted; stdev with n−1.
+struct Summary {
+  std::size_t samples = 0;     ///< n
+  double min = 0, max = 0;     ///< extremes
+  double mean = 0;             ///< arithmetic mean
+  double stdev = 0;            ///< sample standard deviation (n−1); 0 when n < 2
+  double p50 = 0, p90 = 0, p99 = 0, p999 = 0;  ///< nearest-rank percentiles
+  bool low_confidence_p99 = true;   ///< n < 100 (DESIGN §4)
+  bool low_confidence_p999 = true;  ///< n < 1000
+  /// cv = stdev/mean (0 when mean is 0).
+  double cv() const { return mean != 0 ? stdev / mean : 0.0; }
+  /// tail_ratio = p99/p50 (0 when p50 is 0).
+  double tail_ratio() const { return p50 != 0 ? p99 / p50 : 0.0; }
+};
+
+/// Summarizes samples (copied and sorted internally). An empty input gives samples = 0 and zeros elsewhere.
+Summary summarize(std::span<const double> samples);
+
+/// Median by the DESIGN §4 rule (p50 nearest rank) of unsorted values; nullopt when empty.
+std::optional<double> median(std::span<const double> values);
+
+/// Robust z-scores: z_i = (x_i − median)/(1.4826·MAD). When MAD = 0, z = +∞ (or −∞) for x ≠ median and 0 otherwise.
+/// @return one z per input (same order); empty when fewer than 3 values (too few to judge).
+std::vector<double> robust_z(std::span<const double> values);
+
+/// Direction in which a value is "worse" for outlier tests.
+enum class Worse { kLower, kHigher };
+
+/// Outlier rule of DESIGN §4: worse than the median by more than 3 robust z AND by more than 10 % of the median.
+/// @return flags, one per value; all false when fewer than 3 values.
+std::vector<bool> outliers(std::span<const double> values, Worse worse);
+
+/// Mergeable mean/variance accumulator (Welford; Chan et al. for merge). stdev uses n−1.
+struct RunningStats {
+  std::uint64_t n = 0;  ///< count
+  double mean = 0;      ///< running mean
+  double m2 = 0;        ///< sum of squared deviations
+  /// Adds one sample.
+  void add(double x);
+  /// Merges another accumulator into this one.
+  void merge(const RunningStats& other);
+  /// Sample standard deviation (n−1); 0 when n < 2.
+  double stdev() const;
+};
+
+}  // namespace fabcheck::core

@@ -1,0 +1,134 @@
+#include "fabcheck/report/document.hpp"
+
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+
+#include "fabcheck/core/build_info.hpp"
+#include "fabcheck/core/error.hpp"
+
+namespace fabcheck::report {
+
+std::string_view name(Severity s) {
+  switch (s) {
+    case Severity::kInfo: return "info";
+    case Severity::kWarn: return "warn";
+    case Severity::kFail: return "fail";
+  }
+  return "info";
+}
+
+std::string utc_now_iso8601() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+Document::Document(const std::vector<std::string>& argv) {
+  doc_ = nlohmann::json::object();
+  doc_["schema_version"] = kSchemaVersion;
+  doc_["tool"] = {{"name", "fabcheck"},
+                  {"version", build::kVersion},
+                  {"features", {{"nccl", build::kHaveNccl}, {"ibverbs", build::kHaveIbverbs}}}};
+  doc_["conventions"] = {
+      {"time_table",
+       "nccl-tests: one timer around iters back-to-back ops after warmup; per-op time reduced across ranks by -a "
+       "(0 rank 0, 1 mean, 2 min, 3 max); algbw = size/1e9/s; busbw = algbw*factor(n) (nccl-tests doc/PERFORMANCE.md)"},
+      {"per_iter",
+       "separate pass; entry/exit per rank on clocks aligned to rank 0; span = max exit - min entry; straggler = "
+       "rank that entered last"},
+      {"percentile",
+       "nearest rank: index = (p_bp*n + 9999)/10000 - 1 (integer), clamped to [0, n-1]; stdev with n-1; p99 "
+       "low_confidence when n < 100, p99.9 when n < 1000"},
+      {"histogram",
+       "integer ns, half-open [lower, upper); unit buckets below 32 ns, then 16 log-linear sub-buckets per power of "
+       "two; JSON keeps non-empty buckets as [lower_ns, upper_ns, count]"},
+      {"units", "bandwidth GB/s = 1e9 bytes/s; time in microseconds (_us); sizes in bytes, binary suffixes on input"}};
+  doc_["run"] = {{"started", utc_now_iso8601()},
+                 {"duration_s", nullptr},
+                 {"argv", argv},
+                 {"config", nullptr},
+                 {"status", "incomplete"},
+                 {"exit_code", nullptr},
+                 {"sections", nlohmann::json::object()}};
+  doc_["findings"] = nlohmann::json::array();
+}
+
+void Document::set_section(std::string_view section, SectionStatus status, std::string_view reason) {
+  std::string st = status == SectionStatus::kOk ? "ok" : status == SectionStatus::kSkipped ? "skipped" : "failed";
+  nlohmann::json entry = {{"status", st}, {"reason", nullptr}};
+  if (!reason.empty()) entry["reason"] = std::string(reason);
+  doc_["run"]["sections"][std::string(section)] = entry;
+}
+
+void Document::add_finding(const Finding& f) {
+  doc_["findings"].push_back({{"severity", std::string(name(f.severity))},
+                              {"code", f.code},
+                              {"message", f.message},
+                              {"evidence", f.evidence},
+                              {"remedy", f.remedy}});
+}
+
+bool Document::has_fail() const {
+  for (const auto& f : doc_["findings"]) {
+    if (f.value("severity", "") == "fail") return true;
+  }
+  return false;
+}
+
+void Document::finish(std::string_view status, int exit_code, double duration_s) {
+  doc_["run"]["status"] = std::string(status);
+  doc_["run"]["exit_code"] = exit_code;
+  doc_["run"]["duration_s"] = duration_s;
+}
+
+void Document::write_atomic(const std::string& path) const {
+  const std::string tmp = fmt::format("{}.tmp.{}", path, ::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw UsageError(fmt::format("--json: cannot write {}: {}", path, std::strerror(errno)));
+    // error_handler replace: never throw on odd bytes in foreign strings (hostnames, log lines).
+    out << doc_.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+    out.flush();
+    if (!out) {
+      std::remove(tmp.c_str());
+      throw UsageError(fmt::format("--json: cannot write {}: write failed", path));
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    std::remove(tmp.c_str());
+    throw UsageError(fmt::format("--json: cannot write {}: {}", path, std::strerror(err)));
+  }
+}
+
+void check_writable(const std::string& path, std::string_view flag) {
+  if (path.empty()) throw UsageError(fmt::format("{}: empty path (give a file name)", flag));
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) throw UsageError(fmt::format("{}: cannot write {}: is a directory", flag, path));
+    if (::access(path.c_str(), W_OK) != 0) {
+      throw UsageError(fmt::format("{}: cannot write {}: {}", flag, path, std::strerror(errno)));
+    }
+  }
+  std::string dir = ".";
+  auto slash = path.find_last_of('/');
+  if (slash != std::string::npos) dir = slash == 0 ? "/" : path.substr(0, slash);
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    throw UsageError(fmt::format("{}: cannot write {}: directory {} does not exist", flag, path, dir));
+  }
+  if (::access(dir.c_str(), W_OK) != 0) {
+    throw UsageError(fmt::format("{}: cannot write {}: directory {} is not writable", flag, path, dir));
+  }
+}
+
+}  // namespace fabcheck::report
