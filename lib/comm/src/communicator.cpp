@@ -10,6 +10,7 @@
 #include <cstring>
 #include <map>
 
+#include "fabcheck/comm/phase.hpp"
 #include "fabcheck/core/clock.hpp"
 #include "fabcheck/core/error.hpp"
 #include "mpi_state.hpp"
@@ -30,6 +31,9 @@ Runtime::Runtime(int* argc, char*** argv) {
   if (rc != MPI_SUCCESS) throw RuntimeFailure("MPI_Init_thread failed");
   thread_multiple_ = provided >= MPI_THREAD_MULTIPLE;
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  int world_rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  set_phase_rank(world_rank);
 }
 
 Runtime::~Runtime() {

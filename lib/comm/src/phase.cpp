@@ -1,0 +1,51 @@
+#include "fabcheck/comm/phase.hpp"
+
+#include <chrono>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "fabcheck/comm/communicator.hpp"
+#include "fabcheck/core/fault.hpp"
+
+namespace fabcheck::comm {
+namespace {
+std::mutex g_mu;
+PhaseSnapshot g_phase;
+int g_rank = -1;
+std::optional<core::Fault> g_fault;
+bool g_fault_read = false;
+}  // namespace
+
+void set_phase_rank(int world_rank) {
+  std::lock_guard<std::mutex> lk(g_mu);
+  g_rank = world_rank;
+}
+
+void enter_phase(std::string_view name) {
+  bool hang = false;
+  {
+    std::lock_guard<std::mutex> lk(g_mu);
+    if (!g_fault_read) {
+      g_fault_read = true;
+      try {
+        g_fault = core::fault_from_env();
+      } catch (...) {
+        g_fault.reset();  // malformed specs are reported by the command that parses them
+      }
+    }
+    g_phase.seq += 1;
+    g_phase.name = std::string(name);
+    g_phase.since_us = now_us();
+    hang = g_fault && g_fault->kind == core::Fault::Kind::kHang && g_fault->rank == g_rank &&
+           g_phase.seq == g_fault->after;
+  }
+  while (hang) std::this_thread::sleep_for(std::chrono::seconds(1));
+}
+
+PhaseSnapshot current_phase() {
+  std::lock_guard<std::mutex> lk(g_mu);
+  return g_phase;
+}
+
+}  // namespace fabcheck::comm
