@@ -215,3 +215,53 @@ TEST(LinkConfirm, StillOutlierRule) {
   EXPECT_NEAR(relative_spread(w), 1.4826 * 1.0 / 10.0, 1e-12);
   EXPECT_EQ(relative_spread(std::vector<double>{1.0, 2.0}), 0.0);
 }
+
+// analyze_links evaluates the §4 rule with one median/MAD per kind; it must flag exactly what core::outliers
+// flags and give core::robust_z's z.
+TEST(LinkOutliers, SameVerdictAsCoreOutliers) {
+  std::uint64_t seed = 12345;
+  auto next = [&seed] {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<double>(seed >> 11) / 9007199254740992.0;  // [0, 1)
+  };
+  for (int trial = 0; trial < 40; ++trial) {
+    const int n = 3 + trial % 9;
+    LinkMatrix bw(static_cast<std::size_t>(n),
+                  std::vector<std::optional<double>>(static_cast<std::size_t>(n)));
+    std::vector<double> flat;
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j)
+        if (i != j) {
+          double v = 10.0 + next();
+          if (next() < 0.15) v *= next();                   // some slow links
+          if (trial % 5 == 0) v = next() < 0.8 ? 10.0 : v;  // MAD = 0 cases
+          bw[i][j] = v;
+          flat.push_back(v);
+        }
+    const auto want = outliers(flat, Worse::kLower);
+    const auto z = robust_z(flat);
+    const auto a = analyze_links(bw, {});
+    std::size_t k = 0, flagged = 0;
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) {
+        if (i == j) continue;
+        if (want[k]) {
+          ++flagged;
+          bool hit = false;
+          for (const auto& o : a.outliers)
+            if (o.from == i && o.to == j) {
+              hit = true;
+              if (std::isfinite(z[k])) {
+                ASSERT_TRUE(o.z.has_value());
+                EXPECT_DOUBLE_EQ(*o.z, z[k]);
+              } else {
+                EXPECT_FALSE(o.z.has_value());
+              }
+            }
+          EXPECT_TRUE(hit) << "trial " << trial << " link " << i << "->" << j;
+        }
+        ++k;
+      }
+    EXPECT_EQ(a.outliers.size(), flagged) << "trial " << trial;
+  }
+}

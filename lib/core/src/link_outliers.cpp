@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 namespace fabcheck::core {
@@ -12,33 +13,56 @@ struct Cell {
   int from, to;
 };
 
+// Nearest-rank median (DESIGN §4, the same element core::median returns) by selection instead of a full sort:
+// the matrix of 1024 hosts has a million links. `v` is reordered.
+double select_median(std::vector<double>& v) {
+  const std::size_t k = percentile_index(v.size(), 5000);
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+  return v[k];
+}
+
 LinkStats stats_of(std::span<const double> v) {
   LinkStats s;
   s.values = v.size();
   if (v.empty()) return s;
-  s.median = median(v);
-  std::vector<double> dev;
-  dev.reserve(v.size());
-  for (double x : v) dev.push_back(std::fabs(x - *s.median));
-  s.mad = median(dev);
+  std::vector<double> work(v.begin(), v.end());
+  const double med = select_median(work);
+  for (std::size_t i = 0; i < v.size(); ++i) work[i] = std::fabs(v[i] - med);
+  s.median = med;
+  s.mad = select_median(work);
   return s;
 }
 
+// The DESIGN §4 outlier rule of core::outliers / core::robust_z (z = (x − median)/(1.4826·MAD), ±∞ when MAD =
+// 0; flagged when worse by more than 3 z and by more than 10 % of the median; nothing below 3 values),
+// evaluated with the median and MAD computed once. A unit test checks it against core::outliers and
+// core::robust_z.
 void flag(LinkKind kind, const std::vector<Cell>& cells, const std::vector<double>& values, Worse worse,
           std::optional<double> line_rate_floor, const LinkStats& st, std::vector<LinkOutlier>& out) {
-  const auto robust = outliers(values, worse);  // all false when < 3 values
-  const auto z = robust_z(values);              // empty when < 3 values
+  const bool judge = values.size() >= 3;
+  const double med = st.median.value_or(0), mad = st.mad.value_or(0);
   for (std::size_t i = 0; i < values.size(); ++i) {
-    const bool below = line_rate_floor && values[i] < *line_rate_floor;
-    if (!robust[i] && !below) continue;
+    const double x = values[i];
+    double z = 0;
+    if (judge) {
+      if (mad == 0) {
+        z = x == med ? 0.0 : (x > med ? 1 : -1) * std::numeric_limits<double>::infinity();
+      } else {
+        z = (x - med) / (1.4826 * mad);
+      }
+    }
+    const bool robust = judge && (worse == Worse::kLower ? z < -3.0 && x < med - 0.10 * std::fabs(med)
+                                                         : z > 3.0 && x > med + 0.10 * std::fabs(med));
+    const bool below = line_rate_floor && x < *line_rate_floor;
+    if (!robust && !below) continue;
     LinkOutlier o;
     o.kind = kind;
     o.from = cells[i].from;
     o.to = cells[i].to;
-    o.value = values[i];
-    o.median = st.median.value_or(0);
-    if (!z.empty() && std::isfinite(z[i])) o.z = z[i];
-    o.robust = robust[i];
+    o.value = x;
+    o.median = med;
+    if (judge && std::isfinite(z)) o.z = z;
+    o.robust = robust;
     o.below_line_rate = below;
     out.push_back(o);
   }
