@@ -39,6 +39,7 @@ probes::PairsResult synthetic(bool slow_host) {
   rail.analysis = core::analyze_links(rail.bw_gbps, rail.lat_p50_us);
   for (const auto& o : rail.analysis.outliers) rail.outliers.push_back({o, true});
   for (const auto& s : rail.analysis.suspects) rail.suspects.push_back({s, true});
+  probes::assign_owners(rail);
   r.rails.push_back(rail);
   return r;
 }

@@ -161,15 +161,13 @@ const char* role_name(int role) {
 
 // Plans the confirmation measurements of one rail (rank 0).
 void plan_rail(const PairsRail& rail, int r, std::size_t max_links, std::vector<Item>& items) {
+  const std::size_t first = items.size();
   const auto& a = rail.analysis;
   const std::size_t n = static_cast<std::size_t>(a.hosts);
   std::vector<bool> suspect(n, false), touched(n, false);
   for (const auto& s : a.suspects) suspect[static_cast<std::size_t>(s.host)] = true;
   for (const auto& o : a.outliers)
     touched[static_cast<std::size_t>(o.from)] = touched[static_cast<std::size_t>(o.to)] = true;
-  std::vector<int> good;
-  for (std::size_t h = 0; h < n; ++h)
-    if (!touched[h]) good.push_back(static_cast<int>(h));
 
   bool need_bw = false, need_lat = false;
   std::set<std::size_t> covered;  // outliers retested as partner links
@@ -214,27 +212,69 @@ void plan_rail(const PairsRail& rail, int r, std::size_t max_links, std::vector<
   for (std::size_t k = 0; k < a.outliers.size(); ++k) {
     const auto& o = a.outliers[k];
     if (covered.count(k)) continue;
-    if (suspect[static_cast<std::size_t>(o.from)] || suspect[static_cast<std::size_t>(o.to)]) continue;
+    if (rail.outliers[k].owner >= 0) continue;  // inherits its host's verdict
     if (links++ >= max_links) break;
     items.push_back(
         {0, o.kind == core::LinkKind::kBandwidth ? 0 : 1, r, o.from, o.to, static_cast<int>(k), -1});
     (o.kind == core::LinkKind::kBandwidth ? need_bw : need_lat) = true;
   }
-  // References: good ↔ good links measured the same way (alone), from distinct pairs.
-  auto refs = [&](int kind) {
-    // Consecutive good hosts (g0→g1, g1→g2, …, wrapping), then the reverse directions, up to 3 links.
-    std::vector<std::pair<int, int>> cand;
-    const std::size_t g = good.size();
-    if (g >= 2) {
-      for (std::size_t i = 0; i < g && (g > 2 || i == 0); ++i) cand.emplace_back(good[i], good[(i + 1) % g]);
-      if (g == 2) cand.emplace_back(good[1], good[0]);
+  // References: links that were not flagged (hosts untouched by any outlier first, suspects last, distinct
+  // endpoints first), up to 3 per kind. They are measured the same way as the checks
+  // (alone), and interleaved with them, so that a change of load during the retest moves both.
+  std::vector<std::vector<bool>> flagged_bw(n, std::vector<bool>(n, false)), flagged_lat = flagged_bw;
+  for (const auto& o : a.outliers) {
+    const auto f = static_cast<std::size_t>(o.from), t = static_cast<std::size_t>(o.to);
+    if (o.kind == core::LinkKind::kBandwidth) {
+      flagged_bw[f][t] = true;
+    } else {
+      flagged_lat[f][t] = flagged_lat[t][f] = true;
     }
-    const int per_kind = 3;
-    for (std::size_t i = 0; i < cand.size() && static_cast<int>(i) < per_kind; ++i)
-      items.push_back({2, kind, r, cand[i].first, cand[i].second, -1, -1});
+  }
+  auto pick_refs = [&](int kind) {
+    const auto& m = kind == 0 ? rail.bw_gbps : rail.lat_p50_us;
+    const auto& fl = kind == 0 ? flagged_bw : flagged_lat;
+    std::vector<std::pair<int, std::pair<int, int>>> cand;  // (touched endpoints, link)
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < n; ++j) {
+        if (i == j || !m[i][j] || fl[i][j]) continue;
+        if (kind == 1 && j < i) continue;
+        // Untouched hosts first, then hosts with some outliers, suspects last (their unflagged links are
+        // still fine links, and a reference measured alone beats the all-pairs median measured in a crowd).
+        const int rank =
+            (touched[i] ? 1 : 0) + (touched[j] ? 1 : 0) + (suspect[i] ? 4 : 0) + (suspect[j] ? 4 : 0);
+        cand.push_back({rank, {static_cast<int>(i), static_cast<int>(j)}});
+      }
+    std::stable_sort(cand.begin(), cand.end(),
+                     [](const auto& x, const auto& y) { return x.first < y.first; });
+    std::vector<Item> out;
+    std::vector<bool> used(n, false);
+    for (int pass = 0; pass < 2 && out.size() < 3; ++pass)
+      for (const auto& c : cand) {
+        if (out.size() >= 3) break;
+        const auto [f, t] = c.second;
+        const bool fresh = !used[static_cast<std::size_t>(f)] && !used[static_cast<std::size_t>(t)];
+        const bool dup =
+            std::any_of(out.begin(), out.end(), [&](const Item& x) { return x.from == f && x.to == t; });
+        if (dup || (pass == 0 && !fresh)) continue;
+        used[static_cast<std::size_t>(f)] = used[static_cast<std::size_t>(t)] = true;
+        out.push_back({2, kind, r, f, t, -1, -1});
+      }
+    return out;
   };
-  if (need_bw) refs(0);
-  if (need_lat) refs(1);
+  std::vector<Item> refs[2];
+  if (need_bw) refs[0] = pick_refs(0);
+  if (need_lat) refs[1] = pick_refs(1);
+  // Interleave: reference, check, reference, check, … (each reference at least once).
+  std::vector<Item> checks(items.begin() + static_cast<std::ptrdiff_t>(first), items.end());
+  items.resize(first);
+  std::size_t next[2] = {0, 0};
+  for (const auto& c : checks) {
+    auto& rv = refs[c.kind];
+    if (!rv.empty()) items.push_back(rv[next[c.kind]++ % rv.size()]);
+    items.push_back(c);
+  }
+  for (int k = 0; k < 2; ++k)
+    for (std::size_t i = next[k]; i < refs[k].size(); ++i) items.push_back(refs[k][i]);
 }
 
 }  // namespace
@@ -265,6 +305,28 @@ std::optional<std::string> pairs_skip_reason(const comm::Communicator& comm) {
   return fmt::format(
       "pairs needs two hosts, found 1 ({}) with {} rank(s): launch with a hostfile that spans hosts",
       hosts.empty() ? std::string("?") : hosts[0], comm.size());
+}
+
+// The suspect that owns each outlier: the first suspect host for which the outlier lies in a direction where
+// most of the host's links are flagged (its outgoing or incoming bandwidth links, or its latency pairs); -1
+// for none.
+void assign_owners(PairsRail& rail) {
+  const auto& a = rail.analysis;
+  for (auto& po : rail.outliers) po.owner = -1;
+  for (std::size_t si = 0; si < a.suspects.size(); ++si) {
+    const auto& s = a.suspects[si];
+    const bool out_most = 2 * s.out_flagged > s.out_links, in_most = 2 * s.in_flagged > s.in_links;
+    const bool lat_most = 2 * s.lat_flagged > s.lat_links;
+    for (std::size_t k : s.links) {
+      auto& po = rail.outliers[k];
+      if (po.owner >= 0) continue;
+      const auto& o = po.link;
+      const bool owned = o.kind == core::LinkKind::kBandwidth
+                             ? (o.from == s.host && out_most) || (o.to == s.host && in_most)
+                             : lat_most;
+      if (owned) po.owner = static_cast<int>(si);
+    }
+  }
 }
 
 std::vector<std::string> PairsResult::passed_hosts() const {
@@ -326,25 +388,39 @@ PairsResult run_pairs(const comm::Communicator& comm, const PairsOptions& opts) 
     recs.insert(recs.end(), {static_cast<double>(type), static_cast<double>(my_rail),
                              static_cast<double>(from), static_cast<double>(to), v});
   };
+  // Within a round every pair runs the same step at once, with a barrier between steps, so that latency is
+  // never measured while another pair of the round still streams bandwidth (that would measure congestion,
+  // not the link).
+  enum Step { kBwUp, kBwDown, kBidir, kLatency };
   for (std::size_t ri = 0; ri < res.schedule.size(); ++ri) {
     comm::enter_phase(fmt::format("pairs round {}/{}", ri + 1, res.schedule.size()));
-    if (my_rail >= 0) {
+    for (Step step : {kBwUp, kBwDown, kBidir, kLatency}) {
+      if (step == kBidir && !opts.bidir) continue;
       for (auto [a, b] : res.schedule[ri]) {
-        if (my_host != a && my_host != b) continue;
+        if (my_rail < 0 || (my_host != a && my_host != b)) continue;
         const bool low = my_host == a;
         const int peer = rank_of(low ? b : a, my_rail);
-        if (auto v = bw_one_way(comm, buf, p, peer, low)) rec(kRecBw, a, b, *v);
-        if (auto v = bw_one_way(comm, buf, p, peer, !low)) rec(kRecBw, b, a, *v);
-        if (opts.bidir)
-          if (auto v = bw_bidir(comm, buf, p, peer, low)) rec(kRecBidir, a, b, *v);
-        if (auto l = latency(comm, p, peer, low)) {
-          rec(kRecLatP50, a, b, l->p50);
-          rec(kRecLatP99, a, b, l->p99);
-          rec(kRecLatSamples, a, b, l->samples);
+        switch (step) {
+          case kBwUp:
+            if (auto v = bw_one_way(comm, buf, p, peer, low)) rec(kRecBw, a, b, *v);
+            break;
+          case kBwDown:
+            if (auto v = bw_one_way(comm, buf, p, peer, !low)) rec(kRecBw, b, a, *v);
+            break;
+          case kBidir:
+            if (auto v = bw_bidir(comm, buf, p, peer, low)) rec(kRecBidir, a, b, *v);
+            break;
+          case kLatency:
+            if (auto l = latency(comm, p, peer, low)) {
+              rec(kRecLatP50, a, b, l->p50);
+              rec(kRecLatP99, a, b, l->p99);
+              rec(kRecLatSamples, a, b, l->samples);
+            }
+            break;
         }
       }
+      comm.barrier();
     }
-    comm.barrier();
   }
   auto all = comm.gather(recs, 0);
 
@@ -386,6 +462,7 @@ PairsResult run_pairs(const comm::Communicator& comm, const PairsOptions& opts) 
       rail.analysis = core::analyze_links(rail.bw_gbps, rail.lat_p50_us, res.expected_gbps);
       for (const auto& o : rail.analysis.outliers) rail.outliers.push_back({o, std::nullopt});
       for (const auto& s : rail.analysis.suspects) rail.suspects.push_back({s, std::nullopt});
+      assign_owners(rail);
     }
   }
 
@@ -435,8 +512,10 @@ PairsResult run_pairs(const comm::Communicator& comm, const PairsOptions& opts) 
       for (std::size_t k = 0; k < items.size(); ++k)
         if (items[k].rail == static_cast<int>(r) && items[k].role == 2 && value[k])
           (items[k].kind == 0 ? ref_bw : ref_lat).push_back(*value[k]);
-      if (!ref_bw.empty()) rail.retest_bw_reference = core::median(ref_bw);
-      if (!ref_lat.empty()) rail.retest_lat_reference = core::median(ref_lat);
+      // Conservative: a check must be worse than the worst reference measurement (a false alarm on a clean
+      // fabric is as bad as a missed fault; a real fault is many times slower than any reference).
+      if (!ref_bw.empty()) rail.retest_bw_reference = *std::min_element(ref_bw.begin(), ref_bw.end());
+      if (!ref_lat.empty()) rail.retest_lat_reference = *std::max_element(ref_lat.begin(), ref_lat.end());
       const double bw_ref = rail.retest_bw_reference.value_or(a.bw.median.value_or(0));
       const double lat_ref = rail.retest_lat_reference.value_or(a.lat.median.value_or(0));
       auto spread = [](const core::LinkStats& s) {
@@ -471,10 +550,10 @@ PairsResult run_pairs(const comm::Communicator& comm, const PairsOptions& opts) 
       }
       for (std::size_t si = 0; si < rail.suspects.size(); ++si)
         if (host_total[si] > 0) rail.suspects[si].confirmed = 2 * host_bad[si] > host_total[si];
-      // Flagged links of a suspect host that were not re-measured inherit the host's verdict.
-      for (std::size_t si = 0; si < rail.suspects.size(); ++si)
-        for (std::size_t k : rail.suspects[si].host.links)
-          if (!rail.outliers[k].confirmed) rail.outliers[k].confirmed = rail.suspects[si].confirmed;
+      // Outliers owned by a suspect host that were not re-measured inherit the host's verdict.
+      for (auto& po : rail.outliers)
+        if (!po.confirmed && po.owner >= 0)
+          po.confirmed = rail.suspects[static_cast<std::size_t>(po.owner)].confirmed;
     }
   }
   res.duration_s = (comm::now_us() - start_us) / 1e6;

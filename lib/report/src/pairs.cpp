@@ -45,11 +45,13 @@ json confirmed_json(std::optional<bool> c) {
   return c ? json(*c) : json(nullptr);
 }
 
-// Outliers that a suspect host explains (its links, host not refuted).
+// Outliers that a suspect host explains (owned by it, host not refuted).
 std::set<std::size_t> explained(const PairsRail& rail) {
   std::set<std::size_t> out;
-  for (const auto& s : rail.suspects)
-    if (s.confirmed.value_or(true)) out.insert(s.host.links.begin(), s.host.links.end());
+  for (std::size_t k = 0; k < rail.outliers.size(); ++k) {
+    const int owner = rail.outliers[k].owner;
+    if (owner >= 0 && rail.suspects[static_cast<std::size_t>(owner)].confirmed.value_or(true)) out.insert(k);
+  }
   return out;
 }
 
@@ -77,7 +79,7 @@ json rail_json(const PairsResult& r, const PairsRail& rail) {
     outs.push_back(std::move(e));
   }
   j["outliers"] = std::move(outs);
-  json sus = json::array();
+  json sus = json::array(), refuted = json::array();
   for (const auto& ps : rail.suspects) {
     const auto& s = ps.host;
     json links = json::array();
@@ -85,17 +87,19 @@ json rail_json(const PairsResult& r, const PairsRail& rail) {
       const auto& o = rail.outliers[k].link;
       links.push_back({{"kind", kind_name(o.kind)}, {"from", host(o.from)}, {"to", host(o.to)}});
     }
-    sus.push_back({{"host", host(s.host)},
-                   {"links", std::move(links)},
-                   {"confirmed", confirmed_json(ps.confirmed)},
-                   {"out_flagged", s.out_flagged},
-                   {"out_links", s.out_links},
-                   {"in_flagged", s.in_flagged},
-                   {"in_links", s.in_links},
-                   {"lat_flagged", s.lat_flagged},
-                   {"lat_links", s.lat_links}});
+    (ps.confirmed == false ? refuted : sus)
+        .push_back({{"host", host(s.host)},
+                    {"links", std::move(links)},
+                    {"confirmed", confirmed_json(ps.confirmed)},
+                    {"out_flagged", s.out_flagged},
+                    {"out_links", s.out_links},
+                    {"in_flagged", s.in_flagged},
+                    {"in_links", s.in_links},
+                    {"lat_flagged", s.lat_flagged},
+                    {"lat_links", s.lat_links}});
   }
-  j["suspects"] = std::move(sus);
+  j["suspects"] = std::move(sus);              // confirmed, or not retested (confirmed: null)
+  j["refuted_suspects"] = std::move(refuted);  // the retest against good partners did not reproduce them
   json rt = json::array();
   for (const auto& t : rail.retests) {
     rt.push_back({{"role", t.role},
@@ -293,7 +297,12 @@ std::string render_pairs(const PairsResult& r) {
                        : po.confirmed == false ? "refuted by retest"
                                                : "not retested");
     }
-    s += fmt::format("# suspects: {}\n", rail.suspects.size());
+    std::size_t standing = 0;
+    for (const auto& ps : rail.suspects) standing += ps.confirmed == false ? 0 : 1;
+    s += fmt::format("# suspects: {}{}\n", standing,
+                     standing < rail.suspects.size()
+                         ? fmt::format(" ({} refuted by retest)", rail.suspects.size() - standing)
+                         : "");
     for (const auto& ps : rail.suspects) {
       const auto& h = ps.host;
       s += fmt::format("#   {}: out {}/{}, in {}/{}, lat {}/{} links flagged, {}\n", host(h.host),

@@ -52,6 +52,7 @@ struct PairsRetest {
 struct PairsOutlier {
   core::LinkOutlier link;         ///< the §4 verdict on the all-pairs matrix
   std::optional<bool> confirmed;  ///< true/false after retest; nullopt when not retested (`--no-retest`)
+  int owner = -1;  ///< index into PairsRail::suspects of the host that explains it (-1: a link finding)
 };
 
 /// A suspect host with its confirmation.
@@ -72,9 +73,14 @@ struct PairsRail {
   std::vector<PairsOutlier> outliers;          ///< analysis.outliers with confirmation, same order
   std::vector<PairsSuspect> suspects;          ///< analysis.suspects with confirmation
   std::vector<PairsRetest> retests;            ///< what was re-measured
-  std::optional<double> retest_bw_reference;   ///< median of re-measured good bandwidth links (GB/s)
-  std::optional<double> retest_lat_reference;  ///< median of re-measured good latency pairs (µs)
+  std::optional<double> retest_bw_reference;   ///< lowest re-measured reference bandwidth (GB/s)
+  std::optional<double> retest_lat_reference;  ///< highest re-measured reference latency p50 (µs)
 };
+
+/// Sets PairsOutlier::owner from rail.analysis: the first suspect host for which the outlier lies in a direction
+/// where most of the host's links are flagged (its outgoing or incoming bandwidth links, or its latency pairs);
+/// -1 (a link finding) otherwise. rail.outliers must mirror rail.analysis.outliers.
+void assign_owners(PairsRail& rail);
 
 /// Result on rank 0 (other ranks: hosts and schedule only).
 struct PairsResult {
@@ -92,10 +98,15 @@ struct PairsResult {
   std::vector<std::string> passed_hosts() const;
 };
 
-/// Runs the probe (collective over comm). Rounds of the circle schedule run one after another with a barrier
-/// between them; within a pair: bandwidth lower → higher host, then higher → lower, then (--bidir) both at
-/// once, then 8 B latency. Then (retest) each flagged link, up to 3 partner links per flagged direction of
-/// each suspect host, and up to 3 reference links between good hosts are measured one at a time.
+/// Runs the probe (collective over comm). Rounds of the circle schedule run one after another; within a round
+/// all pairs take the same step at once, with a barrier after each step: bandwidth lower → higher host, then
+/// higher → lower, then (--bidir) both at once, then 8 B latency. Then (retest) each flagged link not owned
+/// by a suspect host (at most 32 per rail), up to 3 flagged links per flagged direction of each suspect host,
+/// and up to 3 reference links (not flagged, between non-suspect hosts) are measured one at a time,
+/// references interleaved with the checks; a check still bad by core::still_outlier against the worst
+/// reference measurement confirms it (conservative: noise on the references refutes rather than condemns); a
+/// suspect host is confirmed when most of its re-measured links are; outliers it owns that were not
+/// re-measured inherit that.
 /// @throws UsageError when pairs_skip_reason() gives a reason; RuntimeFailure on MPI errors.
 PairsResult run_pairs(const comm::Communicator& comm, const PairsOptions& opts);
 

@@ -13,7 +13,8 @@ namespace fabcheck::report {
 /// bw_gbps / lat_p50_us / lat_p99_us (source row → destination column, null where not measured), bidir_gbps
 /// (or null), lat_samples, expected_gbps, medians, outliers [{kind: bw|lat, from, to, value, median, z, rule,
 /// confirmed}] (refuted ones are left out and kept in `retests`), suspects [{host, links: [{kind, from, to}],
-/// confirmed}], retests, notes}; with --all-ranks a `rails` array holds the same per local rank (top level =
+/// confirmed}] (confirmed, or null when not retested; refuted ones go to `refuted_suspects`), retests,
+/// retest_reference, notes}; with --all-ranks a `rails` array holds the same per local rank (top level =
 /// local rank 0). z is null when MAD = 0 (z = ±∞), with `z_reason`.
 nlohmann::json pairs_json(const probes::PairsResult& r);
 
