@@ -108,6 +108,50 @@ LinkAnalysis analyze_links(const LinkMatrix& bw, const LinkMatrix& lat, std::opt
   a.bw = stats_of(bw_values);
   a.lat = stats_of(lat_values);
 
+  // Host stage: a host whose median link (outgoing, incoming, or latency) is an outlier among the hosts'
+  // medians (the same §4 rule over n values) contaminates the link statistics — with a third of the links
+  // slow the MAD inflates until a 10× slower link scores under 3 z. The link median and MAD are then
+  // re-estimated from the links that touch none of those hosts (when at least 3 remain), and every link is
+  // judged against them.
+  auto host_stage = [&](const std::vector<Cell>& cells, const std::vector<double>& values, Worse worse,
+                        bool split, LinkStats& st, const char* what) {
+    if (n < 4 || values.size() < 3) return;
+    std::vector<std::vector<double>> out(n), in(n);
+    for (std::size_t k = 0; k < cells.size(); ++k) {
+      out[static_cast<std::size_t>(cells[k].from)].push_back(values[k]);
+      (split ? in : out)[static_cast<std::size_t>(cells[k].to)].push_back(values[k]);
+    }
+    std::vector<bool> odd(n, false);
+    for (auto* side : {&out, &in}) {
+      if (!split && side == &in) continue;
+      std::vector<double> med;
+      std::vector<std::size_t> who;
+      for (std::size_t h = 0; h < n; ++h)
+        if (!(*side)[h].empty()) {
+          med.push_back(*median((*side)[h]));
+          who.push_back(h);
+        }
+      const auto f = outliers(med, worse);
+      for (std::size_t i = 0; i < f.size(); ++i)
+        if (f[i]) odd[who[i]] = true;
+    }
+    std::vector<double> clean;
+    std::string names;
+    for (std::size_t k = 0; k < cells.size(); ++k)
+      if (!odd[static_cast<std::size_t>(cells[k].from)] && !odd[static_cast<std::size_t>(cells[k].to)])
+        clean.push_back(values[k]);
+    for (std::size_t h = 0; h < n; ++h)
+      if (odd[h]) names += (names.empty() ? "" : ", ") + std::to_string(h);
+    if (names.empty() || clean.size() < 3) return;
+    st = stats_of(clean);
+    st.values = values.size();
+    a.notes.push_back(
+        std::string(what) + ": host(s) " + names +
+        " stand out among the hosts' median links; median and MAD re-estimated without their links");
+  };
+  host_stage(bw_cells, bw_values, Worse::kLower, true, a.bw, "bandwidth");
+  host_stage(lat_cells, lat_values, Worse::kHigher, false, a.lat, "latency");
+
   std::optional<double> floor;
   if (expected_gbps && *expected_gbps > 0) floor = 0.8 * *expected_gbps;
   flag(LinkKind::kBandwidth, bw_cells, bw_values, Worse::kLower, floor, a.bw, a.outliers);
@@ -122,11 +166,13 @@ LinkAnalysis analyze_links(const LinkMatrix& bw, const LinkMatrix& lat, std::opt
     a.notes.push_back("fewer than 3 hosts: a slow link cannot be told from a slow host, no host is blamed");
     return a;
   }
-  if (n <= 4)
+  if (n == 3)
     a.notes.push_back(
-        "with 4 hosts or fewer a host slow in both directions owns at least half of the directed links, so "
-        "the median "
-        "itself is slow and the rule cannot single that host out (DESIGN §5)");
+        "with 3 hosts a host slow in both directions owns 4 of the 6 directed links, so the median itself is "
+        "slow and "
+        "neither the link rule nor the host stage can single that host out (DESIGN §5 limit; from 4 hosts on "
+        "the "
+        "host stage re-estimates the statistics without it)");
   const bool bw_fabric_wide = bw_flagged * 2 > bw_values.size();
   if (bw_fabric_wide)
     a.notes.push_back(

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <set>
 
+#include <unistd.h>
+
 #include "fabcheck/comm/phase.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/core/size.hpp"
@@ -23,7 +25,14 @@ constexpr int kTagLat = 6103;
 constexpr int kTagBidir = 6104;
 
 // Record types gathered to rank 0.
-enum Rec : int { kRecBw = 0, kRecBidir = 1, kRecLatP50 = 2, kRecLatP99 = 3, kRecLatSamples = 4 };
+enum Rec : int {
+  kRecBw = 0,
+  kRecBidir = 1,
+  kRecLatP50 = 2,
+  kRecLatP99 = 3,
+  kRecLatSamples = 4,
+  kRecLatMin = 5
+};
 
 struct Buffers {
   std::vector<char> send;  // one message (all window sends read it, as osu_bw)
@@ -119,7 +128,7 @@ std::optional<double> bw_bidir(const Communicator& c, Buffers& b, const Params& 
 }
 
 struct Lat {
-  double p50 = 0, p99 = 0;
+  double p50 = 0, p99 = 0, min = 0;
   int samples = 0;
 };
 
@@ -142,7 +151,30 @@ std::optional<Lat> latency(const Communicator& c, const Params& p, int peer, boo
     if (i >= p.lat_warmup) half.push_back((comm::now_us() - t0) / 2);
   }
   const auto s = core::summarize(half);
-  return Lat{s.p50, s.p99, static_cast<int>(s.samples)};
+  return Lat{s.p50, s.p99, s.min, static_cast<int>(s.samples)};
+}
+
+// A barrier whose waiting ranks sleep between polls (200 µs) instead of spinning in MPI, so that during a
+// retest the one pair measuring has the CPUs to itself (on oversubscribed or shared hosts idle spinners
+// distort latency).
+void quiet_barrier(const Communicator& c) {
+  constexpr int kTagQuiet = 6110;
+  char tok = 0;
+  auto wait = [](comm::Request& r) {
+    while (!Communicator::test(r)) usleep(200);
+  };
+  if (c.rank() == 0) {
+    for (int r = 1; r < c.size(); ++r) {
+      auto q = c.irecv(&tok, 1, r, kTagQuiet);
+      wait(q);
+    }
+    for (int r = 1; r < c.size(); ++r) c.send(&tok, 1, r, kTagQuiet);
+  } else {
+    auto q = c.isend(&tok, 1, 0, kTagQuiet);
+    wait(q);
+    auto g = c.irecv(&tok, 1, 0, kTagQuiet);
+    wait(g);
+  }
 }
 
 core::LinkMatrix empty_matrix(std::size_t n) {
@@ -266,6 +298,10 @@ void plan_rail(const PairsRail& rail, int r, std::size_t max_links, std::vector<
   if (need_lat) refs[1] = pick_refs(1);
   // Interleave: reference, check, reference, check, … (each reference at least once).
   std::vector<Item> checks(items.begin() + static_cast<std::ptrdiff_t>(first), items.end());
+  // Every check twice, the second pass after all the first ones: a link is confirmed only when both say so
+  // (one unlucky retest must not condemn it either).
+  const std::size_t once = checks.size();
+  for (std::size_t i = 0; i < once; ++i) checks.push_back(checks[i]);
   items.resize(first);
   std::size_t next[2] = {0, 0};
   for (const auto& c : checks) {
@@ -415,6 +451,7 @@ PairsResult run_pairs(const comm::Communicator& comm, const PairsOptions& opts) 
               rec(kRecLatP50, a, b, l->p50);
               rec(kRecLatP99, a, b, l->p99);
               rec(kRecLatSamples, a, b, l->samples);
+              rec(kRecLatMin, a, b, l->min);
             }
             break;
         }
@@ -430,7 +467,7 @@ PairsResult run_pairs(const comm::Communicator& comm, const PairsOptions& opts) 
     for (std::size_t r = 0; r < rails; ++r) {
       auto& rail = res.rails[r];
       rail.local_rank = static_cast<int>(r);
-      rail.bw_gbps = rail.lat_p50_us = rail.lat_p99_us = empty_matrix(n);
+      rail.bw_gbps = rail.lat_p50_us = rail.lat_p99_us = rail.lat_min_us = empty_matrix(n);
       if (opts.bidir) rail.bidir_gbps = empty_matrix(n);
     }
     for (const auto& v : all)
@@ -450,6 +487,9 @@ PairsResult run_pairs(const comm::Communicator& comm, const PairsOptions& opts) 
             break;
           case kRecLatP99:
             rail.lat_p99_us[from][to] = rail.lat_p99_us[to][from] = x;
+            break;
+          case kRecLatMin:
+            rail.lat_min_us[from][to] = rail.lat_min_us[to][from] = x;
             break;
           case kRecLatSamples:
             rail.lat_samples = static_cast<int>(x);
@@ -497,7 +537,7 @@ PairsResult run_pairs(const comm::Communicator& comm, const PairsOptions& opts) 
         mine.insert(mine.end(), {static_cast<double>(k), l->p50});
       }
     }
-    comm.barrier();
+    quiet_barrier(comm);
   }
   auto got = comm.gather(mine, 0);
 
@@ -540,7 +580,10 @@ PairsResult run_pairs(const comm::Communicator& comm, const PairsOptions& opts) 
                                ? core::still_outlier(t.value, bw_ref, bw_spread, core::Worse::kLower)
                                : core::still_outlier(t.value, lat_ref, lat_spread, core::Worse::kHigher);
           t.still_bad = bad;
-          if (it.outlier >= 0) rail.outliers[static_cast<std::size_t>(it.outlier)].confirmed = bad;
+          if (it.outlier >= 0) {
+            auto& c = rail.outliers[static_cast<std::size_t>(it.outlier)].confirmed;
+            c = c.value_or(true) && bad;
+          }
           if (it.suspect >= 0) {
             ++host_total[static_cast<std::size_t>(it.suspect)];
             host_bad[static_cast<std::size_t>(it.suspect)] += bad ? 1 : 0;

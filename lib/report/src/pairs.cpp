@@ -63,6 +63,7 @@ json rail_json(const PairsResult& r, const PairsRail& rail) {
   j["bw_gbps"] = matrix_json(rail.bw_gbps);
   j["lat_p50_us"] = matrix_json(rail.lat_p50_us);
   j["lat_p99_us"] = matrix_json(rail.lat_p99_us);
+  j["lat_min_us"] = matrix_json(rail.lat_min_us);
   j["bidir_gbps"] = r.bidir ? matrix_json(rail.bidir_gbps) : json(nullptr);
   j["lat_samples"] = rail.lat_samples;
   j["bw_median_gbps"] = num(rail.analysis.bw.median);
@@ -242,14 +243,14 @@ void add_pairs(Document& doc, const PairsResult& r) {
       doc.add_finding(f);
     }
   }
-  if (!r.rails.empty() && r.hosts.size() <= 4) {
+  if (!r.rails.empty() && r.hosts.size() <= 3) {
     for (const auto& note : r.rails[0].analysis.notes) {
       Finding f;
       f.severity = Severity::kInfo;
       f.code = "PAIRS_RULE_LIMIT";
       f.message = note;
       f.evidence = {{"hosts", r.hosts.size()}};
-      f.remedy = "run pairs on 5 or more hosts, or give --line-rate-gbit for the independent line-rate test";
+      f.remedy = "run pairs on 4 or more hosts, or give --line-rate-gbit for the independent line-rate test";
       doc.add_finding(f);
     }
   }

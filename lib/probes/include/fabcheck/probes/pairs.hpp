@@ -68,6 +68,7 @@ struct PairsRail {
   core::LinkMatrix bidir_gbps;  ///< [a][b] = [b][a] both directions summed, GB/s (empty without --bidir)
   core::LinkMatrix lat_p50_us;  ///< [a][b] = [b][a] 8 B half round trip p50, µs
   core::LinkMatrix lat_p99_us;  ///< same, p99
+  core::LinkMatrix lat_min_us;  ///< same, minimum
   int lat_samples = 0;          ///< ping-pong samples behind each latency cell
   core::LinkAnalysis analysis;  ///< medians, raw outliers, raw suspects, notes
   std::vector<PairsOutlier> outliers;          ///< analysis.outliers with confirmation, same order
@@ -77,9 +78,9 @@ struct PairsRail {
   std::optional<double> retest_lat_reference;  ///< highest re-measured reference latency p50 (µs)
 };
 
-/// Sets PairsOutlier::owner from rail.analysis: the first suspect host for which the outlier lies in a direction
-/// where most of the host's links are flagged (its outgoing or incoming bandwidth links, or its latency pairs);
-/// -1 (a link finding) otherwise. rail.outliers must mirror rail.analysis.outliers.
+/// Sets PairsOutlier::owner from rail.analysis: the first suspect host for which the outlier lies in a
+/// direction where most of the host's links are flagged (its outgoing or incoming bandwidth links, or its
+/// latency pairs); -1 (a link finding) otherwise. rail.outliers must mirror rail.analysis.outliers.
 void assign_owners(PairsRail& rail);
 
 /// Result on rank 0 (other ranks: hosts and schedule only).
