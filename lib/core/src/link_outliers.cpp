@@ -117,6 +117,10 @@ LinkAnalysis analyze_links(const LinkMatrix& bw, const LinkMatrix& lat, std::opt
                         bool split, LinkStats& st, const char* what) {
     if (n < 4 || values.size() < 3) return;
     std::vector<std::vector<double>> out(n), in(n);
+    for (std::size_t h = 0; h < n; ++h) {
+      out[h].reserve(split ? n - 1 : 2 * (n - 1));
+      if (split) in[h].reserve(n - 1);
+    }
     for (std::size_t k = 0; k < cells.size(); ++k) {
       out[static_cast<std::size_t>(cells[k].from)].push_back(values[k]);
       (split ? in : out)[static_cast<std::size_t>(cells[k].to)].push_back(values[k]);
@@ -128,7 +132,7 @@ LinkAnalysis analyze_links(const LinkMatrix& bw, const LinkMatrix& lat, std::opt
       std::vector<std::size_t> who;
       for (std::size_t h = 0; h < n; ++h)
         if (!(*side)[h].empty()) {
-          med.push_back(*median((*side)[h]));
+          med.push_back(select_median((*side)[h]));
           who.push_back(h);
         }
       const auto f = outliers(med, worse);

@@ -66,9 +66,13 @@ struct LinkAnalysis {
 /// 80 % of it is an outlier by a second, independent test. Attribution (n ≥ 3 hosts): a host is a suspect
 /// when more than half of its measured outgoing bandwidth links, or of its incoming ones, or of its latency
 /// pairs are outliers; otherwise its outliers stay link findings. When more than half of all bandwidth links
-/// are flagged (fabric-wide slowness), no host is blamed for bandwidth. Limit (noted): with n ≤ 4 a host slow
-/// in both directions owns at least half of the directed links, so the median itself is slow and the robust
-/// rule cannot single that host out.
+/// are flagged (fabric-wide slowness), no host is blamed for bandwidth.
+/// Host stage (n ≥ 4, a refinement of §4, noted in the result): when a host's median link (outgoing, incoming
+/// or latency) is an outlier among the hosts' medians, the link median and MAD are re-estimated from the
+/// links that touch no such host, and every link is judged against those (a slow host otherwise inflates the
+/// MAD: with a third of the links 10× slower, they score under 3 z on a noisy fabric). Limit (noted): with n
+/// = 3 a host slow in both directions owns 4 of the 6 directed links, so the median itself is slow and
+/// nothing can single it out (DESIGN §5 puts the limit at 4 hosts; the host stage lifts it there).
 /// @param bw_gbps  bandwidth matrix (GB/s), n×n. @param lat_us latency matrix (µs), n×n or empty.
 /// @throws std::invalid_argument when the matrices are not square or differ in size.
 LinkAnalysis analyze_links(const LinkMatrix& bw_gbps, const LinkMatrix& lat_us,
