@@ -1,0 +1,46 @@
+#include "fabcheck/core/pair_schedule.hpp"
+
+#include <algorithm>
+
+namespace fabcheck::core {
+
+std::vector<PairRound> circle_rounds(int n) {
+  std::vector<PairRound> rounds;
+  if (n < 2) return rounds;
+  const int m = n % 2 == 0 ? n : n + 1;  // odd n: add a phantom member m−1; its partner has the bye
+  for (int r = 0; r < m - 1; ++r) {
+    PairRound round;
+    auto add = [&](int a, int b) {
+      if (a >= n || b >= n) return;  // the bye
+      round.emplace_back(std::min(a, b), std::max(a, b));
+    };
+    add(r, m - 1);
+    for (int k = 1; k < m / 2; ++k) add((r + k) % (m - 1), (r - k + (m - 1)) % (m - 1));
+    std::sort(round.begin(), round.end());
+    rounds.push_back(std::move(round));
+  }
+  return rounds;
+}
+
+std::vector<PairRound> ring_rounds(int n) {
+  std::vector<PairRound> rounds;
+  if (n < 2) return rounds;
+  const int edges = n == 2 ? 1 : n;
+  std::vector<std::vector<bool>> busy;
+  for (int i = 0; i < edges; ++i) {
+    const int a = i, b = (i + 1) % n;
+    std::size_t r = 0;
+    for (; r < rounds.size(); ++r) {
+      if (!busy[r][static_cast<std::size_t>(a)] && !busy[r][static_cast<std::size_t>(b)]) break;
+    }
+    if (r == rounds.size()) {
+      rounds.emplace_back();
+      busy.emplace_back(static_cast<std::size_t>(n), false);
+    }
+    rounds[r].emplace_back(std::min(a, b), std::max(a, b));
+    busy[r][static_cast<std::size_t>(a)] = busy[r][static_cast<std::size_t>(b)] = true;
+  }
+  return rounds;
+}
+
+}  // namespace fabcheck::core
