@@ -22,9 +22,9 @@ struct LatencyFlags {
   std::string pattern = "ring";
   std::string sizes;
   bool sweep = false;
-  std::uint64_t iters = 0;
+  std::int64_t iters = 0;  // signed so that "-3" is refused by us, not wrapped
   double duration_s = 0;
-  std::uint64_t warmup = 100;
+  std::int64_t warmup = 100;
   std::string kind = "both";
   std::string json;
 };
@@ -42,9 +42,9 @@ probes::LatencyOptions to_options(const LatencyFlags& f, const CLI::App& sub) {
   if (sub.count("--duration") > 0 && !(f.duration_s > 0)) {
     throw UsageError("--duration: must be a positive number of seconds (e.g. --duration 2)");
   }
-  o.iters = f.iters;
+  o.iters = static_cast<std::uint64_t>(f.iters);
   o.duration_s = f.duration_s;
-  o.warmup = f.warmup;
+  o.warmup = static_cast<std::uint64_t>(f.warmup);
   o.p2p = f.kind != "collective";
   o.collective = f.kind != "p2p";
   probes::validate(o);

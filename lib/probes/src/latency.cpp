@@ -150,9 +150,11 @@ void validate(const LatencyOptions& o) {
   if (o.iters > 0 && o.duration_s > 0) {
     throw UsageError("--iters/--duration: give one of them (a count, or seconds per size and pair)");
   }
-  if (!(o.duration_s >= 0) || !std::isfinite(o.duration_s)) {
-    throw UsageError("--duration: must be a positive number of seconds");
+  if (o.iters > 100000000) throw UsageError("--iters: at most 100000000 per size and pair");
+  if (!(o.duration_s >= 0) || !std::isfinite(o.duration_s) || o.duration_s > 86400) {
+    throw UsageError("--duration: must be a positive number of seconds, at most 86400");
   }
+  if (o.warmup > 100000000) throw UsageError("--warmup: at most 100000000");
   if (o.max_samples == 0) throw UsageError("max_samples: must be at least 1");
   if (!o.p2p && !o.collective) throw UsageError("--kind: nothing to measure (use p2p, collective or both)");
 }

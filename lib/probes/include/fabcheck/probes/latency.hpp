@@ -52,8 +52,8 @@ std::vector<std::uint64_t> collective_sizes(const std::vector<std::uint64_t>& si
 std::uint64_t default_iters(std::uint64_t size_bytes);
 
 /// Checks options. @throws UsageError naming the flag: empty `sizes` (--sizes), a size of 0 or above 1 GiB
-/// (--sizes), iters and duration both set (--iters/--duration), duration < 0 or not finite (--duration),
-/// max_samples 0, nothing to run (--kind).
+/// (--sizes), iters and duration both set (--iters/--duration), iters or warmup above 1e8, duration < 0,
+/// above a day or not finite (--duration), max_samples 0, nothing to run (--kind).
 void validate(const LatencyOptions& opts);
 
 /// One point-to-point pair: two members (ranks) and their half-round-trip samples.
