@@ -12,8 +12,10 @@
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/core/size.hpp"
 #include "fabcheck/probes/latency.hpp"
+#include "fabcheck/probes/topology.hpp"
 #include "fabcheck/report/document.hpp"
 #include "fabcheck/report/latency.hpp"
+#include "fabcheck/report/topology.hpp"
 
 namespace fabcheck::app {
 namespace {
@@ -51,22 +53,6 @@ probes::LatencyOptions to_options(const LatencyFlags& f, const CLI::App& sub) {
   return o;
 }
 
-void fill_topology(report::Document& doc, const comm::Communicator& comm, const probes::LatencyResult& r) {
-  auto& t = doc.json()["topology"];
-  if (!t.is_object()) t = nlohmann::json::object();
-  t["nranks"] = comm.size();
-  nlohmann::json hosts = nlohmann::json::array();
-  for (std::size_t h = 0; h < comm.hosts().size(); ++h) {
-    hosts.push_back({{"host", comm.hosts()[h]}, {"ranks", comm.ranks_by_host()[h]}});
-  }
-  t["hosts"] = hosts;
-  t["backend"] = "mpi";
-  t["mpi_library"] = comm::Runtime::library_version();
-  if (!t.contains("nccl_version")) t["nccl_version"] = nullptr;
-  t["clock_offset_us_max"] = r.clock_offset_us_max;
-  t["clock_error_us_max"] = r.clock_error_us;
-}
-
 int run_latency_command(const RunContext& ctx, const LatencyFlags& f, const CLI::App& sub) {
   const double t0 = comm::now_us();
   const auto opts = to_options(f, sub);
@@ -101,7 +87,10 @@ int run_latency_command(const RunContext& ctx, const LatencyFlags& f, const CLI:
       {"duration_s", opts.duration_s > 0 ? nlohmann::json(opts.duration_s) : nlohmann::json(nullptr)},
       {"warmup", opts.warmup},
       {"kind", f.kind}};
-  fill_topology(doc, comm, result);
+  comm::ClockAlignment clocks;
+  clocks.max_error_us = result.clock_error_us;
+  clocks.max_abs_offset_us = result.clock_offset_us_max;
+  report::add_topology(doc, probes::describe_topology(comm, "mpi", clocks));
   report::add_latency(doc, result);
   const int code = doc.has_fail() ? static_cast<int>(ExitCode::kFail) : static_cast<int>(ExitCode::kOk);
   doc.finish("complete", code, (comm::now_us() - t0) / 1e6);
