@@ -176,7 +176,7 @@ void expect_disjoint_rounds(const std::vector<PairRound>& rounds, int n) {
 
 TEST(PairSchedule, CircleMethodCoversEveryPairOnce) {
   for (int n : {2, 3, 4, 5, 6, 7, 8}) {
-    const auto rounds = circle_rounds(n);
+    const auto rounds = circle_schedule(n);
     EXPECT_EQ(static_cast<int>(rounds.size()), n % 2 == 0 ? n - 1 : n) << n;
     expect_disjoint_rounds(rounds, n);
     std::set<std::pair<int, int>> all;
@@ -186,7 +186,7 @@ TEST(PairSchedule, CircleMethodCoversEveryPairOnce) {
     }
     EXPECT_EQ(static_cast<int>(all.size()), n * (n - 1) / 2);
   }
-  EXPECT_TRUE(circle_rounds(1).empty());
+  EXPECT_TRUE(circle_schedule(1).empty());
 }
 
 TEST(PairSchedule, RingRounds) {

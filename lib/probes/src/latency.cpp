@@ -245,7 +245,7 @@ LatencyResult run_latency(const comm::Communicator& comm, const LatencyOptions& 
     for (int r = 0; r < comm.size(); ++r) res.member_ranks.push_back(r);
   }
   const int nm = static_cast<int>(res.member_ranks.size());
-  const auto rounds = opts.pattern == LatencyPattern::kRing ? core::ring_rounds(nm) : core::circle_rounds(nm);
+  const auto rounds = opts.pattern == LatencyPattern::kRing ? core::ring_rounds(nm) : core::circle_schedule(nm);
   for (const auto& round : rounds) {
     std::vector<std::pair<int, int>> rr;
     for (auto [a, b] : round) {
