@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared helpers for the fabric tests (sourced). Usage in a test:
 #   source "$(dirname "$0")/lib.sh"; fab_init NAME LIMIT_S   # instance NAME, whole test bounded to LIMIT_S
 # Gives: $VF (the vfabric script), $VFN (--name NAME), fail MSG, note MSG, and a trap that tears the instance down
