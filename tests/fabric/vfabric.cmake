@@ -7,3 +7,7 @@ foreach(_vf_test teardown throttle_link link_down)
                        COMMAND bash ${_vf_dir}/test_${_vf_test}.sh)
   set_tests_properties(fabric_vfabric_${_vf_test} PROPERTIES SKIP_RETURN_CODE 77)
 endforeach()
+# End to end: fabcheck sweep on 4 hosts, clean and with one host at 100mbit (bounds itself to 230 s).
+fabcheck_script_test(NAME fabric_vfabric_sweep_e2e LABEL fabric TIMEOUT 260 LOCK vfabric
+                     COMMAND bash ${_vf_dir}/test_sweep_e2e.sh)
+set_tests_properties(fabric_vfabric_sweep_e2e PROPERTIES SKIP_RETURN_CODE 77)
