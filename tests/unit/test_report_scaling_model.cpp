@@ -63,7 +63,8 @@ TEST(RingModel, Coefficients) {
 // Worked example, by hand (issue 9):
 //   α = 20 µs, β = 10 GB/s = 1e10 B/s, n = 8, S = 1 GiB = 1073741824 B, ring allreduce:
 //   t = 2(n−1)α + 2(n−1)/n · S/β = 14 · 20 µs + 1.75 · 1073741824 / 1e10 s
-//     = 280 µs + 1.75 · 0.1073741824 s = 0.00028 s + 0.1879048192 s = 0.1881848192 s = 188184.8192 µs  (0.188 s)
+//     = 280 µs + 1.75 · 0.1073741824 s = 0.00028 s + 0.1879048192 s = 0.1881848192 s = 188184.8192 µs  (0.188
+//     s)
 TEST(RingModel, WorkedExampleOneGiB) {
   const AlphaBeta m{20.0, 10.0};
   const double t = ring_time_us(Collective::kAllReduce, 8, m, 1073741824.0);
@@ -104,8 +105,8 @@ TEST(WorkloadProjection, WorkedExampleDdp) {
   EXPECT_EQ(w.nranks, 8);
 }
 
-// exposed = max(t_last_bucket, t_comm − overlap · t_compute): with full overlap of a long compute, the last bucket
-// remains exposed (it can only start when backward ends).
+// exposed = max(t_last_bucket, t_comm − overlap · t_compute): with full overlap of a long compute, the last
+// bucket remains exposed (it can only start when backward ends).
 TEST(WorkloadProjection, LastBucketAlwaysExposed) {
   const CommCurve curve = CommCurve::model(Collective::kAllReduce, 8, AlphaBeta{20.0, 10.0});
   WorkloadCurves curves;
@@ -163,8 +164,9 @@ TEST(AlphaBetaFit, RecoversParametersFromNoisyPoints) {
     int n;
     AlphaBeta truth;
   };
-  for (const Case& k : {Case{Collective::kAllReduce, 4, {25.0, 12.0}}, Case{Collective::kAllGather, 8, {8.0, 40.0}},
-                        Case{Collective::kReduceScatter, 16, {3.5, 2.5}}}) {
+  for (const Case& k :
+       {Case{Collective::kAllReduce, 4, {25.0, 12.0}}, Case{Collective::kAllGather, 8, {8.0, 40.0}},
+        Case{Collective::kReduceScatter, 16, {3.5, 2.5}}}) {
     std::mt19937 gen(20261129);
     std::vector<CurvePoint> pts;
     for (double s = 8; s <= 512.0 * 1024 * 1024; s *= 2) {
@@ -186,7 +188,8 @@ TEST(AlphaBetaFit, RecoversParametersFromNoisyPoints) {
 TEST(AlphaBetaFit, ExactPointsGiveExactFitAndZeroResiduals) {
   const AlphaBeta truth{20.0, 10.0};
   std::vector<CurvePoint> pts;
-  for (double s = 1024; s <= 64.0 * 1024 * 1024; s *= 4) pts.push_back({s, ring_time_us(Collective::kAllReduce, 8, truth, s)});
+  for (double s = 1024; s <= 64.0 * 1024 * 1024; s *= 4)
+    pts.push_back({s, ring_time_us(Collective::kAllReduce, 8, truth, s)});
   const auto fit = fit_alpha_beta(Collective::kAllReduce, 8, pts);
   ASSERT_TRUE(fit.has_value());
   EXPECT_NEAR(fit->model.alpha_us, 20.0, 1e-6);
@@ -225,7 +228,8 @@ TEST(CommCurve, LogLogInterpolationBetweenMeasuredSizes) {
   EXPECT_EQ(exact.method, LookupMethod::kMeasured);
   EXPECT_EQ(exact.time_us, 200.0);
   // Duplicate sizes are averaged; zero sizes dropped.
-  const CommCurve d = CommCurve::measured(Collective::kAllReduce, 4, {{0, 5.0}, {1e6, 90.0}, {1e6, 110.0}, {2e6, 150.0}});
+  const CommCurve d =
+      CommCurve::measured(Collective::kAllReduce, 4, {{0, 5.0}, {1e6, 90.0}, {1e6, 110.0}, {2e6, 150.0}});
   EXPECT_EQ(d.points().size(), 2u);
   EXPECT_EQ(d.time_at(1e6).time_us, 100.0);
   EXPECT_THROW(CommCurve::measured(Collective::kAllReduce, 4, {{0, 5.0}}), std::invalid_argument);
@@ -233,10 +237,12 @@ TEST(CommCurve, LogLogInterpolationBetweenMeasuredSizes) {
 }
 
 TEST(CommCurve, AlphaBetaExtrapolationBeyondMeasuredSizes) {
-  // Points exactly on the model (α = 20 µs, β = 10 GB/s, n = 8) up to 64 MiB: 1 GiB extrapolates to the model value.
+  // Points exactly on the model (α = 20 µs, β = 10 GB/s, n = 8) up to 64 MiB: 1 GiB extrapolates to the model
+  // value.
   const AlphaBeta truth{20.0, 10.0};
   std::vector<CurvePoint> pts;
-  for (double s = 8; s <= 64.0 * 1024 * 1024; s *= 2) pts.push_back({s, ring_time_us(Collective::kAllReduce, 8, truth, s)});
+  for (double s = 8; s <= 64.0 * 1024 * 1024; s *= 2)
+    pts.push_back({s, ring_time_us(Collective::kAllReduce, 8, truth, s)});
   const CommCurve c = CommCurve::measured(Collective::kAllReduce, 8, pts);
   const CurveLookup big = c.time_at(1073741824.0);
   EXPECT_EQ(big.method, LookupMethod::kExtrapolated);
@@ -253,7 +259,8 @@ TEST(CommCurve, AlphaBetaExtrapolationBeyondMeasuredSizes) {
   EXPECT_NEAR(s.time_at(1e8).time_us, slow[1].time_us * m1e8 / m1e7, 1e-9);
   // Projection to 2× ranks multiplies by the ring-model ratio; the model curve projects to the model itself.
   const CommCurve m = CommCurve::model(Collective::kAllReduce, 8, truth);
-  EXPECT_NEAR(m.at_nranks(16).time_at(1e9).time_us, ring_time_us(Collective::kAllReduce, 16, truth, 1e9), 1e-6);
+  EXPECT_NEAR(m.at_nranks(16).time_at(1e9).time_us, ring_time_us(Collective::kAllReduce, 16, truth, 1e9),
+              1e-6);
   EXPECT_TRUE(m.at_nranks(16).time_at(1e9).projected);
 }
 
@@ -262,7 +269,8 @@ TEST(CommCurve, WorkedExampleOnMeasuredPointsMatchesTheModel) {
   // (between 16 and 32 MiB) and the result stays within 1 % of the exact 0.357.
   const AlphaBeta truth{20.0, 10.0};
   std::vector<CurvePoint> pts;
-  for (double s = 8; s <= 64.0 * 1024 * 1024; s *= 2) pts.push_back({s, ring_time_us(Collective::kAllReduce, 8, truth, s)});
+  for (double s = 8; s <= 64.0 * 1024 * 1024; s *= 2)
+    pts.push_back({s, ring_time_us(Collective::kAllReduce, 8, truth, s)});
   const CommCurve c = CommCurve::measured(Collective::kAllReduce, 8, pts);
   WorkloadCurves curves;
   curves.allreduce = &c;
@@ -276,9 +284,9 @@ TEST(BucketAdvice, SmallestSizeReachingNinetyPercentOfPlateau) {
   // 1 MiB at 1 GB/s, 4 MiB at 4.5 GB/s, 16 MiB at 5 GB/s (plateau), 64 MiB at 4.8 GB/s.
   auto t = [](double s, double gbps) { return s / (gbps * 1e3); };
   const double M = 1024.0 * 1024.0;
-  const CommCurve c = CommCurve::measured(Collective::kAllReduce, 2,
-                                          {{M, t(M, 1.0)}, {4 * M, t(4 * M, 4.5)}, {16 * M, t(16 * M, 5.0)},
-                                           {64 * M, t(64 * M, 4.8)}});
+  const CommCurve c = CommCurve::measured(
+      Collective::kAllReduce, 2,
+      {{M, t(M, 1.0)}, {4 * M, t(4 * M, 4.5)}, {16 * M, t(16 * M, 5.0)}, {64 * M, t(64 * M, 4.8)}});
   const BucketAdvice a = advise_bucket(c);
   EXPECT_NEAR(a.plateau_busbw_gbps, 5.0, 1e-9);
   EXPECT_EQ(a.plateau_size_bytes, 16 * M);
@@ -378,6 +386,7 @@ TEST(Workloads, ParserNamesTheJsonPointer) {
   std::string bad_compute = ok_profile;
   bad_compute.replace(bad_compute.find("0.1"), 3, "-2");
   EXPECT_NE(msg_of(R"({"workloads": [)" + bad_compute + "]}").find("compute_s"), std::string::npos);
-  EXPECT_NE(msg_of(R"({"default": "zz", "workloads": [)" + ok_profile + "]}").find("/default"), std::string::npos);
+  EXPECT_NE(msg_of(R"({"default": "zz", "workloads": [)" + ok_profile + "]}").find("/default"),
+            std::string::npos);
   EXPECT_NE(msg_of("{not json").find("not valid JSON"), std::string::npos);
 }

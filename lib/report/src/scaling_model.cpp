@@ -48,7 +48,8 @@ std::optional<AlphaBetaFit> fit_alpha_beta(core::Collective c, int nranks, std::
       pts.push_back(p);
     }
   }
-  std::sort(pts.begin(), pts.end(), [](const CurvePoint& a, const CurvePoint& b) { return a.size_bytes < b.size_bytes; });
+  std::sort(pts.begin(), pts.end(),
+            [](const CurvePoint& a, const CurvePoint& b) { return a.size_bytes < b.size_bytes; });
   std::set<double> sizes;
   for (const auto& p : pts) sizes.insert(p.size_bytes);
   if (sizes.size() < 2) return fail("fewer than 2 distinct measured sizes");
@@ -104,20 +105,26 @@ std::optional<AlphaBetaFit> fit_alpha_beta(core::Collective c, int nranks, std::
 
 std::string lookup_method_name(LookupMethod m) {
   switch (m) {
-    case LookupMethod::kMeasured: return "measured";
-    case LookupMethod::kInterpolated: return "interpolation";
-    case LookupMethod::kExtrapolated: return "extrapolation";
-    case LookupMethod::kModel: return "model";
+    case LookupMethod::kMeasured:
+      return "measured";
+    case LookupMethod::kInterpolated:
+      return "interpolation";
+    case LookupMethod::kExtrapolated:
+      return "extrapolation";
+    case LookupMethod::kModel:
+      return "model";
   }
   return "model";
 }
 
 CommCurve CommCurve::measured(core::Collective c, int nranks, std::vector<CurvePoint> points) {
   if (nranks < 1) throw std::invalid_argument("curve: nranks must be >= 1");
-  if (!has_ring_model(c)) throw std::invalid_argument(fmt::format("curve: no ring model for {}", core::name(c)));
+  if (!has_ring_model(c))
+    throw std::invalid_argument(fmt::format("curve: no ring model for {}", core::name(c)));
   std::map<double, std::pair<double, int>> by_size;
   for (const auto& p : points) {
-    if (!(p.size_bytes > 0) || !(p.time_us > 0) || !std::isfinite(p.size_bytes) || !std::isfinite(p.time_us)) {
+    if (!(p.size_bytes > 0) || !(p.time_us > 0) || !std::isfinite(p.size_bytes) ||
+        !std::isfinite(p.time_us)) {
       continue;
     }
     auto& acc = by_size[p.size_bytes];
@@ -138,9 +145,12 @@ CommCurve CommCurve::measured(core::Collective c, int nranks, std::vector<CurveP
 
 CommCurve CommCurve::model(core::Collective c, int nranks, const AlphaBeta& m) {
   if (nranks < 1) throw std::invalid_argument("curve: nranks must be >= 1");
-  if (!has_ring_model(c)) throw std::invalid_argument(fmt::format("curve: no ring model for {}", core::name(c)));
-  if (!(m.beta_gbps > 0) || !std::isfinite(m.beta_gbps)) throw std::invalid_argument("curve: beta must be > 0");
-  if (!(m.alpha_us >= 0) || !std::isfinite(m.alpha_us)) throw std::invalid_argument("curve: alpha must be >= 0");
+  if (!has_ring_model(c))
+    throw std::invalid_argument(fmt::format("curve: no ring model for {}", core::name(c)));
+  if (!(m.beta_gbps > 0) || !std::isfinite(m.beta_gbps))
+    throw std::invalid_argument("curve: beta must be > 0");
+  if (!(m.alpha_us >= 0) || !std::isfinite(m.alpha_us))
+    throw std::invalid_argument("curve: alpha must be >= 0");
   CommCurve curve;
   curve.coll_ = c;
   curve.nranks_ = nranks;
@@ -197,7 +207,8 @@ CurveLookup CommCurve::lookup_base(double size) const {
   auto lo = hi - 1;
   out.method = LookupMethod::kInterpolated;
   out.points_used = {*lo, *hi};
-  const double f = (std::log(size) - std::log(lo->size_bytes)) / (std::log(hi->size_bytes) - std::log(lo->size_bytes));
+  const double f =
+      (std::log(size) - std::log(lo->size_bytes)) / (std::log(hi->size_bytes) - std::log(lo->size_bytes));
   out.time_us = std::exp(std::log(lo->time_us) + f * (std::log(hi->time_us) - std::log(lo->time_us)));
   return out;
 }
@@ -214,7 +225,9 @@ CurveLookup CommCurve::time_at(double size_bytes) const {
   return out;
 }
 
-std::string parallelism_name(Parallelism p) { return p == Parallelism::kDdp ? "ddp" : "fsdp"; }
+std::string parallelism_name(Parallelism p) {
+  return p == Parallelism::kDdp ? "ddp" : "fsdp";
+}
 
 void validate(const WorkloadProfile& p, const std::string& where) {
   auto bad = [&](const std::string& msg) { throw UsageError(fmt::format("{}: {}", where, msg)); };
@@ -224,7 +237,8 @@ void validate(const WorkloadProfile& p, const std::string& where) {
   if (!(p.overlap >= 0 && p.overlap <= 1)) {
     bad(fmt::format("overlap {} is outside [0, 1] (a fraction of the compute time, e.g. 0.8)", p.overlap));
   }
-  if (!(p.parameters > 0) || !std::isfinite(p.parameters)) bad(fmt::format("parameters {} must be > 0", p.parameters));
+  if (!(p.parameters > 0) || !std::isfinite(p.parameters))
+    bad(fmt::format("parameters {} must be > 0", p.parameters));
   if (!(p.bytes_per_grad > 0) || !std::isfinite(p.bytes_per_grad)) {
     bad(fmt::format("bytes_per_grad {} must be > 0 (2 for bf16, 4 for fp32)", p.bytes_per_grad));
   }
@@ -285,13 +299,17 @@ WorkloadProjection project_workload(const WorkloadProfile& p, const WorkloadCurv
     const std::uint64_t full = grad / bucket;
     const std::uint64_t rem = grad % bucket;
     w.buckets = full + (rem > 0 ? 1 : 0);
-    if (full > 0) w.steps.push_back(make_step("allreduce of a full bucket", ar, full, static_cast<double>(bucket)));
-    if (rem > 0) w.steps.push_back(make_step("allreduce of the remainder bucket", ar, 1, static_cast<double>(rem)));
+    if (full > 0)
+      w.steps.push_back(make_step("allreduce of a full bucket", ar, full, static_cast<double>(bucket)));
+    if (rem > 0)
+      w.steps.push_back(make_step("allreduce of the remainder bucket", ar, 1, static_cast<double>(rem)));
     // The last bucket: a full one (the conservative choice), or all gradients when they fit in one bucket.
-    w.t_last_bucket_s = full > 0 ? w.steps.front().lookup.time_us * 1e-6 : w.steps.back().lookup.time_us * 1e-6;
+    w.t_last_bucket_s =
+        full > 0 ? w.steps.front().lookup.time_us * 1e-6 : w.steps.back().lookup.time_us * 1e-6;
   } else {
     if (!curves.allgather) throw std::invalid_argument("no allgather curve (fsdp needs allgather)");
-    if (!curves.reducescatter) throw std::invalid_argument("no reducescatter curve (fsdp needs reducescatter)");
+    if (!curves.reducescatter)
+      throw std::invalid_argument("no reducescatter curve (fsdp needs reducescatter)");
     w.nranks = curves.allgather->nranks();
     const auto units = static_cast<std::uint64_t>(p.fsdp_units);
     const double unit_params = p.parameters / static_cast<double>(units);
@@ -301,7 +319,8 @@ WorkloadProjection project_workload(const WorkloadProfile& p, const WorkloadCurv
     w.buckets = units;
     w.steps.push_back(make_step("allgather of a unit's parameters (forward and backward)", *curves.allgather,
                                 2 * units, ag_bytes));
-    w.steps.push_back(make_step("reducescatter of a unit's gradients", *curves.reducescatter, units, rs_bytes));
+    w.steps.push_back(
+        make_step("reducescatter of a unit's gradients", *curves.reducescatter, units, rs_bytes));
     w.t_last_bucket_s = w.steps.back().lookup.time_us * 1e-6;
   }
   for (const auto& s : w.steps) w.t_comm_s += s.total_s;
@@ -315,9 +334,12 @@ BucketAdvice advise_bucket(const CommCurve& allreduce, double fraction) {
   if (allreduce.collective() != core::Collective::kAllReduce) {
     throw std::invalid_argument("bucket advice needs the allreduce curve");
   }
-  if (allreduce.points().empty()) throw std::invalid_argument("bucket advice needs measured allreduce points");
+  if (allreduce.points().empty())
+    throw std::invalid_argument("bucket advice needs measured allreduce points");
   const double factor = core::busbw_factor(core::Collective::kAllReduce, allreduce.measured_nranks());
-  auto busbw = [&](double size, double time_us) { return time_us > 0 ? size / (time_us * 1e3) * factor : 0.0; };
+  auto busbw = [&](double size, double time_us) {
+    return time_us > 0 ? size / (time_us * 1e3) * factor : 0.0;
+  };
   BucketAdvice a;
   a.fraction = fraction;
   const auto& pts = allreduce.points();

@@ -63,18 +63,20 @@ WorkloadSet parse_workloads(std::string_view text, const std::string& source) {
       r.fail(base + "/name", "missing (a string such as \"llama-7b-ddp-bf16\")");
     }
     p.name = w["name"].get<std::string>();
-    if (!names.insert(p.name).second) r.fail(base + "/name", fmt::format("duplicate workload name '{}'", p.name));
+    if (!names.insert(p.name).second)
+      r.fail(base + "/name", fmt::format("duplicate workload name '{}'", p.name));
     if (w.contains("description")) {
       if (!w["description"].is_string()) r.fail(base + "/description", "must be a string");
       p.description = w["description"].get<std::string>();
     }
-    static const std::set<std::string> kKnown = {"name",        "description", "parallelism",     "parameters",
-                                                 "bytes_per_grad", "bytes_per_param", "bucket_bytes", "fsdp_units",
-                                                 "compute_s",   "overlap"};
+    static const std::set<std::string> kKnown = {
+        "name",         "description", "parallelism", "parameters", "bytes_per_grad", "bytes_per_param",
+        "bucket_bytes", "fsdp_units",  "compute_s",   "overlap"};
     for (const auto& [k, v] : w.items()) {
       if (!kKnown.count(k)) {
         r.fail(base + "/" + k,
-               "unknown key (allowed: name, description, parallelism, parameters, bytes_per_grad, bytes_per_param, "
+               "unknown key (allowed: name, description, parallelism, parameters, bytes_per_grad, "
+               "bytes_per_param, "
                "bucket_bytes, fsdp_units, compute_s, overlap)");
       }
     }
@@ -160,7 +162,8 @@ WorkloadSet parse_workloads(std::string_view text, const std::string& source) {
 }
 
 const WorkloadSet& builtin_workloads() {
-  static const WorkloadSet set = parse_workloads(embedded::kWorkloadsJson, "configs/workloads.json (built in)");
+  static const WorkloadSet set =
+      parse_workloads(embedded::kWorkloadsJson, "configs/workloads.json (built in)");
   return set;
 }
 

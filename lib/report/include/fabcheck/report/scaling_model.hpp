@@ -1,7 +1,8 @@
 #pragma once
-/// @file The scaling-efficiency model of DESIGN §5 (issue 9): α–β ring model, its least-squares fit, communication
-/// time curves (measured points interpolated log-log, α–β beyond them), and the training-workload projection
-/// (DDP buckets, FSDP units, `exposed`, `efficiency`). Pure functions: no MPI, no I/O.
+/// @file The scaling-efficiency model of DESIGN §5 (issue 9): α–β ring model, its least-squares fit,
+/// communication time curves (measured points interpolated log-log, α–β beyond them), and the
+/// training-workload projection (DDP buckets, FSDP units, `exposed`, `efficiency`). Pure functions: no MPI,
+/// no I/O.
 ///
 /// Units: sizes in bytes (the nccl-tests `size` column of DESIGN §3), times in µs unless a name ends in `_s`,
 /// α in µs, β in GB/s (1e9 bytes/s).
@@ -63,13 +64,13 @@ struct AlphaBetaFit {
   std::vector<FitResidual> residuals;  ///< one per point used, ascending size
   double rms_rel_residual = 0;         ///< sqrt(mean(rel_residual²))
   double max_abs_rel_residual = 0;     ///< max |rel_residual|
-  bool alpha_clamped = false;          ///< the unconstrained optimum had α < 0; α was fixed at 0 and β refitted
+  bool alpha_clamped = false;  ///< the unconstrained optimum had α < 0; α was fixed at 0 and β refitted
 };
 
-/// Least-squares fit of the ring model to measured points, minimizing Σ((model(S_i) − t_i)/t_i)² (relative error,
-/// so that small and large sizes weigh alike). The model is linear in (α, 1/β): the 2×2 normal equations are solved
-/// exactly; when the optimum has α < 0, α = 0 and 1/β is refitted alone (the constrained optimum).
-/// Points with time_us ≤ 0 or size_bytes < 0 are ignored.
+/// Least-squares fit of the ring model to measured points, minimizing Σ((model(S_i) − t_i)/t_i)² (relative
+/// error, so that small and large sizes weigh alike). The model is linear in (α, 1/β): the 2×2 normal
+/// equations are solved exactly; when the optimum has α < 0, α = 0 and 1/β is refitted alone (the constrained
+/// optimum). Points with time_us ≤ 0 or size_bytes < 0 are ignored.
 /// @param why_not receives the reason when no fit is possible (may be null).
 /// @return nullopt when fewer than 2 distinct sizes remain, nranks < 2, `c` has no ring model, or the fitted
 ///         1/β is not positive (time does not grow with size).
@@ -89,17 +90,17 @@ std::string lookup_method_name(LookupMethod m);
 
 /// One time lookup on a curve.
 struct CurveLookup {
-  double size_bytes = 0;                ///< the size asked for
-  double time_us = 0;                   ///< the time per operation
+  double size_bytes = 0;                       ///< the size asked for
+  double time_us = 0;                          ///< the time per operation
   LookupMethod method = LookupMethod::kModel;  ///< how it was obtained
-  std::vector<CurvePoint> points_used;  ///< the measured points behind it (0, 1 or 2)
-  bool projected = false;               ///< scaled to another rank count by the ring model (kRingProjectionLabel)
+  std::vector<CurvePoint> points_used;         ///< the measured points behind it (0, 1 or 2)
+  bool projected = false;  ///< scaled to another rank count by the ring model (kRingProjectionLabel)
 };
 
 /// The time of one collective as a function of size on one rank count.
 /// Measured curves: exact at measured sizes, log-log interpolation between them (log t linear in log S), and
-/// beyond them the α–β fit anchored at the nearest measured point, t(S) = t_edge · model(S)/model(S_edge), so the
-/// curve stays continuous; without a fit, beyond the largest size the algBw of the largest point is kept
+/// beyond them the α–β fit anchored at the nearest measured point, t(S) = t_edge · model(S)/model(S_edge), so
+/// the curve stays continuous; without a fit, beyond the largest size the algBw of the largest point is kept
 /// (t ∝ S) and below the smallest size its time is kept.
 /// Projected curves (at_nranks) multiply by ring_time(n′, S)/ring_time(n, S) of the fitted model.
 class CommCurve {
@@ -164,49 +165,52 @@ struct Assumption {
 
 /// A training profile (configs/workloads.json, DESIGN §5).
 struct WorkloadProfile {
-  std::string name;                        ///< e.g. "llama-7b-ddp-bf16"
-  std::string description;                 ///< one line
+  std::string name;                             ///< e.g. "llama-7b-ddp-bf16"
+  std::string description;                      ///< one line
   Parallelism parallelism = Parallelism::kDdp;  ///< ddp | fsdp
-  double parameters = 0;                   ///< model parameters (count)
-  double bytes_per_grad = 2;               ///< bytes per gradient element communicated (allreduce/reducescatter)
-  double bytes_per_param = 2;              ///< bytes per parameter element gathered (FSDP allgather)
-  double compute_s = 0;                    ///< t_compute: compute seconds per step (> 0)
-  double overlap = 0;                      ///< fraction of t_compute communication can hide behind, [0, 1]
-  std::uint64_t bucket_bytes = 0;          ///< DDP bucket size (> 0 for ddp)
-  int fsdp_units = 0;                      ///< FSDP units (> 0 for fsdp)
-  std::vector<Assumption> assumptions;     ///< every number with its reason
+  double parameters = 0;                        ///< model parameters (count)
+  double bytes_per_grad = 2;            ///< bytes per gradient element communicated (allreduce/reducescatter)
+  double bytes_per_param = 2;           ///< bytes per parameter element gathered (FSDP allgather)
+  double compute_s = 0;                 ///< t_compute: compute seconds per step (> 0)
+  double overlap = 0;                   ///< fraction of t_compute communication can hide behind, [0, 1]
+  std::uint64_t bucket_bytes = 0;       ///< DDP bucket size (> 0 for ddp)
+  int fsdp_units = 0;                   ///< FSDP units (> 0 for fsdp)
+  std::vector<Assumption> assumptions;  ///< every number with its reason
 };
 
-/// Checks a profile. Messages name `where` then the field, e.g. "workload x: overlap 1.5 is outside [0, 1] (...)".
+/// Checks a profile. Messages name `where` then the field, e.g. "workload x: overlap 1.5 is outside [0, 1]
+/// (...)".
 /// @throws UsageError (one line) on: compute_s ≤ 0 or not finite, overlap outside [0, 1], parameters ≤ 0,
 ///         bytes_per_grad/bytes_per_param ≤ 0, ddp with bucket_bytes 0, fsdp with fsdp_units < 1.
 void validate(const WorkloadProfile& p, const std::string& where);
 
 /// One group of identical communication operations within a step.
 struct CommStep {
-  std::string what;                         ///< e.g. "allreduce of a full bucket"
+  std::string what;                                            ///< e.g. "allreduce of a full bucket"
   core::Collective collective = core::Collective::kAllReduce;  ///< the collective
-  std::uint64_t count = 0;                  ///< operations of this kind per step
-  CurveLookup lookup;                       ///< the time of one
-  double total_s = 0;                       ///< count · time, seconds
+  std::uint64_t count = 0;                                     ///< operations of this kind per step
+  CurveLookup lookup;                                          ///< the time of one
+  double total_s = 0;                                          ///< count · time, seconds
 };
 
 /// The projection of one profile onto communication curves (DESIGN §5 step 2).
 struct WorkloadProjection {
-  std::string workload;            ///< profile name
+  std::string workload;                         ///< profile name
   Parallelism parallelism = Parallelism::kDdp;  ///< from the profile
-  int nranks = 0;                  ///< ranks the curves describe
-  double t_compute_s = 0;          ///< from the profile
-  double overlap = 0;              ///< from the profile
-  double t_comm_s = 0;             ///< Σ over steps
-  double t_last_bucket_s = 0;      ///< DDP: one full bucket (or all gradients when smaller); FSDP: one reducescatter
-  double exposed_s = 0;            ///< max(t_last_bucket, t_comm − overlap · t_compute)
-  double efficiency = 0;           ///< t_compute / (t_compute + exposed)
-  std::uint64_t grad_bytes = 0;    ///< DDP: parameters · bytes_per_grad (rounded); FSDP: per unit reducescatter bytes
-  std::uint64_t buckets = 0;       ///< DDP buckets (full + remainder); FSDP units
-  std::vector<CommStep> steps;     ///< what was summed
-  std::string method;              ///< "measured", "interpolation", "extrapolation", "interpolation+extrapolation",
-                                   ///< "model" ... (distinct lookup methods joined by '+')
+  int nranks = 0;                               ///< ranks the curves describe
+  double t_compute_s = 0;                       ///< from the profile
+  double overlap = 0;                           ///< from the profile
+  double t_comm_s = 0;                          ///< Σ over steps
+  double t_last_bucket_s =
+      0;                  ///< DDP: one full bucket (or all gradients when smaller); FSDP: one reducescatter
+  double exposed_s = 0;   ///< max(t_last_bucket, t_comm − overlap · t_compute)
+  double efficiency = 0;  ///< t_compute / (t_compute + exposed)
+  std::uint64_t grad_bytes =
+      0;  ///< DDP: parameters · bytes_per_grad (rounded); FSDP: per unit reducescatter bytes
+  std::uint64_t buckets = 0;    ///< DDP buckets (full + remainder); FSDP units
+  std::vector<CommStep> steps;  ///< what was summed
+  std::string method;  ///< "measured", "interpolation", "extrapolation", "interpolation+extrapolation",
+                       ///< "model" ... (distinct lookup methods joined by '+')
 };
 
 /// The communication curves a projection may need (null = not measured).
@@ -217,11 +221,11 @@ struct WorkloadCurves {
 };
 
 /// Projects a profile (DESIGN §5 step 2).
-/// DDP: G = round(parameters · bytes_per_grad) bytes in ⌊G/B⌋ full buckets of B = bucket_bytes plus one remainder
-/// bucket of G mod B (when non-zero); t_comm = Σ allreduce times; the last bucket (always exposed) is taken to be a
-/// full one, min(B, G) — the conservative choice, independent of parameter order.
-/// FSDP: U units of parameters/U parameters; per unit 2 allgathers of parameters·bytes_per_param/U bytes (size
-/// column = total gathered) and 1 reducescatter of parameters·bytes_per_grad/U bytes (size column = total input);
+/// DDP: G = round(parameters · bytes_per_grad) bytes in ⌊G/B⌋ full buckets of B = bucket_bytes plus one
+/// remainder bucket of G mod B (when non-zero); t_comm = Σ allreduce times; the last bucket (always exposed)
+/// is taken to be a full one, min(B, G) — the conservative choice, independent of parameter order. FSDP: U
+/// units of parameters/U parameters; per unit 2 allgathers of parameters·bytes_per_param/U bytes (size column
+/// = total gathered) and 1 reducescatter of parameters·bytes_per_grad/U bytes (size column = total input);
 /// the last unit's reducescatter is the exposed last bucket.
 /// exposed = max(t_last_bucket, t_comm − overlap·t_compute); efficiency = t_compute/(t_compute + exposed).
 /// @throws std::invalid_argument when a needed curve is null (message names the collective).

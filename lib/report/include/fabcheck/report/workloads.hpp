@@ -1,9 +1,11 @@
 #pragma once
-/// @file Training profiles for the scaling score (configs/workloads.json, DESIGN §5, issue 9). The file is compiled
-/// into the binary; `--workloads FILE` reads another in the same format:
-/// `{"default": NAME, "workloads": [{"name", "description", "parallelism": {value, why}, "parameters": {value, why},
-///   "bytes_per_grad", "bytes_per_param" (fsdp; default = bytes_per_grad), "bucket_bytes" (ddp; number or size
-///   text such as "25M"), "fsdp_units" (fsdp), "compute_s", "overlap"}]}` — every number an object with its `why`.
+/// @file Training profiles for the scaling score (configs/workloads.json, DESIGN §5, issue 9). The file is
+/// compiled into the binary; `--workloads FILE` reads another in the same format:
+/// `{"default": NAME, "workloads": [{"name", "description", "parallelism": {value, why}, "parameters":
+/// {value, why},
+///   "bytes_per_grad", "bytes_per_param" (fsdp; default = bytes_per_grad), "bucket_bytes" (ddp; number or
+///   size text such as "25M"), "fsdp_units" (fsdp), "compute_s", "overlap"}]}` — every number an object with
+///   its `why`.
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,8 +21,8 @@ struct WorkloadSet {
   std::vector<WorkloadProfile> profiles;  ///< in file order
 };
 
-/// Parses a workloads file's text. Unknown keys, a number without its `why`, bad values and duplicate names are
-/// errors naming the JSON pointer.
+/// Parses a workloads file's text. Unknown keys, a number without its `why`, bad values and duplicate names
+/// are errors naming the JSON pointer.
 /// @param source named in errors (the path).
 /// @throws UsageError "<source> <json pointer>: <problem> (<fix>)".
 WorkloadSet parse_workloads(std::string_view text, const std::string& source);
