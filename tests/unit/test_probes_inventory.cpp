@@ -485,7 +485,8 @@ TEST(Inventory, BadRootIsUsageError) {
 
 TEST(Inventory, EnvFilterKeepsOnlyTransportVariables) {
   auto e = probes::filter_transport_env({"NCCL_IB_HCA=mlx5_0", "UCX_TLS=rc", "OMPI_MCA_pml=ucx", "HOME=/root",
-                                         "SECRET_TOKEN=x", "NCCLX=1", "PATH=/bin"});
+                                         "OMPI_MCA_orte_precondition_transports=ab-cd",
+                                         "OMPI_MCA_ess=singleton", "SECRET_TOKEN=x", "NCCLX=1", "PATH=/bin"});
   EXPECT_EQ(e.size(), 3u);
   EXPECT_EQ(e.at("UCX_TLS"), "rc");
   EXPECT_FALSE(e.count("HOME"));

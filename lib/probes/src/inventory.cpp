@@ -461,8 +461,17 @@ std::map<std::string, std::string> filter_transport_env(const std::vector<std::s
     auto eq = e.find('=');
     if (eq == std::string::npos) continue;
     auto k = e.substr(0, eq);
-    if (k.rfind("NCCL_", 0) == 0 || k.rfind("UCX_", 0) == 0 || k.rfind("OMPI_MCA_", 0) == 0)
-      out[k] = e.substr(eq + 1);
+    bool keep = k.rfind("NCCL_", 0) == 0 || k.rfind("UCX_", 0) == 0 || k.rfind("OMPI_MCA_", 0) == 0;
+    if (keep && k.rfind("OMPI_MCA_", 0) == 0) {
+      // Launcher-internal parameters that mpirun/singleton init set for every process (job wiring and, in
+      // orte_precondition_transports, a per-job key): they steer no transport and are not recorded.
+      for (const char* p :
+           {"OMPI_MCA_orte_", "OMPI_MCA_ess", "OMPI_MCA_pmix", "OMPI_MCA_prte_", "OMPI_MCA_plm_",
+            "OMPI_MCA_ras_", "OMPI_MCA_rmaps_", "OMPI_MCA_initial_wdir", "OMPI_MCA_shmem_RUNTIME"})
+        if (k.rfind(p, 0) == 0) keep = false;
+      if (k.find("precondition_transports") != std::string::npos) keep = false;
+    }
+    if (keep) out[k] = e.substr(eq + 1);
   }
   return out;
 }

@@ -54,13 +54,6 @@ std::string fmt_num(double v) {
   return v == static_cast<long>(v) ? fmt::format("{}", static_cast<long>(v)) : fmt::format("{:.1f}", v);
 }
 
-bool mgmt_name(const std::string& n) {
-  for (const char* p : {"lo", "docker", "virbr", "br-", "veth", "cni", "flannel", "cali", "tun", "tap",
-                        "mgmt", "bmc", "idrac", "ipmi"})
-    if (n.rfind(p, 0) == 0) return true;
-  return false;
-}
-
 std::vector<std::string> split_commas(const std::string& s) {
   std::vector<std::string> out;
   std::size_t start = 0;
@@ -383,9 +376,20 @@ void mpi_findings(const HostInventory& h, std::vector<Finding>& out) {
     Finding f;
     f.severity = rdma ? Severity::kWarn : Severity::kInfo;
     f.code = "MPI_RDMA_EXCLUDED";
+    std::vector<std::string> what;
+    std::set<std::string> from;
+    for (const char* fw : {"pml", "btl", "mtl", "osc"}) {
+      auto e = m.effective.find(fw);
+      if (e == m.effective.end()) continue;
+      if (std::none_of(m.rdma_excluded.begin(), m.rdma_excluded.end(),
+                       [&](const std::string& x) { return x.rfind(std::string(fw) + " ", 0) == 0; }))
+        continue;
+      what.push_back(fmt::format("{} = {}", fw, e->second));
+      if (m.origin.count(fw)) from.insert(m.origin.at(fw));
+    }
     f.message = fmt::format(
-        "{}: Open MPI's MCA parameters exclude the RDMA components ({}): MPI runs over TCP{}", h.host,
-        fmt::join(m.rdma_excluded, "; "),
+        "{}: Open MPI's MCA parameters exclude the RDMA components ({}; from {}): MPI runs over TCP{}",
+        h.host, fmt::join(what, ", "), fmt::join(from, ", "),
         rdma ? " although RDMA devices are present" : " (no RDMA hardware here, so nothing is lost now)");
     json files = json::array();
     for (const auto& file : m.files) files.push_back(file.path);
@@ -407,7 +411,7 @@ void mpi_findings(const HostInventory& h, std::vector<Finding>& out) {
     for (const auto& n : h.net_interfaces)
       if (n.name == name) ni = &n;
     std::string why;
-    if (mgmt_name(name) || (ni && ni->is_virtual && ni->rdma_device.empty()))
+    if (is_management_iface(name) || (ni && ni->is_virtual && ni->rdma_device.empty()))
       why = "a loopback/container/virtual-bridge interface";
     else if (ni && ni->speed_mbit && fastest_mbit > 0 &&
              static_cast<double>(*ni->speed_mbit) < fastest_mbit && ni->rdma_device.empty())
@@ -558,6 +562,38 @@ void add_inventory(Document& doc, const probes::InventoryResult& r) {
   else
     doc.set_section("inventory", SectionStatus::kOk);
   for (const auto& f : inventory_findings(r)) doc.add_finding(f);
+}
+
+std::vector<HostRdmaEvidence> rdma_evidence(const probes::InventoryResult& r) {
+  std::vector<HostRdmaEvidence> out;
+  for (const auto& h : r.hosts) {
+    HostRdmaEvidence e;
+    e.host = h.host;
+    int ib = 0, roce = 0;
+    std::set<std::string> netdevs;
+    for (const auto& d : h.rdma_devices) {
+      e.rdma_devices.push_back(d.name);
+      for (const auto& p : d.ports) {
+        if (!p.active()) continue;
+        ++e.active_ports;
+        (p.link_layer == "InfiniBand" ? ib : roce) +=
+            p.link_layer == "InfiniBand" || p.link_layer == "Ethernet";
+        for (const auto& g : p.gids)
+          if (!g.netdev.empty()) netdevs.insert(g.netdev);
+      }
+    }
+    for (const auto& n : h.net_interfaces)
+      if (!n.rdma_device.empty()) netdevs.insert(n.name);
+    e.rdma_netdevs.assign(netdevs.begin(), netdevs.end());
+    e.link_layer = ib > roce ? "InfiniBand" : roce > ib ? "RoCE" : "";
+    if (h.verbs.status == "unavailable") e.verbs_error = h.verbs.error_text;
+    if (!h.gpus.empty()) e.gdr_module = peer_memory_seen(h);
+    e.env = h.env;
+    e.mpi_rdma_excluded = std::any_of(h.mpi_config.rdma_excluded.begin(), h.mpi_config.rdma_excluded.end(),
+                                      [](const std::string& s) { return s.rfind("pml ", 0) == 0; });
+    out.push_back(std::move(e));
+  }
+  return out;
 }
 
 std::string render_inventory(const probes::InventoryResult& r) {

@@ -9,6 +9,7 @@
 
 #include "fabcheck/probes/inventory.hpp"
 #include "fabcheck/report/document.hpp"
+#include "fabcheck/report/transport.hpp"
 
 namespace fabcheck::report {
 
@@ -36,6 +37,12 @@ std::string gdr_summary(const probes::HostInventory& h);
 /// Writes `inventory: {hosts: [...]}` (DESIGN §6; per host also `rails` and `gdr.summary`), appends
 /// inventory_findings(r) and marks run.sections.inventory ok (skipped with a reason when r has no host).
 void add_inventory(Document& doc, const probes::InventoryResult& r);
+
+/// The inventory's evidence for the transport verdict, one entry per host: RDMA device names, ACTIVE port
+/// count, majority link layer of the ACTIVE ports ("InfiniBand" | "RoCE" | ""), IPoIB/RoCE netdevs, the
+/// libibverbs error text (ENOSYS → "Function not implemented"), peer-memory visibility (nullopt on a host
+/// without GPUs), the transport env and whether Open MPI's MCA files exclude UCX.
+std::vector<HostRdmaEvidence> rdma_evidence(const probes::InventoryResult& r);
 
 /// Console text: one table per host (RDMA ports, GPUs and their NIC, GPUDirect, MPI config, env).
 std::string render_inventory(const probes::InventoryResult& r);
