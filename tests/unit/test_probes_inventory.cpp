@@ -428,10 +428,19 @@ TEST(Inventory, MpiBtlTcpOnManagementInterface) {
   rd.env["OMPI_MCA_btl_tcp_if_include"] = "ens3np0,ens2np0";
   EXPECT_TRUE(findings_of(inventory_of("b-roce-2nic", rd)).empty());
   auto rc = read_readme("c-no-rdma");
+  // docker0 from the environment is the transport analysis' finding (no duplicate here) ...
   rc.env["OMPI_MCA_btl_tcp_if_include"] = "docker0";
   EXPECT_EQ(codes(findings_of(inventory_of("c-no-rdma", rc))),
-            (std::vector<std::string>{"MPI_RDMA_EXCLUDED", "SOCKET_IFNAME_MGMT"}));
+            (std::vector<std::string>{"MPI_RDMA_EXCLUDED"}));
+  // ... from the MCA parameter file it is ours.
+  rc.env.clear();
+  rc.etc = kData + "/openmpi/btl-docker0";
+  auto fd = findings_of(inventory_of("c-no-rdma", rc));
+  ASSERT_EQ(codes(fd), (std::vector<std::string>{"SOCKET_IFNAME_MGMT"}));
+  EXPECT_NE(fd[0].evidence["origin"].get<std::string>().find("btl-docker0/openmpi/openmpi-mca-params.conf"),
+            std::string::npos);
   // Env wins over the file: pml=ucx lifts the exclusion.
+  rc = read_readme("c-no-rdma");
   rc.env = {{"OMPI_MCA_pml", "ucx"}};
   auto h = inventory_of("c-no-rdma", rc);
   EXPECT_EQ(h.mpi_config.origin.at("pml"), "env OMPI_MCA_pml");

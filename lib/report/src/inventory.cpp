@@ -410,6 +410,11 @@ void mpi_findings(const HostInventory& h, std::vector<Finding>& out) {
     const probes::NetInterface* ni = nullptr;
     for (const auto& n : h.net_interfaces)
       if (n.name == name) ni = &n;
+    // From the environment, a management/container name is already reported by the transport analysis
+    // (analyze_transport reads OMPI_MCA_btl_tcp_if_include); here: the MCA files, and slow interfaces.
+    const bool from_env =
+        m.origin.count("btl_tcp_if_include") && m.origin.at("btl_tcp_if_include").rfind("env ", 0) == 0;
+    if (from_env && is_management_iface(name)) continue;
     std::string why;
     if (is_management_iface(name) || (ni && ni->is_virtual && ni->rdma_device.empty()))
       why = "a loopback/container/virtual-bridge interface";
