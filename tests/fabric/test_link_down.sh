@@ -12,12 +12,12 @@ a=${hosts[0]} b=${hosts[1]}
 log=$FAB_TMP/recv.log
 "$VF" exec "$b" "${VFN[@]}" -- "$PY" "$FAB_DIR/xfer.py" serve 5302 --log "$log" --timeout 60 >"$FAB_TMP/recv.out" &
 rp=$!
-FAB_BG+=($rp)
+FAB_BG+=("$rp")
 addr=$("$VF" addr "$b" "${VFN[@]}")
 "$VF" exec "$a" "${VFN[@]}" -- "$PY" "$FAB_DIR/xfer.py" send "$addr" 5302 $total \
   --timeout 60 >"$FAB_TMP/send.out" &
 sp=$!
-FAB_BG+=($sp)
+FAB_BG+=("$sp")
 
 received() { { tail -n 1 "$log" 2>/dev/null || true; } | awk '{ n = $2 } END { print n + 0 }'; }
 for ((i = 0; i < 200; i++)); do
