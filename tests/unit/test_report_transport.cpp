@@ -297,3 +297,24 @@ TEST(TransportJson, PerHostErrorsCarryStatusNames) {
       if (e["kind"] == "completion" && e["status_name"] == "RETRY_EXC_ERR" && e["status"] == 12) found = true;
   EXPECT_TRUE(found) << t.dump(1);
 }
+
+TEST(TransportVerdict, OfiTcpProviderIsSocketsNotRdma) {
+  // aws-ofi-nccl on an instance without EFA picks libfabric's tcp provider: data goes over kernel sockets.
+  report::TransportInput in;
+  in.nccl_logs.push_back(
+      parse::parse_nccl_log("a:1:1 [0] NCCL INFO NET/OFI Selected Provider is tcp\n"
+                            "a:1:1 [0] NCCL INFO Using network AWS Libfabric\n"
+                            "b:2:2 [0] NCCL INFO Using network AWS Libfabric\n"));
+  auto r = report::analyze_transport(in);
+  EXPECT_EQ(r.run.network, "socket");
+  EXPECT_EQ(r.run.verdict, "no_rdma_hardware");
+  // With EFA the same log is RDMA-class.
+  report::TransportInput efa;
+  efa.nccl_logs.push_back(
+      parse::parse_nccl_log("a:1:1 [0] NCCL INFO NET/OFI Selected Provider is efa (found 4 nics)\n"
+                            "a:1:1 [0] NCCL INFO Using network AWS Libfabric\n"
+                            "b:2:2 [0] NCCL INFO Using network AWS Libfabric\n"));
+  auto e = report::analyze_transport(efa);
+  EXPECT_EQ(e.run.network, "ofi");
+  EXPECT_EQ(e.run.verdict, "rdma");
+}

@@ -73,7 +73,24 @@ struct Proc {
   std::string net_basis;  // the line/rule that decided it
 };
 
+// libfabric providers that move data over kernel sockets (aws-ofi-nccl without EFA): not RDMA.
+bool ofi_provider_is_socket(const std::string& provider) {
+  std::string l = lower(provider);
+  return starts(l, "tcp") || starts(l, "sockets") || starts(l, "udp") || starts(l, "shm");
+}
+
+Proc classify_process_raw(const NcclProcessLog& p);
+
 Proc classify_process(const NcclProcessLog& p) {
+  Proc r = classify_process_raw(p);
+  if (r.net_class == "ofi" && ofi_provider_is_socket(p.ofi_provider)) {
+    r.net_class = "socket";
+    r.net_basis += "; libfabric provider " + p.ofi_provider + " runs over kernel sockets";
+  }
+  return r;
+}
+
+Proc classify_process_raw(const NcclProcessLog& p) {
   Proc r;
   r.p = &p;
   if (!p.network.empty()) {
@@ -210,6 +227,10 @@ TransportAssessment assess(const Scope& s, const Ctx& ctx, std::vector<EvidenceL
     else if (p.net_plugin_path.find("rdma") != std::string::npos ||
              p.net_plugin_path.find("sharp") != std::string::npos)
       positive.push_back({"nccl_log", h, "IB net plugin loaded: " + p.net_plugin_path});
+    if (!p.ofi_provider.empty() && !ofi_provider_is_socket(p.ofi_provider))
+      positive.push_back(
+          {"nccl_log", h,
+           "libfabric RDMA provider selected: NET/OFI Selected Provider is " + p.ofi_provider});
     std::set<std::string> seen;
     for (const auto* list : {&p.bootstrap_ifaces, &p.socket_ifaces, &p.oob_ifaces})
       for (const auto& f : *list)
