@@ -1,0 +1,389 @@
+#include "fabcheck/probes/incast.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <thread>
+
+#include "fabcheck/comm/phase.hpp"
+#include "fabcheck/core/error.hpp"
+#include "fabcheck/core/incast_math.hpp"
+#include "fabcheck/core/stats.hpp"
+
+namespace fabcheck::probes {
+namespace {
+
+constexpr int kTagData = 7101;
+constexpr int kTagPing = 7102;
+constexpr int kTagPong = 7103;
+
+/// 1, 2, 4, … ≤ max, plus max itself.
+std::vector<int> default_fan_in(int max_senders) {
+  std::vector<int> out;
+  for (int k = 1; k <= max_senders; k *= 2) out.push_back(k);
+  if (max_senders >= 1 && out.back() != max_senders) out.push_back(max_senders);
+  return out;
+}
+
+int endpoint_index(const std::vector<std::string>& names, const std::string& name) {
+  auto it = std::find(names.begin(), names.end(), name);
+  return it == names.end() ? -1 : static_cast<int>(it - names.begin());
+}
+
+/// The roles for one receiver: the senders' pool (endpoint order) and the victim (−1 when none).
+struct Roles {
+  int receiver = 0;
+  int victim = -1;
+  std::vector<int> pool;
+};
+
+Roles roles_for(int receiver, std::size_t n_endpoints, bool want_victim) {
+  Roles r;
+  r.receiver = receiver;
+  std::vector<int> others;
+  for (int i = 0; i < static_cast<int>(n_endpoints); ++i) {
+    if (i != receiver) others.push_back(i);
+  }
+  if (want_victim && others.size() >= 2) {
+    r.victim = others.back();
+    others.pop_back();
+  }
+  r.pool = others;
+  return r;
+}
+
+bool victim_possible(const IncastOptions& o, std::size_t n_endpoints) {
+  return o.victim && n_endpoints >= 3;
+}
+
+}  // namespace
+
+void validate(const IncastOptions& o) {
+  if (o.sizes_bytes.empty()) throw UsageError("--sizes: empty list (give sizes such as 256K,4M)");
+  for (auto s : o.sizes_bytes) {
+    if (s == 0) throw UsageError("--sizes: 0 is not a burst size (give sizes > 0, e.g. 256K,4M)");
+    if (s > (std::uint64_t{1} << 30)) throw UsageError("--sizes: at most 1G per sender per burst");
+  }
+  for (int k : o.fan_in) {
+    if (k < 1) throw UsageError(fmt::format("--fan-in: {} is not a fan-in (give integers >= 1)", k));
+  }
+  if (o.rounds < 1) throw UsageError("--rounds: must be >= 1");
+  if (o.duration_s < 0) throw UsageError("--duration: must be >= 0 seconds");
+  if (o.victim_iters < 1) throw UsageError("--victim-iters: must be >= 1");
+  if (!o.victim && !o.congestors) throw UsageError("--victim-only and --congestor-only exclude each other");
+}
+
+void validate(const IncastOptions& o, const std::vector<std::string>& endpoints) {
+  validate(o);
+  if (endpoints.size() < 2) {
+    throw UsageError(
+        "incast: needs at least 2 ranks (one receiver and one sender); launch with mpirun -np >= 2");
+  }
+  if (!o.receiver.empty() && o.receiver != "all" && endpoint_index(endpoints, o.receiver) < 0) {
+    throw UsageError(fmt::format("--receiver: host \"{}\" is not in this run (hosts: {})", o.receiver,
+                                 fmt::join(endpoints, ",")));
+  }
+  const bool with_victim = victim_possible(o, endpoints.size());
+  const int available = static_cast<int>(endpoints.size()) - 1 - (with_victim ? 1 : 0);
+  for (int k : o.fan_in) {
+    if (k > available) {
+      throw UsageError(fmt::format(
+          "--fan-in: {} senders asked but only {} are available ({} endpoints, one receiver{})", k, available,
+          endpoints.size(), with_victim ? ", one victim; --congestor-only drops the victim" : ""));
+    }
+  }
+}
+
+IncastEndpoints incast_endpoints(const comm::Communicator& comm) {
+  IncastEndpoints ep;
+  const auto& by_host = comm.ranks_by_host();
+  if (by_host.size() >= 2) {
+    for (std::size_t h = 0; h < by_host.size(); ++h) {
+      ep.names.push_back(comm.hosts()[h]);
+      ep.ranks.push_back(by_host[h].front());
+    }
+  } else {
+    ep.fabric_crossed = false;
+    for (int r = 0; r < comm.size(); ++r) {
+      ep.names.push_back(fmt::format("{}/rank{}", comm.hosts_of_ranks()[static_cast<std::size_t>(r)], r));
+      ep.ranks.push_back(r);
+    }
+  }
+  return ep;
+}
+
+namespace {
+
+/// What the probe needs while running.
+struct Ctx {
+  const comm::Communicator& comm;
+  double to_ref_us = 0;
+  int me = 0;
+  double now_ref() const { return comm::now_us() + to_ref_us; }
+};
+
+/// Sleeps until shortly before t_ref, then spins (a sleeping rank does not steal a core from the others).
+void spin_until(const Ctx& c, double t_ref) {
+  const double ahead_us = t_ref - c.now_ref() - 300.0;
+  if (ahead_us > 0)
+    std::this_thread::sleep_for(std::chrono::microseconds(static_cast<std::int64_t>(ahead_us)));
+  while (c.now_ref() < t_ref) {
+  }
+}
+
+/// Victim side of a ping-pong: (start on the aligned clock, half round trip) pairs, interleaved. Stops after
+/// `iters` exchanges, or (iters = 0) when the receiver answers with the stop flag.
+std::vector<double> victim_loop(const Ctx& c, int receiver_rank, int iters) {
+  std::vector<double> out;
+  std::int64_t ping = 0, pong = 0;
+  for (int i = 0; iters == 0 || i < iters; ++i) {
+    const double t0 = comm::now_us();
+    c.comm.send(&ping, sizeof ping, receiver_rank, kTagPing);
+    c.comm.recv(&pong, sizeof pong, receiver_rank, kTagPong);
+    const double t1 = comm::now_us();
+    out.push_back(t0 + c.to_ref_us);
+    out.push_back((t1 - t0) / 2.0);
+    if (pong != 0) break;
+  }
+  return out;
+}
+
+/// Receiver side of one burst: t_i (µs since the common start, aligned clock) per sender, in sender order.
+/// Serves the victim's pings meanwhile and answers the first ping after the burst with the stop flag.
+std::vector<double> receive_burst(const Ctx& c, const std::vector<int>& sender_ranks, int victim_rank,
+                                  std::vector<std::vector<char>>& bufs, double t_start) {
+  std::vector<comm::Request> reqs;
+  for (std::size_t i = 0; i < sender_ranks.size(); ++i) {
+    reqs.push_back(c.comm.irecv(bufs[i].data(), bufs[i].size(), sender_ranks[i], kTagData));
+  }
+  std::int64_t ping = 0;
+  const std::int64_t cont = 0, stop = 1;
+  comm::Request ping_req;
+  if (victim_rank >= 0) ping_req = c.comm.irecv(&ping, sizeof ping, victim_rank, kTagPing);
+  std::vector<double> done_at(sender_ranks.size(), -1.0);
+  std::size_t done = 0;
+  while (done < sender_ranks.size()) {
+    for (std::size_t i = 0; i < reqs.size(); ++i) {
+      if (done_at[i] < 0 && comm::Communicator::test(reqs[i])) {
+        done_at[i] = c.now_ref() - t_start;
+        ++done;
+      }
+    }
+    if (victim_rank >= 0 && comm::Communicator::test(ping_req)) {
+      c.comm.send(&cont, sizeof cont, victim_rank, kTagPong);
+      ping_req = c.comm.irecv(&ping, sizeof ping, victim_rank, kTagPing);
+    }
+  }
+  if (victim_rank >= 0) {
+    comm::Communicator::wait(ping_req);
+    c.comm.send(&stop, sizeof stop, victim_rank, kTagPong);
+  }
+  return done_at;
+}
+
+void split_samples(const std::vector<double>& inter, std::vector<double>& times, std::vector<double>& lat) {
+  for (std::size_t i = 0; i + 1 < inter.size(); i += 2) {
+    times.push_back(inter[i]);
+    lat.push_back(inter[i + 1]);
+  }
+}
+
+IncastVictim victim_stats(const std::string& host, const std::vector<double>& iso_lat,
+                          const std::vector<double>& v_times, const std::vector<double>& v_lat,
+                          const std::vector<core::Window>& windows) {
+  IncastVictim v;
+  v.host = host;
+  const auto iso = core::summarize(iso_lat);
+  v.isolated_samples = iso.samples;
+  v.isolated_p50_us = iso.p50;
+  v.isolated_p99_us = iso.p99;
+  v.isolated_mean_us = iso.mean;
+  if (v_times.empty()) return v;
+  v.overlap = core::overlap_share(v_times, windows);
+  std::vector<double> inside;
+  for (std::size_t i = 0; i < v_times.size(); ++i) {
+    if (core::overlap_share(std::span<const double>(&v_times[i], 1), windows) > 0) inside.push_back(v_lat[i]);
+  }
+  const auto con = core::summarize(inside.empty() ? v_lat : inside);
+  v.congested_samples = con.samples;
+  v.congested_p50_us = con.p50;
+  v.congested_p99_us = con.p99;
+  v.congested_mean_us = con.mean;
+  v.impact_mean = core::congestion_impact(con.mean, iso.mean);
+  v.impact_p50 = core::congestion_impact(con.p50, iso.p50);
+  v.impact_p99 = core::congestion_impact(con.p99, iso.p99);
+  return v;
+}
+
+}  // namespace
+
+IncastResult run_incast(const comm::Communicator& comm, const IncastOptions& opts) {
+  IncastResult res;
+  res.endpoints = incast_endpoints(comm);
+  const auto& ep = res.endpoints;
+  validate(opts, ep.names);
+  if (!ep.fabric_crossed)
+    res.notes.push_back("one host: endpoints are local ranks, the fabric is not exercised");
+  comm::enter_phase("incast clock alignment");
+  const auto align = comm::align_clocks(comm);
+  res.clock_error_us = align.max_error_us;
+  const Ctx c{comm, align.to_ref_us, comm.rank()};
+
+  std::vector<int> receivers;
+  if (opts.receiver == "all") {
+    for (int i = 0; i < static_cast<int>(ep.names.size()); ++i) receivers.push_back(i);
+  } else {
+    receivers.push_back(opts.receiver.empty() ? 0 : endpoint_index(ep.names, opts.receiver));
+  }
+  const bool with_victim = victim_possible(opts, ep.names.size());
+  if (!opts.victim) {
+    res.victim_skip_reason = "--congestor-only";
+  } else if (!with_victim) {
+    res.victim_skip_reason = fmt::format(
+        "the victim needs 3 endpoints (receiver, sender, victim); this run has {}", ep.names.size());
+  }
+
+  bool any_multi = false, any_congested = false;
+  for (int recv_idx : receivers) {
+    const std::string& recv_name = ep.names[static_cast<std::size_t>(recv_idx)];
+    const Roles roles = roles_for(recv_idx, ep.names.size(), with_victim);
+    const int recv_rank = ep.ranks[static_cast<std::size_t>(recv_idx)];
+    const int victim_rank = roles.victim >= 0 ? ep.ranks[static_cast<std::size_t>(roles.victim)] : -1;
+    const std::string victim_name = roles.victim >= 0 ? ep.names[static_cast<std::size_t>(roles.victim)] : "";
+    std::vector<int> fan_ins =
+        opts.fan_in.empty() ? default_fan_in(static_cast<int>(roles.pool.size())) : opts.fan_in;
+    std::sort(fan_ins.begin(), fan_ins.end());
+    fan_ins.erase(std::unique(fan_ins.begin(), fan_ins.end()), fan_ins.end());
+    if (!opts.congestors) fan_ins.clear();
+
+    // The victim alone.
+    std::vector<double> iso_lat;
+    if (victim_rank >= 0) {
+      comm::enter_phase(fmt::format("incast victim isolated receiver={}", recv_name));
+      comm.barrier();
+      std::vector<double> mine;
+      if (c.me == victim_rank) {
+        mine = victim_loop(c, recv_rank, opts.victim_iters);
+      } else if (c.me == recv_rank) {
+        std::int64_t ping = 0;
+        const std::int64_t pong = 0;
+        for (int i = 0; i < opts.victim_iters; ++i) {
+          comm.recv(&ping, sizeof ping, victim_rank, kTagPing);
+          comm.send(&pong, sizeof pong, victim_rank, kTagPong);
+        }
+      }
+      auto all = comm.gather(mine, 0);
+      if (c.me == 0) {
+        std::vector<double> t;
+        split_samples(all[static_cast<std::size_t>(victim_rank)], t, iso_lat);
+      }
+    }
+    if (!opts.congestors) {
+      if (c.me == 0 && victim_rank >= 0) {
+        IncastPoint p;
+        p.receiver = recv_name;
+        p.victim = victim_stats(victim_name, iso_lat, {}, {}, {});
+        res.points.push_back(p);
+      }
+      continue;
+    }
+
+    for (std::uint64_t size : opts.sizes_bytes) {
+      double goodput1 = 0;
+      for (int k : fan_ins) {
+        const std::vector<int> sender_idx(roles.pool.begin(), roles.pool.begin() + k);
+        std::vector<int> sender_ranks;
+        for (int i : sender_idx) sender_ranks.push_back(ep.ranks[static_cast<std::size_t>(i)]);
+        const bool i_send = std::find(sender_ranks.begin(), sender_ranks.end(), c.me) != sender_ranks.end();
+        std::vector<std::vector<char>> bufs;
+        if (c.me == recv_rank) bufs.assign(sender_ranks.size(), std::vector<char>(size));
+        std::vector<char> sbuf;
+        if (i_send) sbuf.assign(size, static_cast<char>(c.me & 0x7f));
+
+        comm::enter_phase(fmt::format("incast receiver={} fan_in={} size={}", recv_name, k, size));
+        std::vector<double> goodputs, jains, completions, bursts, v_times, v_lat;
+        std::vector<core::Window> windows;
+        double skew_max = 0;
+        const double started = comm::now_us();
+        int rounds = 0;
+        for (;;) {
+          comm.barrier();
+          double t_start = 0;
+          if (c.me == 0) t_start = c.now_ref() + opts.lead_us + 4.0 * align.max_error_us;
+          comm.bcast(&t_start, sizeof t_start, 0);
+          std::vector<double> mine;
+          if (c.me == recv_rank) {
+            mine = receive_burst(c, sender_ranks, victim_rank, bufs, t_start);
+          } else if (i_send) {
+            spin_until(c, t_start);
+            mine.push_back(c.now_ref() - t_start);
+            comm.send(sbuf.data(), sbuf.size(), recv_rank, kTagData);
+          } else if (c.me == victim_rank) {
+            spin_until(c, t_start);
+            mine = victim_loop(c, recv_rank, 0);
+          }
+          auto all = comm.gather(mine, 0);
+          int more = 0;
+          ++rounds;
+          if (c.me == 0) {
+            const auto& t = all[static_cast<std::size_t>(recv_rank)];
+            goodputs.push_back(core::incast_goodput_gbps(size, t));
+            jains.push_back(core::jain_fairness(t).value_or(0.0));
+            completions.insert(completions.end(), t.begin(), t.end());
+            const double tmax = *std::max_element(t.begin(), t.end());
+            bursts.push_back(tmax);
+            windows.push_back({t_start, t_start + tmax});
+            for (int r : sender_ranks) {
+              const auto& s = all[static_cast<std::size_t>(r)];
+              if (!s.empty()) skew_max = std::max(skew_max, std::fabs(s[0]));
+            }
+            if (victim_rank >= 0) split_samples(all[static_cast<std::size_t>(victim_rank)], v_times, v_lat);
+            const double elapsed_s = (comm::now_us() - started) * 1e-6;
+            more = opts.duration_s > 0 ? (elapsed_s < opts.duration_s) : (rounds < opts.rounds);
+          }
+          comm.bcast(&more, sizeof more, 0);
+          if (!more) break;
+        }
+        if (c.me != 0) continue;
+
+        IncastPoint p;
+        p.receiver = recv_name;
+        p.fan_in = k;
+        p.size_bytes = size;
+        p.rounds = rounds;
+        for (int i : sender_idx) p.senders.push_back(ep.names[static_cast<std::size_t>(i)]);
+        p.goodput_gbps = *core::median(goodputs);
+        double jsum = 0;
+        for (double j : jains) jsum += j;
+        p.fairness = jsum / static_cast<double>(jains.size());
+        const auto cs = core::summarize(completions);
+        p.completion_p50_us = cs.p50;
+        p.completion_p99_us = cs.p99;
+        p.burst_p50_us = *core::median(bursts);
+        p.release_skew_us = skew_max;
+        p.skew_small = skew_max < 0.1 * p.burst_p50_us;
+        if (k == 1) goodput1 = p.goodput_gbps;
+        if (goodput1 > 0) {
+          p.incast_efficiency = core::incast_efficiency(p.goodput_gbps, goodput1);
+          p.offered_load_gbps = goodput1 * k;
+          p.congested = k > 1 && p.goodput_gbps < 0.8 * *p.offered_load_gbps;
+        }
+        if (k > 1) {
+          any_multi = true;
+          any_congested = any_congested || p.congested;
+        }
+        if (victim_rank >= 0) p.victim = victim_stats(victim_name, iso_lat, v_times, v_lat, windows);
+        res.points.push_back(std::move(p));
+      }
+    }
+  }
+  res.never_loaded = any_multi && !any_congested;
+  if (opts.congestors && !any_multi) res.notes.push_back("only fan-in 1 ran: no incast happened (add hosts)");
+  return res;
+}
+
+}  // namespace fabcheck::probes

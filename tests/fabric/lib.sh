@@ -1,0 +1,86 @@
+# Shared helpers for the fabric tests (sourced). Usage in a test:
+#   source "$(dirname "$0")/lib.sh"; fab_init NAME LIMIT_S   # instance NAME, whole test bounded to LIMIT_S
+# Gives: $VF (the vfabric script), $VFN (--name NAME), fail MSG, note MSG, and a trap that tears the instance down
+# on every exit (success, failure, timeout). Exits 77 (ctest: skipped) when namespaces cannot be used here.
+set -euo pipefail
+
+FAB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+VF=$FAB_DIR/vfabric
+PY=${PYTHON:-python3}
+
+note() { echo "[$FAB_NAME $(date +%H:%M:%S)] $*" >&2; }
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+_fab_cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM
+  local p
+  for p in "${FAB_BG[@]:-}"; do
+    [ -z "$p" ] || kill "$p" 2>/dev/null || true
+  done
+  for p in "$FAB_NAME" "${FAB_EXTRA[@]:-}"; do
+    [ -z "$p" ] || "$VF" down --name "$p" || rc=1
+  done
+  [ -z "${FAB_TMP:-}" ] || rm -rf "$FAB_TMP"
+  note "done, exit $rc, $(($(date +%s) - FAB_T0)) s"
+  exit $rc
+}
+
+fab_init() {
+  FAB_NAME=$1
+  # bound our own time below the ctest TIMEOUT (timeout sends TERM, so the cleanup trap still runs)
+  if [ -z "${_FAB_BOUNDED:-}" ]; then
+    _FAB_BOUNDED=1 exec timeout -s TERM -k 20 "$2" bash "$0"
+  fi
+  VFN=(--name "$FAB_NAME")
+  FAB_T0=$(date +%s)
+  FAB_BG=()
+  FAB_EXTRA=()
+  if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null || ! command -v tc >/dev/null; then
+    echo "skipped: the virtual fabric needs root, ip and tc" >&2
+    exit 77
+  fi
+  if ! ip netns add "vf-probe-$$" 2>/dev/null; then
+    echo "skipped: cannot create network namespaces here" >&2
+    exit 77
+  fi
+  ip netns delete "vf-probe-$$"
+  FAB_TMP=$(mktemp -d)
+  "$VF" down --name "$FAB_NAME" # leftovers of an earlier run that was killed
+  trap _fab_cleanup EXIT
+  trap 'echo "FAIL: interrupted or over the time limit" >&2; exit 124' INT TERM
+}
+# fab_assert_clean: no namespace, veth, bridge or state of the instance is left
+fab_assert_clean() {
+  local left
+  left=$( (ip -o link show | awk -F': ' '{print $2}' | sed 's/@.*//' | grep -E "^(vf-$FAB_NAME-[0-9]+|vfb-$FAB_NAME)\$" || true
+    ip netns list | awk '{print $1}' | grep -E "^vf-$FAB_NAME-h[0-9]+\$" || true) | tr '\n' ' ')
+  [ -z "${left// /}" ] || fail "teardown left: $left"
+  [ ! -e "/run/vfabric/$FAB_NAME" ] || fail "teardown left /run/vfabric/$FAB_NAME"
+  note "teardown clean: no namespace, veth, bridge or state left"
+}
+
+# fab_xfer FROM TO BYTES [PORT]: one TCP transfer FROM -> TO; prints the rate in bytes/s
+fab_xfer() {
+  local from=$1 to=$2 bytes=$3 port=${4:-5301} sp out
+  "$VF" exec "$to" "${VFN[@]}" -- "$PY" "$FAB_DIR/xfer.py" serve "$port" --timeout 60 >/dev/null &
+  sp=$!
+  out=$("$VF" exec "$from" "${VFN[@]}" -- "$PY" "$FAB_DIR/xfer.py" send "$("$VF" addr "$to" "${VFN[@]}")" "$port" "$bytes" --timeout 60) ||
+    fail "transfer $from -> $to failed"
+  wait "$sp" || fail "receiver on $to failed"
+  sed -E 's/.*rate_Bps=([0-9]+).*/\1/' <<<"$out"
+}
+
+# fab_mbs BYTES_PER_S: "123.4 MB/s"
+fab_mbs() { awk -v r="$1" 'BEGIN { printf "%.1f MB/s", r / 1e6 }'; }
+
+# fab_has REGEX CMD...: CMD's output matches REGEX (no `| grep -q`, which trips pipefail with SIGPIPE)
+fab_has() {
+  local re=$1 out
+  shift
+  out=$("$@" 2>&1) || true
+  grep -Eq -- "$re" <<<"$out"
+}
