@@ -1,4 +1,5 @@
-// The acceptance gate (issue 8): metric path syntax, fail-closed rule, per-host verdicts, JUnit XML, round trip.
+// The acceptance gate (issue 8): metric path syntax, fail-closed rule, per-host verdicts, JUnit XML, round
+// trip.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -49,7 +50,8 @@ json check(const std::string& metric, const std::string& op, const json& thresho
   return json::array({{{"metric", metric}, {"op", op}, {"threshold", threshold}}});
 }
 
-report::GateCheckResult one(const json& rep, const std::string& metric, const std::string& op, const json& threshold) {
+report::GateCheckResult one(const json& rep, const std::string& metric, const std::string& op,
+                            const json& threshold) {
   auto g = report::evaluate_gate(rep, check(metric, op, threshold), "test");
   EXPECT_EQ(g.checks.size(), 1u);
   return g.checks.at(0);
@@ -75,8 +77,8 @@ TEST(GatePath, Syntax) {
   EXPECT_EQ(p.segments[1].kind, report::PathSegment::Kind::kIndex);
   EXPECT_EQ(p.segments[1].index, 1u);
   EXPECT_TRUE(report::parse_metric_path("pairs.suspects#count").count);
-  for (const char* bad : {"", "a..b", ".a", "a.", "a@", "a@1Q", "a@1G:sideways", "a#sum", "a.[x]", "a.=b", "a.b c",
-                          "*@8"}) {
+  for (const char* bad :
+       {"", "a..b", ".a", "a.", "a@", "a@1Q", "a@1G:sideways", "a#sum", "a.[x]", "a.=b", "a.b c", "*@8"}) {
     EXPECT_THROW(report::parse_metric_path(bad), UsageError) << bad;
   }
 }
@@ -117,8 +119,9 @@ TEST(Gate, SeveralValuesMustAllPass) {
 
 TEST(Gate, FailClosedOnMissingAndNull) {
   const auto rep = sample_report();
-  for (const char* metric : {"incast.goodput_gbps@4M", "sweeps.alltoall.busbw_gbps@1G", "sweeps.allreduce.busbw_gbps@2G",
-                             "score.no_such_field", "latency.p2p.p99_us@64K", "nothing#count"}) {
+  for (const char* metric :
+       {"incast.goodput_gbps@4M", "sweeps.alltoall.busbw_gbps@1G", "sweeps.allreduce.busbw_gbps@2G",
+        "score.no_such_field", "latency.p2p.p99_us@64K", "nothing#count"}) {
     auto c = one(rep, metric, ">=", 0);
     EXPECT_FALSE(c.passed) << metric;
     EXPECT_EQ(c.reason.rfind("missing", 0), 0u) << metric << ": " << c.reason;
@@ -147,8 +150,9 @@ TEST(Gate, FailClosedOnMissingAndNull) {
 
 TEST(Gate, PerHostVerdictsAndExcludeHostfile) {
   const auto rep = sample_report();
-  json checks = json::array({{{"metric", "transport.per_host.*.verdict"}, {"op", "=="}, {"threshold", "rdma"}},
-                             {{"metric", "score.scaling_efficiency"}, {"op", ">="}, {"threshold", 0.5}}});
+  json checks =
+      json::array({{{"metric", "transport.per_host.*.verdict"}, {"op", "=="}, {"threshold", "rdma"}},
+                   {{"metric", "score.scaling_efficiency"}, {"op", ">="}, {"threshold", 0.5}}});
   auto g = report::evaluate_gate(rep, checks, "test");
   EXPECT_FALSE(g.passed);
   EXPECT_TRUE(g.checks[0].per_host);
@@ -175,10 +179,12 @@ TEST(Gate, PerHostVerdictsAndExcludeHostfile) {
 
 TEST(Gate, JUnitHasOneTestcasePerCheck) {
   const auto rep = sample_report();
-  json checks = json::array(
-      {{{"metric", "transport.verdict"}, {"op", "=="}, {"threshold", "rdma"}},
-       {{"metric", "sweeps.allreduce.busbw_gbps@1G"}, {"op", ">="}, {"threshold", 400}, {"why", "NDR <line> & \"rate\""}},
-       {{"metric", "incast.goodput_gbps@4M"}, {"op", ">="}, {"threshold", 1}}});
+  json checks = json::array({{{"metric", "transport.verdict"}, {"op", "=="}, {"threshold", "rdma"}},
+                             {{"metric", "sweeps.allreduce.busbw_gbps@1G"},
+                              {"op", ">="},
+                              {"threshold", 400},
+                              {"why", "NDR <line> & \"rate\""}},
+                             {{"metric", "incast.goodput_gbps@4M"}, {"op", ">="}, {"threshold", 1}}});
   const auto g = report::evaluate_gate(rep, checks, "test");
   const auto xml = report::junit_xml(g);
   auto count = [&](const std::string& s) {
@@ -194,7 +200,9 @@ TEST(Gate, JUnitHasOneTestcasePerCheck) {
   EXPECT_NE(xml.find("why: NDR &lt;line&gt; &amp; &quot;rate&quot;"), std::string::npos) << xml;
   EXPECT_NE(xml.find("type=\"missing\""), std::string::npos);
   EXPECT_EQ(xml.find("<line>"), std::string::npos);  // nothing unescaped
-  EXPECT_EQ(report::xml_escape(std::string("a\x01" "b")), "ab");
+  EXPECT_EQ(report::xml_escape(std::string("a\x01"
+                                           "b")),
+            "ab");
 }
 
 TEST(Gate, AddGateWritesSectionAndFindings) {

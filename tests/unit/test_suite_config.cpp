@@ -1,8 +1,9 @@
-// Config validation of `fabcheck run` (issue 8): JSON pointers in errors, wrong types, unknown keys, bad sizes.
+// Config validation of `fabcheck run` (issue 8): JSON pointers in errors, wrong types, unknown keys, bad
+// sizes.
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <fmt/format.h>
+#include <fstream>
 
 #include <string>
 
@@ -28,7 +29,8 @@ std::string plan_error(const std::string& text) {
 }  // namespace
 
 TEST(SuiteConfig, EmbeddedDefaultIsValidAndOrdered) {
-  const auto plan = suite::make_plan(suite::parse_json_text(suite::default_config_text(), "embedded"), "embedded");
+  const auto plan =
+      suite::make_plan(suite::parse_json_text(suite::default_config_text(), "embedded"), "embedded");
   ASSERT_EQ(plan.steps.size(), 7u);
   const char* order[] = {"inspect", "sweep", "latency", "incast", "pairs", "scaling", "gate"};
   for (std::size_t i = 0; i < 7; ++i) {
@@ -55,15 +57,19 @@ TEST(SuiteConfig, BadSizeNamesItsPointer) {
   const auto e = plan_error(R"({"sweep": {"max_bytes": "64Q"}})");
   EXPECT_EQ(e.rfind("/sweep/max_bytes: \"64Q\" is not a size", 0), 0u) << e;
   EXPECT_EQ(plan_error(R"({"sweep": {"min_bytes": -3}})").rfind("/sweep/min_bytes: -3 is not a size", 0), 0u);
-  EXPECT_EQ(plan_error(R"({"sweep": {"min_bytes": true}})").rfind("/sweep/min_bytes: true is not a size", 0), 0u);
+  EXPECT_EQ(plan_error(R"({"sweep": {"min_bytes": true}})").rfind("/sweep/min_bytes: true is not a size", 0),
+            0u);
   EXPECT_EQ(plan_error(R"({"pairs": {"size": "0"}})").rfind("/pairs/size: \"0\" is too small", 0), 0u);
   // A bad element of a size list is named by its index.
-  EXPECT_EQ(plan_error(R"({"latency": {"sizes": [8, "4X"]}})").rfind("/latency/sizes/1: \"4X\" is not a size", 0), 0u);
+  EXPECT_EQ(
+      plan_error(R"({"latency": {"sizes": [8, "4X"]}})").rfind("/latency/sizes/1: \"4X\" is not a size", 0),
+      0u);
   EXPECT_EQ(plan_error(R"({"latency": {"sizes": "8,,4K"}})").rfind("/latency/sizes:", 0), 0u);
 }
 
 TEST(SuiteConfig, WrongTypesNameTheirPointer) {
-  EXPECT_EQ(plan_error(R"({"sweep": {"iters": "ten"}})"), "/sweep/iters: expected an integer, got a string \"ten\"");
+  EXPECT_EQ(plan_error(R"({"sweep": {"iters": "ten"}})"),
+            "/sweep/iters: expected an integer, got a string \"ten\"");
   EXPECT_EQ(plan_error(R"({"sweep": {"iters": 2.5}})"),
             "/sweep/iters: expected an integer, got a fractional number 2.5");
   EXPECT_EQ(plan_error(R"({"sweep": {"check": 1}})"), "/sweep/check: expected true or false, got a number 1");
@@ -73,17 +79,21 @@ TEST(SuiteConfig, WrongTypesNameTheirPointer) {
   EXPECT_EQ(plan_error(R"({"sweep": {"iters": 0}})").rfind("/sweep/iters: 0 is out of range", 0), 0u);
   EXPECT_EQ(plan_error(R"({"sweep": {"collectives": ["allreduce", "allsum"]}})"),
             "/sweep/collectives/1: \"allsum\" is not a collective (see fabcheck --list)");
-  EXPECT_EQ(plan_error(R"({"latency": {"pattern": "star"}})"), "/latency/pattern: \"star\" is not one of ring|all-pairs");
+  EXPECT_EQ(plan_error(R"({"latency": {"pattern": "star"}})"),
+            "/latency/pattern: \"star\" is not one of ring|all-pairs");
   EXPECT_EQ(plan_error("[1, 2]"), "/: a config is a JSON object, got an array");
 }
 
 TEST(SuiteConfig, UnknownKeysAreErrorsCommentsAreNot) {
   EXPECT_EQ(plan_error(R"({"sweeps": {}})").rfind("/sweeps: unknown key", 0), 0u);
-  EXPECT_EQ(plan_error(R"({"sweep": {"maxbytes": "1M"}})").rfind("/sweep/maxbytes: unknown key (known: enabled", 0), 0u);
-  EXPECT_EQ(plan_error(R"({"gate": {"checks": [{"metric": "transport.verdict", "op": "==", "threshold": "rdma",
+  EXPECT_EQ(
+      plan_error(R"({"sweep": {"maxbytes": "1M"}})").rfind("/sweep/maxbytes: unknown key (known: enabled", 0),
+      0u);
+  EXPECT_EQ(
+      plan_error(R"({"gate": {"checks": [{"metric": "transport.verdict", "op": "==", "threshold": "rdma",
                                                  "treshold": 1}]}})")
-                .rfind("/gate/checks/0/treshold: unknown key", 0),
-            0u);
+          .rfind("/gate/checks/0/treshold: unknown key", 0),
+      0u);
   // Keys starting with '_' are comments anywhere.
   EXPECT_EQ(plan_error(R"({"_comment": [1], "sweep": {"_why": "x", "iters": 3},
                            "gate": {"_c": 1, "checks": [{"_c": 2, "metric": "a.b", "op": ">=", "threshold": 1}]}})"),
@@ -93,10 +103,12 @@ TEST(SuiteConfig, UnknownKeysAreErrorsCommentsAreNot) {
 }
 
 TEST(SuiteConfig, SectionsAbsentOrDisabledAreSkippedWithAReason) {
-  const auto plan = suite::make_plan(json::parse(R"({"sweep": {"iters": 3}, "pairs": {"enabled": false}})"), "x");
+  const auto plan =
+      suite::make_plan(json::parse(R"({"sweep": {"iters": 3}, "pairs": {"enabled": false}})"), "x");
   EXPECT_TRUE(plan.step(suite::StepKind::kSweep).enabled);
   EXPECT_FALSE(plan.step(suite::StepKind::kLatency).enabled);
-  EXPECT_NE(plan.step(suite::StepKind::kLatency).disabled_reason.find("not in the config"), std::string::npos);
+  EXPECT_NE(plan.step(suite::StepKind::kLatency).disabled_reason.find("not in the config"),
+            std::string::npos);
   EXPECT_FALSE(plan.step(suite::StepKind::kPairs).enabled);
   EXPECT_NE(plan.step(suite::StepKind::kPairs).disabled_reason.find("enabled: false"), std::string::npos);
   EXPECT_FALSE(plan.step(suite::StepKind::kGate).enabled);
@@ -104,7 +116,8 @@ TEST(SuiteConfig, SectionsAbsentOrDisabledAreSkippedWithAReason) {
 
 TEST(SuiteConfig, ExtendsDefaultMergesSections) {
   const auto plan = suite::make_plan(
-      json::parse(R"({"extends": "default", "timeout_s": 30, "sweep": {"max_bytes": "1M"}, "pairs": null})"), "x");
+      json::parse(R"({"extends": "default", "timeout_s": 30, "sweep": {"max_bytes": "1M"}, "pairs": null})"),
+      "x");
   EXPECT_EQ(plan.timeout_s, 30);
   const auto& sweep = plan.step(suite::StepKind::kSweep);
   EXPECT_EQ(sweep.options["max_bytes"].get<std::uint64_t>(), 1u << 20);
@@ -115,7 +128,8 @@ TEST(SuiteConfig, ExtendsDefaultMergesSections) {
 }
 
 TEST(SuiteConfig, SweepCrossFieldRules) {
-  EXPECT_EQ(plan_error(R"({"sweep": {"min_bytes": "1M", "max_bytes": "1K"}})").rfind("/sweep/min_bytes: is larger", 0),
+  EXPECT_EQ(plan_error(R"({"sweep": {"min_bytes": "1M", "max_bytes": "1K"}})")
+                .rfind("/sweep/min_bytes: is larger", 0),
             0u);
 }
 
@@ -129,7 +143,8 @@ TEST(SuiteConfig, GateChecksAreValidated) {
             "/gate/checks/0/threshold: >= needs a number, got \"x\"");
   EXPECT_EQ(plan_error(R"({"gate": {"checks": [{"metric": "a", "op": "=="}]}})"),
             "/gate/checks/0: missing \"threshold\" (a check is {metric, op, threshold})");
-  EXPECT_EQ(plan_error(R"({"gate": {"checks": {"metric": "a"}}})").rfind("/gate/checks: expected an array", 0), 0u);
+  EXPECT_EQ(
+      plan_error(R"({"gate": {"checks": {"metric": "a"}}})").rfind("/gate/checks: expected an array", 0), 0u);
 }
 
 TEST(SuiteConfig, SourceIsPrefixedToErrors) {
@@ -157,9 +172,12 @@ TEST(SuiteConfig, CriteriaFileForms) {
     std::ofstream(dir + name) << text;
     return dir + name;
   };
-  const auto bare = write("bare.json", R"({"checks": [{"metric": "score.scaling_efficiency", "op": ">=", "threshold": 0.5}]})");
+  const auto bare = write(
+      "bare.json", R"({"checks": [{"metric": "score.scaling_efficiency", "op": ">=", "threshold": 0.5}]})");
   EXPECT_EQ(suite::load_criteria(bare, "--criteria").size(), 1u);
-  const auto wrapped = write("gate.json", R"({"gate": {"checks": [{"metric": "transport.verdict", "op": "==", "threshold": "rdma"}]}})");
+  const auto wrapped =
+      write("gate.json",
+            R"({"gate": {"checks": [{"metric": "transport.verdict", "op": "==", "threshold": "rdma"}]}})");
   EXPECT_EQ(suite::load_criteria(wrapped, "--criteria")[0]["threshold"], "rdma");
   const auto bad = write("bad.json", R"({"gate": {"checks": []}})");
   try {
@@ -178,10 +196,12 @@ TEST(SuiteConfig, CriteriaFileForms) {
 }
 
 TEST(SuiteConfig, DryRunPlanShowsBudget) {
-  const auto plan = suite::make_plan(suite::parse_json_text(suite::default_config_text(), "d"), "embedded default");
+  const auto plan =
+      suite::make_plan(suite::parse_json_text(suite::default_config_text(), "d"), "embedded default");
   const auto text = suite::render_plan(plan, 4, 1);
   EXPECT_NE(text.find("4 ranks on 1 host(s)"), std::string::npos);
-  EXPECT_NE(text.find(fmt::format("time budget: {:.0f} s in total", plan.total_budget_s())), std::string::npos)
+  EXPECT_NE(text.find(fmt::format("time budget: {:.0f} s in total", plan.total_budget_s())),
+            std::string::npos)
       << text;
   for (const char* s : {"inspect", "sweep", "latency", "incast", "pairs", "scaling", "gate"}) {
     EXPECT_NE(text.find(s), std::string::npos) << s;

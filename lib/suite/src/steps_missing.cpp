@@ -11,33 +11,10 @@ const ProbeAdapter* inspect_adapter() {
 const ProbeAdapter* latency_adapter() {
   return nullptr;
 }
-const ProbeAdapter* incast_adapter() {
-  return nullptr;
-}
 const ProbeAdapter* pairs_adapter() {
   return nullptr;
 }
 const ProbeAdapter* scaling_adapter() {
-  return nullptr;
-}
-
-const ProbeAdapter* adapter_for(StepKind k) {
-  switch (k) {
-    case StepKind::kInspect:
-      return inspect_adapter();
-    case StepKind::kSweep:
-      return sweep_adapter();
-    case StepKind::kLatency:
-      return latency_adapter();
-    case StepKind::kIncast:
-      return incast_adapter();
-    case StepKind::kPairs:
-      return pairs_adapter();
-    case StepKind::kScaling:
-      return scaling_adapter();
-    case StepKind::kGate:
-      return nullptr;
-  }
   return nullptr;
 }
 
