@@ -10,7 +10,7 @@ if(NOT FABCHECK_WITH_NCCL STREQUAL "OFF")
   if(NCCL_INCLUDE_DIR AND NCCL_LIBRARY AND CUDART_INCLUDE_DIR AND CUDART_LIBRARY)
     set(FABCHECK_HAVE_NCCL ON)
     add_library(fabcheck_nccl_deps INTERFACE)
-    target_include_directories(fabcheck_nccl_deps INTERFACE ${NCCL_INCLUDE_DIR} ${CUDART_INCLUDE_DIR})
+    target_include_directories(fabcheck_nccl_deps SYSTEM INTERFACE ${NCCL_INCLUDE_DIR} ${CUDART_INCLUDE_DIR})
     target_link_libraries(fabcheck_nccl_deps INTERFACE ${NCCL_LIBRARY} ${CUDART_LIBRARY})
   elseif(FABCHECK_WITH_NCCL STREQUAL "ON")
     message(FATAL_ERROR "FABCHECK_WITH_NCCL=ON but nccl.h/libnccl or cuda_runtime.h/libcudart were not found "

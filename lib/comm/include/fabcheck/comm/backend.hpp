@@ -1,0 +1,85 @@
+#pragma once
+/// @file Collective backends (DESIGN §2, lib/comm): run one collective call on buffers the backend owns.
+/// `mpi` (host buffers, always built) and `nccl` (CUDA buffers, built only when NCCL and the CUDA runtime
+/// were found). No MPI, CUDA or NCCL types appear here.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "fabcheck/comm/communicator.hpp"
+#include "fabcheck/core/collective.hpp"
+
+namespace fabcheck::comm {
+
+/// One collective call, as the table loop issues it.
+///
+/// Buffer conventions (nccl-tests `GetCollByteCount` and in-place offsets):
+/// - out-of-place: `send` holds geometry.send_count elements, `recv` geometry.recv_count elements;
+/// - in-place (`in_place` true): one buffer `recv` of max(send_count, recv_count) elements; `send` is
+/// ignored.
+///   The input lies where nccl-tests puts it (allgather and gather: this rank's chunk at rank·count; the
+///   others at offset 0); where the result lands is given by CollBackend::in_place_result_offset().
+/// - sendrecv: rank r sends to r+1 and receives from r−1 (mod n). broadcast out-of-place: the root sends from
+///   `send`, the others receive into `recv`. Rooted calls use `root`; the others ignore it.
+struct CollCall {
+  core::Collective coll = core::Collective::kAllReduce;  ///< which collective
+  core::Dtype dtype = core::Dtype::kFloat;               ///< element type
+  core::RedOp op = core::RedOp::kSum;                    ///< reduction (ignored where none applies)
+  int root = 0;                                          ///< root rank for rooted collectives
+  const void* send = nullptr;                            ///< send buffer (backend memory)
+  void* recv = nullptr;                                  ///< receive buffer (backend memory)
+  core::CollGeometry geometry;                           ///< counts per nccl-tests (core::geometry)
+  bool in_place = false;                                 ///< in-place variant
+};
+
+/// A collective backend bound to one communicator. Not thread-safe; one per communicator.
+class CollBackend {
+ public:
+  virtual ~CollBackend() = default;
+
+  /// "mpi" or "nccl".
+  virtual std::string_view name() const = 0;
+  /// Device description for the nccl-tests `# Using devices` line: device index (−1 for host memory) and a
+  /// label such as "[cpu] MPI host buffers" or "[0000:1b:00] NVIDIA H100".
+  virtual int device_index() const = 0;
+  /// Label printed after the device index (see device_index()).
+  virtual std::string device_label() const = 0;
+  /// Library version text, e.g. "NCCL 2.28.3"; empty for mpi (the MPI library is in the topology section).
+  virtual std::string library_version() const = 0;
+
+  /// Allocates `bytes` (at least 1) of backend memory. @throws RuntimeFailure when out of memory.
+  virtual void* alloc(std::size_t bytes) = 0;
+  /// Frees memory from alloc(); nullptr is ignored.
+  virtual void free(void* p) = 0;
+  /// Issues one collective call. Blocking for mpi; enqueued on the backend's stream for nccl.
+  /// @throws RuntimeFailure on a backend error.
+  virtual void run(const CollCall& call) = 0;
+  /// Waits until every issued call has completed on this rank (no-op for mpi).
+  virtual void synchronize() = 0;
+  /// Copies `bytes` from backend memory to host memory.
+  virtual void copy_to_host(void* host, const void* src, std::size_t bytes) = 0;
+  /// Copies `bytes` from host memory to backend memory.
+  virtual void copy_from_host(void* dst, const void* host, std::size_t bytes) = 0;
+
+  /// Element offset in the in-place buffer where this rank's result starts (nccl-tests layout by default:
+  /// reducescatter and scatter at rank·count, the others at 0). The mpi backend overrides reducescatter (0,
+  /// MPI_IN_PLACE semantics of MPI_Reduce_scatter_block).
+  virtual std::uint64_t in_place_result_offset(core::Collective c, const core::CollGeometry& g,
+                                               int rank) const;
+};
+
+/// Creates a backend on `comm` (collective: every rank of `comm` must call it with the same name).
+/// @param name "mpi" or "nccl".
+/// @throws UsageError "--backend: unknown backend X (use mpi or nccl)"; for nccl, "--backend nccl: no CUDA
+/// device
+///         (...)" when any rank sees no CUDA device, or "--backend nccl: not compiled in (...)" when fabcheck
+///         was built without NCCL. Every rank throws the same error.
+/// @throws RuntimeFailure when NCCL initialisation fails.
+std::unique_ptr<CollBackend> make_backend(std::string_view name, const Communicator& comm);
+
+/// True when the NCCL backend was compiled in.
+bool nccl_backend_compiled();
+
+}  // namespace fabcheck::comm

@@ -1,0 +1,198 @@
+// The MPI collective backend: host buffers, one blocking MPI call per collective call.
+#include <fmt/format.h>
+
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+
+#include "backend_factories.hpp"
+#include "fabcheck/comm/backend.hpp"
+#include "fabcheck/core/error.hpp"
+#include "mpi_state.hpp"
+
+namespace fabcheck::comm {
+
+std::uint64_t CollBackend::in_place_result_offset(core::Collective c, const core::CollGeometry& g,
+                                                  int rank) const {
+  if (c == core::Collective::kReduceScatter || c == core::Collective::kScatter) {
+    return static_cast<std::uint64_t>(rank) * g.count;
+  }
+  return 0;
+}
+
+namespace {
+
+MPI_Datatype to_mpi(core::Dtype d) {
+  switch (d) {
+    case core::Dtype::kInt8:
+      return MPI_INT8_T;
+    case core::Dtype::kUint8:
+      return MPI_UINT8_T;
+    case core::Dtype::kInt32:
+      return MPI_INT32_T;
+    case core::Dtype::kUint32:
+      return MPI_UINT32_T;
+    case core::Dtype::kInt64:
+      return MPI_INT64_T;
+    case core::Dtype::kUint64:
+      return MPI_UINT64_T;
+    case core::Dtype::kFloat:
+      return MPI_FLOAT;
+    case core::Dtype::kDouble:
+      return MPI_DOUBLE;
+  }
+  return MPI_BYTE;
+}
+
+MPI_Op to_mpi(core::RedOp o) {
+  switch (o) {
+    case core::RedOp::kSum:
+      return MPI_SUM;
+    case core::RedOp::kProd:
+      return MPI_PROD;
+    case core::RedOp::kMin:
+      return MPI_MIN;
+    case core::RedOp::kMax:
+      return MPI_MAX;
+  }
+  return MPI_SUM;
+}
+
+constexpr int kSendRecvTag = 7101;
+
+class MpiBackend final : public CollBackend {
+ public:
+  explicit MpiBackend(const Communicator& comm)
+      : comm_(comm), mpi_(mpi_comm(comm)), rank_(comm.rank()), size_(comm.size()) {}
+
+  std::string_view name() const override { return "mpi"; }
+  int device_index() const override { return -1; }
+  std::string device_label() const override { return "[cpu] MPI host buffers"; }
+  std::string library_version() const override { return {}; }
+
+  void* alloc(std::size_t bytes) override {
+    constexpr std::size_t kAlign = 64;
+    std::size_t rounded = ((bytes == 0 ? 1 : bytes) + kAlign - 1) / kAlign * kAlign;
+    void* p = std::aligned_alloc(kAlign, rounded);
+    if (p == nullptr) throw RuntimeFailure(fmt::format("mpi backend: cannot allocate {} bytes", bytes));
+    std::memset(p, 0, rounded);  // touch every page before timing
+    return p;
+  }
+
+  void free(void* p) override { std::free(p); }
+
+  void run(const CollCall& c) override {
+    if (c.geometry.count > static_cast<std::uint64_t>(INT_MAX)) {
+      throw RuntimeFailure(
+          fmt::format("mpi backend: count {} exceeds the MPI int count limit", c.geometry.count));
+    }
+    const int cnt = static_cast<int>(c.geometry.count);
+    const MPI_Datatype dt = to_mpi(c.dtype);
+    const std::size_t chunk_bytes = c.geometry.count * core::dtype_size(c.dtype);
+    char* recv = static_cast<char*>(c.recv);
+    void* send = const_cast<void*>(c.send);
+    const bool ip = c.in_place;
+    switch (c.coll) {
+      case core::Collective::kAllReduce:
+        check_mpi(MPI_Allreduce(ip ? MPI_IN_PLACE : send, recv, cnt, dt, to_mpi(c.op), mpi_),
+                  "MPI_Allreduce");
+        break;
+      case core::Collective::kAllGather:
+        if (ip) {
+          check_mpi(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recv, cnt, dt, mpi_), "MPI_Allgather");
+        } else {
+          check_mpi(MPI_Allgather(send, cnt, dt, recv, cnt, dt, mpi_), "MPI_Allgather");
+        }
+        break;
+      case core::Collective::kReduceScatter:
+        check_mpi(MPI_Reduce_scatter_block(ip ? MPI_IN_PLACE : send, recv, cnt, dt, to_mpi(c.op), mpi_),
+                  "MPI_Reduce_scatter_block");
+        break;
+      case core::Collective::kAllToAll:
+        if (ip) {
+          check_mpi(MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recv, cnt, dt, mpi_), "MPI_Alltoall");
+        } else {
+          check_mpi(MPI_Alltoall(send, cnt, dt, recv, cnt, dt, mpi_), "MPI_Alltoall");
+        }
+        break;
+      case core::Collective::kBroadcast:
+        check_mpi(MPI_Bcast((!ip && rank_ == c.root) ? send : recv, cnt, dt, c.root, mpi_), "MPI_Bcast");
+        break;
+      case core::Collective::kReduce:
+        if (!ip) {
+          check_mpi(MPI_Reduce(send, recv, cnt, dt, to_mpi(c.op), c.root, mpi_), "MPI_Reduce");
+        } else if (rank_ == c.root) {
+          check_mpi(MPI_Reduce(MPI_IN_PLACE, recv, cnt, dt, to_mpi(c.op), c.root, mpi_), "MPI_Reduce");
+        } else {
+          check_mpi(MPI_Reduce(recv, nullptr, cnt, dt, to_mpi(c.op), c.root, mpi_), "MPI_Reduce");
+        }
+        break;
+      case core::Collective::kSendRecv: {
+        const int next = (rank_ + 1) % size_;
+        const int prev = (rank_ - 1 + size_) % size_;
+        if (ip) {
+          check_mpi(MPI_Sendrecv_replace(recv, cnt, dt, next, kSendRecvTag, prev, kSendRecvTag, mpi_,
+                                         MPI_STATUS_IGNORE),
+                    "MPI_Sendrecv_replace");
+        } else {
+          check_mpi(MPI_Sendrecv(send, cnt, dt, next, kSendRecvTag, recv, cnt, dt, prev, kSendRecvTag, mpi_,
+                                 MPI_STATUS_IGNORE),
+                    "MPI_Sendrecv");
+        }
+        break;
+      }
+      case core::Collective::kGather:
+        if (!ip) {
+          check_mpi(MPI_Gather(send, cnt, dt, recv, cnt, dt, c.root, mpi_), "MPI_Gather");
+        } else if (rank_ == c.root) {
+          check_mpi(MPI_Gather(MPI_IN_PLACE, cnt, dt, recv, cnt, dt, c.root, mpi_), "MPI_Gather");
+        } else {
+          check_mpi(MPI_Gather(recv + static_cast<std::size_t>(rank_) * chunk_bytes, cnt, dt, nullptr, cnt,
+                               dt, c.root, mpi_),
+                    "MPI_Gather");
+        }
+        break;
+      case core::Collective::kScatter:
+        if (!ip) {
+          check_mpi(MPI_Scatter(send, cnt, dt, recv, cnt, dt, c.root, mpi_), "MPI_Scatter");
+        } else if (rank_ == c.root) {
+          check_mpi(MPI_Scatter(recv, cnt, dt, MPI_IN_PLACE, cnt, dt, c.root, mpi_), "MPI_Scatter");
+        } else {
+          check_mpi(MPI_Scatter(nullptr, cnt, dt, recv + static_cast<std::size_t>(rank_) * chunk_bytes, cnt,
+                                dt, c.root, mpi_),
+                    "MPI_Scatter");
+        }
+        break;
+    }
+  }
+
+  void synchronize() override {}
+  void copy_to_host(void* host, const void* src, std::size_t bytes) override {
+    if (bytes > 0) std::memcpy(host, src, bytes);
+  }
+  void copy_from_host(void* dst, const void* host, std::size_t bytes) override {
+    if (bytes > 0) std::memcpy(dst, host, bytes);
+  }
+
+  std::uint64_t in_place_result_offset(core::Collective c, const core::CollGeometry& g,
+                                       int rank) const override {
+    if (c == core::Collective::kReduceScatter) return 0;  // MPI_IN_PLACE: the result starts at the buffer
+    return CollBackend::in_place_result_offset(c, g, rank);
+  }
+
+ private:
+  Communicator comm_;  // keeps the MPI_Comm alive
+  MPI_Comm mpi_;
+  int rank_;
+  int size_;
+};
+
+}  // namespace
+
+std::unique_ptr<CollBackend> make_backend(std::string_view name, const Communicator& comm) {
+  if (name == "mpi") return std::make_unique<MpiBackend>(comm);
+  if (name == "nccl") return detail::make_nccl_backend(comm);
+  throw UsageError(fmt::format("--backend: unknown backend \"{}\" (use mpi or nccl)", name));
+}
+
+}  // namespace fabcheck::comm

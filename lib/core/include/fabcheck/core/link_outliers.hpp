@@ -1,0 +1,87 @@
+#pragma once
+/// @file Outliers and attribution on host-pair link matrices (DESIGN §4 outlier rule, §5 Pairs). Pure, no
+/// I/O.
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "fabcheck/core/stats.hpp"
+
+namespace fabcheck::core {
+
+/// n×n matrix of one measurement per link: row = source host, column = destination host (host indices).
+/// Unmeasured cells and the diagonal are nullopt.
+using LinkMatrix = std::vector<std::vector<std::optional<double>>>;
+
+/// Which matrix an outlier comes from.
+enum class LinkKind {
+  kBandwidth,  ///< directed link, GB/s, lower is worse
+  kLatency,    ///< unordered pair, µs, higher is worse
+};
+
+/// One flagged link.
+struct LinkOutlier {
+  LinkKind kind = LinkKind::kBandwidth;  ///< bandwidth (directed) or latency (unordered pair)
+  int from = 0;                          ///< source host (latency: the lower index of the pair)
+  int to = 0;                            ///< destination host (latency: the higher index)
+  double value = 0;                      ///< the link's value (GB/s or µs)
+  double median = 0;                     ///< median over all links of this kind (DESIGN §4 nearest rank)
+  std::optional<double> z;               ///< robust z; nullopt when MAD = 0 (z = ±∞)
+  bool robust = false;           ///< flagged by the §4 rule (> 3 robust z and > 10 % worse than median)
+  bool below_line_rate = false;  ///< bandwidth below 80 % of the expected line rate (independent test)
+};
+
+/// A host whose links are mostly outliers (DESIGN §5).
+struct HostSuspect {
+  int host = 0;                        ///< host index
+  std::vector<std::size_t> links;      ///< indices into LinkAnalysis::outliers of this host's flagged links
+  int out_flagged = 0, out_links = 0;  ///< flagged / measured bandwidth links leaving the host
+  int in_flagged = 0, in_links = 0;    ///< flagged / measured bandwidth links entering the host
+  int lat_flagged = 0, lat_links = 0;  ///< flagged / measured latency pairs of the host
+};
+
+/// Centre and spread of one kind's values.
+struct LinkStats {
+  std::size_t values = 0;        ///< measured links of this kind
+  std::optional<double> median;  ///< median (nullopt when no values)
+  std::optional<double> mad;     ///< median absolute deviation (nullopt when no values)
+};
+
+/// Result of analyze_links.
+struct LinkAnalysis {
+  int hosts = 0;                      ///< n
+  LinkStats bw;                       ///< over directed bandwidth links
+  LinkStats lat;                      ///< over unordered latency pairs
+  std::vector<LinkOutlier> outliers;  ///< bandwidth outliers first (row-major), then latency (row-major)
+  std::vector<HostSuspect> suspects;  ///< hosts blamed, ascending host index
+  std::vector<std::string> notes;     ///< limits that applied (few hosts, fabric-wide slowness, …)
+};
+
+/// Flags outlier links and attributes them to hosts.
+/// Outliers: the DESIGN §4 rule (core::outliers / core::robust_z, needs ≥ 3 values) over every measured
+/// directed bandwidth link (lower is worse) and over every unordered latency pair (higher is worse; the cell
+/// [a][b] with a < b, or [b][a] when only that one is measured); with `expected_gbps`, a bandwidth link below
+/// 80 % of it is an outlier by a second, independent test. Attribution (n ≥ 3 hosts): a host is a suspect
+/// when more than half of its measured outgoing bandwidth links, or of its incoming ones, or of its latency
+/// pairs are outliers; otherwise its outliers stay link findings. When more than half of all bandwidth links
+/// are flagged (fabric-wide slowness), no host is blamed for bandwidth. Limit (noted): with n ≤ 4 a host slow
+/// in both directions owns at least half of the directed links, so the median itself is slow and the robust
+/// rule cannot single that host out.
+/// @param bw_gbps  bandwidth matrix (GB/s), n×n. @param lat_us latency matrix (µs), n×n or empty.
+/// @throws std::invalid_argument when the matrices are not square or differ in size.
+LinkAnalysis analyze_links(const LinkMatrix& bw_gbps, const LinkMatrix& lat_us,
+                           std::optional<double> expected_gbps = std::nullopt);
+
+/// Noise scale of link values relative to their median: 1.4826·MAD/median (0 when there are fewer than 3
+/// values, MAD = 0 or the median is 0).
+double relative_spread(std::span<const double> values);
+
+/// Confirmation rule for a re-measured link (DESIGN §5): it is still an outlier when it is worse than
+/// `reference` (the median of good links re-measured the same way) by more than max(10 %, 3 × rel_spread) of
+/// the reference — the two thresholds of DESIGN §4 expressed relative to the median, with the spread taken
+/// from the full matrix.
+bool still_outlier(double retest, double reference, double rel_spread, Worse worse);
+
+}  // namespace fabcheck::core

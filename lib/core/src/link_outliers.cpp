@@ -1,0 +1,181 @@
+#include "fabcheck/core/link_outliers.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace fabcheck::core {
+
+namespace {
+
+struct Cell {
+  int from, to;
+};
+
+// Nearest-rank median (DESIGN §4, the same element core::median returns) by selection instead of a full sort:
+// the matrix of 1024 hosts has a million links. `v` is reordered.
+double select_median(std::vector<double>& v) {
+  const std::size_t k = percentile_index(v.size(), 5000);
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+  return v[k];
+}
+
+LinkStats stats_of(std::span<const double> v) {
+  LinkStats s;
+  s.values = v.size();
+  if (v.empty()) return s;
+  std::vector<double> work(v.begin(), v.end());
+  const double med = select_median(work);
+  for (std::size_t i = 0; i < v.size(); ++i) work[i] = std::fabs(v[i] - med);
+  s.median = med;
+  s.mad = select_median(work);
+  return s;
+}
+
+// The DESIGN §4 outlier rule of core::outliers / core::robust_z (z = (x − median)/(1.4826·MAD), ±∞ when MAD =
+// 0; flagged when worse by more than 3 z and by more than 10 % of the median; nothing below 3 values),
+// evaluated with the median and MAD computed once. A unit test checks it against core::outliers and
+// core::robust_z.
+void flag(LinkKind kind, const std::vector<Cell>& cells, const std::vector<double>& values, Worse worse,
+          std::optional<double> line_rate_floor, const LinkStats& st, std::vector<LinkOutlier>& out) {
+  const bool judge = values.size() >= 3;
+  const double med = st.median.value_or(0), mad = st.mad.value_or(0);
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const double x = values[i];
+    double z = 0;
+    if (judge) {
+      if (mad == 0) {
+        z = x == med ? 0.0 : (x > med ? 1 : -1) * std::numeric_limits<double>::infinity();
+      } else {
+        z = (x - med) / (1.4826 * mad);
+      }
+    }
+    const bool robust = judge && (worse == Worse::kLower ? z < -3.0 && x < med - 0.10 * std::fabs(med)
+                                                         : z > 3.0 && x > med + 0.10 * std::fabs(med));
+    const bool below = line_rate_floor && x < *line_rate_floor;
+    if (!robust && !below) continue;
+    LinkOutlier o;
+    o.kind = kind;
+    o.from = cells[i].from;
+    o.to = cells[i].to;
+    o.value = x;
+    o.median = med;
+    if (judge && std::isfinite(z)) o.z = z;
+    o.robust = robust;
+    o.below_line_rate = below;
+    out.push_back(o);
+  }
+}
+
+}  // namespace
+
+LinkAnalysis analyze_links(const LinkMatrix& bw, const LinkMatrix& lat, std::optional<double> expected_gbps) {
+  const std::size_t n = bw.size();
+  for (const auto& row : bw)
+    if (row.size() != n) throw std::invalid_argument("analyze_links: bandwidth matrix is not square");
+  if (!lat.empty()) {
+    if (lat.size() != n) throw std::invalid_argument("analyze_links: latency matrix size differs");
+    for (const auto& row : lat)
+      if (row.size() != n) throw std::invalid_argument("analyze_links: latency matrix is not square");
+  }
+  LinkAnalysis a;
+  a.hosts = static_cast<int>(n);
+
+  // Bandwidth: every measured directed link.
+  std::vector<Cell> bw_cells;
+  std::vector<double> bw_values;
+  bw_cells.reserve(n * (n > 0 ? n - 1 : 0));
+  bw_values.reserve(bw_cells.capacity());
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j)
+      if (i != j && bw[i][j]) {
+        bw_cells.push_back({static_cast<int>(i), static_cast<int>(j)});
+        bw_values.push_back(*bw[i][j]);
+      }
+  // Latency: one value per unordered pair.
+  std::vector<Cell> lat_cells;
+  std::vector<double> lat_values;
+  if (!lat.empty()) {
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = i + 1; j < n; ++j) {
+        const auto& v = lat[i][j] ? lat[i][j] : lat[j][i];
+        if (!v) continue;
+        lat_cells.push_back({static_cast<int>(i), static_cast<int>(j)});
+        lat_values.push_back(*v);
+      }
+  }
+  a.bw = stats_of(bw_values);
+  a.lat = stats_of(lat_values);
+
+  std::optional<double> floor;
+  if (expected_gbps && *expected_gbps > 0) floor = 0.8 * *expected_gbps;
+  flag(LinkKind::kBandwidth, bw_cells, bw_values, Worse::kLower, floor, a.bw, a.outliers);
+  const std::size_t bw_flagged = a.outliers.size();
+  flag(LinkKind::kLatency, lat_cells, lat_values, Worse::kHigher, std::nullopt, a.lat, a.outliers);
+
+  if (bw_values.size() < 3)
+    a.notes.push_back("fewer than 3 bandwidth links: the robust outlier rule needs 3 values");
+  if (!lat.empty() && lat_values.size() < 3)
+    a.notes.push_back("fewer than 3 latency pairs: the robust outlier rule needs 3 values");
+  if (n < 3) {
+    a.notes.push_back("fewer than 3 hosts: a slow link cannot be told from a slow host, no host is blamed");
+    return a;
+  }
+  if (n <= 4)
+    a.notes.push_back(
+        "with 4 hosts or fewer a host slow in both directions owns at least half of the directed links, so "
+        "the median "
+        "itself is slow and the rule cannot single that host out (DESIGN §5)");
+  const bool bw_fabric_wide = bw_flagged * 2 > bw_values.size();
+  if (bw_fabric_wide)
+    a.notes.push_back(
+        "more than half of the bandwidth links are flagged: fabric-wide slowness, no host is blamed");
+
+  // Per-host tallies.
+  std::vector<HostSuspect> tally(n);
+  for (std::size_t h = 0; h < n; ++h) tally[h].host = static_cast<int>(h);
+  for (const auto& c : bw_cells) {
+    ++tally[static_cast<std::size_t>(c.from)].out_links;
+    ++tally[static_cast<std::size_t>(c.to)].in_links;
+  }
+  for (const auto& c : lat_cells) {
+    ++tally[static_cast<std::size_t>(c.from)].lat_links;
+    ++tally[static_cast<std::size_t>(c.to)].lat_links;
+  }
+  for (std::size_t k = 0; k < a.outliers.size(); ++k) {
+    const auto& o = a.outliers[k];
+    auto& f = tally[static_cast<std::size_t>(o.from)];
+    auto& t = tally[static_cast<std::size_t>(o.to)];
+    if (o.kind == LinkKind::kBandwidth) {
+      ++f.out_flagged;
+      ++t.in_flagged;
+    } else {
+      ++f.lat_flagged;
+      ++t.lat_flagged;
+    }
+    f.links.push_back(k);
+    t.links.push_back(k);
+  }
+  for (auto& h : tally) {
+    const bool out_most = !bw_fabric_wide && h.out_links > 0 && 2 * h.out_flagged > h.out_links;
+    const bool in_most = !bw_fabric_wide && h.in_links > 0 && 2 * h.in_flagged > h.in_links;
+    const bool lat_most = h.lat_links > 0 && 2 * h.lat_flagged > h.lat_links;
+    if (out_most || in_most || lat_most) a.suspects.push_back(std::move(h));
+  }
+  return a;
+}
+
+double relative_spread(std::span<const double> values) {
+  if (values.size() < 3) return 0;
+  const LinkStats s = stats_of(values);
+  if (!s.median || *s.median == 0 || !s.mad) return 0;
+  return 1.4826 * *s.mad / std::fabs(*s.median);
+}
+
+bool still_outlier(double retest, double reference, double rel_spread, Worse worse) {
+  const double margin = std::max(0.10, 3.0 * rel_spread) * std::fabs(reference);
+  return worse == Worse::kLower ? retest < reference - margin : retest > reference + margin;
+}
+
+}  // namespace fabcheck::core

@@ -1,0 +1,102 @@
+#pragma once
+/// @file `fabcheck pairs`: every host pair measured, the link matrix, the slow link or bad host named (DESIGN
+/// §5). Measurement only: returns plain structs, never prints.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fabcheck/comm/communicator.hpp"
+#include "fabcheck/core/link_outliers.hpp"
+#include "fabcheck/core/pair_schedule.hpp"
+
+namespace fabcheck::probes {
+
+/// Options of the pairs probe (flags of `fabcheck pairs`).
+struct PairsOptions {
+  /// Bytes per window (`--size`): each timed iteration moves `window` messages of size_bytes / window bytes
+  /// (rounded down), all in flight at once, then the receiver acknowledges — osu_bw's loop with the window's
+  /// total fixed instead of the message size, so that a slow link costs size_bytes per iteration, not window
+  /// × size.
+  std::uint64_t size_bytes = 64ull << 20;
+  int window = 64;         ///< messages in flight per iteration (`--window`, as osu_bw)
+  int warmup = 1;          ///< untimed windows per direction before timing (`--warmup`)
+  int iters = 20;          ///< at most this many timed windows per direction (`--iters`)
+  double budget_ms = 500;  ///< per direction: timed windows = clamp(budget / warmup time, 1, iters)
+  int lat_iters = 1000;    ///< 8 B ping-pong samples per pair (`--lat-iters`)
+  int lat_warmup = 50;     ///< untimed ping-pongs before them
+  bool bidir = false;      ///< also measure simultaneous both-way bandwidth (`--bidir`)
+  bool all_ranks = false;  ///< pair local rank i with local rank i of the peer host (`--all-ranks`)
+  bool retest = true;      ///< re-measure suspects against good partners before the verdict (`--no-retest`)
+  std::optional<double> line_rate_gbit;  ///< expected line rate in Gbit/s (`--line-rate-gbit`), if known
+};
+
+/// Checks option ranges. @throws UsageError naming the flag (`--size 0`, `--window 0`, size < window, …).
+void validate(const PairsOptions& opts);
+
+/// Why pairs cannot run on this communicator (fewer than two hosts), or nullopt when it can.
+/// `fabcheck pairs` turns the reason into a usage error (exit 2); `fabcheck run` into a skipped section.
+std::optional<std::string> pairs_skip_reason(const comm::Communicator& comm);
+
+/// A re-measurement made for confirmation.
+struct PairsRetest {
+  std::string role;  ///< "link" (a flagged link), "partner" (suspect host ↔ good host), "reference"
+  core::LinkKind kind = core::LinkKind::kBandwidth;  ///< bandwidth (directed) or latency (pair)
+  int from = 0, to = 0;                              ///< host indices
+  std::optional<double> first;                       ///< value in the all-pairs matrix (GB/s or µs p50)
+  double value = 0;               ///< re-measured value (measured alone: one pair at a time)
+  std::optional<bool> still_bad;  ///< core::still_outlier against the reference; nullopt for role reference
+};
+
+/// A flagged link with its confirmation.
+struct PairsOutlier {
+  core::LinkOutlier link;         ///< the §4 verdict on the all-pairs matrix
+  std::optional<bool> confirmed;  ///< true/false after retest; nullopt when not retested (`--no-retest`)
+};
+
+/// A suspect host with its confirmation.
+struct PairsSuspect {
+  core::HostSuspect host;         ///< attribution on the all-pairs matrix (links index PairsRail::outliers)
+  std::optional<bool> confirmed;  ///< most re-measured links still bad; nullopt when not retested
+};
+
+/// One set of leaders: local rank `local_rank` of every host (just the host leaders without --all-ranks).
+struct PairsRail {
+  int local_rank = 0;           ///< local rank index of the ranks that measured
+  core::LinkMatrix bw_gbps;     ///< [from][to] GB/s, one direction at a time
+  core::LinkMatrix bidir_gbps;  ///< [a][b] = [b][a] both directions summed, GB/s (empty without --bidir)
+  core::LinkMatrix lat_p50_us;  ///< [a][b] = [b][a] 8 B half round trip p50, µs
+  core::LinkMatrix lat_p99_us;  ///< same, p99
+  int lat_samples = 0;          ///< ping-pong samples behind each latency cell
+  core::LinkAnalysis analysis;  ///< medians, raw outliers, raw suspects, notes
+  std::vector<PairsOutlier> outliers;          ///< analysis.outliers with confirmation, same order
+  std::vector<PairsSuspect> suspects;          ///< analysis.suspects with confirmation
+  std::vector<PairsRetest> retests;            ///< what was re-measured
+  std::optional<double> retest_bw_reference;   ///< median of re-measured good bandwidth links (GB/s)
+  std::optional<double> retest_lat_reference;  ///< median of re-measured good latency pairs (µs)
+};
+
+/// Result on rank 0 (other ranks: hosts and schedule only).
+struct PairsResult {
+  std::vector<std::string> hosts;         ///< host names, matrix index order
+  std::uint64_t size_bytes = 0;           ///< bytes per window as requested
+  std::uint64_t message_bytes = 0;        ///< size_bytes / window
+  int window = 0;                         ///< messages in flight
+  std::vector<core::PairRound> schedule;  ///< rounds that ran
+  std::vector<PairsRail> rails;           ///< one without --all-ranks
+  bool bidir = false;                     ///< bidir_gbps measured
+  bool retest = false;                    ///< confirmation ran
+  std::optional<double> expected_gbps;    ///< line rate / 8 when known
+  double duration_s = 0;                  ///< wall time of the probe
+  /// Hosts that passed: not a suspect in any rail, unless refuted by the retest (for --exclude-hostfile).
+  std::vector<std::string> passed_hosts() const;
+};
+
+/// Runs the probe (collective over comm). Rounds of the circle schedule run one after another with a barrier
+/// between them; within a pair: bandwidth lower → higher host, then higher → lower, then (--bidir) both at
+/// once, then 8 B latency. Then (retest) each flagged link, up to 3 partner links per flagged direction of
+/// each suspect host, and up to 3 reference links between good hosts are measured one at a time.
+/// @throws UsageError when pairs_skip_reason() gives a reason; RuntimeFailure on MPI errors.
+PairsResult run_pairs(const comm::Communicator& comm, const PairsOptions& opts);
+
+}  // namespace fabcheck::probes

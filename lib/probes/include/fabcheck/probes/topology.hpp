@@ -1,0 +1,37 @@
+#pragma once
+/// @file Who ran where: the report's `topology` section (DESIGN §6), gathered from a communicator.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fabcheck/comm/communicator.hpp"
+
+namespace fabcheck::probes {
+
+/// The ranks on one host.
+struct HostRanks {
+  std::string host;        ///< host name (cut at the first '.')
+  std::vector<int> ranks;  ///< ranks on it, ascending
+};
+
+/// `topology` of the report: {nranks, hosts: [{host, ranks}], backend, mpi_library, nccl_version,
+/// clock_offset_us_max}.
+struct Topology {
+  int nranks = 0;                           ///< ranks in the communicator
+  std::vector<HostRanks> hosts;             ///< hosts in order of their lowest rank
+  std::string backend;                      ///< collective backend: "mpi" | "nccl"
+  std::string mpi_library;                  ///< MPI_Get_library_version, first line
+  std::optional<std::string> nccl_version;  ///< e.g. "NCCL 2.28.3"; nullopt when NCCL was not used
+  double clock_offset_us_max = 0;           ///< max |clock offset to rank 0| over ranks, µs
+  double clock_error_us_max = 0;            ///< max error bound (half round trip) of that alignment, µs
+};
+
+/// Describes `comm` (no communication: hosts are known to the communicator).
+/// @param backend       backend name recorded in the section.
+/// @param clocks        the clock alignment the probe used (comm::align_clocks).
+/// @param nccl_version  NCCL version text when the nccl backend ran; empty otherwise.
+Topology describe_topology(const comm::Communicator& comm, std::string_view backend,
+                           const comm::ClockAlignment& clocks, std::string_view nccl_version = {});
+
+}  // namespace fabcheck::probes

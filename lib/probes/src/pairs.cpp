@@ -1,0 +1,484 @@
+#include "fabcheck/probes/pairs.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <set>
+
+#include "fabcheck/comm/phase.hpp"
+#include "fabcheck/core/error.hpp"
+#include "fabcheck/core/size.hpp"
+#include "fabcheck/core/stats.hpp"
+
+namespace fabcheck::probes {
+
+namespace {
+
+constexpr int kTagData = 6100;
+constexpr int kTagAck = 6101;
+constexpr int kTagCtl = 6102;
+constexpr int kTagLat = 6103;
+constexpr int kTagBidir = 6104;
+
+// Record types gathered to rank 0.
+enum Rec : int { kRecBw = 0, kRecBidir = 1, kRecLatP50 = 2, kRecLatP99 = 3, kRecLatSamples = 4 };
+
+struct Buffers {
+  std::vector<char> send;  // one message (all window sends read it, as osu_bw)
+  std::vector<char> recv;  // the whole window (distinct slots: overlapping receive buffers are erroneous MPI)
+};
+
+struct Params {
+  std::uint64_t msg = 0;
+  int window = 0, warmup = 0, iters = 0;
+  double budget_us = 0;
+  int lat_iters = 0, lat_warmup = 0;
+};
+
+using comm::Communicator;
+
+void send_window(const Communicator& c, const Buffers& b, const Params& p, int peer,
+                 std::vector<comm::Request>& reqs) {
+  reqs.clear();
+  for (int w = 0; w < p.window; ++w) reqs.push_back(c.isend(b.send.data(), p.msg, peer, kTagData));
+  Communicator::wait_all(reqs);
+  std::int32_t ack = 0;
+  c.recv(&ack, sizeof ack, peer, kTagAck);
+}
+
+void recv_window(const Communicator& c, Buffers& b, const Params& p, int peer,
+                 std::vector<comm::Request>& reqs) {
+  reqs.clear();
+  for (int w = 0; w < p.window; ++w)
+    reqs.push_back(c.irecv(b.recv.data() + static_cast<std::size_t>(w) * p.msg, p.msg, peer, kTagData));
+  Communicator::wait_all(reqs);
+  const std::int32_t ack = 1;
+  c.send(&ack, sizeof ack, peer, kTagAck);
+}
+
+// Timed windows after the warmup: clamp(budget / warmup time per window, 1, iters).
+std::int64_t timed_count(const Params& p, double warm_us) {
+  if (p.warmup <= 0 || warm_us <= 0) return p.iters;
+  const double per = warm_us / p.warmup;
+  const auto n = static_cast<std::int64_t>(std::floor(p.budget_us / per));
+  return std::clamp<std::int64_t>(n, 1, p.iters);
+}
+
+// One direction, osu_bw style. Returns GB/s on the sender, nullopt on the receiver.
+std::optional<double> bw_one_way(const Communicator& c, Buffers& b, const Params& p, int peer, bool sender) {
+  std::vector<comm::Request> reqs;
+  reqs.reserve(static_cast<std::size_t>(p.window));
+  if (sender) {
+    const double w0 = comm::now_us();
+    for (int i = 0; i < p.warmup; ++i) send_window(c, b, p, peer, reqs);
+    std::int64_t n = timed_count(p, comm::now_us() - w0);
+    c.send(&n, sizeof n, peer, kTagCtl);
+    const double t0 = comm::now_us();
+    for (std::int64_t i = 0; i < n; ++i) send_window(c, b, p, peer, reqs);
+    const double t_us = comm::now_us() - t0;
+    const double bytes = static_cast<double>(n) * p.window * static_cast<double>(p.msg);
+    return bytes / (t_us * 1e-6) / 1e9;
+  }
+  for (int i = 0; i < p.warmup; ++i) recv_window(c, b, p, peer, reqs);
+  std::int64_t n = 0;
+  c.recv(&n, sizeof n, peer, kTagCtl);
+  for (std::int64_t i = 0; i < n; ++i) recv_window(c, b, p, peer, reqs);
+  return std::nullopt;
+}
+
+// Both directions at once (osu_bibw: each side posts a window of receives and sends, no acknowledgement).
+// Returns the sum of both directions in GB/s on the `lead` side.
+std::optional<double> bw_bidir(const Communicator& c, Buffers& b, const Params& p, int peer, bool lead) {
+  std::vector<comm::Request> reqs;
+  reqs.reserve(static_cast<std::size_t>(2 * p.window));
+  auto both = [&] {
+    reqs.clear();
+    for (int w = 0; w < p.window; ++w)
+      reqs.push_back(c.irecv(b.recv.data() + static_cast<std::size_t>(w) * p.msg, p.msg, peer, kTagBidir));
+    for (int w = 0; w < p.window; ++w) reqs.push_back(c.isend(b.send.data(), p.msg, peer, kTagBidir));
+    Communicator::wait_all(reqs);
+  };
+  const double w0 = comm::now_us();
+  for (int i = 0; i < p.warmup; ++i) both();
+  std::int64_t n = 0;
+  if (lead) {
+    n = timed_count(p, comm::now_us() - w0);
+    c.send(&n, sizeof n, peer, kTagCtl);
+  } else {
+    c.recv(&n, sizeof n, peer, kTagCtl);
+  }
+  c.sendrecv(nullptr, 0, peer, nullptr, 0, peer, kTagCtl);  // start together
+  const double t0 = comm::now_us();
+  for (std::int64_t i = 0; i < n; ++i) both();
+  const double t_us = comm::now_us() - t0;
+  if (!lead) return std::nullopt;
+  const double bytes = 2.0 * static_cast<double>(n) * p.window * static_cast<double>(p.msg);
+  return bytes / (t_us * 1e-6) / 1e9;
+}
+
+struct Lat {
+  double p50 = 0, p99 = 0;
+  int samples = 0;
+};
+
+// 8 B ping-pong; the initiator returns half round trips (µs).
+std::optional<Lat> latency(const Communicator& c, const Params& p, int peer, bool initiator) {
+  char buf[8] = {};
+  if (!initiator) {
+    for (int i = 0; i < p.lat_warmup + p.lat_iters; ++i) {
+      c.recv(buf, sizeof buf, peer, kTagLat);
+      c.send(buf, sizeof buf, peer, kTagLat);
+    }
+    return std::nullopt;
+  }
+  std::vector<double> half;
+  half.reserve(static_cast<std::size_t>(p.lat_iters));
+  for (int i = 0; i < p.lat_warmup + p.lat_iters; ++i) {
+    const double t0 = comm::now_us();
+    c.send(buf, sizeof buf, peer, kTagLat);
+    c.recv(buf, sizeof buf, peer, kTagLat);
+    if (i >= p.lat_warmup) half.push_back((comm::now_us() - t0) / 2);
+  }
+  const auto s = core::summarize(half);
+  return Lat{s.p50, s.p99, static_cast<int>(s.samples)};
+}
+
+core::LinkMatrix empty_matrix(std::size_t n) {
+  return core::LinkMatrix(n, std::vector<std::optional<double>>(n));
+}
+
+// A retest item: role 0 link, 1 partner, 2 reference; kind 0 bw, 1 lat.
+struct Item {
+  int role = 0, kind = 0, rail = 0, from = 0, to = 0;
+  int outlier = -1, suspect = -1;
+};
+
+const char* role_name(int role) {
+  return role == 0 ? "link" : role == 1 ? "partner" : "reference";
+}
+
+// Plans the confirmation measurements of one rail (rank 0).
+void plan_rail(const PairsRail& rail, int r, std::size_t max_links, std::vector<Item>& items) {
+  const auto& a = rail.analysis;
+  const std::size_t n = static_cast<std::size_t>(a.hosts);
+  std::vector<bool> suspect(n, false), touched(n, false);
+  for (const auto& s : a.suspects) suspect[static_cast<std::size_t>(s.host)] = true;
+  for (const auto& o : a.outliers)
+    touched[static_cast<std::size_t>(o.from)] = touched[static_cast<std::size_t>(o.to)] = true;
+  std::vector<int> good;
+  for (std::size_t h = 0; h < n; ++h)
+    if (!touched[h]) good.push_back(static_cast<int>(h));
+
+  bool need_bw = false, need_lat = false;
+  std::set<std::size_t> covered;  // outliers retested as partner links
+  // Suspect hosts: up to 3 of their flagged links per flagged direction, preferring partners that look good.
+  for (std::size_t si = 0; si < a.suspects.size(); ++si) {
+    const auto& s = a.suspects[si];
+    auto pick = [&](auto pred) {
+      std::vector<std::size_t> cand;
+      for (std::size_t k : s.links)
+        if (pred(a.outliers[k])) cand.push_back(k);
+      std::stable_sort(cand.begin(), cand.end(), [&](std::size_t x, std::size_t y) {
+        auto other = [&](std::size_t k) {
+          const auto& o = a.outliers[k];
+          const int peer = o.from == s.host ? o.to : o.from;
+          return suspect[static_cast<std::size_t>(peer)]   ? 2
+                 : touched[static_cast<std::size_t>(peer)] ? 1
+                                                           : 0;
+        };
+        return other(x) < other(y);
+      });
+      for (std::size_t i = 0; i < cand.size() && i < 3; ++i) {
+        const auto& o = a.outliers[cand[i]];
+        items.push_back({1, o.kind == core::LinkKind::kBandwidth ? 0 : 1, r, o.from, o.to,
+                         static_cast<int>(cand[i]), static_cast<int>(si)});
+        covered.insert(cand[i]);
+        (o.kind == core::LinkKind::kBandwidth ? need_bw : need_lat) = true;
+      }
+    };
+    if (2 * s.out_flagged > s.out_links)
+      pick([&](const core::LinkOutlier& o) {
+        return o.kind == core::LinkKind::kBandwidth && o.from == s.host;
+      });
+    if (2 * s.in_flagged > s.in_links)
+      pick(
+          [&](const core::LinkOutlier& o) { return o.kind == core::LinkKind::kBandwidth && o.to == s.host; });
+    if (2 * s.lat_flagged > s.lat_links)
+      pick([&](const core::LinkOutlier& o) { return o.kind == core::LinkKind::kLatency; });
+  }
+  // Other flagged links: each one again, unless it belongs to a suspect host (it inherits the host's
+  // verdict).
+  std::size_t links = 0;
+  for (std::size_t k = 0; k < a.outliers.size(); ++k) {
+    const auto& o = a.outliers[k];
+    if (covered.count(k)) continue;
+    if (suspect[static_cast<std::size_t>(o.from)] || suspect[static_cast<std::size_t>(o.to)]) continue;
+    if (links++ >= max_links) break;
+    items.push_back(
+        {0, o.kind == core::LinkKind::kBandwidth ? 0 : 1, r, o.from, o.to, static_cast<int>(k), -1});
+    (o.kind == core::LinkKind::kBandwidth ? need_bw : need_lat) = true;
+  }
+  // References: good ↔ good links measured the same way (alone), from distinct pairs.
+  auto refs = [&](int kind) {
+    // Consecutive good hosts (g0→g1, g1→g2, …, wrapping), then the reverse directions, up to 3 links.
+    std::vector<std::pair<int, int>> cand;
+    const std::size_t g = good.size();
+    if (g >= 2) {
+      for (std::size_t i = 0; i < g && (g > 2 || i == 0); ++i) cand.emplace_back(good[i], good[(i + 1) % g]);
+      if (g == 2) cand.emplace_back(good[1], good[0]);
+    }
+    const int per_kind = 3;
+    for (std::size_t i = 0; i < cand.size() && static_cast<int>(i) < per_kind; ++i)
+      items.push_back({2, kind, r, cand[i].first, cand[i].second, -1, -1});
+  };
+  if (need_bw) refs(0);
+  if (need_lat) refs(1);
+}
+
+}  // namespace
+
+void validate(const PairsOptions& o) {
+  if (o.size_bytes == 0) throw UsageError("--size: must be at least 1 byte per window (e.g. --size 64M)");
+  if (o.window < 1)
+    throw UsageError(fmt::format("--window {}: must be at least 1 (osu_bw uses 64)", o.window));
+  if (o.size_bytes < static_cast<std::uint64_t>(o.window))
+    throw UsageError(
+        fmt::format("--size {}: smaller than --window {} (each of the window's messages needs a byte)",
+                    o.size_bytes, o.window));
+  if (o.size_bytes / static_cast<std::uint64_t>(o.window) >= (1ull << 31))
+    throw UsageError(
+        "--size: size/window must stay below 2 GiB per message (raise --window or lower --size)");
+  if (o.iters < 1) throw UsageError(fmt::format("--iters {}: must be at least 1", o.iters));
+  if (o.warmup < 0) throw UsageError(fmt::format("--warmup {}: must be 0 or more", o.warmup));
+  if (!(o.budget_ms > 0)) throw UsageError("--budget-ms: must be a positive number of milliseconds");
+  if (o.lat_iters < 1) throw UsageError(fmt::format("--lat-iters {}: must be at least 1", o.lat_iters));
+  if (o.lat_warmup < 0) throw UsageError(fmt::format("--lat-warmup {}: must be 0 or more", o.lat_warmup));
+  if (o.line_rate_gbit && !(*o.line_rate_gbit > 0))
+    throw UsageError("--line-rate-gbit: must be a positive rate in Gbit/s (e.g. 400)");
+}
+
+std::optional<std::string> pairs_skip_reason(const comm::Communicator& comm) {
+  const auto& hosts = comm.hosts();
+  if (hosts.size() >= 2) return std::nullopt;
+  return fmt::format(
+      "pairs needs two hosts, found 1 ({}) with {} rank(s): launch with a hostfile that spans hosts",
+      hosts.empty() ? std::string("?") : hosts[0], comm.size());
+}
+
+std::vector<std::string> PairsResult::passed_hosts() const {
+  std::vector<bool> bad(hosts.size(), false);
+  for (const auto& r : rails)
+    for (const auto& s : r.suspects)
+      if (s.confirmed.value_or(true)) bad[static_cast<std::size_t>(s.host.host)] = true;
+  std::vector<std::string> out;
+  for (std::size_t h = 0; h < hosts.size(); ++h)
+    if (!bad[h]) out.push_back(hosts[h]);
+  return out;
+}
+
+PairsResult run_pairs(const comm::Communicator& comm, const PairsOptions& opts) {
+  validate(opts);
+  if (auto why = pairs_skip_reason(comm)) throw UsageError(*why);
+  const double start_us = comm::now_us();
+
+  PairsResult res;
+  res.hosts = comm.hosts();
+  const std::size_t n = res.hosts.size();
+  res.size_bytes = opts.size_bytes;
+  res.window = opts.window;
+  res.message_bytes = opts.size_bytes / static_cast<std::uint64_t>(opts.window);
+  res.schedule = core::circle_schedule(static_cast<int>(n));
+  res.bidir = opts.bidir;
+  res.retest = opts.retest;
+  if (opts.line_rate_gbit) res.expected_gbps = *opts.line_rate_gbit / 8.0;
+
+  const auto& by_host = comm.ranks_by_host();
+  std::size_t rails = 1;
+  if (opts.all_ranks) {
+    rails = by_host[0].size();
+    for (const auto& h : by_host) rails = std::min(rails, h.size());
+  }
+  const int my_host = comm.host_index(comm.rank());
+  const int my_rail = comm.local_rank() < static_cast<int>(rails) ? comm.local_rank() : -1;
+  auto rank_of = [&](int host, int rail) {
+    return by_host[static_cast<std::size_t>(host)][static_cast<std::size_t>(rail)];
+  };
+
+  Params p;
+  p.msg = res.message_bytes;
+  p.window = opts.window;
+  p.warmup = opts.warmup;
+  p.iters = opts.iters;
+  p.budget_us = opts.budget_ms * 1000.0;
+  p.lat_iters = opts.lat_iters;
+  p.lat_warmup = opts.lat_warmup;
+  Buffers buf;
+  if (my_rail >= 0) {
+    buf.send.assign(p.msg, 'p');
+    buf.recv.assign(p.msg * static_cast<std::size_t>(p.window), 0);
+  }
+
+  // All pairs, round by round.
+  std::vector<double> recs;  // [type, rail, from, to, value] ...
+  auto rec = [&](int type, int from, int to, double v) {
+    recs.insert(recs.end(), {static_cast<double>(type), static_cast<double>(my_rail),
+                             static_cast<double>(from), static_cast<double>(to), v});
+  };
+  for (std::size_t ri = 0; ri < res.schedule.size(); ++ri) {
+    comm::enter_phase(fmt::format("pairs round {}/{}", ri + 1, res.schedule.size()));
+    if (my_rail >= 0) {
+      for (auto [a, b] : res.schedule[ri]) {
+        if (my_host != a && my_host != b) continue;
+        const bool low = my_host == a;
+        const int peer = rank_of(low ? b : a, my_rail);
+        if (auto v = bw_one_way(comm, buf, p, peer, low)) rec(kRecBw, a, b, *v);
+        if (auto v = bw_one_way(comm, buf, p, peer, !low)) rec(kRecBw, b, a, *v);
+        if (opts.bidir)
+          if (auto v = bw_bidir(comm, buf, p, peer, low)) rec(kRecBidir, a, b, *v);
+        if (auto l = latency(comm, p, peer, low)) {
+          rec(kRecLatP50, a, b, l->p50);
+          rec(kRecLatP99, a, b, l->p99);
+          rec(kRecLatSamples, a, b, l->samples);
+        }
+      }
+    }
+    comm.barrier();
+  }
+  auto all = comm.gather(recs, 0);
+
+  // Rank 0: matrices and the first verdict.
+  if (comm.rank() == 0) {
+    res.rails.resize(rails);
+    for (std::size_t r = 0; r < rails; ++r) {
+      auto& rail = res.rails[r];
+      rail.local_rank = static_cast<int>(r);
+      rail.bw_gbps = rail.lat_p50_us = rail.lat_p99_us = empty_matrix(n);
+      if (opts.bidir) rail.bidir_gbps = empty_matrix(n);
+    }
+    for (const auto& v : all)
+      for (std::size_t i = 0; i + 4 < v.size(); i += 5) {
+        auto& rail = res.rails[static_cast<std::size_t>(v[i + 1])];
+        const auto from = static_cast<std::size_t>(v[i + 2]), to = static_cast<std::size_t>(v[i + 3]);
+        const double x = v[i + 4];
+        switch (static_cast<int>(v[i])) {
+          case kRecBw:
+            rail.bw_gbps[from][to] = x;
+            break;
+          case kRecBidir:
+            rail.bidir_gbps[from][to] = rail.bidir_gbps[to][from] = x;
+            break;
+          case kRecLatP50:
+            rail.lat_p50_us[from][to] = rail.lat_p50_us[to][from] = x;
+            break;
+          case kRecLatP99:
+            rail.lat_p99_us[from][to] = rail.lat_p99_us[to][from] = x;
+            break;
+          case kRecLatSamples:
+            rail.lat_samples = static_cast<int>(x);
+            break;
+          default:
+            break;
+        }
+      }
+    for (auto& rail : res.rails) {
+      rail.analysis = core::analyze_links(rail.bw_gbps, rail.lat_p50_us, res.expected_gbps);
+      for (const auto& o : rail.analysis.outliers) rail.outliers.push_back({o, std::nullopt});
+      for (const auto& s : rail.analysis.suspects) rail.suspects.push_back({s, std::nullopt});
+    }
+  }
+
+  if (!opts.retest) {
+    res.duration_s = (comm::now_us() - start_us) / 1e6;
+    return res;
+  }
+
+  // Confirmation: rank 0 plans, everybody walks the plan one item at a time.
+  std::vector<Item> items;
+  if (comm.rank() == 0)
+    for (std::size_t r = 0; r < res.rails.size(); ++r)
+      plan_rail(res.rails[r], static_cast<int>(r), 32, items);
+  std::int64_t count = static_cast<std::int64_t>(items.size());
+  comm.bcast(&count, sizeof count, 0);
+  items.resize(static_cast<std::size_t>(count));
+  if (count > 0) comm.bcast(items.data(), items.size() * sizeof(Item), 0);
+
+  std::vector<double> mine;  // [item, value] ...
+  for (std::size_t k = 0; k < items.size(); ++k) {
+    const Item& it = items[k];
+    comm::enter_phase(fmt::format("pairs retest {}/{} {} {}{}{}", k + 1, items.size(), role_name(it.role),
+                                  res.hosts[static_cast<std::size_t>(it.from)], it.kind == 0 ? "->" : "<->",
+                                  res.hosts[static_cast<std::size_t>(it.to)]));
+    if (my_rail == it.rail && (my_host == it.from || my_host == it.to)) {
+      const bool is_from = my_host == it.from;
+      const int peer = rank_of(is_from ? it.to : it.from, it.rail);
+      if (it.kind == 0) {
+        if (auto v = bw_one_way(comm, buf, p, peer, is_from))
+          mine.insert(mine.end(), {static_cast<double>(k), *v});
+      } else if (auto l = latency(comm, p, peer, is_from)) {
+        mine.insert(mine.end(), {static_cast<double>(k), l->p50});
+      }
+    }
+    comm.barrier();
+  }
+  auto got = comm.gather(mine, 0);
+
+  if (comm.rank() == 0) {
+    std::vector<std::optional<double>> value(items.size());
+    for (const auto& v : got)
+      for (std::size_t i = 0; i + 1 < v.size(); i += 2) value[static_cast<std::size_t>(v[i])] = v[i + 1];
+    for (std::size_t r = 0; r < res.rails.size(); ++r) {
+      auto& rail = res.rails[r];
+      const auto& a = rail.analysis;
+      std::vector<double> ref_bw, ref_lat;
+      for (std::size_t k = 0; k < items.size(); ++k)
+        if (items[k].rail == static_cast<int>(r) && items[k].role == 2 && value[k])
+          (items[k].kind == 0 ? ref_bw : ref_lat).push_back(*value[k]);
+      if (!ref_bw.empty()) rail.retest_bw_reference = core::median(ref_bw);
+      if (!ref_lat.empty()) rail.retest_lat_reference = core::median(ref_lat);
+      const double bw_ref = rail.retest_bw_reference.value_or(a.bw.median.value_or(0));
+      const double lat_ref = rail.retest_lat_reference.value_or(a.lat.median.value_or(0));
+      auto spread = [](const core::LinkStats& s) {
+        return s.median && *s.median != 0 && s.mad ? 1.4826 * *s.mad / std::fabs(*s.median) : 0.0;
+      };
+      const double bw_spread = spread(a.bw), lat_spread = spread(a.lat);
+
+      std::vector<int> host_bad(a.suspects.size(), 0), host_total(a.suspects.size(), 0);
+      for (std::size_t k = 0; k < items.size(); ++k) {
+        const Item& it = items[k];
+        if (it.rail != static_cast<int>(r) || !value[k]) continue;
+        PairsRetest t;
+        t.role = role_name(it.role);
+        t.kind = it.kind == 0 ? core::LinkKind::kBandwidth : core::LinkKind::kLatency;
+        t.from = it.from;
+        t.to = it.to;
+        t.value = *value[k];
+        const auto& m = it.kind == 0 ? rail.bw_gbps : rail.lat_p50_us;
+        t.first = m[static_cast<std::size_t>(it.from)][static_cast<std::size_t>(it.to)];
+        if (it.role != 2) {
+          const bool bad = it.kind == 0
+                               ? core::still_outlier(t.value, bw_ref, bw_spread, core::Worse::kLower)
+                               : core::still_outlier(t.value, lat_ref, lat_spread, core::Worse::kHigher);
+          t.still_bad = bad;
+          if (it.outlier >= 0) rail.outliers[static_cast<std::size_t>(it.outlier)].confirmed = bad;
+          if (it.suspect >= 0) {
+            ++host_total[static_cast<std::size_t>(it.suspect)];
+            host_bad[static_cast<std::size_t>(it.suspect)] += bad ? 1 : 0;
+          }
+        }
+        rail.retests.push_back(std::move(t));
+      }
+      for (std::size_t si = 0; si < rail.suspects.size(); ++si)
+        if (host_total[si] > 0) rail.suspects[si].confirmed = 2 * host_bad[si] > host_total[si];
+      // Flagged links of a suspect host that were not re-measured inherit the host's verdict.
+      for (std::size_t si = 0; si < rail.suspects.size(); ++si)
+        for (std::size_t k : rail.suspects[si].host.links)
+          if (!rail.outliers[k].confirmed) rail.outliers[k].confirmed = rail.suspects[si].confirmed;
+    }
+  }
+  res.duration_s = (comm::now_us() - start_us) / 1e6;
+  return res;
+}
+
+}  // namespace fabcheck::probes

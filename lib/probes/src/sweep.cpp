@@ -1,0 +1,711 @@
+// The collective sweep probe: nccl-tests' table measurement (DESIGN §3), an exact data check, and a separate
+// per-iteration pass on aligned clocks (DESIGN §4).
+#include "fabcheck/probes/sweep.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <climits>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <thread>
+#include <type_traits>
+
+#include "fabcheck/comm/phase.hpp"
+#include "fabcheck/core/error.hpp"
+#include "fabcheck/core/fault.hpp"
+#include "fabcheck/core/size.hpp"
+#include "fabcheck/core/stats.hpp"
+
+namespace fabcheck::probes {
+
+using core::Collective;
+using core::Dtype;
+using core::RedOp;
+
+void validate(const SweepOptions& o) {
+  if (o.collectives.empty())
+    throw UsageError("--coll: no collective given (use a list such as allreduce,allgather or all)");
+  if (o.dtypes.empty()) throw UsageError("-d/--datatype: no type given (use e.g. float, or all)");
+  if (o.redops.empty()) throw UsageError("-o/--op: no op given (use sum, prod, min, max or all)");
+  if (o.min_bytes > o.max_bytes) {
+    throw UsageError(fmt::format("-b/--minbytes: {} is larger than -e/--maxbytes {} (give -b <= -e)",
+                                 o.min_bytes, o.max_bytes));
+  }
+  if (o.step_factor < 1) throw UsageError("-f/--stepfactor: must be >= 1 (1 = additive steps of -i)");
+  if (o.step_factor == 1 && o.step_bytes < 1) {
+    throw UsageError("-i/--stepbytes: must be >= 1 when -f/--stepfactor is 1 (or give -f 2)");
+  }
+  if (o.step_factor > 1 && o.min_bytes == 0 && o.max_bytes > 0) {
+    throw UsageError("-b/--minbytes: 0 never grows with -f/--stepfactor > 1 (start at 1 or more, e.g. -b 8)");
+  }
+  if (o.iters < 1)
+    throw UsageError(fmt::format("-n/--iters: {} is not a valid count (give 1 or more)", o.iters));
+  if (o.warmup_iters < 0) throw UsageError("-w/--warmup_iters: must be >= 0");
+  if (o.check < 0) throw UsageError("-c/--check: must be >= 0 (0 disables the data check)");
+  if (o.average < 0 || o.average > 3) {
+    throw UsageError(
+        fmt::format("-a/--average: {} is not a mode (0 rank 0, 1 mean, 2 min, 3 max)", o.average));
+  }
+  if (o.blocking < 0 || o.blocking > 3) {
+    throw UsageError(fmt::format("-z/--blocking: {} is not a mode (0, 1, 2 or 3)", o.blocking));
+  }
+  if (o.cycles < 1) {
+    throw UsageError(
+        fmt::format("-N/--run_cycles: {} is not supported (give 1 or more; endless runs are not)", o.cycles));
+  }
+  if (o.root < -1)
+    throw UsageError(fmt::format("-r/--root: {} is not a rank (give 0..n-1, or -1 for every root)", o.root));
+  if (o.per_iter_iters < -1)
+    throw UsageError("--per-iter-iters: must be >= 0 (0 disables the per-iteration pass)");
+  if (o.samples_cap < 1) throw UsageError("--samples-cap: must be >= 1");
+  if (o.backend != "mpi" && o.backend != "nccl") {
+    throw UsageError(fmt::format("--backend: unknown backend \"{}\" (use mpi or nccl)", o.backend));
+  }
+  // Bound the number of sizes (an additive sweep with a tiny -i over a huge range would never end).
+  constexpr std::uint64_t kMaxSizes = 100000;
+  if (o.step_factor == 1 && o.step_bytes > 0 && (o.max_bytes - o.min_bytes) / o.step_bytes >= kMaxSizes) {
+    throw UsageError(
+        fmt::format("-i/--stepbytes: {} gives more than {} sizes between -b and -e (use a larger -i or -f 2)",
+                    o.step_bytes, kMaxSizes));
+  }
+}
+
+std::vector<std::uint64_t> sweep_sizes(const SweepOptions& o) {
+  std::vector<std::uint64_t> out;
+  std::uint64_t size = o.min_bytes;
+  while (size <= o.max_bytes) {
+    out.push_back(size);
+    std::uint64_t next = o.step_factor > 1 ? size * o.step_factor : size + o.step_bytes;
+    if (next <= size) break;  // 0 with a factor, or overflow
+    if (o.step_factor > 1 && size > std::numeric_limits<std::uint64_t>::max() / o.step_factor) break;
+    size = next;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Data: small integers chosen so that every reduction is exactly predictable in every dtype.
+// general pattern: v(r, i) = 1 + (13·(i mod 31) + 7·(r mod 31)) mod 31 ∈ [1, 31]: a float sum of n ranks is
+// exact
+//   while 31·n < 2^24; integer sums wrap modulo 2^bits exactly as MPI/NCCL do, and we compute them the same
+//   way; min/max are exact; chunks from different ranks differ, so misplaced data shows.
+// prod pattern: v(r, i) = 2 when (i + r) mod 3 = 0, else 1: a product of powers of two is exact in
+// float/double
+//   (or +inf in every order), and wraps modulo 2^bits in the integer types.
+// Both patterns have period 93 = lcm(31, 3) in i, so the expected reduction is a 93-entry table.
+namespace {
+
+constexpr std::uint64_t kPeriod = 93;
+
+inline std::uint32_t pattern(bool prod, int r, std::uint64_t i) {
+  const auto ru = static_cast<std::uint64_t>(r);
+  if (prod) return ((i % 3) + (ru % 3)) % 3 == 0 ? 2u : 1u;
+  return 1u + static_cast<std::uint32_t>((13 * (i % 31) + 7 * (ru % 31)) % 31);
+}
+
+template <class T>
+T combine(T a, T b, RedOp op) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    switch (op) {
+      case RedOp::kSum:
+        return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
+      case RedOp::kProd:
+        return static_cast<T>(static_cast<U>(static_cast<U>(a) * static_cast<U>(b)));
+      case RedOp::kMin:
+        return std::min(a, b);
+      case RedOp::kMax:
+        return std::max(a, b);
+    }
+  } else {
+    switch (op) {
+      case RedOp::kSum:
+        return a + b;
+      case RedOp::kProd:
+        return a * b;
+      case RedOp::kMin:
+        return std::min(a, b);
+      case RedOp::kMax:
+        return std::max(a, b);
+    }
+  }
+  return a;
+}
+
+template <class F>
+void with_type(Dtype d, F&& f) {
+  switch (d) {
+    case Dtype::kInt8:
+      f(std::int8_t{});
+      return;
+    case Dtype::kUint8:
+      f(std::uint8_t{});
+      return;
+    case Dtype::kInt32:
+      f(std::int32_t{});
+      return;
+    case Dtype::kUint32:
+      f(std::uint32_t{});
+      return;
+    case Dtype::kInt64:
+      f(std::int64_t{});
+      return;
+    case Dtype::kUint64:
+      f(std::uint64_t{});
+      return;
+    case Dtype::kFloat:
+      f(float{});
+      return;
+    case Dtype::kDouble:
+      f(double{});
+      return;
+  }
+}
+
+template <class T>
+void fill_pattern(T* dst, std::uint64_t n, bool prod, int rank, std::uint64_t index0) {
+  for (std::uint64_t k = 0; k < n; ++k) dst[k] = static_cast<T>(pattern(prod, rank, index0 + k));
+}
+
+/// Expected reduction over all ranks, per index modulo kPeriod.
+template <class T>
+std::array<T, kPeriod> reduction_table(bool prod, RedOp op, int nranks) {
+  std::array<T, kPeriod> t{};
+  for (std::uint64_t k = 0; k < kPeriod; ++k) {
+    T acc = static_cast<T>(pattern(prod, 0, k));
+    for (int q = 1; q < nranks; ++q) acc = combine(acc, static_cast<T>(pattern(prod, q, k)), op);
+    t[k] = acc;
+  }
+  return t;
+}
+
+/// Where and what to check on one rank after one call.
+struct CheckPlan {
+  bool checked = false;      ///< this placement is checked at all (same on every rank)
+  std::uint64_t offset = 0;  ///< element offset of the result region in the result buffer
+  std::uint64_t elems = 0;   ///< elements to compare on this rank (0: nothing on this rank)
+};
+
+CheckPlan plan_check(const comm::CollBackend& be, Collective c, const core::CollGeometry& g, bool in_place,
+                     int rank, int nranks, int root, int check_rounds) {
+  CheckPlan p;
+  p.checked = check_rounds > 0 && (!in_place || core::checks_in_place(c));
+  if (!p.checked) return p;
+  const std::uint64_t cnt = g.count;
+  const std::uint64_t n = static_cast<std::uint64_t>(nranks);
+  switch (c) {
+    case Collective::kAllReduce:
+      p.elems = cnt;
+      break;
+    case Collective::kAllGather:
+    case Collective::kAllToAll:
+      p.elems = n * cnt;
+      break;
+    case Collective::kReduceScatter:
+    case Collective::kScatter:
+      p.elems = cnt;
+      if (in_place) p.offset = be.in_place_result_offset(c, g, rank);
+      break;
+    case Collective::kBroadcast:
+      p.elems = (in_place || rank != root) ? cnt : 0;
+      break;
+    case Collective::kReduce:
+      p.elems = rank == root ? cnt : 0;
+      break;
+    case Collective::kSendRecv:
+      p.elems = cnt;
+      break;
+    case Collective::kGather:
+      p.elems = rank == root ? n * cnt : 0;
+      break;
+  }
+  return p;
+}
+
+/// Writes the input of one call into `host` (sized for the whole buffer) for this rank.
+template <class T>
+void init_input(T* host, std::uint64_t buf_elems, Collective c, const core::CollGeometry& g, bool in_place,
+                bool prod, int rank) {
+  std::fill(host, host + buf_elems, T{});
+  const std::uint64_t cnt = g.count;
+  if (in_place && (c == Collective::kAllGather || c == Collective::kGather)) {
+    fill_pattern(host + static_cast<std::uint64_t>(rank) * cnt, cnt, prod, rank, 0);
+    return;
+  }
+  fill_pattern(host, std::min(g.send_count, buf_elems), prod, rank, 0);
+}
+
+/// Counts elements of the result region that differ from the exact expectation.
+template <class T>
+std::uint64_t count_wrong(const T* got, const CheckPlan& p, Collective c, const core::CollGeometry& g,
+                          bool prod, RedOp op, int rank, int nranks, int root) {
+  if (p.elems == 0) return 0;
+  const std::uint64_t cnt = g.count;
+  const auto ru = static_cast<std::uint64_t>(rank);
+  std::uint64_t wrong = 0;
+  auto expect_value = [&](int src, std::uint64_t idx) { return static_cast<T>(pattern(prod, src, idx)); };
+  switch (c) {
+    case Collective::kAllReduce:
+    case Collective::kReduce:
+    case Collective::kReduceScatter: {
+      const auto table = reduction_table<T>(prod, op, nranks);
+      const std::uint64_t base = c == Collective::kReduceScatter ? ru * cnt : 0;
+      for (std::uint64_t j = 0; j < p.elems; ++j) wrong += !(got[j] == table[(base + j) % kPeriod]);
+      break;
+    }
+    case Collective::kAllGather:
+    case Collective::kGather:
+      for (std::uint64_t j = 0; j < p.elems; ++j) {
+        wrong += !(got[j] == expect_value(static_cast<int>(j / cnt), j % cnt));
+      }
+      break;
+    case Collective::kAllToAll:
+      for (std::uint64_t j = 0; j < p.elems; ++j) {
+        wrong += !(got[j] == expect_value(static_cast<int>(j / cnt), ru * cnt + j % cnt));
+      }
+      break;
+    case Collective::kBroadcast:
+      for (std::uint64_t j = 0; j < p.elems; ++j) wrong += !(got[j] == expect_value(root, j));
+      break;
+    case Collective::kScatter:
+      for (std::uint64_t j = 0; j < p.elems; ++j) wrong += !(got[j] == expect_value(root, ru * cnt + j));
+      break;
+    case Collective::kSendRecv: {
+      const int prev = (rank - 1 + nranks) % nranks;
+      for (std::uint64_t j = 0; j < p.elems; ++j) wrong += !(got[j] == expect_value(prev, j));
+      break;
+    }
+  }
+  return wrong;
+}
+
+template <class T>
+void corrupt(T* got, std::uint64_t elems, std::uint64_t k) {
+  for (std::uint64_t j = 0; j < std::min(elems, k); ++j) {
+    T x = got[j];
+    T y = static_cast<T>(x + T{1});
+    if (!(y != x)) y = T{0};
+    if (!(y != x)) y = T{1};
+    got[j] = y;
+  }
+}
+
+void sleep_us(std::uint64_t us) {
+  std::this_thread::sleep_for(std::chrono::microseconds(us));
+}
+
+std::string block_label(Collective c, Dtype d, std::optional<RedOp> op, int root) {
+  return fmt::format("{} {} {} root {}", core::name(c), core::name(d), op ? core::name(*op) : "none", root);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------------------------
+
+double time_table_loop(const comm::Communicator& comm, comm::CollBackend& be, const comm::CollCall& call,
+                       int iters, int blocking) {
+  comm.barrier();
+  double t0 = 0, t1 = 0;
+  switch (blocking) {
+    case 0:
+      t0 = comm::now_us();
+      for (int i = 0; i < iters; ++i) be.run(call);  // the bare table loop: nothing else per iteration
+      be.synchronize();
+      t1 = comm::now_us();
+      return (t1 - t0) * 1e-6 / iters;
+    case 1:
+      t0 = comm::now_us();
+      for (int i = 0; i < iters; ++i) {
+        be.run(call);
+        be.synchronize();
+        comm.barrier();
+      }
+      t1 = comm::now_us();
+      return (t1 - t0) * 1e-6 / iters;
+    case 2:
+      t0 = comm::now_us();
+      for (int i = 0; i < iters; ++i) {
+        be.run(call);
+        be.synchronize();
+      }
+      t1 = comm::now_us();
+      return (t1 - t0) * 1e-6 / iters;
+    default: {  // 3: sync + barrier after each op, barrier time excluded
+      double acc = 0;
+      for (int i = 0; i < iters; ++i) {
+        const double s = comm::now_us();
+        be.run(call);
+        be.synchronize();
+        acc += comm::now_us() - s;
+        comm.barrier();
+      }
+      return acc * 1e-6 / iters;
+    }
+  }
+}
+
+double reduce_time(const comm::Communicator& comm, double seconds, int average) {
+  switch (average) {
+    case 0: {
+      double v = seconds;
+      comm.bcast(&v, sizeof v, 0);
+      return v;
+    }
+    case 2:
+      return comm.allreduce(seconds, comm::ScalarOp::kMin);
+    case 3:
+      return comm.allreduce(seconds, comm::ScalarOp::kMax);
+    default:
+      return comm.allreduce(seconds, comm::ScalarOp::kSum) / comm.size();
+  }
+}
+
+PerIterStats per_iter_stats(const std::vector<std::vector<double>>& entry_us,
+                            const std::vector<std::vector<double>>& exit_us,
+                            const std::vector<std::string>& hosts, std::size_t samples_cap) {
+  PerIterStats st;
+  st.samples_cap = samples_cap;
+  const std::size_t nr = entry_us.size();
+  if (nr == 0 || exit_us.size() != nr)
+    throw std::invalid_argument("per_iter_stats: entry/exit rank counts differ");
+  const std::size_t m = entry_us[0].size();
+  for (std::size_t r = 0; r < nr; ++r) {
+    if (entry_us[r].size() != m || exit_us[r].size() != m) {
+      throw std::invalid_argument("per_iter_stats: ranks have different iteration counts");
+    }
+  }
+  std::vector<double> spans(m);
+  std::vector<int> strag(m);
+  std::vector<std::size_t> times_last(nr, 0);
+  for (std::size_t i = 0; i < m; ++i) {
+    double min_entry = entry_us[0][i], max_exit = exit_us[0][i], max_entry = entry_us[0][i];
+    std::size_t arg = 0;
+    for (std::size_t r = 1; r < nr; ++r) {
+      min_entry = std::min(min_entry, entry_us[r][i]);
+      max_exit = std::max(max_exit, exit_us[r][i]);
+      if (entry_us[r][i] > max_entry) {
+        max_entry = entry_us[r][i];
+        arg = r;
+      }
+    }
+    spans[i] = max_exit - min_entry;
+    strag[i] = static_cast<int>(arg);
+    ++times_last[arg];
+  }
+  const core::Summary s = core::summarize(spans);
+  st.samples = s.samples;
+  st.min_us = s.min;
+  st.p50_us = s.p50;
+  st.p99_us = s.p99;
+  st.p999_us = s.p999;
+  st.max_us = s.max;
+  st.mean_us = s.mean;
+  st.stdev_us = s.stdev;
+  st.low_confidence = s.low_confidence_p99;
+  st.low_confidence_p999 = s.low_confidence_p999;
+  for (std::size_t r = 0; r < nr; ++r) {
+    if (times_last[r] == 0) continue;
+    st.stragglers.push_back({static_cast<int>(r), r < hosts.size() ? hosts[r] : std::string{},
+                             static_cast<double>(times_last[r]) / static_cast<double>(m)});
+  }
+  std::stable_sort(st.stragglers.begin(), st.stragglers.end(),
+                   [](const Straggler& a, const Straggler& b) { return a.share > b.share; });
+  const std::size_t keep = std::min(m, samples_cap);
+  st.samples_us.assign(spans.begin(), spans.begin() + static_cast<std::ptrdiff_t>(keep));
+  st.straggler_ranks.assign(strag.begin(), strag.begin() + static_cast<std::ptrdiff_t>(keep));
+  return st;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+namespace {
+
+/// Everything one (collective, dtype, op, root) series needs while it runs.
+class SeriesRunner {
+ public:
+  SeriesRunner(const comm::Communicator& comm, comm::CollBackend& be, const SweepOptions& o,
+               const comm::ClockAlignment& clocks, const std::optional<core::Fault>& fault, void* send,
+               void* recv, unsigned char* host, std::uint64_t buf_bytes)
+      : comm_(comm),
+        be_(be),
+        o_(o),
+        clocks_(clocks),
+        fault_(fault),
+        send_(send),
+        recv_(recv),
+        host_(host),
+        buf_bytes_(buf_bytes) {}
+
+  SweepBlock run(Collective c, Dtype d, std::optional<RedOp> op, int root,
+                 const std::vector<std::uint64_t>& sizes) {
+    SweepBlock b;
+    b.collective = c;
+    b.dtype = d;
+    b.redop = op;
+    b.root = core::is_rooted(c) ? root : -1;
+    b.nranks = comm_.size();
+    const std::string label = block_label(c, d, op, b.root);
+    warmup(c, d, op, root, label);
+    for (int cycle = 0; cycle < o_.cycles; ++cycle) {
+      for (std::uint64_t req : sizes) {
+        const core::CollGeometry g = core::geometry(c, d, req, comm_.size());
+        SweepPoint pt;
+        pt.size_bytes = g.size_bytes;
+        pt.count = g.count;
+        pt.cycle = cycle;
+        pt.out_of_place = measure(c, d, op, root, g, false, label);
+        pt.in_place = measure(c, d, op, root, g, true, label);
+        b.points.push_back(std::move(pt));
+      }
+    }
+    double sum = 0;
+    for (const auto& p : b.points) sum += p.out_of_place.busbw_gbps + p.in_place.busbw_gbps;
+    b.avg_busbw_gbps = b.points.empty() ? 0.0 : sum / static_cast<double>(2 * b.points.size());
+    return b;
+  }
+
+  std::uint64_t total_wrong = 0;
+  std::uint64_t failed_checks = 0;
+
+ private:
+  comm::CollCall make_call(Collective c, Dtype d, std::optional<RedOp> op, int root,
+                           const core::CollGeometry& g, bool in_place) const {
+    comm::CollCall call;
+    call.coll = c;
+    call.dtype = d;
+    call.op = op.value_or(RedOp::kSum);
+    call.root = root < 0 ? 0 : root;
+    call.send = send_;
+    call.recv = recv_;
+    call.geometry = g;
+    call.in_place = in_place;
+    return call;
+  }
+
+  void warmup(Collective c, Dtype d, std::optional<RedOp> op, int root, const std::string& label) {
+    if (o_.warmup_iters <= 0) return;
+    comm::enter_phase(fmt::format("sweep {} warmup", label));
+    // nccl-tests: for size = minbytes; size <= maxbytes; size *= 2: warmup ops, out-of-place.
+    for (std::uint64_t size = o_.min_bytes; size <= o_.max_bytes; size = size == 0 ? 1 : size * 2) {
+      const auto call = make_call(c, d, op, root, core::geometry(c, d, size, comm_.size()), false);
+      for (int i = 0; i < o_.warmup_iters; ++i) be_.run(call);
+      if (size > o_.max_bytes / 2) break;
+    }
+    be_.synchronize();
+  }
+
+  void load_input(Collective c, Dtype d, const core::CollGeometry& g, bool in_place, bool prod) {
+    const std::size_t elt = core::dtype_size(d);
+    const std::uint64_t buf_elems = std::max(g.send_count, g.recv_count);
+    with_type(d, [&](auto tag) {
+      using T = decltype(tag);
+      T* h = reinterpret_cast<T*>(host_);
+      init_input(h, buf_elems, c, g, in_place, prod, comm_.rank());
+    });
+    void* target = in_place ? recv_ : send_;
+    be_.copy_from_host(target, host_, buf_elems * elt);
+    if (!in_place) {
+      std::memset(host_, 0, g.recv_count * elt);
+      be_.copy_from_host(recv_, host_, g.recv_count * elt);
+    }
+  }
+
+  PlacementResult measure(Collective c, Dtype d, std::optional<RedOp> op, int root,
+                          const core::CollGeometry& g, bool in_place, const std::string& label) {
+    const char* placement = in_place ? "in_place" : "out_of_place";
+    comm::enter_phase(fmt::format("sweep {} {} B {}", label, g.size_bytes, placement));
+    const bool prod = op && *op == RedOp::kProd;
+    const auto call = make_call(c, d, op, root, g, in_place);
+    PlacementResult pr;
+
+    // nccl-tests BenchTime: init data, one untimed op + sync, barrier, then the timed loop.
+    load_input(c, d, g, in_place, prod);
+    be_.run(call);
+    be_.synchronize();
+    const double local_s = time_table_loop(comm_, be_, call, o_.iters, o_.blocking);
+    const double sec = reduce_time(comm_, local_s, o_.average);
+    pr.time_us = sec * 1e6;
+    pr.algbw_gbps = core::algbw_gbps(g.size_bytes, sec);
+    pr.busbw_gbps = core::busbw_gbps(c, comm_.size(), pr.algbw_gbps);
+
+    const int per_iter = o_.per_iter_iters < 0 ? o_.iters : o_.per_iter_iters;
+    if (per_iter > 0) pr.per_iter = per_iter_pass(call, per_iter);
+
+    const CheckPlan plan = plan_check(be_, c, g, in_place, comm_.rank(), comm_.size(), root, o_.check);
+    if (!plan.checked) {
+      pr.wrong_reason =
+          o_.check == 0 ? "unchecked (-c 0)" : "in-place result not checked for this collective (nccl-tests)";
+      return pr;
+    }
+    std::uint64_t wrong_total = 0;
+    for (int round = 0; round < o_.check; ++round) {
+      load_input(c, d, g, in_place, prod);
+      be_.run(call);
+      be_.synchronize();
+      std::int64_t mine = 0;
+      const std::size_t elt = core::dtype_size(d);
+      char* result = static_cast<char*>(recv_) + plan.offset * elt;
+      be_.copy_to_host(host_, result, plan.elems * elt);
+      with_type(d, [&](auto tag) {
+        using T = decltype(tag);
+        T* h = reinterpret_cast<T*>(host_);
+        if (fault_ && fault_->kind == core::Fault::Kind::kCorrupt && fault_->rank == comm_.rank()) {
+          corrupt(h, plan.elems, fault_->elems);
+        }
+        mine = static_cast<std::int64_t>(count_wrong(h, plan, c, g, prod, op.value_or(RedOp::kSum),
+                                                     comm_.rank(), comm_.size(), root < 0 ? 0 : root));
+      });
+      wrong_total = static_cast<std::uint64_t>(comm_.allreduce(mine, comm::ScalarOp::kSum));
+      if (wrong_total > 0) break;  // nccl-tests stops at the first round with errors
+    }
+    pr.wrong = wrong_total;
+    total_wrong += wrong_total;
+    if (wrong_total > 0) ++failed_checks;
+    return pr;
+  }
+
+  PerIterStats per_iter_pass(const comm::CollCall& call, int iters) {
+    const bool delayed = fault_ && fault_->kind == core::Fault::Kind::kDelay && fault_->rank == comm_.rank();
+    const std::uint64_t every = fault_ ? std::max<std::uint64_t>(1, fault_->every) : 1;
+    const auto m = static_cast<std::size_t>(iters);
+    std::vector<double> times(2 * m);  // entry[0..m), exit[m..2m)
+    be_.synchronize();
+    comm_.barrier();
+    for (std::size_t i = 0; i < m; ++i) {
+      if (delayed && i % every == every - 1) sleep_us(fault_->us);
+      times[i] = comm::now_us();
+      be_.run(call);
+      be_.synchronize();
+      times[m + i] = comm::now_us();
+    }
+    for (double& t : times) t += clocks_.to_ref_us;
+    auto all = comm_.gather(times, 0);
+    PerIterStats st;
+    if (comm_.rank() != 0) return st;
+    std::vector<std::vector<double>> entry(all.size()), exit(all.size());
+    for (std::size_t r = 0; r < all.size(); ++r) {
+      entry[r].assign(all[r].begin(), all[r].begin() + static_cast<std::ptrdiff_t>(m));
+      exit[r].assign(all[r].begin() + static_cast<std::ptrdiff_t>(m), all[r].end());
+    }
+    return per_iter_stats(entry, exit, comm_.hosts_of_ranks(), o_.samples_cap);
+  }
+
+  const comm::Communicator& comm_;
+  comm::CollBackend& be_;
+  const SweepOptions& o_;
+  const comm::ClockAlignment& clocks_;
+  const std::optional<core::Fault>& fault_;
+  void* send_;
+  void* recv_;
+  unsigned char* host_;
+  std::uint64_t buf_bytes_;
+};
+
+/// Frees backend buffers on every exit path.
+struct Buffers {
+  comm::CollBackend& be;
+  void* send = nullptr;
+  void* recv = nullptr;
+  ~Buffers() {
+    be.free(send);
+    be.free(recv);
+  }
+};
+
+}  // namespace
+
+SweepResult run_sweep(const comm::Communicator& comm, comm::CollBackend& be, const SweepOptions& opts) {
+  validate(opts);
+  const int n = comm.size();
+  const auto sizes = sweep_sizes(opts);
+  const bool any_rooted = std::any_of(opts.collectives.begin(), opts.collectives.end(), core::is_rooted);
+  if (any_rooted && opts.root >= n) {
+    throw UsageError(fmt::format("-r/--root: {} is not a rank of this run (give 0..{}, or -1 for every root)",
+                                 opts.root, n - 1));
+  }
+  // Buffer sizes and count limits, before measuring anything. The warm-up doubles up to max_bytes, which an
+  // additive or factor sweep may not reach exactly: size the buffers for max_bytes too.
+  std::uint64_t buf_bytes = 1;
+  std::vector<std::uint64_t> buffer_sizes = sizes;
+  buffer_sizes.push_back(opts.max_bytes);
+  for (Collective c : opts.collectives) {
+    for (Dtype d : opts.dtypes) {
+      for (std::uint64_t s : buffer_sizes) {
+        const auto g = core::geometry(c, d, s, n);
+        buf_bytes = std::max(buf_bytes, std::max(g.send_count, g.recv_count) * core::dtype_size(d));
+        if (be.name() == "mpi" && g.count > static_cast<std::uint64_t>(INT_MAX)) {
+          throw UsageError(
+              fmt::format("-e/--maxbytes: {} B gives count {} for {} {}, above the MPI limit 2^31-1 "
+                          "(lower -e or use a larger -d type)",
+                          s, g.count, core::name(c), core::name(d)));
+        }
+      }
+    }
+  }
+  const std::optional<core::Fault> fault = core::fault_from_env();
+
+  SweepResult res;
+  res.options = opts;
+  comm::enter_phase("sweep align clocks");
+  const comm::ClockAlignment clocks = comm::align_clocks(comm);
+  res.topology = describe_topology(comm, be.name(), clocks, be.library_version());
+
+  // `# Using devices` lines.
+  const std::string mine =
+      fmt::format("{}\t{}\t{}", static_cast<int>(::getpid()), be.device_index(), be.device_label());
+  const auto lines = comm.gather(mine, 0);
+  for (std::size_t r = 0; r < lines.size(); ++r) {
+    RankDevice dev;
+    dev.rank = static_cast<int>(r);
+    dev.host = comm.hosts_of_ranks()[r];
+    const auto t1 = lines[r].find('\t');
+    const auto t2 = lines[r].find('\t', t1 + 1);
+    dev.pid = std::stoi(lines[r].substr(0, t1));
+    dev.device = std::stoi(lines[r].substr(t1 + 1, t2 - t1 - 1));
+    dev.label = lines[r].substr(t2 + 1);
+    res.devices.push_back(std::move(dev));
+  }
+
+  Buffers bufs{be};
+  bufs.send = be.alloc(buf_bytes);
+  bufs.recv = be.alloc(buf_bytes);
+  std::vector<unsigned char> host(buf_bytes);
+  SeriesRunner runner(comm, be, opts, clocks, fault, bufs.send, bufs.recv, host.data(), buf_bytes);
+
+  for (Collective c : opts.collectives) {
+    std::vector<int> roots{-1};
+    if (core::is_rooted(c)) {
+      roots.clear();
+      if (opts.root == -1) {
+        for (int r = 0; r < n; ++r) roots.push_back(r);
+      } else {
+        roots.push_back(opts.root);
+      }
+    }
+    std::vector<std::optional<RedOp>> ops{std::nullopt};
+    if (core::has_redop(c)) ops.assign(opts.redops.begin(), opts.redops.end());
+    // nccl-tests order: type → op → root → cycle → size.
+    for (Dtype d : opts.dtypes) {
+      for (const auto& op : ops) {
+        for (int root : roots) res.blocks.push_back(runner.run(c, d, op, root, sizes));
+      }
+    }
+  }
+  res.total_wrong = runner.total_wrong;
+  res.failed_checks = runner.failed_checks;
+  comm.barrier();
+  return res;
+}
+
+SweepResult run_sweep(const comm::Communicator& comm, const SweepOptions& opts) {
+  validate(opts);
+  auto be = comm::make_backend(opts.backend, comm);
+  return run_sweep(comm, *be, opts);
+}
+
+}  // namespace fabcheck::probes

@@ -1,0 +1,29 @@
+#pragma once
+/// @file The `pairs` section of the report (DESIGN §6) and its console text. No MPI.
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "fabcheck/probes/pairs.hpp"
+#include "fabcheck/report/document.hpp"
+
+namespace fabcheck::report {
+
+/// JSON of the `pairs` section: {size_bytes, message_bytes, window, hosts, schedule (rounds of [host, host]),
+/// bw_gbps / lat_p50_us / lat_p99_us (source row → destination column, null where not measured), bidir_gbps
+/// (or null), lat_samples, expected_gbps, medians, outliers [{kind: bw|lat, from, to, value, median, z, rule,
+/// confirmed}] (refuted ones are left out and kept in `retests`), suspects [{host, links: [{kind, from, to}],
+/// confirmed}], retests, notes}; with --all-ranks a `rails` array holds the same per local rank (top level =
+/// local rank 0). z is null when MAD = 0 (z = ±∞), with `z_reason`.
+nlohmann::json pairs_json(const probes::PairsResult& r);
+
+/// Fills doc["pairs"], run.sections.pairs = ok, and the findings: PAIRS_SLOW_HOST (warn when confirmed or not
+/// retested, info when refuted), PAIRS_SLOW_LINK / PAIRS_HIGH_LATENCY (warn, links not explained by a suspect
+/// host), PAIRS_RULE_LIMIT (info: too few hosts for the rule). None of them is `fail`.
+void add_pairs(Document& doc, const probes::PairsResult& r);
+
+/// Console text: the bandwidth and latency matrices (outliers marked `*`, refuted `?`), the outliers and the
+/// suspects, one line each.
+std::string render_pairs(const probes::PairsResult& r);
+
+}  // namespace fabcheck::report

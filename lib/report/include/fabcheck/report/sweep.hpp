@@ -1,0 +1,29 @@
+#pragma once
+/// @file Report and console output of the sweep probe: the `sweeps` section (DESIGN §6), its findings, and
+/// the nccl-tests table layout (reference/nccl-tests.md §3, HEAD v2.19.6 format strings).
+#include <string>
+#include <string_view>
+
+#include "fabcheck/probes/sweep.hpp"
+#include "fabcheck/report/document.hpp"
+
+namespace fabcheck::report {
+
+/// Fills `sweeps` (one entry per block: {collective, dtype, redop, root, nranks, avg_busbw_gbps, points:
+/// [{size_bytes, count, cycle, placement, time_us, algbw_gbps, busbw_gbps, wrong, per_iter}]}), `topology`,
+/// run.config.sweep, run.sections.sweeps, and the findings WRONG_DATA (fail, when Σ#wrong > 0) and
+/// SINGLE_RANK (warn, n = 1: busBw 0).
+void add_sweep(Document& doc, const probes::SweepResult& r);
+
+/// Console text in the nccl-tests layout: per collective a preamble (`# Collective test starting`, `# nThread
+/// …`,
+/// `# Using devices` with one line per rank), the 3-line header, one row per size (out-of-place then in-place
+/// block), and the footer (`# Out of bounds values`, `# Avg bus bandwidth`, `# Collective test concluded`).
+/// Rows: "%12li  %12li  %8s  %6s  %6s" then per placement "  %7s  %6s  %6s  %6g" or "  %7s  %6s  %6s    N/A".
+std::string render_sweep(const probes::SweepResult& r);
+
+/// nccl-tests' HEAD `getFloatStr`: the first of %.2f, %.1f, %.0f that fits in `width` characters
+/// (right-aligned), otherwise %<width>.1e when width ≥ 7, else %<width>.0e.
+std::string nccl_float(double value, int width);
+
+}  // namespace fabcheck::report

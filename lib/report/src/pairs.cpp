@@ -1,0 +1,310 @@
+#include "fabcheck/report/pairs.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "fabcheck/core/size.hpp"
+
+namespace fabcheck::report {
+
+namespace {
+
+using nlohmann::json;
+using probes::PairsRail;
+using probes::PairsResult;
+
+json num(std::optional<double> v) {
+  if (!v || !std::isfinite(*v)) return nullptr;
+  return *v;
+}
+
+json matrix_json(const core::LinkMatrix& m) {
+  if (m.empty()) return nullptr;
+  json rows = json::array();
+  for (const auto& row : m) {
+    json r = json::array();
+    for (const auto& c : row) r.push_back(num(c));
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+const char* kind_name(core::LinkKind k) {
+  return k == core::LinkKind::kBandwidth ? "bw" : "lat";
+}
+
+std::string rule_name(const core::LinkOutlier& o) {
+  if (o.robust && o.below_line_rate) return "robust_z+line_rate";
+  return o.robust ? "robust_z" : "line_rate";
+}
+
+json confirmed_json(std::optional<bool> c) {
+  return c ? json(*c) : json(nullptr);
+}
+
+// Outliers that a suspect host explains (its links, host not refuted).
+std::set<std::size_t> explained(const PairsRail& rail) {
+  std::set<std::size_t> out;
+  for (const auto& s : rail.suspects)
+    if (s.confirmed.value_or(true)) out.insert(s.host.links.begin(), s.host.links.end());
+  return out;
+}
+
+json rail_json(const PairsResult& r, const PairsRail& rail) {
+  const auto& H = r.hosts;
+  auto host = [&](int i) { return H[static_cast<std::size_t>(i)]; };
+  json j;
+  j["local_rank"] = rail.local_rank;
+  j["bw_gbps"] = matrix_json(rail.bw_gbps);
+  j["lat_p50_us"] = matrix_json(rail.lat_p50_us);
+  j["lat_p99_us"] = matrix_json(rail.lat_p99_us);
+  j["bidir_gbps"] = r.bidir ? matrix_json(rail.bidir_gbps) : json(nullptr);
+  j["lat_samples"] = rail.lat_samples;
+  j["bw_median_gbps"] = num(rail.analysis.bw.median);
+  j["lat_median_us"] = num(rail.analysis.lat.median);
+  json outs = json::array();
+  for (const auto& po : rail.outliers) {
+    if (po.confirmed == false) continue;  // refuted by the retest: kept under `retests`
+    const auto& o = po.link;
+    json e = {{"kind", kind_name(o.kind)}, {"from", host(o.from)},
+              {"to", host(o.to)},          {"value", num(o.value)},
+              {"median", num(o.median)},   {"z", num(o.z)},
+              {"rule", rule_name(o)},      {"confirmed", confirmed_json(po.confirmed)}};
+    if (!o.z) e["z_reason"] = "MAD = 0: z is infinite, the 10 % test decided";
+    outs.push_back(std::move(e));
+  }
+  j["outliers"] = std::move(outs);
+  json sus = json::array();
+  for (const auto& ps : rail.suspects) {
+    const auto& s = ps.host;
+    json links = json::array();
+    for (std::size_t k : s.links) {
+      const auto& o = rail.outliers[k].link;
+      links.push_back({{"kind", kind_name(o.kind)}, {"from", host(o.from)}, {"to", host(o.to)}});
+    }
+    sus.push_back({{"host", host(s.host)},
+                   {"links", std::move(links)},
+                   {"confirmed", confirmed_json(ps.confirmed)},
+                   {"out_flagged", s.out_flagged},
+                   {"out_links", s.out_links},
+                   {"in_flagged", s.in_flagged},
+                   {"in_links", s.in_links},
+                   {"lat_flagged", s.lat_flagged},
+                   {"lat_links", s.lat_links}});
+  }
+  j["suspects"] = std::move(sus);
+  json rt = json::array();
+  for (const auto& t : rail.retests) {
+    rt.push_back({{"role", t.role},
+                  {"kind", kind_name(t.kind)},
+                  {"from", host(t.from)},
+                  {"to", host(t.to)},
+                  {"first", num(t.first)},
+                  {"value", num(t.value)},
+                  {"still_bad", confirmed_json(t.still_bad)}});
+  }
+  j["retests"] = std::move(rt);
+  j["retest_reference"] = {{"bw_gbps", num(rail.retest_bw_reference)},
+                           {"lat_us", num(rail.retest_lat_reference)}};
+  j["notes"] = rail.analysis.notes;
+  return j;
+}
+
+std::string fmt_value(double v, core::LinkKind k) {
+  if (k == core::LinkKind::kLatency) return fmt::format("{:.1f}", v);
+  return v >= 100 ? fmt::format("{:.1f}", v) : fmt::format("{:.3f}", v);
+}
+
+void render_matrix(std::string& s, const PairsResult& r, const PairsRail& rail, const core::LinkMatrix& m,
+                   core::LinkKind kind, const char* title) {
+  const std::size_t n = r.hosts.size();
+  std::size_t w = 9;
+  for (const auto& h : r.hosts) w = std::max(w, h.size() + 2);
+  // Marks: '*' outlier, '?' refuted by retest.
+  std::vector<std::vector<char>> mark(n, std::vector<char>(n, ' '));
+  for (const auto& po : rail.outliers) {
+    if (po.link.kind != kind) continue;
+    const char c = po.confirmed == false ? '?' : '*';
+    const auto a = static_cast<std::size_t>(po.link.from), b = static_cast<std::size_t>(po.link.to);
+    mark[a][b] = c;
+    if (kind == core::LinkKind::kLatency) mark[b][a] = c;
+  }
+  s += fmt::format("# {}\n", title);
+  s += fmt::format("{:<{}}", "#  from\\to", w);
+  for (const auto& h : r.hosts) s += fmt::format("{:>{}}", h, w);
+  s += "\n";
+  for (std::size_t i = 0; i < n; ++i) {
+    s += fmt::format("{:<{}}", fmt::format("   {}", r.hosts[i]), w);
+    for (std::size_t j = 0; j < n; ++j) {
+      std::string cell = i == j ? "-" : m[i][j] ? fmt_value(*m[i][j], kind) : "n/a";
+      s += fmt::format("{:>{}}{}", cell, w - 1, mark[i][j]);
+    }
+    s += "\n";
+  }
+}
+
+}  // namespace
+
+nlohmann::json pairs_json(const PairsResult& r) {
+  json j = json::object();
+  j["size_bytes"] = r.size_bytes;
+  j["message_bytes"] = r.message_bytes;
+  j["window"] = r.window;
+  j["hosts"] = r.hosts;
+  json sched = json::array();
+  for (const auto& round : r.schedule) {
+    json jr = json::array();
+    for (auto [a, b] : round)
+      jr.push_back({r.hosts[static_cast<std::size_t>(a)], r.hosts[static_cast<std::size_t>(b)]});
+    sched.push_back(std::move(jr));
+  }
+  j["schedule"] = std::move(sched);
+  j["expected_gbps"] = num(r.expected_gbps);
+  j["retest"] = r.retest;
+  j["duration_s"] = num(r.duration_s);
+  j["convention"] =
+      "bw_gbps[from][to]: one direction at a time, window messages of size_bytes/window in flight then an "
+      "acknowledgement (osu_bw), GB/s = 1e9 B/s; lat: 8 B half round trip, one value per unordered pair; "
+      "outliers "
+      "per DESIGN §4 (> 3 robust z and > 10 % worse than the median; below 80 % of expected_gbps); a host is "
+      "a "
+      "suspect when most of its outgoing, incoming or latency links are outliers";
+  if (!r.rails.empty()) {
+    json first = rail_json(r, r.rails[0]);
+    for (auto& [k, v] : first.items())
+      if (k != "local_rank") j[k] = v;
+    if (r.rails.size() > 1) {
+      json rails = json::array();
+      for (const auto& rail : r.rails) rails.push_back(rail_json(r, rail));
+      j["rails"] = std::move(rails);
+    }
+  }
+  return j;
+}
+
+void add_pairs(Document& doc, const PairsResult& r) {
+  doc.json()["pairs"] = pairs_json(r);
+  doc.set_section("pairs", SectionStatus::kOk);
+  auto host = [&](int i) { return r.hosts[static_cast<std::size_t>(i)]; };
+  for (const auto& rail : r.rails) {
+    const std::string where = r.rails.size() > 1 ? fmt::format(" (local rank {})", rail.local_rank) : "";
+    for (const auto& ps : rail.suspects) {
+      const auto& s = ps.host;
+      Finding f;
+      const bool refuted = ps.confirmed == false;
+      f.severity = refuted ? Severity::kInfo : Severity::kWarn;
+      f.code = refuted ? "PAIRS_SUSPECT_REFUTED" : "PAIRS_SLOW_HOST";
+      f.message = fmt::format(
+          "host {}{}: {}/{} outgoing, {}/{} incoming bandwidth links and {}/{} latency pairs are outliers{}",
+          host(s.host), where, s.out_flagged, s.out_links, s.in_flagged, s.in_links, s.lat_flagged,
+          s.lat_links,
+          ps.confirmed == true ? ", confirmed against good partners"
+          : refuted            ? ", but the retest against good partners did not confirm it"
+                               : " (not retested)");
+      f.evidence = {{"host", host(s.host)},
+                    {"confirmed", confirmed_json(ps.confirmed)},
+                    {"bw_median_gbps", num(rail.analysis.bw.median)}};
+      f.remedy = refuted ? "re-run pairs; a single noisy sample was not reproduced"
+                         : "check the host's NIC, cable and switch port (link rate, errors); drain it "
+                           "(--exclude-hostfile writes the hosts that passed)";
+      doc.add_finding(f);
+    }
+    const auto expl = explained(rail);
+    for (std::size_t k = 0; k < rail.outliers.size(); ++k) {
+      const auto& po = rail.outliers[k];
+      if (po.confirmed == false || expl.count(k)) continue;
+      const auto& o = po.link;
+      Finding f;
+      f.severity = Severity::kWarn;
+      const bool bw = o.kind == core::LinkKind::kBandwidth;
+      f.code = bw ? "PAIRS_SLOW_LINK" : "PAIRS_HIGH_LATENCY";
+      f.message = bw ? fmt::format("link {} -> {}{}: {:.3f} GB/s, median {:.3f} GB/s ({})", host(o.from),
+                                   host(o.to), where, o.value, o.median, rule_name(o))
+                     : fmt::format("pair {} <-> {}{}: 8 B latency p50 {:.1f} us, median {:.1f} us",
+                                   host(o.from), host(o.to), where, o.value, o.median);
+      f.evidence = {{"kind", kind_name(o.kind)},
+                    {"from", host(o.from)},
+                    {"to", host(o.to)},
+                    {"value", num(o.value)},
+                    {"median", num(o.median)},
+                    {"z", num(o.z)},
+                    {"confirmed", confirmed_json(po.confirmed)}};
+      f.remedy = bw ? "check the cable/port on this path in this direction (link rate, FEC/symbol errors, "
+                      "congestion); re-run pairs to confirm"
+                    : "check the switch path between these hosts (hops, congestion, adaptive routing)";
+      doc.add_finding(f);
+    }
+  }
+  if (!r.rails.empty() && r.hosts.size() <= 4) {
+    for (const auto& note : r.rails[0].analysis.notes) {
+      Finding f;
+      f.severity = Severity::kInfo;
+      f.code = "PAIRS_RULE_LIMIT";
+      f.message = note;
+      f.evidence = {{"hosts", r.hosts.size()}};
+      f.remedy = "run pairs on 5 or more hosts, or give --line-rate-gbit for the independent line-rate test";
+      doc.add_finding(f);
+    }
+  }
+}
+
+std::string render_pairs(const PairsResult& r) {
+  std::string s;
+  s += fmt::format(
+      "# fabcheck pairs: {} hosts, {} rounds (circle method), {} per iteration = {} x {} B messages in "
+      "flight, retest {}\n",
+      r.hosts.size(), r.schedule.size(), core::format_size(r.size_bytes), r.window, r.message_bytes,
+      r.retest ? "on" : "off");
+  for (const auto& rail : r.rails) {
+    if (r.rails.size() > 1) s += fmt::format("# local rank {}\n", rail.local_rank);
+    if (r.hosts.size() <= 32) {
+      render_matrix(s, r, rail, rail.bw_gbps, core::LinkKind::kBandwidth,
+                    "bandwidth GB/s, row = source -> column = destination (* outlier, ? refuted by retest)");
+      if (r.bidir)
+        render_matrix(s, r, rail, rail.bidir_gbps, core::LinkKind::kBandwidth,
+                      "bidirectional GB/s (both directions at once, summed)");
+      render_matrix(
+          s, r, rail, rail.lat_p50_us, core::LinkKind::kLatency,
+          fmt::format("latency p50 us, 8 B half round trip, {} samples per pair", rail.lat_samples).c_str());
+    } else {
+      s += fmt::format("# {} hosts: matrices are in the JSON report (pairs.bw_gbps, pairs.lat_p50_us)\n",
+                       r.hosts.size());
+    }
+    auto host = [&](int i) { return r.hosts[static_cast<std::size_t>(i)]; };
+    s += fmt::format("# median bandwidth {} GB/s, median latency {} us\n",
+                     rail.analysis.bw.median ? fmt::format("{:.3f}", *rail.analysis.bw.median) : "n/a",
+                     rail.analysis.lat.median ? fmt::format("{:.1f}", *rail.analysis.lat.median) : "n/a");
+    std::size_t shown = 0;
+    for (const auto& po : rail.outliers) shown += po.confirmed == false ? 0 : 1;
+    s += fmt::format("# outliers: {}{}\n", shown,
+                     shown < rail.outliers.size()
+                         ? fmt::format(" ({} refuted by retest)", rail.outliers.size() - shown)
+                         : "");
+    for (const auto& po : rail.outliers) {
+      const auto& o = po.link;
+      const bool bw = o.kind == core::LinkKind::kBandwidth;
+      s += fmt::format("#   {} {} {} {}  {} {}  median {}  z {}  {}  {}\n", kind_name(o.kind), host(o.from),
+                       bw ? "->" : "<->", host(o.to), fmt_value(o.value, o.kind), bw ? "GB/s" : "us",
+                       fmt_value(o.median, o.kind), o.z ? fmt::format("{:.1f}", *o.z) : "inf", rule_name(o),
+                       po.confirmed == true    ? "confirmed"
+                       : po.confirmed == false ? "refuted by retest"
+                                               : "not retested");
+    }
+    s += fmt::format("# suspects: {}\n", rail.suspects.size());
+    for (const auto& ps : rail.suspects) {
+      const auto& h = ps.host;
+      s += fmt::format("#   {}: out {}/{}, in {}/{}, lat {}/{} links flagged, {}\n", host(h.host),
+                       h.out_flagged, h.out_links, h.in_flagged, h.in_links, h.lat_flagged, h.lat_links,
+                       ps.confirmed == true    ? "confirmed"
+                       : ps.confirmed == false ? "refuted by retest"
+                                               : "not retested");
+    }
+    for (const auto& note : rail.analysis.notes) s += fmt::format("# note: {}\n", note);
+  }
+  return s;
+}
+
+}  // namespace fabcheck::report

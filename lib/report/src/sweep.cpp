@@ -1,0 +1,248 @@
+#include "fabcheck/report/sweep.hpp"
+
+#include <fmt/format.h>
+#include <fmt/printf.h>
+
+#include <set>
+
+#include "fabcheck/core/collective.hpp"
+#include "fabcheck/report/topology.hpp"
+
+namespace fabcheck::report {
+
+using probes::PerIterStats;
+using probes::PlacementResult;
+using probes::SweepBlock;
+using probes::SweepResult;
+
+std::string nccl_float(double value, int width) {
+  for (int prec = 2; prec >= 0; --prec) {
+    std::string s = fmt::sprintf("%*.*f", width, prec, value);
+    if (static_cast<int>(s.size()) <= width) return s;
+  }
+  return width >= 7 ? fmt::sprintf("%*.1e", width, value) : fmt::sprintf("%*.0e", width, value);
+}
+
+namespace {
+
+nlohmann::json per_iter_json(const PerIterStats& s) {
+  nlohmann::json strag = nlohmann::json::array();
+  for (const auto& x : s.stragglers)
+    strag.push_back({{"rank", x.rank}, {"host", x.host}, {"share", x.share}});
+  return {{"samples", s.samples},
+          {"min_us", s.min_us},
+          {"p50_us", s.p50_us},
+          {"p99_us", s.p99_us},
+          {"p999_us", s.p999_us},
+          {"max_us", s.max_us},
+          {"mean_us", s.mean_us},
+          {"stdev_us", s.stdev_us},
+          {"low_confidence", s.low_confidence},
+          {"low_confidence_p999", s.low_confidence_p999},
+          {"stragglers", strag},
+          {"samples_us", s.samples_us},
+          {"samples_us_cap", s.samples_cap},
+          {"straggler_ranks", s.straggler_ranks}};
+}
+
+nlohmann::json point_json(const probes::SweepPoint& p, const PlacementResult& pr, const char* placement) {
+  nlohmann::json j = {{"size_bytes", p.size_bytes},  {"count", p.count},      {"cycle", p.cycle},
+                      {"placement", placement},      {"time_us", pr.time_us}, {"algbw_gbps", pr.algbw_gbps},
+                      {"busbw_gbps", pr.busbw_gbps}, {"wrong", nullptr},      {"per_iter", nullptr}};
+  if (pr.wrong) {
+    j["wrong"] = *pr.wrong;
+  } else {
+    j["wrong_reason"] = pr.wrong_reason;
+  }
+  if (pr.per_iter) {
+    j["per_iter"] = per_iter_json(*pr.per_iter);
+  } else {
+    j["per_iter_reason"] = "per-iteration pass off (--per-iter-iters 0)";
+  }
+  return j;
+}
+
+nlohmann::json options_json(const probes::SweepOptions& o) {
+  nlohmann::json colls = nlohmann::json::array(), dtypes = nlohmann::json::array(),
+                 ops = nlohmann::json::array();
+  for (auto c : o.collectives) colls.push_back(std::string(core::name(c)));
+  for (auto d : o.dtypes) dtypes.push_back(std::string(core::name(d)));
+  for (auto op : o.redops) ops.push_back(std::string(core::name(op)));
+  return {{"collectives", colls},
+          {"minimum_bytes", o.min_bytes},
+          {"maximum_bytes", o.max_bytes},
+          {"step_bytes", o.step_bytes},
+          {"step_factor", o.step_factor},
+          {"iterations", o.iters},
+          {"warmup_iters", o.warmup_iters},
+          {"validation", o.check},
+          {"redops", ops},
+          {"dtypes", dtypes},
+          {"root", o.root},
+          {"average", o.average},
+          {"blocking", o.blocking},
+          {"run_cycles", o.cycles},
+          {"per_iter_iters", o.per_iter_iters < 0 ? o.iters : o.per_iter_iters},
+          {"samples_cap", o.samples_cap},
+          {"backend", o.backend}};
+}
+
+std::string redop_name(const SweepBlock& b) {
+  return b.redop ? std::string(core::name(*b.redop)) : "none";
+}
+
+}  // namespace
+
+void add_sweep(Document& doc, const SweepResult& r) {
+  auto& j = doc.json();
+  add_topology(doc, r.topology);
+  j["run"]["config"]["sweep"] = options_json(r.options);
+  nlohmann::json sweeps = nlohmann::json::array();
+  nlohmann::json bad = nlohmann::json::array();
+  for (const auto& b : r.blocks) {
+    nlohmann::json points = nlohmann::json::array();
+    for (const auto& p : b.points) {
+      points.push_back(point_json(p, p.out_of_place, "out_of_place"));
+      points.push_back(point_json(p, p.in_place, "in_place"));
+      for (const auto* pr : {&p.out_of_place, &p.in_place}) {
+        if (pr->wrong && *pr->wrong > 0 && bad.size() < 50) {
+          bad.push_back({{"collective", core::name(b.collective)},
+                         {"dtype", core::name(b.dtype)},
+                         {"redop", redop_name(b)},
+                         {"root", b.root},
+                         {"size_bytes", p.size_bytes},
+                         {"placement", pr == &p.out_of_place ? "out_of_place" : "in_place"},
+                         {"wrong", *pr->wrong}});
+        }
+      }
+    }
+    nlohmann::json e = {{"collective", core::name(b.collective)},
+                        {"dtype", core::name(b.dtype)},
+                        {"redop", nullptr},
+                        {"root", nullptr},
+                        {"nranks", b.nranks},
+                        {"busbw_factor", core::busbw_factor(b.collective, b.nranks)},
+                        {"avg_busbw_gbps", b.avg_busbw_gbps},
+                        {"points", points}};
+    if (b.redop) e["redop"] = core::name(*b.redop);
+    if (b.root >= 0) e["root"] = b.root;
+    sweeps.push_back(std::move(e));
+  }
+  j["sweeps"] = sweeps;
+  doc.set_section("sweeps", SectionStatus::kOk);
+
+  if (r.total_wrong > 0) {
+    Finding f;
+    f.severity = Severity::kFail;
+    f.code = "WRONG_DATA";
+    f.message =
+        fmt::format("{} element(s) differed from the exact expected result in {} checked row placement(s)",
+                    r.total_wrong, r.failed_checks);
+    f.evidence = {{"total_wrong", r.total_wrong}, {"failed_checks", r.failed_checks}, {"checks", bad}};
+    f.remedy =
+        "re-run with -c 5 to see whether it is intermittent, then bisect the hosts (a faulty NIC, GPU, "
+        "memory or "
+        "firmware corrupts data silently)";
+    doc.add_finding(f);
+  }
+  if (r.topology.nranks == 1) {
+    std::vector<std::string> zero;
+    std::set<std::string> seen;
+    for (const auto& b : r.blocks) {
+      if (core::busbw_factor(b.collective, 1) == 0.0 &&
+          seen.insert(std::string(core::name(b.collective))).second) {
+        zero.emplace_back(core::name(b.collective));
+      }
+    }
+    Finding f;
+    f.severity = Severity::kWarn;
+    f.code = "SINGLE_RANK";
+    f.message = fmt::format(
+        "only 1 rank: busBw is 0 by definition for {} (factor (n-1)/n); nothing crossed a link",
+        zero.empty() ? std::string("the (n-1) collectives") : fmt::format("{}", fmt::join(zero, ", ")));
+    f.evidence = {{"nranks", 1}};
+    f.remedy = "launch through mpirun/srun with one rank per GPU or process on the hosts you mean to test";
+    doc.add_finding(f);
+  }
+}
+
+std::string render_sweep(const SweepResult& r) {
+  const auto& o = r.options;
+  std::string out;
+  // Collectives in the order they ran; one nccl-tests block each.
+  std::vector<core::Collective> order;
+  for (const auto& b : r.blocks) {
+    if (std::find(order.begin(), order.end(), b.collective) == order.end()) order.push_back(b.collective);
+  }
+  for (core::Collective c : order) {
+    const std::string binary(core::nccl_tests_binary(c));
+    out += fmt::sprintf("# Collective test starting: %s\n", binary);
+    out += fmt::sprintf(
+        "# nThread %d nGpus %d minBytes %ld maxBytes %ld step: %ld(%s) warmup iters: %d iters: %d agg iters: "
+        "%d "
+        "validation: %d graph: %d unalign: %d\n",
+        1, 1, static_cast<long>(o.min_bytes), static_cast<long>(o.max_bytes),
+        static_cast<long>(o.step_factor > 1 ? o.step_factor : o.step_bytes),
+        o.step_factor > 1 ? "factor" : "bytes", o.warmup_iters, o.iters, 1, o.check, 0, 0);
+    if (o.blocking == 1) out += "# Blocking Enabled: wait and barrier after each inner iteration (-m) \n";
+    if (o.blocking == 2) out += "# Blocking Enabled: wait after each inner iteration (-m), no barrier \n";
+    if (o.blocking == 3) {
+      out += "# Blocking Enabled: wait and barrier after each outer iteration (-n); time excludes barrier \n";
+    }
+    out += "#\n# Using devices\n";
+    for (const auto& d : r.devices) {
+      out += fmt::sprintf("#  Rank %2d Group %2d Pid %6d on %10s device %2d %s\n", d.rank, 0, d.pid, d.host,
+                          d.device, d.label);
+    }
+    out += "#\n";
+    out += fmt::sprintf(
+        "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          \n", "",
+        "", "", "", "");
+    out += fmt::sprintf("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s %*s\n", "size",
+                        "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw",
+                        "busbw", "#wrong", 0, "");
+    out += fmt::sprintf("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s %*s\n", "(B)",
+                        "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)",
+                        "", 0, "");
+    int errors = 0;
+    double bw_sum = 0;
+    std::size_t bw_n = 0;
+    for (const auto& b : r.blocks) {
+      if (b.collective != c) continue;
+      const std::string op = redop_name(b);
+      const std::string root = fmt::sprintf("%6i", b.root);
+      for (const auto& p : b.points) {
+        out += fmt::sprintf("%12li  %12li  %8s  %6s  %6s", static_cast<long>(p.size_bytes),
+                            static_cast<long>(p.count), std::string(core::name(b.dtype)), op, root);
+        for (const auto* pr : {&p.out_of_place, &p.in_place}) {
+          const std::string t = nccl_float(pr->time_us, 7), a = nccl_float(pr->algbw_gbps, 6),
+                            bb = nccl_float(pr->busbw_gbps, 6);
+          if (pr->wrong) {
+            out += fmt::sprintf("  %7s  %6s  %6s  %6g", t, a, bb, static_cast<double>(*pr->wrong));
+            if (*pr->wrong > 0) ++errors;
+          } else {
+            out += fmt::sprintf("  %7s  %6s  %6s    N/A", t, a, bb);
+          }
+          bw_sum += pr->busbw_gbps;
+          ++bw_n;
+        }
+        out += "\n";
+      }
+    }
+    const double avg = bw_n ? bw_sum / static_cast<double>(bw_n) : 0.0;
+    out += fmt::sprintf("# %-20s : %d %s\n", "Out of bounds values", errors, errors ? "FAILED" : "OK");
+    out += fmt::sprintf("# %-20s : %g %s\n", "Avg bus bandwidth", avg, "");
+    out += "#\n";
+    out += fmt::sprintf("# Collective test concluded: %s\n", binary);
+    out += "#\n\n";
+  }
+  if (r.topology.nranks == 1) {
+    out +=
+        "# fabcheck note: 1 rank: busBw is 0 by definition for collectives with an (n-1)/n factor; launch "
+        "with "
+        "mpirun -np N\n";
+  }
+  return out;
+}
+
+}  // namespace fabcheck::report

@@ -1,0 +1,27 @@
+#include "fabcheck/report/topology.hpp"
+
+namespace fabcheck::report {
+
+nlohmann::json topology_json(const probes::Topology& t) {
+  nlohmann::json hosts = nlohmann::json::array();
+  for (const auto& h : t.hosts) hosts.push_back({{"host", h.host}, {"ranks", h.ranks}});
+  nlohmann::json j = {{"nranks", t.nranks},
+                      {"hosts", hosts},
+                      {"backend", t.backend},
+                      {"mpi_library", t.mpi_library},
+                      {"nccl_version", nullptr},
+                      {"clock_offset_us_max", t.clock_offset_us_max},
+                      {"clock_error_us_max", t.clock_error_us_max}};
+  if (t.nccl_version) {
+    j["nccl_version"] = *t.nccl_version;
+  } else {
+    j["nccl_version_reason"] = "NCCL not used by backend " + t.backend;
+  }
+  return j;
+}
+
+void add_topology(Document& doc, const probes::Topology& t) {
+  doc.json()["topology"] = topology_json(t);
+}
+
+}  // namespace fabcheck::report

@@ -1,0 +1,267 @@
+// Circle-method schedule and the outlier/attribution rules on synthetic link matrices (issue 6).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "fabcheck/core/link_outliers.hpp"
+#include "fabcheck/core/pair_schedule.hpp"
+
+using namespace fabcheck::core;
+
+namespace {
+
+// n×n matrix with `v` off the diagonal; a small deterministic ripple (±1 %) unless `ripple` is false.
+LinkMatrix uniform(int n, double v, bool ripple = true) {
+  LinkMatrix m(static_cast<std::size_t>(n), std::vector<std::optional<double>>(static_cast<std::size_t>(n)));
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j)
+      if (i != j) m[i][j] = ripple ? v * (1.0 + 0.01 * (((i * 7 + j * 3) % 5) - 2) / 2.0) : v;
+  return m;
+}
+
+}  // namespace
+
+TEST(CircleSchedule, EveryPairOnceDisjointRounds) {
+  for (int n = 2; n <= 65; ++n) {
+    const auto rounds = circle_schedule(n);
+    ASSERT_EQ(static_cast<int>(rounds.size()), n % 2 == 0 ? n - 1 : n) << "n=" << n;
+    std::set<std::pair<int, int>> seen;
+    for (const auto& round : rounds) {
+      EXPECT_EQ(static_cast<int>(round.size()), n / 2) << "n=" << n;
+      std::set<int> busy;
+      for (auto [a, b] : round) {
+        ASSERT_LT(a, b);
+        ASSERT_GE(a, 0);
+        ASSERT_LT(b, n);
+        EXPECT_TRUE(busy.insert(a).second) << "host " << a << " twice in a round, n=" << n;
+        EXPECT_TRUE(busy.insert(b).second) << "host " << b << " twice in a round, n=" << n;
+        EXPECT_TRUE(seen.insert({a, b}).second) << "pair measured twice, n=" << n;
+      }
+      if (n % 2 == 1) {
+        EXPECT_EQ(static_cast<int>(busy.size()), n - 1);  // exactly one bye
+      }
+    }
+    EXPECT_EQ(static_cast<int>(seen.size()), n * (n - 1) / 2) << "n=" << n;
+  }
+}
+
+TEST(CircleSchedule, OddNEachHostHasOneBye) {
+  for (int n : {3, 5, 7, 65}) {
+    std::vector<int> byes(static_cast<std::size_t>(n), 0);
+    for (const auto& round : circle_schedule(n)) {
+      std::vector<bool> in(static_cast<std::size_t>(n), false);
+      for (auto [a, b] : round) in[a] = in[b] = true;
+      for (int h = 0; h < n; ++h) byes[h] += in[h] ? 0 : 1;
+    }
+    for (int h = 0; h < n; ++h) EXPECT_EQ(byes[h], 1) << "n=" << n << " host " << h;
+  }
+}
+
+TEST(CircleSchedule, TooFewHosts) {
+  EXPECT_TRUE(circle_schedule(0).empty());
+  EXPECT_TRUE(circle_schedule(1).empty());
+  ASSERT_EQ(circle_schedule(2).size(), 1u);
+  EXPECT_EQ(circle_schedule(2)[0], (PairRound{{0, 1}}));
+}
+
+TEST(LinkOutliers, UniformMatrixGivesNothing) {
+  for (int n : {3, 6, 16}) {
+    auto bw = uniform(n, 10.0);
+    auto lat = uniform(n, 5.0);
+    const auto a = analyze_links(bw, lat);
+    EXPECT_TRUE(a.outliers.empty()) << "n=" << n;
+    EXPECT_TRUE(a.suspects.empty()) << "n=" << n;
+    EXPECT_EQ(a.bw.values, static_cast<std::size_t>(n * (n - 1)));
+    EXPECT_EQ(a.lat.values, static_cast<std::size_t>(n * (n - 1) / 2));
+  }
+}
+
+TEST(LinkOutliers, OneSlowLinkIsThatLinkInThatDirectionAndNoHost) {
+  auto bw = uniform(6, 10.0);
+  bw[2][4] = 0.5;  // 2 -> 4 only
+  const auto a = analyze_links(bw, uniform(6, 5.0));
+  ASSERT_EQ(a.outliers.size(), 1u);
+  const auto& o = a.outliers[0];
+  EXPECT_EQ(o.kind, LinkKind::kBandwidth);
+  EXPECT_EQ(o.from, 2);
+  EXPECT_EQ(o.to, 4);
+  EXPECT_DOUBLE_EQ(o.value, 0.5);
+  EXPECT_TRUE(o.robust);
+  EXPECT_FALSE(o.below_line_rate);
+  ASSERT_TRUE(o.z.has_value());
+  EXPECT_LT(*o.z, -3.0);
+  EXPECT_NEAR(o.median, 10.0, 0.1);
+  EXPECT_TRUE(a.suspects.empty());
+}
+
+TEST(LinkOutliers, OneSlowHostAmongSixIsTheSuspect) {
+  auto bw = uniform(6, 10.0);
+  for (int j = 0; j < 6; ++j) {
+    if (j == 3) continue;
+    bw[3][j] = 1.2 + 0.01 * j;
+    bw[j][3] = 1.1 + 0.01 * j;
+  }
+  const auto a = analyze_links(bw, uniform(6, 5.0));
+  EXPECT_EQ(a.outliers.size(), 10u);  // all ten directed links of host 3
+  for (const auto& o : a.outliers) EXPECT_TRUE(o.from == 3 || o.to == 3);
+  ASSERT_EQ(a.suspects.size(), 1u);
+  EXPECT_EQ(a.suspects[0].host, 3);
+  EXPECT_EQ(a.suspects[0].out_flagged, 5);
+  EXPECT_EQ(a.suspects[0].in_flagged, 5);
+  EXPECT_EQ(a.suspects[0].links.size(), 10u);
+}
+
+TEST(LinkOutliers, EgressOnlySlowHostIsSuspect) {
+  auto bw = uniform(6, 10.0);
+  for (int j = 0; j < 6; ++j)
+    if (j != 1) bw[1][j] = 2.0;
+  const auto a = analyze_links(bw, {});
+  ASSERT_EQ(a.suspects.size(), 1u);
+  EXPECT_EQ(a.suspects[0].host, 1);
+  EXPECT_EQ(a.suspects[0].out_flagged, 5);
+  EXPECT_EQ(a.suspects[0].in_flagged, 0);
+}
+
+TEST(LinkOutliers, MadZeroStillFlagsAndReportsNoFiniteZ) {
+  auto bw = uniform(5, 10.0, /*ripple=*/false);  // every link identical: MAD = 0
+  auto a = analyze_links(bw, {});
+  EXPECT_TRUE(a.outliers.empty());
+  ASSERT_TRUE(a.bw.mad.has_value());
+  EXPECT_EQ(*a.bw.mad, 0.0);
+  bw[0][1] = 8.0;  // 20 % below an exact median: z = -inf and > 10 %
+  bw[1][0] = 9.5;  // 5 % below: z = -inf but not > 10 % -> not an outlier
+  a = analyze_links(bw, {});
+  ASSERT_EQ(a.outliers.size(), 1u);
+  EXPECT_EQ(a.outliers[0].from, 0);
+  EXPECT_EQ(a.outliers[0].to, 1);
+  EXPECT_FALSE(a.outliers[0].z.has_value());
+  EXPECT_DOUBLE_EQ(a.outliers[0].median, 10.0);
+}
+
+TEST(LinkOutliers, FewerThanThreeHosts) {
+  LinkMatrix bw = {{std::nullopt, 10.0}, {1.0, std::nullopt}};
+  LinkMatrix lat = {{std::nullopt, 5.0}, {std::nullopt, std::nullopt}};
+  auto a = analyze_links(bw, lat);
+  EXPECT_TRUE(a.outliers.empty());  // 2 values: the robust rule cannot judge
+  EXPECT_TRUE(a.suspects.empty());
+  EXPECT_FALSE(a.notes.empty());
+  // With a known line rate the second test still flags the link, but no host is blamed.
+  a = analyze_links(bw, lat, 12.5);
+  ASSERT_EQ(a.outliers.size(), 1u);
+  EXPECT_EQ(a.outliers[0].from, 1);
+  EXPECT_TRUE(a.outliers[0].below_line_rate);
+  EXPECT_FALSE(a.outliers[0].robust);
+  EXPECT_TRUE(a.suspects.empty());
+  EXPECT_TRUE(analyze_links({}, {}).outliers.empty());
+}
+
+TEST(LinkOutliers, LatencyOnePerUnorderedPair) {
+  auto lat = uniform(6, 20.0);
+  lat[4][1] = 200.0;  // only the lower triangle cell is set: still the pair (1,4)
+  lat[1][4] = std::nullopt;
+  const auto a = analyze_links(uniform(6, 10.0), lat);
+  ASSERT_EQ(a.outliers.size(), 1u);
+  EXPECT_EQ(a.outliers[0].kind, LinkKind::kLatency);
+  EXPECT_EQ(a.outliers[0].from, 1);
+  EXPECT_EQ(a.outliers[0].to, 4);
+  EXPECT_EQ(a.lat.values, 15u);
+  EXPECT_TRUE(a.suspects.empty());
+}
+
+TEST(LinkOutliers, LineRateIsAnIndependentTest) {
+  auto bw = uniform(6, 10.0);
+  bw[0][5] = 9.2;                        // 8 % off the median: not a robust outlier
+  auto a = analyze_links(bw, {}, 12.0);  // floor = 9.6 GB/s
+  ASSERT_EQ(a.outliers.size(), 1u);
+  EXPECT_TRUE(a.outliers[0].below_line_rate);
+  EXPECT_FALSE(a.outliers[0].robust);
+  // Whole fabric below line rate: every link flagged, no host blamed, a note says why.
+  a = analyze_links(uniform(6, 10.0), {}, 25.0);
+  EXPECT_EQ(a.outliers.size(), 30u);
+  EXPECT_TRUE(a.suspects.empty());
+  EXPECT_FALSE(a.notes.empty());
+}
+
+TEST(LinkOutliers, FourHostLimitIsNoted) {
+  auto bw = uniform(4, 10.0);
+  for (int j = 0; j < 4; ++j)
+    if (j != 0) bw[0][j] = bw[j][0] = 1.0;
+  const auto a = analyze_links(bw, {});
+  // Half the directed links are slow: the median is slow and the rule cannot see host 0 (documented limit).
+  EXPECT_TRUE(a.suspects.empty());
+  bool noted = false;
+  for (const auto& n : a.notes) noted |= n.find("4 hosts") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
+TEST(LinkOutliers, NonSquareRefused) {
+  LinkMatrix bad = {{std::nullopt, 1.0}};
+  EXPECT_THROW(analyze_links(bad, {}), std::invalid_argument);
+}
+
+TEST(LinkConfirm, StillOutlierRule) {
+  EXPECT_TRUE(still_outlier(0.5, 10.0, 0.0, Worse::kLower));
+  EXPECT_FALSE(still_outlier(9.5, 10.0, 0.0, Worse::kLower));  // within 10 %
+  EXPECT_FALSE(still_outlier(7.5, 10.0, 0.1, Worse::kLower));  // noisy matrix: margin 30 %
+  EXPECT_TRUE(still_outlier(6.5, 10.0, 0.1, Worse::kLower));
+  EXPECT_TRUE(still_outlier(30.0, 20.0, 0.0, Worse::kHigher));
+  EXPECT_FALSE(still_outlier(21.0, 20.0, 0.0, Worse::kHigher));
+  const std::vector<double> v = {9.0, 10.0, 11.0, 10.0, 10.0};
+  EXPECT_NEAR(relative_spread(v), 0.0, 1e-12);  // MAD = 0
+  const std::vector<double> w = {9.0, 10.0, 11.0};
+  EXPECT_NEAR(relative_spread(w), 1.4826 * 1.0 / 10.0, 1e-12);
+  EXPECT_EQ(relative_spread(std::vector<double>{1.0, 2.0}), 0.0);
+}
+
+// analyze_links evaluates the §4 rule with one median/MAD per kind; it must flag exactly what core::outliers
+// flags and give core::robust_z's z.
+TEST(LinkOutliers, SameVerdictAsCoreOutliers) {
+  std::uint64_t seed = 12345;
+  auto next = [&seed] {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<double>(seed >> 11) / 9007199254740992.0;  // [0, 1)
+  };
+  for (int trial = 0; trial < 40; ++trial) {
+    const int n = 3 + trial % 9;
+    LinkMatrix bw(static_cast<std::size_t>(n),
+                  std::vector<std::optional<double>>(static_cast<std::size_t>(n)));
+    std::vector<double> flat;
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j)
+        if (i != j) {
+          double v = 10.0 + next();
+          if (next() < 0.15) v *= next();                   // some slow links
+          if (trial % 5 == 0) v = next() < 0.8 ? 10.0 : v;  // MAD = 0 cases
+          bw[i][j] = v;
+          flat.push_back(v);
+        }
+    const auto want = outliers(flat, Worse::kLower);
+    const auto z = robust_z(flat);
+    const auto a = analyze_links(bw, {});
+    std::size_t k = 0, flagged = 0;
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) {
+        if (i == j) continue;
+        if (want[k]) {
+          ++flagged;
+          bool hit = false;
+          for (const auto& o : a.outliers)
+            if (o.from == i && o.to == j) {
+              hit = true;
+              if (std::isfinite(z[k])) {
+                ASSERT_TRUE(o.z.has_value());
+                EXPECT_DOUBLE_EQ(*o.z, z[k]);
+              } else {
+                EXPECT_FALSE(o.z.has_value());
+              }
+            }
+          EXPECT_TRUE(hit) << "trial " << trial << " link " << i << "->" << j;
+        }
+        ++k;
+      }
+    EXPECT_EQ(a.outliers.size(), flagged) << "trial " << trial;
+  }
+}

@@ -1,0 +1,122 @@
+// The `pairs` report section and console text on synthetic probe results (issue 6).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "fabcheck/probes/pairs.hpp"
+#include "fabcheck/report/pairs.hpp"
+
+using namespace fabcheck;
+
+namespace {
+
+core::LinkMatrix filled(int n, double v) {
+  core::LinkMatrix m(static_cast<std::size_t>(n),
+                     std::vector<std::optional<double>>(static_cast<std::size_t>(n)));
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j)
+      if (i != j) m[i][j] = v * (1.0 + 0.002 * ((i + 2 * j) % 3));
+  return m;
+}
+
+// 6 hosts; link h2 -> h4 slow; host h5 slow both ways when `slow_host`.
+probes::PairsResult synthetic(bool slow_host) {
+  probes::PairsResult r;
+  for (int i = 0; i < 6; ++i) r.hosts.push_back("h" + std::to_string(i));
+  r.size_bytes = 8u << 20;
+  r.window = 64;
+  r.message_bytes = r.size_bytes / 64;
+  r.schedule = core::circle_schedule(6);
+  r.retest = true;
+  probes::PairsRail rail;
+  rail.bw_gbps = filled(6, 1.0);
+  rail.lat_p50_us = filled(6, 20.0);
+  rail.lat_p99_us = filled(6, 40.0);
+  rail.lat_samples = 1000;
+  rail.bw_gbps[2][4] = 0.01;
+  if (slow_host)
+    for (int j = 0; j < 5; ++j) rail.bw_gbps[5][j] = rail.bw_gbps[j][5] = 0.1;
+  rail.analysis = core::analyze_links(rail.bw_gbps, rail.lat_p50_us);
+  for (const auto& o : rail.analysis.outliers) rail.outliers.push_back({o, true});
+  for (const auto& s : rail.analysis.suspects) rail.suspects.push_back({s, true});
+  r.rails.push_back(rail);
+  return r;
+}
+
+}  // namespace
+
+TEST(ReportPairs, JsonSectionPerDesign) {
+  const auto r = synthetic(false);
+  const auto j = report::pairs_json(r);
+  EXPECT_EQ(j["size_bytes"], 8u << 20);
+  EXPECT_EQ(j["hosts"].size(), 6u);
+  EXPECT_EQ(j["schedule"].size(), 5u);
+  EXPECT_EQ(j["schedule"][0].size(), 3u);
+  ASSERT_EQ(j["bw_gbps"].size(), 6u);
+  EXPECT_TRUE(j["bw_gbps"][3][3].is_null());
+  EXPECT_DOUBLE_EQ(j["bw_gbps"][2][4].get<double>(), 0.01);
+  EXPECT_TRUE(j["lat_p99_us"][1][0].is_number());
+  EXPECT_TRUE(j["bidir_gbps"].is_null());
+  ASSERT_EQ(j["outliers"].size(), 1u);
+  const auto& o = j["outliers"][0];
+  EXPECT_EQ(o["kind"], "bw");
+  EXPECT_EQ(o["from"], "h2");
+  EXPECT_EQ(o["to"], "h4");
+  EXPECT_DOUBLE_EQ(o["value"].get<double>(), 0.01);
+  EXPECT_TRUE(o["z"].is_number());
+  EXPECT_LT(o["z"].get<double>(), -3.0);
+  EXPECT_EQ(o["confirmed"], true);
+  EXPECT_TRUE(j["suspects"].empty());
+  EXPECT_FALSE(j.contains("rails"));
+}
+
+TEST(ReportPairs, RefutedOutlierLeavesOutliersAndFindings) {
+  auto r = synthetic(false);
+  r.rails[0].outliers[0].confirmed = false;
+  report::Document doc;
+  report::add_pairs(doc, r);
+  EXPECT_TRUE(doc.json()["pairs"]["outliers"].empty());
+  EXPECT_EQ(doc.json()["run"]["sections"]["pairs"]["status"], "ok");
+  for (const auto& f : doc.json()["findings"]) EXPECT_NE(f["code"], "PAIRS_SLOW_LINK");
+  EXPECT_NE(report::render_pairs(r).find("refuted by retest"), std::string::npos);
+}
+
+TEST(ReportPairs, SlowHostFindingAndLinkFinding) {
+  const auto r = synthetic(true);
+  report::Document doc;
+  report::add_pairs(doc, r);
+  const auto& p = doc.json()["pairs"];
+  ASSERT_EQ(p["suspects"].size(), 1u);
+  EXPECT_EQ(p["suspects"][0]["host"], "h5");
+  EXPECT_EQ(p["suspects"][0]["confirmed"], true);
+  EXPECT_EQ(p["suspects"][0]["links"].size(), 10u);
+  int host_findings = 0, link_findings = 0;
+  for (const auto& f : doc.json()["findings"]) {
+    if (f["code"] == "PAIRS_SLOW_HOST") ++host_findings;
+    if (f["code"] == "PAIRS_SLOW_LINK") {
+      ++link_findings;
+      EXPECT_EQ(f["evidence"]["from"], "h2");  // h5's links are explained by the host
+    }
+    EXPECT_NE(f["severity"], "fail");
+  }
+  EXPECT_EQ(host_findings, 1);
+  EXPECT_EQ(link_findings, 1);
+  EXPECT_FALSE(doc.has_fail());
+  const auto passed = r.passed_hosts();
+  EXPECT_EQ(passed.size(), 5u);
+  for (const auto& h : passed) EXPECT_NE(h, "h5");
+}
+
+TEST(ReportPairs, ConsoleMarksTheOutlierCell) {
+  const auto r = synthetic(false);
+  const auto s = report::render_pairs(r);
+  // Row h2, column h4 carries the mark right after the value.
+  const auto row = s.find("\n   h2 ") + 1;  // first data row of h2 (the bandwidth matrix)
+  ASSERT_NE(row, 0u);
+  const auto eol = s.find('\n', row);
+  const std::string line = s.substr(row, eol - row);
+  EXPECT_NE(line.find("0.010*"), std::string::npos) << line;
+  EXPECT_NE(s.find("# outliers: 1"), std::string::npos);
+  EXPECT_NE(s.find("bw h2 -> h4"), std::string::npos);
+  EXPECT_NE(s.find("# suspects: 0"), std::string::npos);
+}
