@@ -1,7 +1,6 @@
 // Adapter: config section "incast" -> probes::IncastOptions -> run_incast -> add_incast / render_incast.
 #include "steps.hpp"
 
-#if __has_include("fabcheck/probes/incast.hpp") && __has_include("fabcheck/report/incast.hpp")
 #include "fabcheck/probes/incast.hpp"
 #include "fabcheck/report/incast.hpp"
 
@@ -46,10 +45,3 @@ const ProbeAdapter* incast_adapter() {
 }
 
 }  // namespace fabcheck::suite::detail
-#else
-namespace fabcheck::suite::detail {
-const ProbeAdapter* incast_adapter() {
-  return nullptr;
-}
-}  // namespace fabcheck::suite::detail
-#endif

@@ -11,9 +11,6 @@ const ProbeAdapter* inspect_adapter() {
 const ProbeAdapter* latency_adapter() {
   return nullptr;
 }
-const ProbeAdapter* pairs_adapter() {
-  return nullptr;
-}
 const ProbeAdapter* scaling_adapter() {
   return nullptr;
 }

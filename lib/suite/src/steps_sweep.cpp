@@ -1,7 +1,6 @@
 // Adapter: config section "sweep" -> probes::SweepOptions -> run_sweep -> add_sweep / render_sweep.
 #include "steps.hpp"
 
-#if __has_include("fabcheck/probes/sweep.hpp") && __has_include("fabcheck/report/sweep.hpp")
 #include "fabcheck/core/collective.hpp"
 #include "fabcheck/probes/sweep.hpp"
 #include "fabcheck/report/sweep.hpp"
@@ -65,10 +64,3 @@ const ProbeAdapter* sweep_adapter() {
 }
 
 }  // namespace fabcheck::suite::detail
-#else
-namespace fabcheck::suite::detail {
-const ProbeAdapter* sweep_adapter() {
-  return nullptr;
-}
-}  // namespace fabcheck::suite::detail
-#endif
