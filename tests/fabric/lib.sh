@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared helpers for the fabric tests (sourced). Usage in a test:
 #   source "$(dirname "$0")/lib.sh"; fab_init NAME LIMIT_S   # instance NAME, whole test bounded to LIMIT_S
 # Gives: $VF (the vfabric script), $VFN (--name NAME), fail MSG, note MSG, and a trap that tears the instance down
@@ -16,6 +17,7 @@ fail() {
 
 _fab_cleanup() {
   local rc=$?
+  [ "$BASHPID" = "$FAB_PID" ] || exit $rc # a background subshell inherits the trap: only the test itself cleans up
   trap - EXIT INT TERM
   local p
   for p in "${FAB_BG[@]:-}"; do
@@ -37,6 +39,7 @@ fab_init() {
   fi
   VFN=(--name "$FAB_NAME")
   FAB_T0=$(date +%s)
+  FAB_PID=$BASHPID
   FAB_BG=()
   FAB_EXTRA=()
   if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null || ! command -v tc >/dev/null; then
@@ -65,10 +68,11 @@ fab_assert_clean() {
 
 # fab_xfer FROM TO BYTES [PORT]: one TCP transfer FROM -> TO; prints the rate in bytes/s
 fab_xfer() {
-  local from=$1 to=$2 bytes=$3 port=${4:-5301} sp out
+  local from=$1 to=$2 bytes=$3 port=${4:-5301} sp out addr
+  addr=$("$VF" addr "$to" "${VFN[@]}")
   "$VF" exec "$to" "${VFN[@]}" -- "$PY" "$FAB_DIR/xfer.py" serve "$port" --timeout 60 >/dev/null &
   sp=$!
-  out=$("$VF" exec "$from" "${VFN[@]}" -- "$PY" "$FAB_DIR/xfer.py" send "$("$VF" addr "$to" "${VFN[@]}")" "$port" "$bytes" --timeout 60) ||
+  out=$("$VF" exec "$from" "${VFN[@]}" -- "$PY" "$FAB_DIR/xfer.py" send "$addr" "$port" "$bytes" --timeout 60) ||
     fail "transfer $from -> $to failed"
   wait "$sp" || fail "receiver on $to failed"
   sed -E 's/.*rate_Bps=([0-9]+).*/\1/' <<<"$out"

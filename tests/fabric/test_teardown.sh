@@ -39,6 +39,7 @@ note "second instance on ${s2%.*}.0/24 beside ${s1%.*}.0/24: ok"
 h1=${hosts[0]} h2=${hosts[1]}
 ns1=vf-ftdown-h1
 "$VF" throttle-link "$h1" "$h2" 50mbit "${VFN[@]}"
+# shellcheck disable=SC2046,SC2183
 hex2=$(printf '%02x%02x%02x%02x' $(tr . ' ' <<<"$("$VF" addr "$h2" "${VFN[@]}")"))
 fab_has 'htb.*rate 50Mbit' ip netns exec $ns1 tc class show dev eth0 || fail "throttle-link: no htb class"
 fab_has "match $hex2/ffffffff at 16" ip netns exec $ns1 tc filter show dev eth0 parent 1: ||

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <thread>
 
 #include "fabcheck/comm/phase.hpp"
 #include "fabcheck/core/clock.hpp"
@@ -66,7 +67,8 @@ void abort_world(int exit_code) {
 
 double now_us() {
   using namespace std::chrono;
-  return static_cast<double>(duration_cast<nanoseconds>(steady_clock::now().time_since_epoch()).count()) / 1000.0;
+  return static_cast<double>(duration_cast<nanoseconds>(steady_clock::now().time_since_epoch()).count()) /
+         1000.0;
 }
 
 Request::Request() : impl(std::make_unique<Impl>()) {}
@@ -115,21 +117,27 @@ std::shared_ptr<Communicator::State> make_state(MPI_Comm c, bool owned) {
     s->host_idx.push_back(it->second);
     s->ranks_by_host[static_cast<std::size_t>(it->second)].push_back(r);
   }
-  const auto& mine_ranks = s->ranks_by_host[static_cast<std::size_t>(s->host_idx[static_cast<std::size_t>(s->rank)])];
-  s->local_rank = static_cast<int>(std::find(mine_ranks.begin(), mine_ranks.end(), s->rank) - mine_ranks.begin());
+  const auto& mine_ranks =
+      s->ranks_by_host[static_cast<std::size_t>(s->host_idx[static_cast<std::size_t>(s->rank)])];
+  s->local_rank =
+      static_cast<int>(std::find(mine_ranks.begin(), mine_ranks.end(), s->rank) - mine_ranks.begin());
   return s;
 }
 
 int to_int_bytes(std::size_t bytes) {
-  if (bytes > static_cast<std::size_t>(INT_MAX)) throw RuntimeFailure("message larger than 2 GiB in one MPI call");
+  if (bytes > static_cast<std::size_t>(INT_MAX))
+    throw RuntimeFailure("message larger than 2 GiB in one MPI call");
   return static_cast<int>(bytes);
 }
 
 MPI_Op to_mpi(ScalarOp op) {
   switch (op) {
-    case ScalarOp::kSum: return MPI_SUM;
-    case ScalarOp::kMin: return MPI_MIN;
-    case ScalarOp::kMax: return MPI_MAX;
+    case ScalarOp::kSum:
+      return MPI_SUM;
+    case ScalarOp::kMin:
+      return MPI_MIN;
+    case ScalarOp::kMax:
+      return MPI_MAX;
   }
   return MPI_SUM;
 }
@@ -144,15 +152,33 @@ Communicator Communicator::world() {
   return c;
 }
 
-int Communicator::rank() const { return s_->rank; }
-int Communicator::size() const { return s_->size; }
-const std::vector<std::string>& Communicator::hosts_of_ranks() const { return s_->host_of_rank; }
-const std::vector<std::string>& Communicator::hosts() const { return s_->hosts; }
-int Communicator::host_index(int r) const { return s_->host_idx.at(static_cast<std::size_t>(r)); }
-const std::vector<std::vector<int>>& Communicator::ranks_by_host() const { return s_->ranks_by_host; }
-int Communicator::local_rank() const { return s_->local_rank; }
-bool Communicator::valid() const { return s_ && s_->comm != MPI_COMM_NULL; }
-void* Communicator::native_handle() const { return &s_->comm; }
+int Communicator::rank() const {
+  return s_->rank;
+}
+int Communicator::size() const {
+  return s_->size;
+}
+const std::vector<std::string>& Communicator::hosts_of_ranks() const {
+  return s_->host_of_rank;
+}
+const std::vector<std::string>& Communicator::hosts() const {
+  return s_->hosts;
+}
+int Communicator::host_index(int r) const {
+  return s_->host_idx.at(static_cast<std::size_t>(r));
+}
+const std::vector<std::vector<int>>& Communicator::ranks_by_host() const {
+  return s_->ranks_by_host;
+}
+int Communicator::local_rank() const {
+  return s_->local_rank;
+}
+bool Communicator::valid() const {
+  return s_ && s_->comm != MPI_COMM_NULL;
+}
+void* Communicator::native_handle() const {
+  return &s_->comm;
+}
 
 Communicator Communicator::split(int color, int key) const {
   MPI_Comm out = MPI_COMM_NULL;
@@ -166,7 +192,20 @@ Communicator Communicator::split(int color, int key) const {
   return c;
 }
 
-void Communicator::barrier() const { check_mpi(MPI_Barrier(s_->comm), "MPI_Barrier"); }
+void Communicator::barrier() const {
+  check_mpi(MPI_Barrier(s_->comm), "MPI_Barrier");
+}
+
+void Communicator::lazy_barrier(double poll_us) const {
+  MPI_Request req = MPI_REQUEST_NULL;
+  check_mpi(MPI_Ibarrier(s_->comm, &req), "MPI_Ibarrier");
+  int flag = 0;
+  for (;;) {
+    check_mpi(MPI_Test(&req, &flag, MPI_STATUS_IGNORE), "MPI_Test(Ibarrier)");
+    if (flag) return;
+    std::this_thread::sleep_for(std::chrono::microseconds(static_cast<std::int64_t>(poll_us)));
+  }
+}
 
 void Communicator::bcast(std::string& data, int root) const {
   std::uint64_t len = data.size();
@@ -192,8 +231,9 @@ std::int64_t Communicator::allreduce(std::int64_t v, ScalarOp op) const {
 }
 
 void Communicator::allreduce(std::span<double> v, ScalarOp op) const {
-  check_mpi(MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_DOUBLE, to_mpi(op), s_->comm),
-            "MPI_Allreduce");
+  check_mpi(
+      MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_DOUBLE, to_mpi(op), s_->comm),
+      "MPI_Allreduce");
 }
 
 std::vector<std::vector<double>> Communicator::gather(std::span<const double> mine, int root) const {
@@ -209,8 +249,8 @@ std::vector<std::vector<double>> Communicator::gather(std::span<const double> mi
     }
     flat.resize(static_cast<std::size_t>(total));
   }
-  check_mpi(MPI_Gatherv(mine.data(), n, MPI_DOUBLE, flat.data(), counts.data(), displs.data(), MPI_DOUBLE, root,
-                        s_->comm),
+  check_mpi(MPI_Gatherv(mine.data(), n, MPI_DOUBLE, flat.data(), counts.data(), displs.data(), MPI_DOUBLE,
+                        root, s_->comm),
             "MPI_Gatherv");
   std::vector<std::vector<double>> out;
   if (s_->rank == root) {
@@ -264,8 +304,8 @@ void Communicator::recv(void* data, std::size_t bytes, int src, int tag) const {
 
 void Communicator::sendrecv(const void* sdata, std::size_t sbytes, int dest, void* rdata, std::size_t rbytes,
                             int src, int tag) const {
-  check_mpi(MPI_Sendrecv(sdata, to_int_bytes(sbytes), MPI_BYTE, dest, tag, rdata, to_int_bytes(rbytes), MPI_BYTE, src,
-                         tag, s_->comm, MPI_STATUS_IGNORE),
+  check_mpi(MPI_Sendrecv(sdata, to_int_bytes(sbytes), MPI_BYTE, dest, tag, rdata, to_int_bytes(rbytes),
+                         MPI_BYTE, src, tag, s_->comm, MPI_STATUS_IGNORE),
             "MPI_Sendrecv");
 }
 
@@ -289,7 +329,14 @@ void Communicator::wait_all(std::vector<Request>& reqs) {
   for (std::size_t i = 0; i < reqs.size(); ++i) reqs[i].impl->req = raw[i];
 }
 
-void Communicator::wait(Request& req) { check_mpi(MPI_Wait(&req.impl->req, MPI_STATUS_IGNORE), "MPI_Wait"); }
+void Communicator::wait_lazy(Request& req, double poll_us) {
+  while (!test(req))
+    std::this_thread::sleep_for(std::chrono::microseconds(static_cast<std::int64_t>(poll_us)));
+}
+
+void Communicator::wait(Request& req) {
+  check_mpi(MPI_Wait(&req.impl->req, MPI_STATUS_IGNORE), "MPI_Wait");
+}
 
 bool Communicator::test(Request& req) {
   int flag = 0;

@@ -27,4 +27,25 @@ std::vector<PairRound> circle_schedule(int n) {
   return rounds;
 }
 
+std::vector<PairRound> ring_rounds(int n) {
+  std::vector<PairRound> rounds;
+  if (n < 2) return rounds;
+  const int edges = n == 2 ? 1 : n;
+  std::vector<std::vector<bool>> busy;
+  for (int i = 0; i < edges; ++i) {
+    const int a = i, b = (i + 1) % n;
+    std::size_t r = 0;
+    for (; r < rounds.size(); ++r) {
+      if (!busy[r][static_cast<std::size_t>(a)] && !busy[r][static_cast<std::size_t>(b)]) break;
+    }
+    if (r == rounds.size()) {
+      rounds.emplace_back();
+      busy.emplace_back(static_cast<std::size_t>(n), false);
+    }
+    rounds[r].emplace_back(std::min(a, b), std::max(a, b));
+    busy[r][static_cast<std::size_t>(a)] = busy[r][static_cast<std::size_t>(b)] = true;
+  }
+  return rounds;
+}
+
 }  // namespace fabcheck::core

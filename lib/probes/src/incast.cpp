@@ -264,7 +264,7 @@ IncastResult run_incast(const comm::Communicator& comm, const IncastOptions& opt
     std::vector<double> iso_lat;
     if (victim_rank >= 0) {
       comm::enter_phase(fmt::format("incast victim isolated receiver={}", recv_name));
-      comm.barrier();
+      comm.lazy_barrier();
       std::vector<double> mine;
       if (c.me == victim_rank) {
         mine = victim_loop(c, recv_rank, opts.victim_iters);
@@ -276,6 +276,7 @@ IncastResult run_incast(const comm::Communicator& comm, const IncastOptions& opt
           comm.send(&pong, sizeof pong, victim_rank, kTagPong);
         }
       }
+      comm.lazy_barrier();
       auto all = comm.gather(mine, 0);
       if (c.me == 0) {
         std::vector<double> t;
@@ -311,7 +312,7 @@ IncastResult run_incast(const comm::Communicator& comm, const IncastOptions& opt
         const double started = comm::now_us();
         int rounds = 0;
         for (;;) {
-          comm.barrier();
+          comm.lazy_barrier();
           double t_start = 0;
           if (c.me == 0) t_start = c.now_ref() + opts.lead_us + 4.0 * align.max_error_us;
           comm.bcast(&t_start, sizeof t_start, 0);
@@ -321,11 +322,15 @@ IncastResult run_incast(const comm::Communicator& comm, const IncastOptions& opt
           } else if (i_send) {
             spin_until(c, t_start);
             mine.push_back(c.now_ref() - t_start);
-            comm.send(sbuf.data(), sbuf.size(), recv_rank, kTagData);
+            // Non-blocking send with a sleeping wait: the kernel drains the socket while this rank sleeps,
+            // and the cores stay with the receiver and the victim, whose timing is the measurement.
+            auto req = comm.isend(sbuf.data(), sbuf.size(), recv_rank, kTagData);
+            comm::Communicator::wait_lazy(req, 50.0);
           } else if (c.me == victim_rank) {
             spin_until(c, t_start);
             mine = victim_loop(c, recv_rank, 0);
           }
+          comm.lazy_barrier();
           auto all = comm.gather(mine, 0);
           int more = 0;
           ++rounds;

@@ -1,6 +1,6 @@
 #pragma once
-/// @file The MPI communicator seen by probes (DESIGN §2, lib/comm). No MPI types appear here: the MPI handle lives
-/// behind a pimpl, so probes and tests never include <mpi.h>.
+/// @file The MPI communicator seen by probes (DESIGN §2, lib/comm). No MPI types appear here: the MPI handle
+/// lives behind a pimpl, so probes and tests never include <mpi.h>.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -80,6 +80,9 @@ class Communicator {
 
   /// MPI_Barrier. @throws RuntimeFailure on MPI error.
   void barrier() const;
+  /// Barrier that sleeps while it waits (MPI_Ibarrier, then MPI_Test every `poll_us` µs), so that ranks with
+  /// nothing to do leave the cores to the ranks that measure. @throws RuntimeFailure on MPI error.
+  void lazy_barrier(double poll_us = 200.0) const;
   /// Broadcast of a byte string from root (length first).
   void bcast(std::string& data, int root) const;
   /// Broadcast of raw bytes (same size on every rank).
@@ -114,6 +117,8 @@ class Communicator {
   static void wait(Request& req);
   /// Tests one request without blocking; true when complete.
   static bool test(Request& req);
+  /// Waits for one request, sleeping `poll_us` µs between tests (leaves the core to others while waiting).
+  static void wait_lazy(Request& req, double poll_us);
 
   /// Opaque pointer to the MPI_Comm (for backends inside lib/comm only).
   void* native_handle() const;
@@ -126,9 +131,9 @@ class Communicator {
 
 /// Clock alignment to rank 0 of a communicator (DESIGN §4): ping-pong offset estimate, best of `rounds`.
 struct ClockAlignment {
-  double to_ref_us = 0;        ///< add to this rank's now_us() to get rank 0's clock
-  double error_bound_us = 0;   ///< this rank's half round trip
-  double max_error_us = 0;     ///< max error bound over ranks (same on every rank)
+  double to_ref_us = 0;          ///< add to this rank's now_us() to get rank 0's clock
+  double error_bound_us = 0;     ///< this rank's half round trip
+  double max_error_us = 0;       ///< max error bound over ranks (same on every rank)
   double max_abs_offset_us = 0;  ///< max |offset| over ranks (same on every rank)
 };
 

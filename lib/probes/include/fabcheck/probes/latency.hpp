@@ -1,0 +1,133 @@
+#pragma once
+/// @file The latency probe (issue 5; DESIGN §4, §5): point-to-point ping-pong between host leaders (half
+/// round trip per iteration, like osu_latency) and the per-iteration latency of small allreduces (span on
+/// aligned clocks), with the tail analysis of lib/core (percentiles, histogram, spikes, straggler ranking,
+/// tail cost at scale). Measurement only: nothing here prints.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "fabcheck/core/histogram.hpp"
+#include "fabcheck/core/stats.hpp"
+#include "fabcheck/core/tail.hpp"
+
+namespace fabcheck::comm {
+class Communicator;
+}
+
+namespace fabcheck::probes {
+
+/// Which pairs the point-to-point part measures.
+enum class LatencyPattern {
+  kRing,      ///< each member with the next (i, i+1 mod n)
+  kAllPairs,  ///< every pair, disjoint pairs per round (circle method)
+};
+
+/// "ring" | "all-pairs".
+const char* name(LatencyPattern p);
+
+/// What the probe measures. Defaults follow osu_latency (warm-up 100, 10 000 iterations for small messages).
+struct LatencyOptions {
+  LatencyPattern pattern = LatencyPattern::kRing;       ///< point-to-point pairs
+  std::vector<std::uint64_t> sizes = {8, 4096, 65536};  ///< message sizes in bytes (each ≥ 1)
+  bool p2p = true;                                      ///< run the point-to-point ping-pong
+  bool collective =
+      true;  ///< run the per-iteration allreduce pass (sizes 8 B … 64 KiB of `sizes`, see below)
+  /// Timed iterations per size and pair; 0 = by `duration_s`, or when that is 0 too, the default: 10 000 for
+  /// sizes ≤ 8 KiB and 1 000 above (osu_latency's split).
+  std::uint64_t iters = 0;
+  double duration_s = 0;       ///< > 0: iterate for this many seconds per size and pair (instead of `iters`)
+  std::uint64_t warmup = 100;  ///< untimed iterations before each measurement
+  std::uint64_t max_samples = 1000000;  ///< cap per pair and size in duration mode (memory bound)
+};
+
+/// The sizes of `latency --sweep`: 1 B … 4 MiB, powers of two (osu_latency's range).
+std::vector<std::uint64_t> sweep_sizes();
+
+/// Allreduce sizes measured by the collective pass: the sizes in [8 B, 64 KiB], rounded down to a multiple of
+/// 8 (whole doubles), duplicates removed, ascending.
+std::vector<std::uint64_t> collective_sizes(const std::vector<std::uint64_t>& sizes);
+
+/// Timed iterations for a size when neither `iters` nor `duration_s` is set.
+std::uint64_t default_iters(std::uint64_t size_bytes);
+
+/// Checks options. @throws UsageError naming the flag: empty `sizes` (--sizes), a size of 0 or above 1 GiB
+/// (--sizes), iters and duration both set (--iters/--duration), iters or warmup above 1e8, duration < 0,
+/// above a day or not finite (--duration), max_samples 0, nothing to run (--kind).
+void validate(const LatencyOptions& opts);
+
+/// One point-to-point pair: two members (ranks) and their half-round-trip samples.
+struct LatencyPair {
+  int a_rank = 0, b_rank = 0;      ///< world ranks; a initiates the ping-pong (a < b)
+  std::string a_host, b_host;      ///< their hosts
+  int round = 0;                   ///< schedule round (pairs of one round run at the same time)
+  bool capped = false;             ///< duration mode stopped at max_samples
+  std::vector<double> samples_us;  ///< half round trip per timed iteration, µs, in measurement order
+  core::Summary summary;           ///< of samples_us
+  core::Histogram histogram;       ///< of samples_us
+};
+
+/// Who a share in a straggler ranking or spike list belongs to.
+struct LatencySource {
+  std::string label;               ///< "hostA-hostB" / "rank 0-rank 1" for pairs, "rank 3 (host)" for ranks
+  std::vector<int> ranks;          ///< the pair's two ranks, or the one rank
+  std::vector<std::string> hosts;  ///< their hosts
+  std::uint64_t count = 0;         ///< samples above the threshold
+  std::uint64_t samples = 0;       ///< samples of this source
+  double share = 0;                ///< count / all samples above the threshold
+};
+
+/// One measured section: one kind, one size.
+struct LatencySection {
+  std::string kind;              ///< "p2p" | "collective"
+  std::string pattern;           ///< "ring" | "all-pairs" (p2p) or "allreduce" (collective)
+  std::uint64_t size_bytes = 0;  ///< message size (p2p) or allreduce size (count × 8 B, dtype double, sum)
+  std::uint64_t warmup = 0;      ///< untimed iterations before the timed ones
+  std::uint64_t tail_n = 0;      ///< N of "this run" in tail_cost (members taking part)
+  std::vector<double>
+      samples_us;         ///< every timed sample, pooled over pairs (p2p) or spans per iteration (collective)
+  core::Summary summary;  ///< of samples_us (raw-sample percentiles, DESIGN §4)
+  core::Histogram histogram;          ///< merged across pairs (p2p) / of the spans (collective)
+  std::vector<LatencyPair> per_pair;  ///< p2p only: one entry per pair, in schedule order
+  /// Collective only: the rank that entered last in each iteration (the straggler), parallel to samples_us.
+  std::vector<int> straggler_rank;
+  double straggler_threshold_us = 0;         ///< global p99 used for the ranking
+  std::uint64_t straggler_above = 0;         ///< samples above it
+  std::vector<LatencySource> stragglers;     ///< share of samples above the global p99, highest first
+  double spike_threshold_us = 0;             ///< 10 × median
+  std::uint64_t spike_count = 0;             ///< samples above it
+  std::vector<LatencySource> spike_sources;  ///< where the spikes came from, most first
+  std::vector<core::TailCost> tail_cost;     ///< N = tail_n, 64, 512, 4096 (µs)
+  std::vector<std::string> notes;            ///< e.g. capped pairs
+};
+
+/// The probe's result (complete on rank 0; other ranks get the header fields only).
+struct LatencyResult {
+  int nranks = 0;                  ///< ranks in the communicator
+  std::vector<std::string> hosts;  ///< distinct hosts
+  bool fabric_crossed = false;     ///< true when the pairs are host leaders on different hosts
+  std::string members;             ///< "host leaders" or "local ranks"
+  std::vector<int> member_ranks;   ///< ranks taking part in the p2p part
+  std::string pattern;             ///< "ring" | "all-pairs"
+  std::vector<std::vector<std::pair<int, int>>> schedule;  ///< rounds of member-rank pairs
+  double clock_error_us = 0;                               ///< max clock-alignment error bound over ranks
+  double clock_offset_us_max = 0;                          ///< max |offset| to rank 0 over ranks
+  std::string iteration_rule;  ///< "iters 10000", "duration 2 s" or "default (10000 ≤ 8K, 1000 above)"
+  std::vector<LatencySection> sections;  ///< p2p sections (one per size), then collective sections
+};
+
+/// Fills the analysis of a section from its raw samples (summary, histogram when empty, spikes, straggler
+/// ranking, tail cost). For p2p the sources are the pairs; for collectives they are the ranks named in
+/// straggler_rank. Pure (no MPI): exposed so that tests and other probes (sweep, run) can analyze synthetic
+/// or imported samples.
+/// @param nranks ranks of the run, used to label collective stragglers.
+/// @param hosts_of_ranks host of each rank (may be empty: labels then omit hosts).
+void analyze_section(LatencySection& s, const std::vector<std::string>& hosts_of_ranks);
+
+/// Runs the probe: clock alignment, then p2p ping-pong per size and round, then the allreduce per-iteration
+/// pass per size. Collective over `comm` (every rank calls it). Needs at least 2 ranks.
+/// @throws UsageError for fewer than 2 ranks or invalid options (same on every rank); RuntimeFailure on MPI
+/// errors.
+LatencyResult run_latency(const comm::Communicator& comm, const LatencyOptions& opts);
+
+}  // namespace fabcheck::probes

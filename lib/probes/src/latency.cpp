@@ -1,0 +1,393 @@
+#include "fabcheck/probes/latency.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <set>
+
+#include "fabcheck/comm/communicator.hpp"
+#include "fabcheck/comm/phase.hpp"
+#include "fabcheck/core/error.hpp"
+#include "fabcheck/core/fault.hpp"
+#include "fabcheck/core/pair_schedule.hpp"
+#include "fabcheck/core/size.hpp"
+
+namespace fabcheck::probes {
+
+namespace {
+
+constexpr int kTagPing = 5101;
+constexpr std::uint64_t kMaxSize = std::uint64_t{1} << 30;
+constexpr std::uint64_t kCollMin = 8, kCollMax = 64 * 1024;
+
+/// Busy-waits `us` microseconds (the test fault "delay"; a sleep would be far too coarse).
+void spin_us(double us) {
+  const double until = comm::now_us() + us;
+  while (comm::now_us() < until) {
+  }
+}
+
+/// The delay fault of FABCHECK_TEST_FAULT when it applies to this rank.
+std::optional<core::Fault> delay_fault_for(int world_rank) {
+  auto f = core::fault_from_env();
+  if (!f || f->kind != core::Fault::Kind::kDelay || f->rank != world_rank) return std::nullopt;
+  return f;
+}
+
+bool delay_now(const std::optional<core::Fault>& f, std::uint64_t timed_index) {
+  return f && timed_index % f->every == 0;
+}
+
+/// How many timed iterations to run: fixed count, or "until the deadline".
+struct IterPlan {
+  std::uint64_t iters = 0;  ///< fixed count (duration mode: 0)
+  double duration_us = 0;   ///< > 0 in duration mode
+  std::uint64_t cap = 0;    ///< max samples in duration mode
+};
+
+IterPlan plan_for(const LatencyOptions& o, std::uint64_t size) {
+  IterPlan p;
+  if (o.duration_s > 0) {
+    p.duration_us = o.duration_s * 1e6;
+    p.cap = o.max_samples;
+  } else {
+    p.iters = o.iters > 0 ? o.iters : default_iters(size);
+  }
+  return p;
+}
+
+/// Initiator side of the ping-pong: byte 0 of every ping says whether the peer must answer (1) or stop (0).
+std::vector<double> ping_initiator(const comm::Communicator& comm, int peer, std::uint64_t size,
+                                   std::uint64_t warmup, const IterPlan& plan,
+                                   const std::optional<core::Fault>& fault) {
+  std::vector<unsigned char> sbuf(size, 0xA5), rbuf(size, 0);
+  std::vector<double> samples;
+  samples.reserve(plan.duration_us > 0 ? std::min<std::uint64_t>(plan.cap, 1u << 16) : plan.iters);
+  double t_start = 0;
+  for (std::uint64_t i = 0;; ++i) {
+    bool go = true;
+    if (i >= warmup) {
+      const std::uint64_t k = i - warmup;
+      if (k == 0) t_start = comm::now_us();
+      if (plan.duration_us > 0) {
+        go = k < plan.cap && (k == 0 || comm::now_us() - t_start < plan.duration_us);
+      } else {
+        go = k < plan.iters;
+      }
+    }
+    sbuf[0] = go ? 1 : 0;
+    if (!go) {
+      comm.send(sbuf.data(), size, peer, kTagPing);
+      break;
+    }
+    const double t0 = comm::now_us();
+    if (i >= warmup && delay_now(fault, i - warmup)) spin_us(static_cast<double>(fault->us));
+    comm.send(sbuf.data(), size, peer, kTagPing);
+    comm.recv(rbuf.data(), size, peer, kTagPing);
+    const double t1 = comm::now_us();
+    if (i >= warmup) samples.push_back((t1 - t0) / 2.0);
+  }
+  return samples;
+}
+
+void ping_responder(const comm::Communicator& comm, int peer, std::uint64_t size, std::uint64_t warmup,
+                    const std::optional<core::Fault>& fault) {
+  std::vector<unsigned char> sbuf(size, 0x5A), rbuf(size, 0);
+  for (std::uint64_t i = 0;; ++i) {
+    comm.recv(rbuf.data(), size, peer, kTagPing);
+    if (rbuf[0] == 0) break;
+    if (i >= warmup && delay_now(fault, i - warmup)) spin_us(static_cast<double>(fault->us));
+    comm.send(sbuf.data(), size, peer, kTagPing);
+  }
+}
+
+std::string pair_label(int a, int b, const std::vector<std::string>& hosts_of_ranks) {
+  const auto ha = static_cast<std::size_t>(a), hb = static_cast<std::size_t>(b);
+  if (ha < hosts_of_ranks.size() && hb < hosts_of_ranks.size() && hosts_of_ranks[ha] != hosts_of_ranks[hb]) {
+    return fmt::format("{}-{}", hosts_of_ranks[ha], hosts_of_ranks[hb]);
+  }
+  return fmt::format("rank {}-rank {}", a, b);
+}
+
+std::string host_of(int r, const std::vector<std::string>& hosts_of_ranks) {
+  const auto i = static_cast<std::size_t>(r);
+  return i < hosts_of_ranks.size() ? hosts_of_ranks[i] : std::string();
+}
+
+}  // namespace
+
+const char* name(LatencyPattern p) {
+  return p == LatencyPattern::kRing ? "ring" : "all-pairs";
+}
+
+std::vector<std::uint64_t> sweep_sizes() {
+  std::vector<std::uint64_t> s;
+  for (std::uint64_t b = 1; b <= (std::uint64_t{4} << 20); b *= 2) s.push_back(b);
+  return s;
+}
+
+std::vector<std::uint64_t> collective_sizes(const std::vector<std::uint64_t>& sizes) {
+  std::set<std::uint64_t> out;
+  for (auto s : sizes) {
+    if (s >= kCollMin && s <= kCollMax) out.insert(s / 8 * 8);
+  }
+  return {out.begin(), out.end()};
+}
+
+std::uint64_t default_iters(std::uint64_t size_bytes) {
+  return size_bytes <= 8192 ? 10000 : 1000;
+}
+
+void validate(const LatencyOptions& o) {
+  if (o.sizes.empty()) throw UsageError("--sizes: empty list (give sizes such as 8,4K,64K)");
+  for (auto s : o.sizes) {
+    if (s == 0 || s > kMaxSize) {
+      throw UsageError(fmt::format("--sizes: {} B is out of range (each size must be 1 B … 1G)", s));
+    }
+  }
+  if (o.iters > 0 && o.duration_s > 0) {
+    throw UsageError("--iters/--duration: give one of them (a count, or seconds per size and pair)");
+  }
+  if (o.iters > 100000000) throw UsageError("--iters: at most 100000000 per size and pair");
+  if (!(o.duration_s >= 0) || !std::isfinite(o.duration_s) || o.duration_s > 86400) {
+    throw UsageError("--duration: must be a positive number of seconds, at most 86400");
+  }
+  if (o.warmup > 100000000) throw UsageError("--warmup: at most 100000000");
+  if (o.max_samples == 0) throw UsageError("max_samples: must be at least 1");
+  if (!o.p2p && !o.collective) throw UsageError("--kind: nothing to measure (use p2p, collective or both)");
+}
+
+void analyze_section(LatencySection& s, const std::vector<std::string>& hosts_of_ranks) {
+  std::vector<std::vector<double>> groups;
+  std::vector<LatencySource> sources;
+  if (s.kind == "p2p") {
+    s.histogram = core::Histogram{};
+    s.samples_us.clear();
+    for (auto& p : s.per_pair) {
+      p.summary = core::summarize(p.samples_us);
+      p.histogram = core::Histogram{};
+      for (double x : p.samples_us) p.histogram.add_us(x);
+      s.histogram.merge(p.histogram);
+      s.samples_us.insert(s.samples_us.end(), p.samples_us.begin(), p.samples_us.end());
+      groups.push_back(p.samples_us);
+      LatencySource src;
+      src.label = pair_label(p.a_rank, p.b_rank, hosts_of_ranks);
+      src.ranks = {p.a_rank, p.b_rank};
+      src.hosts = {p.a_host, p.b_host};
+      sources.push_back(std::move(src));
+    }
+  } else {
+    s.histogram = core::Histogram{};
+    for (double x : s.samples_us) s.histogram.add_us(x);
+    int nranks = static_cast<int>(hosts_of_ranks.size());
+    for (int r : s.straggler_rank) nranks = std::max(nranks, r + 1);
+    groups.assign(static_cast<std::size_t>(nranks), {});
+    for (std::size_t k = 0; k < s.samples_us.size() && k < s.straggler_rank.size(); ++k) {
+      groups[static_cast<std::size_t>(s.straggler_rank[k])].push_back(s.samples_us[k]);
+    }
+    for (int r = 0; r < nranks; ++r) {
+      LatencySource src;
+      const std::string h = host_of(r, hosts_of_ranks);
+      src.label = h.empty() ? fmt::format("rank {}", r) : fmt::format("rank {} ({})", r, h);
+      src.ranks = {r};
+      src.hosts = {h};
+      sources.push_back(std::move(src));
+    }
+  }
+  s.summary = core::summarize(s.samples_us);
+  auto to_sources = [&](const std::vector<core::TailShare>& shares) {
+    std::vector<LatencySource> out;
+    for (const auto& sh : shares) {
+      LatencySource src = sources[sh.source];
+      src.count = sh.count;
+      src.samples = sh.samples;
+      src.share = sh.share;
+      out.push_back(std::move(src));
+    }
+    return out;
+  };
+  const auto ranking = core::straggler_ranking(groups);
+  s.straggler_threshold_us = ranking.threshold;
+  s.straggler_above = ranking.above;
+  s.stragglers = to_sources(ranking.ranking);
+  const auto spikes = core::find_spikes(groups);
+  s.spike_threshold_us = spikes.threshold;
+  s.spike_count = spikes.count;
+  s.spike_sources = to_sources(spikes.by_source);
+  std::vector<double> sorted = s.samples_us;
+  std::sort(sorted.begin(), sorted.end());
+  const auto ns = core::tail_cost_points(s.tail_n);
+  s.tail_cost = core::tail_cost(sorted, ns);
+}
+
+LatencyResult run_latency(const comm::Communicator& comm, const LatencyOptions& opts) {
+  if (comm.size() < 2) {
+    throw UsageError(
+        "latency: needs at least 2 ranks, got 1 (launch with mpirun -np 2 or more, one rank per host across "
+        "hosts)");
+  }
+  validate(opts);
+  const int me = comm.rank();
+  const auto& hosts_of_ranks = comm.hosts_of_ranks();
+
+  LatencyResult res;
+  res.nranks = comm.size();
+  res.hosts = comm.hosts();
+  res.pattern = name(opts.pattern);
+  if (res.hosts.size() >= 2) {
+    res.fabric_crossed = true;
+    res.members = "host leaders";
+    for (const auto& ranks : comm.ranks_by_host()) res.member_ranks.push_back(ranks.front());
+  } else {
+    res.members = "local ranks";
+    for (int r = 0; r < comm.size(); ++r) res.member_ranks.push_back(r);
+  }
+  const int nm = static_cast<int>(res.member_ranks.size());
+  const auto rounds = opts.pattern == LatencyPattern::kRing ? core::ring_rounds(nm) : core::circle_schedule(nm);
+  for (const auto& round : rounds) {
+    std::vector<std::pair<int, int>> rr;
+    for (auto [a, b] : round) {
+      rr.emplace_back(res.member_ranks[static_cast<std::size_t>(a)],
+                      res.member_ranks[static_cast<std::size_t>(b)]);
+    }
+    res.schedule.push_back(std::move(rr));
+  }
+  if (opts.duration_s > 0) {
+    res.iteration_rule =
+        fmt::format("duration {} s per size and pair (cap {} samples)", opts.duration_s, opts.max_samples);
+  } else if (opts.iters > 0) {
+    res.iteration_rule = fmt::format("iters {}", opts.iters);
+  } else {
+    res.iteration_rule = "default iters (10000 for sizes <= 8K, 1000 above)";
+  }
+
+  comm::enter_phase("latency clock alignment");
+  const auto clock = comm::align_clocks(comm);
+  res.clock_error_us = clock.max_error_us;
+  res.clock_offset_us_max = clock.max_abs_offset_us;
+  const auto fault = delay_fault_for(me);
+
+  // Point-to-point: one section per size; rounds of disjoint pairs run at the same time.
+  if (opts.p2p) {
+    for (std::uint64_t size : opts.sizes) {
+      const IterPlan plan = plan_for(opts, size);
+      const std::uint64_t warmup = opts.warmup;
+      LatencySection sec;
+      sec.kind = "p2p";
+      sec.pattern = res.pattern;
+      sec.size_bytes = size;
+      sec.warmup = warmup;
+      sec.tail_n = static_cast<std::uint64_t>(nm);
+      for (std::size_t r = 0; r < res.schedule.size(); ++r) {
+        comm::enter_phase(fmt::format("latency p2p {} B round {}", size, r));
+        std::vector<double> mine;
+        for (auto [a, b] : res.schedule[r]) {
+          if (me == a) mine = ping_initiator(comm, b, size, warmup, plan, fault);
+          if (me == b) ping_responder(comm, a, size, warmup, fault);
+        }
+        comm.barrier();
+        auto all = comm.gather(mine, 0);
+        if (me == 0) {
+          for (auto [a, b] : res.schedule[r]) {
+            LatencyPair p;
+            p.a_rank = a;
+            p.b_rank = b;
+            p.a_host = hosts_of_ranks[static_cast<std::size_t>(a)];
+            p.b_host = hosts_of_ranks[static_cast<std::size_t>(b)];
+            p.round = static_cast<int>(r);
+            p.samples_us = std::move(all[static_cast<std::size_t>(a)]);
+            p.capped = plan.duration_us > 0 && p.samples_us.size() >= plan.cap;
+            if (p.capped) {
+              sec.notes.push_back(fmt::format("pair {} stopped at the cap of {} samples",
+                                              pair_label(a, b, hosts_of_ranks), plan.cap));
+            }
+            sec.per_pair.push_back(std::move(p));
+          }
+        }
+      }
+      if (me == 0) {
+        analyze_section(sec, hosts_of_ranks);
+        res.sections.push_back(std::move(sec));
+      }
+    }
+  }
+
+  // Collective: per-iteration allreduce pass on every rank, entry/exit on clocks aligned to rank 0.
+  if (opts.collective) {
+    for (std::uint64_t size : collective_sizes(opts.sizes)) {
+      comm::enter_phase(fmt::format("latency allreduce {} B", size));
+      const IterPlan plan = plan_for(opts, size);
+      std::vector<double> buf(size / 8, 1.0);
+      for (std::uint64_t i = 0; i < opts.warmup; ++i) {
+        std::fill(buf.begin(), buf.end(), 1.0);
+        comm.allreduce(std::span<double>(buf), comm::ScalarOp::kSum);
+      }
+      comm.barrier();
+      std::vector<double> entry, exit;
+      auto one = [&](std::uint64_t k) {
+        std::fill(buf.begin(), buf.end(), 1.0);
+        if (delay_now(fault, k)) spin_us(static_cast<double>(fault->us));
+        entry.push_back(comm::now_us() + clock.to_ref_us);
+        comm.allreduce(std::span<double>(buf), comm::ScalarOp::kSum);
+        exit.push_back(comm::now_us() + clock.to_ref_us);
+      };
+      if (plan.duration_us > 0) {
+        // Batches between agreement points (an untimed allreduce of the elapsed time); the batch grows with
+        // the measured rate so that the run stops near the deadline with few agreement points.
+        const double t_start = comm::now_us();
+        std::uint64_t done = 0, batch = 16;
+        while (true) {
+          const std::uint64_t todo = std::min(batch, plan.cap - done);
+          for (std::uint64_t k = 0; k < todo; ++k) one(done + k);
+          done += todo;
+          const double elapsed = comm.allreduce(comm::now_us() - t_start, comm::ScalarOp::kMax);
+          if (done >= plan.cap || elapsed >= plan.duration_us) break;
+          const double per_iter = elapsed / static_cast<double>(done);
+          const double remaining = (plan.duration_us - elapsed) / std::max(per_iter, 1e-3);
+          batch = std::max<std::uint64_t>(
+              16, std::min<std::uint64_t>(2 * batch, static_cast<std::uint64_t>(remaining) + 1));
+        }
+      } else {
+        entry.reserve(plan.iters);
+        exit.reserve(plan.iters);
+        for (std::uint64_t k = 0; k < plan.iters; ++k) one(k);
+      }
+      auto entries = comm.gather(entry, 0);
+      auto exits = comm.gather(exit, 0);
+      if (me == 0) {
+        LatencySection sec;
+        sec.kind = "collective";
+        sec.pattern = "allreduce";
+        sec.size_bytes = size;
+        sec.warmup = opts.warmup;
+        sec.tail_n = static_cast<std::uint64_t>(comm.size());
+        const std::size_t iters = entries[0].size();
+        sec.samples_us.reserve(iters);
+        sec.straggler_rank.reserve(iters);
+        for (std::size_t k = 0; k < iters; ++k) {
+          double min_entry = entries[0][k], max_entry = entries[0][k], max_exit = exits[0][k];
+          int last = 0;
+          for (int r = 1; r < comm.size(); ++r) {
+            const auto ri = static_cast<std::size_t>(r);
+            if (entries[ri][k] > max_entry) {
+              max_entry = entries[ri][k];
+              last = r;
+            }
+            min_entry = std::min(min_entry, entries[ri][k]);
+            max_exit = std::max(max_exit, exits[ri][k]);
+          }
+          sec.samples_us.push_back(max_exit - min_entry);
+          sec.straggler_rank.push_back(last);
+        }
+        analyze_section(sec, hosts_of_ranks);
+        res.sections.push_back(std::move(sec));
+      }
+    }
+  }
+  comm::enter_phase("latency done");
+  return res;
+}
+
+}  // namespace fabcheck::probes
