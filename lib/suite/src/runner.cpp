@@ -277,6 +277,8 @@ int run_suite(const comm::Communicator& world, const Plan& plan, const RunOption
       sh.step_budget_s = st.budget_s;
       sh.budget_after_s = budget_after;
     }
+    // A marker per step: the watchdog can name a rank that never started it.
+    comm::enter_phase(fmt::format("run: start {}", config_key(st.kind)));
     StepOutcome mine;
     detail::StepContext ctx{world, st, root ? &doc : nullptr, {}};
     const auto* adapter = detail::adapter_for(st.kind);

@@ -8,9 +8,6 @@ namespace fabcheck::suite::detail {
 const ProbeAdapter* inspect_adapter() {
   return nullptr;
 }
-const ProbeAdapter* latency_adapter() {
-  return nullptr;
-}
 const ProbeAdapter* scaling_adapter() {
   return nullptr;
 }
