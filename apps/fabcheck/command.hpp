@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,10 @@ struct CommandSpec {
 
 /// All registered commands.
 std::vector<CommandSpec>& registry();
+
+/// Optional per-command decision, made after parsing, whether to initialize MPI (overrides CommandSpec::needs_mpi);
+/// keyed by command name. E.g. `inspect` runs offline with --nccl-log and under MPI otherwise. May throw UsageError.
+std::map<std::string, std::function<bool()>>& mpi_deciders();
 
 /// Registers a command at static-initialization time.
 struct Registrar {

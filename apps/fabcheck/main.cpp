@@ -21,6 +21,11 @@ std::vector<CommandSpec>& registry() {
   return r;
 }
 
+std::map<std::string, std::function<bool()>>& mpi_deciders() {
+  static std::map<std::string, std::function<bool()>> m;
+  return m;
+}
+
 int launcher_rank() {
   for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"}) {
     if (const char* v = std::getenv(var)) return std::atoi(v);
@@ -96,7 +101,8 @@ int main_impl(int argc, char** argv) {
     if (!runners[i].first->parsed()) continue;
     std::unique_ptr<comm::Runtime> runtime;
     try {
-      if (needs_mpi[i]) {
+      auto decider = mpi_deciders().find(runners[i].first->get_name());
+      if (decider != mpi_deciders().end() ? decider->second() : needs_mpi[i]) {
         runtime = std::make_unique<comm::Runtime>(&argc, &argv);
         ctx.mpi = true;
       }

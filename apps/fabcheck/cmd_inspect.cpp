@@ -1,0 +1,132 @@
+// `fabcheck inspect` (issue 4): what the hosts have (inventory per host, under MPI: host leaders collect,
+// rank 0 gathers) and the transport verdict drawn from it; or, with --nccl-log FILE..., the offline verdict
+// from NCCL debug logs (no MPI). Thin: the inventory is lib/probes, findings and text are lib/report.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "command.hpp"
+#include "fabcheck/comm/communicator.hpp"
+#include "fabcheck/core/error.hpp"
+#include "fabcheck/probes/inventory.hpp"
+#include "fabcheck/report/document.hpp"
+#include "fabcheck/report/inventory.hpp"
+#include "fabcheck/report/transport.hpp"
+#include "inspect_nccl_log.hpp"
+
+namespace fabcheck::app {
+namespace {
+
+struct InspectFlags {
+  std::vector<std::string> nccl_logs;
+  std::string json;
+  bool quiet = false;
+  probes::InventoryOptions inv;
+  bool no_verbs = false;
+};
+
+// One command per process: the flags live here so that `mpi_when` can look at them after parsing.
+InspectFlags& flags() {
+  static InspectFlags f;
+  return f;
+}
+
+std::string findings_text(const std::vector<report::Finding>& fs) {
+  std::string s;
+  for (const auto& f : fs)
+    s += fmt::format("  [{}] {}: {}\n         remedy: {}\n", report::name(f.severity), f.code, f.message,
+                     f.remedy);
+  return s;
+}
+
+int run_inventory_mode(const RunContext& ctx) {
+  auto t0 = std::chrono::steady_clock::now();
+  auto& fl = flags();
+  fl.inv.use_verbs = !fl.no_verbs;
+  probes::validate(fl.inv);  // same flags on every rank: every rank throws alike, rank 0 prints once
+  auto world = comm::Communicator::world();
+  // --json is checked on rank 0 (it writes the report); the verdict is shared so no rank waits alone.
+  std::string bad;
+  if (world.rank() == 0 && !fl.json.empty()) {
+    try {
+      report::check_writable(fl.json, "--json");
+    } catch (const UsageError& e) {
+      bad = e.what();
+    }
+  }
+  world.bcast(bad, 0);
+  if (!bad.empty()) throw UsageError(bad);
+
+  probes::InventoryResult inv = probes::run_inventory(world, fl.inv);
+  int code = 0;
+  if (world.rank() == 0) {
+    report::Document doc(ctx.argv);
+    report::add_inventory(doc, inv);
+    report::TransportInput in;
+    in.hosts = report::rdma_evidence(inv);
+    in.env = probes::filter_transport_env(probes::process_environment());
+    report::TransportResult tr = report::analyze_transport(in);
+    report::add_transport(doc, tr);
+    code = doc.has_fail() ? static_cast<int>(ExitCode::kFail) : static_cast<int>(ExitCode::kOk);
+    doc.finish("complete", code,
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    if (!fl.quiet) {
+      std::string out = report::render_transport(tr);
+      out += "\ninventory:\n" + report::render_inventory(inv);
+      auto fs = report::inventory_findings(inv);
+      if (!fs.empty()) out += "inventory findings:\n" + findings_text(fs);
+      std::fputs(out.c_str(), stdout);
+      std::fflush(stdout);
+    }
+    if (!fl.json.empty()) doc.write_atomic(fl.json);
+  }
+  double c = world.allreduce(static_cast<double>(code), comm::ScalarOp::kMax);
+  return static_cast<int>(c);
+}
+
+const Registrar kInspect{CommandSpec{
+    "inspect", "What the hosts have and what NCCL/MPI actually used (inventory + transport verdict)", true,
+    60, [](CLI::App& sub) -> std::function<int(const RunContext&)> {
+      auto& fl = flags();
+      sub.add_option("--sysfs-root", fl.inv.sysfs_root,
+                     "Read sysfs under DIR (a host model tree; default /sys)");
+      sub.add_option("--etc-root", fl.inv.etc_root,
+                     "Read Open MPI's openmpi/openmpi-mca-params.conf under DIR (default /etc)");
+      sub.add_option("--nccl-version", fl.inv.nccl_version,
+                     "NCCL version to judge GPUDirect peer-memory visibility against (e.g. 2.18.5)");
+      sub.add_flag("--no-verbs", fl.no_verbs, "Do not ask libibverbs (sysfs only)");
+      sub.add_option("--nccl-log", fl.nccl_logs, "NCCL_DEBUG=INFO log file(s) to read offline (no MPI)")
+          ->expected(1, -1);
+      sub.add_option("--json,-J,--out", fl.json, "Write the JSON report to FILE");
+      sub.add_flag("--quiet,-q", fl.quiet, "No console output");
+      return [](const RunContext& ctx) {
+        auto& f = flags();
+        if (!f.nccl_logs.empty()) return run_inspect_nccl_logs(f.nccl_logs, f.json, f.quiet);
+        return run_inventory_mode(ctx);
+      };
+    }}};
+
+// MPI unless --nccl-log (decided after parsing).
+const bool kInspectMpi = [] {
+  mpi_deciders()["inspect"] = [] {
+    auto& f = flags();
+    if (!f.nccl_logs.empty()) {
+      // Offline: the inventory flags would be silently ignored, so refuse them (usage error before MPI).
+      if (f.inv.sysfs_root != "/sys" || f.inv.etc_root != "/etc" || f.no_verbs)
+        throw UsageError(
+            "--nccl-log: reads logs offline; --sysfs-root/--etc-root/--no-verbs belong to the host "
+            "inventory (run inspect without --nccl-log for that)");
+      return false;
+    }
+    probes::validate(f.inv);  // bad --sysfs-root etc.: one line, exit 2, before MPI starts
+    return true;
+  };
+  return true;
+}();
+
+}  // namespace
+}  // namespace fabcheck::app

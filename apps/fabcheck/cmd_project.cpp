@@ -1,0 +1,211 @@
+// `fabcheck project`: the scaling score's workload model (DESIGN §5, issue 9) on numbers the user types in —
+// no MPI, no measurement. "What if the network gave 4 GB/s busBw at 8 hosts?"
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdio>
+#include <memory>
+
+#include "command.hpp"
+#include "fabcheck/core/error.hpp"
+#include "fabcheck/core/size.hpp"
+#include "fabcheck/report/document.hpp"
+#include "fabcheck/report/scaling.hpp"
+#include "fabcheck/report/scaling_model.hpp"
+#include "fabcheck/report/workloads.hpp"
+
+namespace fabcheck::app {
+namespace {
+
+struct ProjectCli {
+  double busbw_gbps = 0;
+  int hosts = 0;
+  int ranks_per_host = 1;
+  double alpha_us = 0;
+  std::string workload;
+  std::string workloads_file;
+  double compute_s = 0;
+  double overlap = 0;
+  std::string bucket;
+  std::string json;
+  CLI::Option* compute_opt = nullptr;
+  CLI::Option* overlap_opt = nullptr;
+  CLI::Option* bucket_opt = nullptr;
+};
+
+std::string collective_models(report::Parallelism p) {
+  return p == report::Parallelism::kDdp ? "ring allreduce t = 2(n-1)*alpha + 2(n-1)/n * S/busBw"
+                                        : "ring allgather/reducescatter t = (n-1)*alpha + (n-1)/n * S/busBw";
+}
+
+int run_project(const ProjectCli& cli, const RunContext& ctx) {
+  // Validate everything before computing or writing anything.
+  if (!(cli.busbw_gbps > 0) || !std::isfinite(cli.busbw_gbps)) {
+    throw UsageError(fmt::format("--busbw: {} must be > 0 (bus bandwidth in GB/s, e.g. 10)", cli.busbw_gbps));
+  }
+  if (cli.hosts < 1) throw UsageError(fmt::format("--hosts: {} must be >= 1", cli.hosts));
+  if (cli.ranks_per_host < 1)
+    throw UsageError(fmt::format("--ranks-per-host: {} must be >= 1", cli.ranks_per_host));
+  const long long nranks_ll = static_cast<long long>(cli.hosts) * cli.ranks_per_host;
+  if (nranks_ll < 2) {
+    throw UsageError("--hosts: 1 host with 1 rank has nothing to communicate (use --hosts 2 or more)");
+  }
+  if (nranks_ll > 1000000) throw UsageError("--hosts: hosts x ranks-per-host must be at most 1000000");
+  if (!(cli.alpha_us >= 0) || !std::isfinite(cli.alpha_us)) {
+    throw UsageError(
+        fmt::format("--alpha-us: {} must be >= 0 (latency per ring step in microseconds)", cli.alpha_us));
+  }
+  const report::WorkloadSet set = report::load_workloads(cli.workloads_file, "--workloads");
+  report::WorkloadProfile p = report::find_workload(set, cli.workload, "--workload");
+  auto override_note = [&](const std::string& field, const std::string& value) {
+    for (auto& a : p.assumptions) {
+      if (a.field == field) {
+        a.value = value;
+        a.why = "typed in on the command line";
+        return;
+      }
+    }
+    p.assumptions.push_back({field, value, "typed in on the command line"});
+  };
+  if (cli.compute_opt->count() > 0) {
+    if (!(cli.compute_s > 0) || !std::isfinite(cli.compute_s)) {
+      throw UsageError(fmt::format("--compute-s: {} must be > 0 (compute seconds per step)", cli.compute_s));
+    }
+    p.compute_s = cli.compute_s;
+    override_note("compute_s", fmt::format("{}", cli.compute_s));
+  }
+  if (cli.overlap_opt->count() > 0) {
+    if (!(cli.overlap >= 0 && cli.overlap <= 1)) {
+      throw UsageError(fmt::format(
+          "--overlap: {} is outside [0, 1] (a fraction of the compute time, e.g. 0.8)", cli.overlap));
+    }
+    p.overlap = cli.overlap;
+    override_note("overlap", fmt::format("{}", cli.overlap));
+  }
+  if (cli.bucket_opt->count() > 0) {
+    if (p.parallelism != report::Parallelism::kDdp) {
+      throw UsageError(fmt::format("--bucket: workload '{}' is fsdp; buckets apply to ddp only", p.name));
+    }
+    p.bucket_bytes = core::parse_size(cli.bucket, "--bucket");
+    if (p.bucket_bytes == 0) throw UsageError("--bucket: must be > 0 (e.g. 25M)");
+    override_note("bucket_bytes", cli.bucket);
+  }
+  report::validate(p, fmt::format("--workload {}", p.name));
+  if (!cli.json.empty()) report::check_writable(cli.json, "--json");
+
+  const int nranks = static_cast<int>(nranks_ll);
+  const report::AlphaBeta m{cli.alpha_us, cli.busbw_gbps};
+  auto curves_at = [&](int n) {
+    struct Set {
+      report::CommCurve ar, ag, rs;
+    };
+    return Set{report::CommCurve::model(core::Collective::kAllReduce, n, m),
+               report::CommCurve::model(core::Collective::kAllGather, n, m),
+               report::CommCurve::model(core::Collective::kReduceScatter, n, m)};
+  };
+  auto project_at = [&](int n) {
+    const auto c = curves_at(n);
+    report::WorkloadCurves v{&c.ar, &c.ag, &c.rs};
+    return report::project_workload(p, v);
+  };
+  const report::WorkloadProjection w = project_at(nranks);
+
+  std::string out;
+  out += fmt::format("# fabcheck project: {} ({}), typed-in numbers, nothing measured\n", p.name,
+                     report::parallelism_name(p.parallelism));
+  out += fmt::format("#   fabric: busBw {} GB/s, alpha {} us, {} hosts x {} ranks = {} ranks\n",
+                     cli.busbw_gbps, cli.alpha_us, cli.hosts, cli.ranks_per_host, nranks);
+  out += fmt::format("#   model: {} (beta = busBw)\n", collective_models(p.parallelism));
+  if (p.parallelism == report::Parallelism::kDdp) {
+    const std::uint64_t full = w.grad_bytes / p.bucket_bytes, rem = w.grad_bytes % p.bucket_bytes;
+    out += fmt::format("#   gradients {} B in {} buckets of {} ({} full{})\n", w.grad_bytes, w.buckets,
+                       core::format_size(p.bucket_bytes), full,
+                       rem > 0 ? fmt::format(" + 1 of {} B", rem) : std::string());
+  } else {
+    out += fmt::format("#   {} units: per unit 2 allgathers of {:.0f} B and 1 reducescatter of {:.0f} B\n",
+                       w.buckets, w.steps.at(0).lookup.size_bytes, w.steps.at(1).lookup.size_bytes);
+  }
+  for (const auto& s : w.steps) {
+    out += fmt::format("#   {:>6} x {} ({:.0f} B): {:.3f} us each, {:.6f} s\n", s.count, s.what,
+                       s.lookup.size_bytes, s.lookup.time_us, s.total_s);
+  }
+  out += fmt::format(
+      "#   t_compute_s {:.6f}  overlap {:.4f}  t_comm_s {:.6f}  t_last_bucket_s {:.6f}  exposed_s {:.6f}"
+      "  efficiency {:.6f}\n",
+      w.t_compute_s, w.overlap, w.t_comm_s, w.t_last_bucket_s, w.exposed_s, w.efficiency);
+  out += report::score_sentence(p.name, cli.hosts, w.efficiency, w.exposed_s,
+                                fmt::format("a fabric with busBw {} GB/s", cli.busbw_gbps)) +
+         "\n";
+  out += fmt::format("# projection ({}):\n", report::kRingProjectionLabel);
+  out += fmt::format("#  {:>6}  {:>7}  {:>12}  {:>12}  {:>10}\n", "hosts", "nranks", "t_comm_s", "exposed_s",
+                     "efficiency");
+  nlohmann::json proj = nlohmann::json::array();
+  for (int k : {2, 4, 8}) {
+    const long long n2 = nranks_ll * k;
+    if (n2 > 8000000) break;
+    const report::WorkloadProjection pk = project_at(static_cast<int>(n2));
+    out += fmt::format("#  {:>6}  {:>7}  {:>12.6f}  {:>12.6f}  {:>10.6f}\n", cli.hosts * k, n2, pk.t_comm_s,
+                       pk.exposed_s, pk.efficiency);
+    proj.push_back({{"hosts_factor", k},
+                    {"hosts", cli.hosts * k},
+                    {"nranks", n2},
+                    {"label", report::kRingProjectionLabel},
+                    {"efficiency", pk.efficiency},
+                    {"t_comm_s", pk.t_comm_s},
+                    {"exposed_s", pk.exposed_s}});
+  }
+  std::fputs(out.c_str(), stdout);
+  std::fflush(stdout);
+
+  if (!cli.json.empty()) {
+    report::Document doc(ctx.argv);
+    doc.json()["project"] = {
+        {"inputs",
+         {{"busbw_gbps", cli.busbw_gbps},
+          {"alpha_us", cli.alpha_us},
+          {"hosts", cli.hosts},
+          {"ranks_per_host", cli.ranks_per_host},
+          {"nranks", nranks},
+          {"workload", p.name},
+          {"workloads_source", set.source}}},
+        {"result", report::projection_json(w)},
+        {"sentence", report::score_sentence(p.name, cli.hosts, w.efficiency, w.exposed_s,
+                                            fmt::format("a fabric with busBw {} GB/s", cli.busbw_gbps))},
+        {"projection", proj},
+        {"assumptions", report::assumptions_json(p, false, false)}};
+    doc.set_section("project", report::SectionStatus::kOk);
+    doc.finish("complete", 0, 0.0);
+    doc.write_atomic(cli.json);
+  }
+  return 0;
+}
+
+std::function<int(const RunContext&)> setup_project(CLI::App& sub) {
+  auto cli = std::make_shared<ProjectCli>();
+  sub.add_option("--busbw", cli->busbw_gbps, "Bus bandwidth in GB/s (as nccl-tests prints busbw), > 0")
+      ->required();
+  sub.add_option("--hosts", cli->hosts, "Hosts in the job")->required();
+  sub.add_option("--ranks-per-host", cli->ranks_per_host, "Ranks (GPUs) per host; n = hosts x ranks-per-host")
+      ->capture_default_str();
+  sub.add_option("--alpha-us", cli->alpha_us, "Latency per ring step in us (alpha; 0 ignores latency terms)")
+      ->capture_default_str();
+  sub.add_option("--workload", cli->workload,
+                 "Training profile from the workloads file (default: its `default`, llama-7b-ddp-bf16)");
+  sub.add_option("--workloads", cli->workloads_file,
+                 "Workloads JSON file (default: the built-in configs/workloads.json)");
+  cli->compute_opt =
+      sub.add_option("--compute-s", cli->compute_s, "Override the profile's compute seconds per step (> 0)");
+  cli->overlap_opt =
+      sub.add_option("--overlap", cli->overlap, "Override the profile's overlap fraction, in [0, 1]");
+  cli->bucket_opt =
+      sub.add_option("--bucket", cli->bucket, "Override the DDP bucket size (K/M/G binary, e.g. 25M)");
+  sub.add_option("--json,-J,--out", cli->json, "Write the projection as JSON to FILE (atomically)");
+  return [cli](const RunContext& ctx) { return run_project(*cli, ctx); };
+}
+
+const Registrar kProject{{"project",
+                          "Project training scaling efficiency from typed-in busBw (no measurement)", false,
+                          90, setup_project}};
+
+}  // namespace
+}  // namespace fabcheck::app

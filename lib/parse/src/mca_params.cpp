@@ -1,0 +1,68 @@
+#include "fabcheck/parse/mca_params.hpp"
+
+#include <algorithm>
+
+namespace fabcheck::parse {
+
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+std::vector<std::string> split_list(std::string_view s) {
+  std::vector<std::string> out;
+  while (!s.empty()) {
+    auto comma = s.find(',');
+    auto item = trim(s.substr(0, comma));
+    if (!item.empty()) out.emplace_back(item);
+    if (comma == std::string_view::npos) break;
+    s.remove_prefix(comma + 1);
+  }
+  return out;
+}
+
+}  // namespace
+
+McaParams parse_mca_params(std::string_view text) {
+  McaParams out;
+  while (!text.empty()) {
+    auto nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+    if (auto hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
+    line = trim(line);
+    if (line.empty()) continue;
+    auto eq = line.find('=');
+    if (eq == std::string_view::npos) {
+      ++out.skipped_lines;
+      continue;
+    }
+    auto name = trim(line.substr(0, eq));
+    auto value = trim(line.substr(eq + 1));
+    if (name.empty()) {
+      ++out.skipped_lines;
+      continue;
+    }
+    out.params.emplace_back(std::string(name), std::string(value));
+  }
+  return out;
+}
+
+std::vector<std::string> mca_excluded(std::string_view value, const std::vector<std::string>& candidates) {
+  value = trim(value);
+  std::vector<std::string> out;
+  if (value.empty()) return out;
+  bool negate = value.front() == '^';
+  if (negate) value.remove_prefix(1);
+  auto listed = split_list(value);
+  for (const auto& c : candidates) {
+    bool in = std::find(listed.begin(), listed.end(), c) != listed.end();
+    if (in == negate) out.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace fabcheck::parse

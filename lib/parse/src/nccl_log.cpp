@@ -1,0 +1,470 @@
+// NCCL debug-log reader: envelope, wrappers, line accounting, streaming (see nccl_log.hpp). The message
+// catalogue lives in nccl_log_messages.cpp.
+#include "fabcheck/parse/nccl_log.hpp"
+
+#include <sys/stat.h>
+#include <algorithm>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+#include "fabcheck/core/error.hpp"
+#include "nccl_log_messages.hpp"
+#include "nccl_log_util.hpp"
+
+namespace fabcheck::parse {
+
+using namespace detail;
+
+NcclVersionCode nccl_version_code(std::string_view text) {
+  text = trim(text);
+  std::size_t p = 0;
+  auto major = read_uint(text, p);
+  if (!major || p >= text.size() || text[p] != '.') return 0;
+  ++p;
+  auto minor = read_uint(text, p);
+  if (!minor) return 0;
+  long long patch = 0;
+  if (p < text.size() && text[p] == '.') {
+    ++p;
+    auto pt = read_uint(text, p);
+    if (!pt) return 0;
+    patch = *pt;
+  }
+  if (*major > 99 || *minor > 99 || patch > 99) return 0;
+  return static_cast<int>(*major * 10000 + *minor * 100 + patch);
+}
+
+std::string_view name(NcclTransportKind k) {
+  switch (k) {
+    case NcclTransportKind::kP2P:
+      return "p2p";
+    case NcclTransportKind::kShm:
+      return "shm";
+    case NcclTransportKind::kNet:
+      return "net";
+    case NcclTransportKind::kCollNet:
+      return "collnet";
+  }
+  return "p2p";
+}
+
+std::string_view name(NcclIssueKind k) {
+  switch (k) {
+    case NcclIssueKind::kWarn:
+      return "warn";
+    case NcclIssueKind::kIbvCall:
+      return "ibv_call";
+    case NcclIssueKind::kCompletion:
+      return "completion";
+    case NcclIssueKind::kSocket:
+      return "socket";
+    case NcclIssueKind::kProxy:
+      return "proxy";
+    case NcclIssueKind::kPlugin:
+      return "plugin";
+    case NcclIssueKind::kLibibverbs:
+      return "libibverbs";
+    case NcclIssueKind::kNetworkNotFound:
+      return "network_not_found";
+    case NcclIssueKind::kErrorTrace:
+      return "error_trace";
+  }
+  return "warn";
+}
+
+std::string_view ibv_wc_status_name(int status) {
+  static constexpr const char* kNames[] = {"SUCCESS",
+                                           "LOC_LEN_ERR",
+                                           "LOC_QP_OP_ERR",
+                                           "LOC_EEC_OP_ERR",
+                                           "LOC_PROT_ERR",
+                                           "WR_FLUSH_ERR",
+                                           "MW_BIND_ERR",
+                                           "BAD_RESP_ERR",
+                                           "LOC_ACCESS_ERR",
+                                           "REM_INV_REQ_ERR",
+                                           "REM_ACCESS_ERR",
+                                           "REM_OP_ERR",
+                                           "RETRY_EXC_ERR",
+                                           "RNR_RETRY_EXC_ERR",
+                                           "LOC_RDD_VIOL_ERR",
+                                           "REM_INV_RD_REQ_ERR",
+                                           "REM_ABORT_ERR",
+                                           "INV_EECN_ERR",
+                                           "INV_EEC_STATE_ERR",
+                                           "FATAL_ERR",
+                                           "RESP_TIMEOUT_ERR",
+                                           "GENERAL_ERR",
+                                           "TM_ERR",
+                                           "TM_RNDV_INCOMPLETE"};
+  if (status < 0 || status >= static_cast<int>(std::size(kNames))) return {};
+  return kNames[status];
+}
+
+namespace {
+
+enum class Level { kInfo, kWarn, kTrace, kCall };
+
+struct Envelope {
+  bool found = false;
+  Level level = Level::kInfo;
+  std::string_view host;  // empty: prefix removed
+  long long pid = 0;
+  std::optional<int> dev;
+  std::optional<int> tag_rank;
+  std::string_view msg;
+};
+
+// `[J,R]<stdout>:` / `<stderr>:` wrapper anywhere at the start of `pre`: returns R.
+std::optional<int> tag_output_rank(std::string_view pre) {
+  std::size_t lb = pre.find('[');
+  while (lb != std::string_view::npos && lb < 64) {
+    std::size_t p = lb + 1;
+    auto job = read_uint(pre, p);
+    if (job && p < pre.size() && pre[p] == ',') {
+      ++p;
+      auto rank = read_uint(pre, p);
+      if (rank && p < pre.size() && pre[p] == ']') {
+        std::string_view rest = pre.substr(p + 1);
+        if (starts_with(rest, "<stdout>") || starts_with(rest, "<stderr>")) return clamp_int(*rank);
+      }
+    }
+    lb = pre.find('[', lb + 1);
+  }
+  return std::nullopt;
+}
+
+// True for a lone wrapper (`[1,23]<stdout>:`, `[1,23]<stderr>:`) with nothing after it: a WARN lead-in.
+bool is_bare_wrapper(std::string_view t) {
+  if (!ends_with(t, "<stdout>:") && !ends_with(t, "<stderr>:")) return false;
+  std::string_view head = t.substr(0, t.size() - 9);
+  if (head.size() < 5 || head.front() != '[' || head.back() != ']') return false;
+  for (char c : head.substr(1, head.size() - 2))
+    if (!is_digit(c) && c != ',') return false;
+  return true;
+}
+
+// Finds `NCCL INFO|WARN|TRACE|CALL` starting a word.
+bool find_marker(std::string_view l, std::size_t& pos, Level& level, std::size_t& msg_at) {
+  std::size_t at = l.find("NCCL ");
+  while (at != std::string_view::npos) {
+    if (at == 0 || is_space(l[at - 1]) || l[at - 1] == ']' || l[at - 1] == ':') {
+      std::string_view rest = l.substr(at + 5);
+      struct {
+        std::string_view word;
+        Level lv;
+      } const kinds[] = {
+          {"INFO", Level::kInfo}, {"WARN", Level::kWarn}, {"TRACE", Level::kTrace}, {"CALL", Level::kCall}};
+      for (const auto& k : kinds) {
+        if (starts_with(rest, k.word) && (rest.size() == k.word.size() || is_space(rest[k.word.size()]))) {
+          pos = at;
+          level = k.lv;
+          msg_at = std::min(l.size(), at + 5 + k.word.size() + 1);
+          return true;
+        }
+      }
+    }
+    at = l.find("NCCL ", at + 1);
+  }
+  return false;
+}
+
+// Parses `host:pid:tid` that ends `s` (after trimming). Host = chars other than whitespace, ':', '[' and ']'.
+bool parse_host_pid_tid(std::string_view s, std::string_view& host, long long& pid) {
+  s = trim(s);
+  std::size_t e = s.size();
+  std::size_t p = e;
+  while (p > 0 && is_digit(s[p - 1])) --p;  // tid
+  if (p == e || p == 0 || s[p - 1] != ':') return false;
+  std::size_t pid_end = p - 1;
+  std::size_t q = pid_end;
+  while (q > 0 && is_digit(s[q - 1])) --q;  // pid
+  if (q == pid_end || q == 0 || s[q - 1] != ':') return false;
+  std::size_t host_end = q - 1;
+  std::size_t h = host_end;
+  while (h > 0) {
+    char c = s[h - 1];
+    if (is_space(c) || c == ':' || c == '[' || c == ']') break;
+    --h;
+  }
+  if (h == host_end) return false;
+  host = s.substr(h, host_end - h);
+  std::size_t pp = q;
+  pid = read_uint(s, pp).value_or(0);
+  return true;
+}
+
+Envelope parse_envelope(std::string_view l) {
+  Envelope env;
+  std::size_t pos = 0, msg_at = 0;
+  Level level{};
+  if (!find_marker(l, pos, level, msg_at)) return env;
+  env.found = true;
+  env.level = level;
+  env.msg = l.substr(msg_at);
+  std::string_view pre = trim(l.substr(0, pos));
+  env.tag_rank = tag_output_rank(pre);
+  // Optional `(func)` (2.30 WARN) at the end.
+  if (!pre.empty() && pre.back() == ')') {
+    std::size_t open = pre.rfind(" (");
+    if (open != std::string_view::npos) pre = trim(pre.substr(0, open));
+  }
+  // Locate the `[dev]` token: the last `[digits]` followed by end or whitespace.
+  std::size_t dev_open = std::string_view::npos, dev_close = 0;
+  for (std::size_t r = pre.size(); r > 0; --r) {
+    if (pre[r - 1] != ']') continue;
+    std::size_t close = r - 1;
+    std::size_t d = close;
+    while (d > 0 && is_digit(pre[d - 1])) --d;
+    if (d == close || d == 0 || pre[d - 1] != '[') continue;
+    if (close + 1 < pre.size() && !is_space(pre[close + 1])) continue;
+    dev_open = d - 1;
+    dev_close = close;
+    break;
+  }
+  std::string_view before = pre;
+  if (dev_open != std::string_view::npos) {
+    std::size_t p = dev_open + 1;
+    if (auto v = read_uint(pre, p)) env.dev = clamp_int(*v);
+    before = pre.substr(0, dev_open);
+    (void)dev_close;
+  }
+  std::string_view host;
+  long long pid = 0;
+  if (parse_host_pid_tid(before, host, pid)) {
+    env.host = host;
+    env.pid = pid;
+  }
+  return env;
+}
+
+// Binary: any NUL, or more than 1/16 control bytes (tabs excepted).
+bool looks_binary(std::string_view l) {
+  std::size_t ctrl = 0;
+  for (char ch : l) {
+    auto c = static_cast<unsigned char>(ch);
+    if (c == 0) return true;
+    if ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7f) ++ctrl;
+  }
+  return ctrl >= 4 && ctrl * 16 > l.size();
+}
+
+// `#  Rank  0 Group  0 Pid 120890 on node01 device  0 [0x87] A100` (nccl-tests header).
+bool parse_tests_rank(std::string_view t, NcclTestsRank& out) {
+  if (t.empty() || t.front() != '#') return false;
+  t.remove_prefix(1);
+  t = trim(t);
+  if (!starts_with(t, "Rank ")) return false;
+  std::size_t p = 5;
+  while (p < t.size() && is_space(t[p])) ++p;
+  auto rank = read_uint(t, p);
+  if (!rank) return false;
+  auto pid = int_after(t, "Pid ");
+  std::size_t on = t.find(" on ");
+  std::size_t dv = t.find(" device ");
+  if (!pid || on == std::string_view::npos || dv == std::string_view::npos || dv < on) return false;
+  out.rank = clamp_int(*rank);
+  out.pid = *pid;
+  out.host = std::string(trim(t.substr(on + 4, dv - on - 4)));
+  out.device = clamp_int(int_after(t, "device ").value_or(-1));
+  return !out.host.empty();
+}
+
+// NCCL_X=Y assignments in a foreign line (shell prompts, `mpirun -x`, `export`, `env`).
+void scan_command_env(std::string_view t, std::map<std::string, std::string>& env) {
+  std::size_t at = t.find("NCCL_");
+  while (at != std::string_view::npos && env.size() < 256) {
+    bool word_start =
+        at == 0 || is_space(t[at - 1]) || t[at - 1] == '"' || t[at - 1] == '\'' || t[at - 1] == ';';
+    std::size_t p = at + 5;
+    while (p < t.size() && (std::isupper(static_cast<unsigned char>(t[p])) || is_digit(t[p]) || t[p] == '_'))
+      ++p;
+    if (word_start && p < t.size() && t[p] == '=' && p > at + 5) {
+      std::string key(t.substr(at, p - at));
+      std::size_t v = p + 1, e = v;
+      while (e < t.size() && !is_space(t[e]) && t[e] != ';') ++e;
+      std::string value(t.substr(v, e - v));
+      while (!value.empty() && (value.front() == '"' || value.front() == '\'')) value.erase(value.begin());
+      while (!value.empty() && (value.back() == '"' || value.back() == '\'')) value.pop_back();
+      if (value.size() <= 256) env[key] = value;
+      at = t.find("NCCL_", e);
+    } else {
+      at = t.find("NCCL_", at + 1);
+    }
+  }
+}
+
+}  // namespace
+
+NcclLogParser::NcclLogParser(std::string source) {
+  log_.source = std::move(source);
+}
+
+void NcclLogParser::feed(std::string_view chunk) {
+  log_.stats.bytes += chunk.size();
+  while (!chunk.empty()) {
+    std::size_t nl = chunk.find('\n');
+    std::string_view piece = nl == std::string_view::npos ? chunk : chunk.substr(0, nl);
+    if (!overlong_) {
+      if (partial_.size() + piece.size() > kMaxLineBytes) {
+        overlong_ = true;
+        partial_.clear();
+        partial_.shrink_to_fit();
+      } else {
+        partial_.append(piece);
+      }
+    }
+    if (nl == std::string_view::npos) break;
+    // A complete line.
+    ++log_.stats.lines;
+    if (overlong_) {
+      ++log_.stats.skipped_overlong;
+      overlong_ = false;
+    } else {
+      line(partial_);
+    }
+    partial_.clear();
+    chunk.remove_prefix(nl + 1);
+  }
+}
+
+NcclLog NcclLogParser::finish() {
+  if (overlong_ || !partial_.empty()) {
+    log_.stats.truncated = true;
+    ++log_.stats.lines;
+    if (overlong_) {
+      ++log_.stats.skipped_overlong;
+    } else {
+      line(partial_);
+    }
+    partial_.clear();
+    overlong_ = false;
+  }
+  for (auto& p : log_.processes) {
+    std::sort(p.cuda_devs.begin(), p.cuda_devs.end());
+    p.cuda_devs.erase(std::unique(p.cuda_devs.begin(), p.cuda_devs.end()), p.cuda_devs.end());
+    std::sort(p.ranks.begin(), p.ranks.end());
+    p.ranks.erase(std::unique(p.ranks.begin(), p.ranks.end()), p.ranks.end());
+  }
+  return std::move(log_);
+}
+
+void NcclLogParser::line(std::string_view raw) {
+  const std::size_t lineno = log_.stats.lines;
+  auto& st = log_.stats;
+  if (looks_binary(raw)) {
+    ++st.skipped_binary;
+    return;
+  }
+  std::string_view t = trim(raw);
+  if (t.empty() || is_bare_wrapper(t)) {
+    ++st.blank_lines;
+    return;
+  }
+
+  auto process_for = [&](std::string_view host, long long pid) -> NcclProcessLog* {
+    std::string key = std::string(host) + ":" + std::to_string(pid);
+    auto it = index_.find(key);
+    if (it != index_.end()) return &log_.processes[it->second];
+    if (log_.processes.size() >= kMaxProcesses) return nullptr;
+    index_.emplace(key, log_.processes.size());
+    NcclProcessLog p;
+    p.host = std::string(host);
+    p.pid = pid;
+    p.first_line = lineno;
+    log_.processes.push_back(std::move(p));
+    return &log_.processes.back();
+  };
+
+  Envelope env = parse_envelope(t);
+  if (env.found) {
+    NcclProcessLog* proc = process_for(env.host, env.pid);
+    if (!proc) {
+      ++st.foreign_lines;
+      return;
+    }
+    ++st.nccl_lines;
+    ++proc->lines;
+    if (env.dev && proc->cuda_devs.size() < 1024 &&
+        std::find(proc->cuda_devs.begin(), proc->cuda_devs.end(), *env.dev) == proc->cuda_devs.end())
+      proc->cuda_devs.push_back(*env.dev);
+    if (env.tag_rank && !proc->tag_rank) proc->tag_rank = env.tag_rank;
+    if (env.level == Level::kTrace || env.level == Level::kCall) return;
+    std::string_view msg = trim(env.msg);
+    if (starts_with(msg, "NCCL version ")) {
+      proc->version = std::string(first_token(msg.substr(13)));
+      return;
+    }
+    bool known = handle_message(*proc, msg, env.level == Level::kWarn, lineno, false);
+    if (!known && env.level != Level::kWarn) ++st.unparsed;
+    return;
+  }
+
+  // No envelope: bare version line, nccl-tests header, command lines, or a prefix-less NCCL message.
+  std::string_view body = t;
+  if (auto r = tag_output_rank(t)) {
+    std::size_t colon = t.find(">:");
+    if (colon != std::string_view::npos) body = trim(t.substr(colon + 2));
+    (void)r;
+  }
+  if (starts_with(body, "NCCL version ")) {
+    ++st.message_only_lines;
+    if (log_.bare_versions.size() < 16) log_.bare_versions.emplace_back(first_token(body.substr(13)));
+    return;
+  }
+  NcclTestsRank tr;
+  if (parse_tests_rank(body, tr)) {
+    ++st.foreign_lines;
+    if (log_.tests_ranks.size() < 65536) log_.tests_ranks.push_back(std::move(tr));
+    return;
+  }
+  {
+    NcclProcessLog probe;  // recognise first, then commit: foreign text must not create processes or facts
+    if (handle_message(probe, body, false, lineno, true)) {
+      if (NcclProcessLog* proc = process_for("", 0)) {
+        handle_message(*proc, body, false, lineno, true);
+        ++proc->lines;
+        ++st.message_only_lines;
+        return;
+      }
+    }
+  }
+  ++st.foreign_lines;
+  scan_command_env(body, log_.command_env);
+}
+
+NcclLog parse_nccl_log(std::string_view text, std::string source) {
+  NcclLogParser p(std::move(source));
+  p.feed(text);
+  return p.finish();
+}
+
+NcclLog parse_nccl_log_file(const std::string& path) {
+  struct stat sb {};
+  if (::stat(path.c_str(), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+    throw UsageError("--nccl-log: cannot read " + path +
+                     ": is a directory (give an NCCL_DEBUG=INFO log file)");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    int err = errno;
+    throw UsageError("--nccl-log: cannot read " + path + ": " + (err ? std::strerror(err) : "open failed") +
+                     " (give an existing, readable NCCL_DEBUG=INFO log file)");
+  }
+  NcclLogParser p(path);
+  std::string buf(1 << 20, '\0');
+  while (in) {
+    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+    std::streamsize got = in.gcount();
+    if (got > 0) p.feed(std::string_view(buf.data(), static_cast<std::size_t>(got)));
+  }
+  if (in.bad()) {
+    throw UsageError("--nccl-log: cannot read " + path +
+                     ": read error (give a readable NCCL_DEBUG=INFO log file)");
+  }
+  return p.finish();
+}
+
+}  // namespace fabcheck::parse

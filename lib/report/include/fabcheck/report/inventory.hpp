@@ -1,0 +1,50 @@
+#pragma once
+/// @file The `inventory` report section (DESIGN §6) and the findings drawn from host inventories (DESIGN §5,
+/// issue 4): PORT_DOWN, PCIE_DOWNTRAINED, NIC_SHARED, NIC_GPU_AFFINITY, GID_INDEX_NOT_ROCEV2, GID_LINK_LOCAL,
+/// GID_TABLES_DIFFER, MPI_RDMA_EXCLUDED, GDR_MODULE_NOT_SEEN, SOCKET_IFNAME_MGMT (Open MPI's
+/// btl_tcp_if_include).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fabcheck/probes/inventory.hpp"
+#include "fabcheck/report/document.hpp"
+#include "fabcheck/report/transport.hpp"
+
+namespace fabcheck::report {
+
+/// The NIC a GPU would use: the closest RDMA device (distance rank), ties broken by the faster ACTIVE port,
+/// then by name (rdma-sysfs.md §5: "prefer the faster port; report the tie").
+struct GpuRail {
+  int gpu = 0;                    ///< Gpu::index
+  std::string nic;                ///< chosen RDMA device, "" when the host has none
+  std::string level;              ///< PIX | PXB | PHB | NODE | SYS
+  std::vector<std::string> ties;  ///< other devices at the same level
+  bool gdr_eligible = false;  ///< level ≤ PXB (NCCL_NET_GDR_LEVEL default) and a peer-memory path exists
+};
+
+/// Chooses each GPU's NIC on one host. Empty when the host has no GPU or no RDMA device with a PCI location.
+std::vector<GpuRail> gpu_rails(const probes::HostInventory& h);
+
+/// PCIe, GID, port, placement, GPUDirect and MPI findings for every host, plus GID_TABLES_DIFFER across
+/// hosts. Each finding's evidence names the host (and device/port/GPU where it applies).
+std::vector<Finding> inventory_findings(const probes::InventoryResult& r);
+
+/// One-line GPUDirect RDMA state of a host: "not applicable: no RDMA device", "not applicable: no GPU",
+/// "peer memory: <path>", or "no peer-memory module (...)".
+std::string gdr_summary(const probes::HostInventory& h);
+
+/// Writes `inventory: {hosts: [...]}` (DESIGN §6; per host also `rails` and `gdr.summary`), appends
+/// inventory_findings(r) and marks run.sections.inventory ok (skipped with a reason when r has no host).
+void add_inventory(Document& doc, const probes::InventoryResult& r);
+
+/// The inventory's evidence for the transport verdict, one entry per host: RDMA device names, ACTIVE port
+/// count, majority link layer of the ACTIVE ports ("InfiniBand" | "RoCE" | ""), IPoIB/RoCE netdevs, the
+/// libibverbs error text (ENOSYS → "Function not implemented"), peer-memory visibility (nullopt on a host
+/// without GPUs), the transport env and whether Open MPI's MCA files exclude UCX.
+std::vector<HostRdmaEvidence> rdma_evidence(const probes::InventoryResult& r);
+
+/// Console text: one table per host (RDMA ports, GPUs and their NIC, GPUDirect, MPI config, env).
+std::string render_inventory(const probes::InventoryResult& r);
+
+}  // namespace fabcheck::report

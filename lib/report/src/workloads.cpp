@@ -1,0 +1,189 @@
+#include "fabcheck/report/workloads.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "fabcheck/core/error.hpp"
+#include "fabcheck/core/size.hpp"
+#include "fabcheck_workloads_embedded.hpp"
+
+namespace fabcheck::report {
+
+namespace {
+
+using nlohmann::json;
+
+std::string value_text(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_integer()) return std::to_string(v.get<long long>());
+  if (v.is_number()) return fmt::format("{}", v.get<double>());
+  return v.dump();
+}
+
+struct Reader {
+  const std::string& source;
+  [[noreturn]] void fail(const std::string& pointer, const std::string& msg) const {
+    throw UsageError(fmt::format("{} {}: {}", source, pointer, msg));
+  }
+};
+
+}  // namespace
+
+WorkloadSet parse_workloads(std::string_view text, const std::string& source) {
+  Reader r{source};
+  json doc;
+  try {
+    doc = json::parse(text.begin(), text.end());
+  } catch (const json::parse_error& e) {
+    throw UsageError(fmt::format("{}: not valid JSON ({})", source, e.what()));
+  }
+  if (!doc.is_object()) r.fail("/", "must be an object with \"workloads\": [...]");
+  for (const auto& [k, v] : doc.items()) {
+    if (k != "about" && k != "default" && k != "workloads") {
+      r.fail("/" + k, "unknown key (allowed: about, default, workloads)");
+    }
+  }
+  if (!doc.contains("workloads") || !doc["workloads"].is_array() || doc["workloads"].empty()) {
+    r.fail("/workloads", "must be a non-empty array of profiles");
+  }
+  WorkloadSet set;
+  set.source = source;
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < doc["workloads"].size(); ++i) {
+    const json& w = doc["workloads"][i];
+    const std::string base = fmt::format("/workloads/{}", i);
+    if (!w.is_object()) r.fail(base, "must be an object");
+    WorkloadProfile p;
+    if (!w.contains("name") || !w["name"].is_string() || w["name"].get<std::string>().empty()) {
+      r.fail(base + "/name", "missing (a string such as \"llama-7b-ddp-bf16\")");
+    }
+    p.name = w["name"].get<std::string>();
+    if (!names.insert(p.name).second)
+      r.fail(base + "/name", fmt::format("duplicate workload name '{}'", p.name));
+    if (w.contains("description")) {
+      if (!w["description"].is_string()) r.fail(base + "/description", "must be a string");
+      p.description = w["description"].get<std::string>();
+    }
+    static const std::set<std::string> kKnown = {
+        "name",         "description", "parallelism", "parameters", "bytes_per_grad", "bytes_per_param",
+        "bucket_bytes", "fsdp_units",  "compute_s",   "overlap"};
+    for (const auto& [k, v] : w.items()) {
+      if (!kKnown.count(k)) {
+        r.fail(base + "/" + k,
+               "unknown key (allowed: name, description, parallelism, parameters, bytes_per_grad, "
+               "bytes_per_param, "
+               "bucket_bytes, fsdp_units, compute_s, overlap)");
+      }
+    }
+    // Every number is {"value": ..., "why": "..."}.
+    auto field = [&](const char* key, bool required) -> const json* {
+      const std::string ptr = base + "/" + key;
+      if (!w.contains(key)) {
+        if (required) r.fail(ptr, "missing (write {\"value\": ..., \"why\": \"...\"})");
+        return nullptr;
+      }
+      const json& f = w[key];
+      if (!f.is_object() || !f.contains("value") || !f.contains("why")) {
+        r.fail(ptr, "must be {\"value\": ..., \"why\": \"the assumption behind it\"}");
+      }
+      for (const auto& [k, v] : f.items()) {
+        if (k != "value" && k != "why") r.fail(ptr + "/" + k, "unknown key (allowed: value, why)");
+      }
+      if (!f["why"].is_string() || f["why"].get<std::string>().empty()) {
+        r.fail(ptr + "/why", "must be a non-empty string: every number needs its assumption");
+      }
+      p.assumptions.push_back({key, value_text(f["value"]), f["why"].get<std::string>()});
+      return &f["value"];
+    };
+    auto number = [&](const char* key, const json* v) -> double {
+      if (!v->is_number()) r.fail(base + "/" + key + "/value", "must be a number");
+      const double d = v->get<double>();
+      if (!std::isfinite(d)) r.fail(base + "/" + key + "/value", "must be finite");
+      return d;
+    };
+
+    const json* par = field("parallelism", true);
+    const std::string par_s = par->is_string() ? par->get<std::string>() : "";
+    if (par_s == "ddp") {
+      p.parallelism = Parallelism::kDdp;
+    } else if (par_s == "fsdp") {
+      p.parallelism = Parallelism::kFsdp;
+    } else {
+      r.fail(base + "/parallelism/value", "must be \"ddp\" or \"fsdp\"");
+    }
+    p.parameters = number("parameters", field("parameters", true));
+    p.bytes_per_grad = number("bytes_per_grad", field("bytes_per_grad", true));
+    if (const json* v = field("bytes_per_param", false)) {
+      p.bytes_per_param = number("bytes_per_param", v);
+    } else {
+      p.bytes_per_param = p.bytes_per_grad;
+    }
+    p.compute_s = number("compute_s", field("compute_s", true));
+    p.overlap = number("overlap", field("overlap", true));
+    const bool ddp = p.parallelism == Parallelism::kDdp;
+    if (const json* v = field("bucket_bytes", ddp)) {
+      const std::string ptr = base + "/bucket_bytes/value";
+      if (v->is_string()) {
+        try {
+          p.bucket_bytes = core::parse_size(v->get<std::string>(), ptr);
+        } catch (const UsageError& e) {
+          throw UsageError(fmt::format("{} {}", source, e.what()));
+        }
+      } else if (v->is_number_unsigned() || (v->is_number_integer() && v->get<long long>() > 0)) {
+        p.bucket_bytes = v->get<std::uint64_t>();
+      } else {
+        r.fail(ptr, "must be a positive byte count or a size such as \"25M\"");
+      }
+    }
+    if (const json* v = field("fsdp_units", !ddp)) {
+      if (!v->is_number_integer()) r.fail(base + "/fsdp_units/value", "must be an integer");
+      const long long u = v->get<long long>();
+      if (u < 1 || u > 1000000) r.fail(base + "/fsdp_units/value", "must be between 1 and 1000000");
+      p.fsdp_units = static_cast<int>(u);
+    }
+    validate(p, fmt::format("{} {} ({})", source, base, p.name));
+    set.profiles.push_back(std::move(p));
+  }
+  if (doc.contains("default")) {
+    if (!doc["default"].is_string()) r.fail("/default", "must be a workload name");
+    set.default_name = doc["default"].get<std::string>();
+    if (!names.count(set.default_name)) {
+      r.fail("/default", fmt::format("names no workload ('{}')", set.default_name));
+    }
+  } else {
+    set.default_name = set.profiles.front().name;
+  }
+  return set;
+}
+
+const WorkloadSet& builtin_workloads() {
+  static const WorkloadSet set =
+      parse_workloads(embedded::kWorkloadsJson, "configs/workloads.json (built in)");
+  return set;
+}
+
+WorkloadSet load_workloads(const std::string& path, std::string_view flag) {
+  if (path.empty()) return builtin_workloads();
+  std::ifstream in(path);
+  if (!in) throw UsageError(fmt::format("{}: cannot read {} (give a workloads JSON file)", flag, path));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_workloads(ss.str(), path);
+}
+
+const WorkloadProfile& find_workload(const WorkloadSet& set, const std::string& name, std::string_view flag) {
+  const std::string& want = name.empty() ? set.default_name : name;
+  for (const auto& p : set.profiles) {
+    if (p.name == want) return p;
+  }
+  std::string known;
+  for (const auto& p : set.profiles) known += (known.empty() ? "" : ", ") + p.name;
+  throw UsageError(fmt::format("{}: unknown workload '{}' (known: {})", flag, want, known));
+}
+
+}  // namespace fabcheck::report

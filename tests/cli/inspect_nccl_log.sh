@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# `fabcheck inspect --nccl-log`: offline verdict, JSON report, exit codes (0 ok; 2 missing log / unwritable --json,
+# one stderr line, nothing written). Env: FABCHECK, FABCHECK_TEST_DATA, PYTHON.
+set -euo pipefail
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+logs="$FABCHECK_TEST_DATA/nccl-logs"
+
+"$FABCHECK" inspect --nccl-log "$logs/06-hpcx-ibext-no-device-socket-2.18.log" --json "$tmp/r.json" >"$tmp/out" 2>"$tmp/err"
+head -1 "$tmp/out" | grep -q '^transport verdict: socket_fallback$'
+"$PYTHON" - "$tmp/r.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = d["transport"]
+assert t["verdict"] == "socket_fallback", t["verdict"]
+assert t["network"] == "socket" and t["inter_node"] is True
+assert any(f["code"] == "RDMA_FALLBACK_SOCKET" for f in d["findings"])
+assert d["run"]["sections"]["transport"]["status"] == "ok"
+assert d["run"]["status"] == "complete" and d["run"]["exit_code"] == 0
+PY
+
+# Several files of one job (one log per node) are read together; -J alias, -q quiet.
+"$FABCHECK" inspect --nccl-log "$logs/02-socket-no-ib-gcp-2.7.8.log" "$logs/03-socket-aws-ring-format-2.4.log" -J "$tmp/two.json" -q >"$tmp/out2"
+test ! -s "$tmp/out2"
+"$PYTHON" -c "import json,sys; t=json.load(open('$tmp/two.json'))['transport']; assert len(t['logs'])==2 and t['verdict']=='no_rdma_hardware', t['verdict']"
+
+# Missing log: exit 2, exactly one stderr line, no report written.
+set +e
+"$FABCHECK" inspect --nccl-log "$tmp/missing.log" --json "$tmp/m.json" >"$tmp/out3" 2>"$tmp/err3"
+rc=$?
+set -e
+test "$rc" = 2
+test "$(wc -l <"$tmp/err3")" = 1
+grep -q 'missing.log' "$tmp/err3"
+test ! -e "$tmp/m.json"
+
+# Unwritable --json: exit 2 before anything is parsed or written.
+set +e
+"$FABCHECK" inspect --nccl-log "$logs/02-socket-no-ib-gcp-2.7.8.log" --json "$tmp/nodir/r.json" >/dev/null 2>"$tmp/err4"
+rc=$?
+set -e
+test "$rc" = 2
+test "$(wc -l <"$tmp/err4")" = 1
+echo "inspect --nccl-log: ok"

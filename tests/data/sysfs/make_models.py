@@ -1,0 +1,472 @@
+#!/usr/bin/env python3
+"""Writes the sysfs host models of rdma-sysfs.md §9 as trees under tests/data/sysfs/<model>/.
+
+Values are transcribed from the real outputs quoted in each model's README (`source:` lines): ibstat/ibv_devinfo/
+show_gids/ibstatus/nvidia-smi/lspci captures. Layout rules (rdma-sysfs.md §9): every RDMA device D with PCI path P
+gets class/infiniband/D -> ../../devices/P/infiniband/D, devices/P/infiniband/D/device -> ../../../<bdf>,
+bus/pci/devices/<bdf> -> ../../../devices/P, class/net/<nd> -> ../../devices/P/net/<nd>; every PCI endpoint and
+bridge its vendor/device/class/numa_node/link files; empty GID slots are all-zero gids/<i> with no types/ndevs file.
+
+Run from anywhere: `python3 tests/data/sysfs/make_models.py` (rewrites every model directory except README.md).
+The trees are checked in; the script documents how they were made and lets a reviewer regenerate them.
+"""
+import os
+import shutil
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ZERO_GID = "0000:0000:0000:0000:0000:0000:0000:0000"
+
+
+class Tree:
+    def __init__(self, name):
+        self.root = os.path.join(HERE, name)
+        if os.path.isdir(self.root):
+            for entry in os.listdir(self.root):
+                if entry == "README.md":
+                    continue
+                p = os.path.join(self.root, entry)
+                if os.path.islink(p) or os.path.isfile(p):
+                    os.remove(p)
+                else:
+                    shutil.rmtree(p)
+        os.makedirs(self.root, exist_ok=True)
+
+    def w(self, rel, value):
+        p = os.path.join(self.root, rel)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, "w") as f:
+            f.write(f"{value}\n")
+
+    def mkdir(self, rel):
+        os.makedirs(os.path.join(self.root, rel), exist_ok=True)
+
+    def ln(self, rel, target):
+        p = os.path.join(self.root, rel)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        if os.path.lexists(p):
+            os.remove(p)
+        os.symlink(target, p)
+
+    # --- PCI ---------------------------------------------------------------------------------------------------
+    def bridge(self, path, vendor="0x1000", device="0xc030", speed="32.0 GT/s PCIe", width=16, cur_speed=None,
+               cur_width=None, numa=0):
+        """path: 'pci0000:15/0000:15:01.0/...' of the bridge itself."""
+        d = f"devices/{path}"
+        self.w(f"{d}/vendor", vendor)
+        self.w(f"{d}/device", device)
+        self.w(f"{d}/class", "0x060400")
+        self.w(f"{d}/numa_node", numa)
+        self.w(f"{d}/max_link_speed", speed)
+        self.w(f"{d}/max_link_width", width)
+        self.w(f"{d}/current_link_speed", cur_speed or speed)
+        self.w(f"{d}/current_link_width", cur_width or width)
+
+    def endpoint(self, path, vendor, device, cls, numa, cpulist, speed, width, cur_speed=None, cur_width=None):
+        bdf = path.split("/")[-1]
+        d = f"devices/{path}"
+        self.w(f"{d}/vendor", vendor)
+        self.w(f"{d}/device", device)
+        self.w(f"{d}/class", cls)
+        self.w(f"{d}/numa_node", numa)
+        self.w(f"{d}/local_cpulist", cpulist)
+        self.w(f"{d}/max_link_speed", speed)
+        self.w(f"{d}/max_link_width", width)
+        self.w(f"{d}/current_link_speed", cur_speed or speed)
+        self.w(f"{d}/current_link_width", cur_width or width)
+        self.ln(f"bus/pci/devices/{bdf}", f"../../../devices/{path}")
+        return bdf
+
+    # --- net -----------------------------------------------------------------------------------------------------
+    def netdev(self, path, name, mtu, operstate="up", speed=None, type_=1):
+        """path = PCI path of the function, or None for a virtual device."""
+        base = f"devices/{path}/net/{name}" if path else f"devices/virtual/net/{name}"
+        self.w(f"{base}/mtu", mtu)
+        self.w(f"{base}/operstate", operstate)
+        self.w(f"{base}/type", type_)
+        if speed is not None:
+            self.w(f"{base}/speed", speed)
+        if path:
+            self.ln(f"{base}/device", "../../../" + path.split("/")[-1])
+        self.ln(f"class/net/{name}", f"../../{base}")
+
+    def lo(self):
+        self.netdev(None, "lo", 65536, "unknown", None, 772)
+
+    # --- RDMA ----------------------------------------------------------------------------------------------------
+    def rdma(self, path, name, attrs, ports):
+        """ports: {num: {'files': {...}, 'gids': [(gid, type|None, ndev|None), ...]}}."""
+        bdf = path.split("/")[-1]
+        d = f"devices/{path}/infiniband/{name}"
+        for k, v in attrs.items():
+            self.w(f"{d}/{k}", v)
+        self.ln(f"{d}/device", f"../../../{bdf}")
+        self.ln(f"class/infiniband/{name}", f"../../{d}")
+        for num, port in ports.items():
+            pd = f"{d}/ports/{num}"
+            for k, v in port["files"].items():
+                self.w(f"{pd}/{k}", v)
+            self.mkdir(f"{pd}/gid_attrs/types")
+            self.mkdir(f"{pd}/gid_attrs/ndevs")
+            for i, (gid, typ, ndev) in enumerate(port["gids"]):
+                self.w(f"{pd}/gids/{i}", gid)
+                if gid != ZERO_GID:
+                    if typ:
+                        self.w(f"{pd}/gid_attrs/types/{i}", typ)
+                    if ndev:
+                        self.w(f"{pd}/gid_attrs/ndevs/{i}", ndev)
+            self.w(f"{pd}/pkeys/0", "0xffff")
+
+    def uverbs(self, names):
+        self.w("class/infiniband_verbs/abi_version", 6)
+        for i, n in enumerate(names):
+            self.w(f"class/infiniband_verbs/uverbs{i}/ibdev", n)
+
+    def peermem(self, version="535.129.03", memory_peers=True):
+        self.w("module/nvidia_peermem/version", version)
+        if memory_peers:
+            self.w("kernel/mm/memory_peers/nv_mem/version", version)
+
+
+# --- building blocks ---------------------------------------------------------------------------------------------
+
+# Model A pair k: host bridge, GPU bus, NIC bus (rdma-sysfs.md §9 A, from the gpud H100 chain and [F09]).
+A_PAIRS = [(0x15, 0x19, 0x1a), (0x37, 0x3b, 0x3c), (0x48, 0x4c, 0x4d), (0x59, 0x5d, 0x5e),
+           (0x97, 0x9b, 0x9c), (0xb7, 0xbb, 0xbc), (0xc7, 0xcb, 0xcc), (0xd7, 0xdb, 0xdc)]
+# Base LIDs of the 8 NDR rails as ibstat printed them [F04]: 128 534 972 1775 1494 717 774 2015.
+A_LIDS = [0x80, 0x216, 0x3cc, 0x6ef, 0x5d6, 0x2cd, 0x306, 0x7df]
+NUMA_CPUS = {0: "0-47,96-143", 1: "48-95,144-191"}
+
+
+def pair_paths(k):
+    hb, gbus, nbus = A_PAIRS[k]
+    rc = f"pci0000:{hb:02x}"
+    rp = f"{rc}/0000:{hb:02x}:01.0"
+    usp = f"{rp}/0000:{hb + 1:02x}:00.0"
+    dsp1 = f"{usp}/0000:{hb + 2:02x}:01.0"
+    dsp2 = f"{usp}/0000:{hb + 2:02x}:02.0"
+    return rp, usp, dsp1, dsp2, f"{dsp1}/0000:{gbus:02x}:00.0", f"{dsp2}/0000:{nbus:02x}:00.0", nbus
+
+
+def ib_gids(guid_low, n=8):
+    return [(f"fe80:0000:0000:0000:{guid_low}", "IB/RoCE v1", None)] + [(ZERO_GID, None, None)] * (n - 1)
+
+
+def ib_port(rate, lid, cap_mask, state="4: ACTIVE", phys="5: LinkUp", sm_lid="0x1", gids=None):
+    return {"files": {"state": state, "phys_state": phys, "rate": rate, "link_layer": "InfiniBand", "lid": lid,
+                      "sm_lid": sm_lid, "sm_sl": 0, "lid_mask_count": 0, "cap_mask": cap_mask},
+            "gids": gids}
+
+
+def roce_port(gids, state="4: ACTIVE", phys="5: LinkUp", rate="400 Gb/sec (4X NDR)"):
+    return {"files": {"state": state, "phys_state": phys, "rate": rate, "link_layer": "Ethernet", "lid": "0x0",
+                      "sm_lid": "0x0", "sm_sl": 0, "lid_mask_count": 0, "cap_mask": "0x00010000"},
+            "gids": gids}
+
+
+def roce_gids_f07(mac_tail, ip_hex, ndev, slots):
+    """[F07] layout: 0/1 link-local v1/v2, 2/3 IPv4-mapped v1/v2, rest empty."""
+    ll = f"fe80:0000:0000:0000:a288:c2ff:fe00:{mac_tail}"
+    v4 = f"0000:0000:0000:0000:0000:ffff:{ip_hex}"
+    g = [(ll, "IB/RoCE v1", ndev), (ll, "RoCE v2", ndev), (v4, "IB/RoCE v1", ndev), (v4, "RoCE v2", ndev)]
+    return g + [(ZERO_GID, None, None)] * (slots - len(g))
+
+
+def model_a(name, hdr=False, mutate=None, gpus_only=None, pairs=range(8), peermem=True, memory_peers=True):
+    """IB rail-optimized host; `mutate(t, k, info)` may change per-pair values before writing."""
+    t = Tree(name)
+    t.lo()
+    sw_dev, speed = ("0xc010", "16.0 GT/s PCIe") if hdr else ("0xc030", "32.0 GT/s PCIe")
+    names = []
+    for k in pairs:
+        rp, usp, dsp1, dsp2, gpu, nic, nbus = pair_paths(k)
+        numa = 0 if k < 4 else 1
+        info = {"gpu_cur_speed": None, "nic_cur_width": None, "nic_cur_speed": None,
+                "port": ib_port("200 Gb/sec (4X HDR)" if hdr else "400 Gb/sec (4X NDR)", hex(A_LIDS[k]),
+                                "0xa259e848" if hdr else "0xa751e848",
+                                gids=ib_gids(f"88e9:a4ff:ff00:00{k}2" if hdr else f"58a2:e103:0000:00{k}0"))}
+        if mutate:
+            mutate(t, k, info)
+        rp_speed = speed
+        t.bridge(rp, vendor="0x8086", device="0x352a" if not hdr else "0x347a", speed=rp_speed, numa=numa)
+        for b in (usp, dsp1, dsp2):
+            t.bridge(b, device=sw_dev, speed=speed, numa=numa)
+        t.endpoint(gpu, "0x10de", "0x20b0" if hdr else "0x2330", "0x030200", numa, NUMA_CPUS[numa], speed, 16,
+                   cur_speed=info["gpu_cur_speed"])
+        if gpus_only:
+            continue
+        t.endpoint(nic, "0x15b3", "0x101b" if hdr else "0x1021", "0x020700", numa, NUMA_CPUS[numa], speed, 16,
+                   cur_speed=info["nic_cur_speed"], cur_width=info["nic_cur_width"])
+        guid = f"88e9:a4ff:ff00:00{k}2" if hdr else f"58a2:e103:0000:00{k}0"
+        ib = f"mlx5_{k}"
+        t.rdma(nic, ib, {"node_type": "1: CA", "hca_type": "MT4123" if hdr else "MT4129",
+                         "board_id": "MT_0000000594" if hdr else "MT_0000000838",
+                         "fw_ver": "20.37.1700" if hdr else "28.41.1000", "hw_rev": 0,
+                         "node_guid": guid, "sys_image_guid": guid, "node_desc": f"host-a {ib}"},
+               {1: info["port"]})
+        t.netdev(nic, f"ibp{nbus}s0", 4092, "down", None, 32)
+        names.append(ib)
+    # One NVSwitch function (class 0x068000) that the GPU scan must skip.
+    t.bridge("pci0000:05/0000:05:01.0", vendor="0x8086", device="0x352a", speed=speed)
+    t.endpoint("pci0000:05/0000:05:01.0/0000:06:00.0", "0x10de", "0x22a3", "0x068000", 0, NUMA_CPUS[0], speed, 2)
+    if names:
+        t.uverbs(names)
+    if peermem:
+        t.peermem(memory_peers=memory_peers)
+    return t
+
+
+def mgmt_nic(t):
+    """Broadcom BCM5720 management port eno1 (no infiniband/ dir) under root port 00:1c.0."""
+    t.bridge("pci0000:00/0000:00:1c.0", vendor="0x8086", device="0x1bb8", speed="8.0 GT/s PCIe", width=1)
+    p = "pci0000:00/0000:00:1c.0/0000:01:00.0"
+    t.endpoint(p, "0x14e4", "0x165f", "0x020000", 0, NUMA_CPUS[0], "5.0 GT/s PCIe", 1)
+    t.netdev(p, "eno1", 1500, "up", 1000)
+
+
+def model_b(name, mtu=9000, nic0=None, down1=False, slots=255, pod=False):
+    """RoCE v2 host: mgmt NIC + 2 RDMA NICs (CX-7, Ethernet) + 2 GPUs (pairs 0/1 of A)."""
+    t = Tree(name)
+    t.lo()
+    if not pod:
+        mgmt_nic(t)
+    names = []
+    specs = [("mlx5_0", "ens3np0", "001c", "c000:0248", "a088:c203:0000:001c"),
+             ("mlx5_1", "ens2np0", "0024", "c000:0249", "a088:c203:0000:0024")]
+    if pod:
+        specs = specs[:1]
+    for k, (ib, nd, mac, ip, guid) in enumerate(specs):
+        rp, usp, dsp1, dsp2, gpu, nic, nbus = pair_paths(k)
+        t.bridge(rp, vendor="0x8086", device="0x352a", speed="32.0 GT/s PCIe")
+        for b in (usp, dsp1, dsp2):
+            t.bridge(b, speed="32.0 GT/s PCIe")
+        t.endpoint(gpu, "0x10de", "0x2330", "0x030200", 0, NUMA_CPUS[0], "32.0 GT/s PCIe", 16)
+        t.endpoint(nic, "0x15b3", "0x1021", "0x020000", 0, NUMA_CPUS[0], "32.0 GT/s PCIe", 16)
+        gids = roce_gids_f07(mac, ip, nd, slots)
+        port = roce_port(gids)
+        if k == 0 and nic0 is not None:
+            port = roce_port(nic0(slots))
+        if k == 1 and down1:
+            # [F03] mlx5_11: Down / Polling / Rate 40 / Port GUID 0 -> every gids/* all-zero.
+            port = roce_port([(ZERO_GID, None, None)] * slots, state="1: DOWN", phys="2: Polling",
+                             rate="40 Gb/sec (4X QDR)")
+        t.rdma(nic, ib, {"node_type": "1: CA", "hca_type": "MT4129", "board_id": "MT_0000000838",
+                         "fw_ver": "28.39.1002", "hw_rev": 0, "node_guid": guid, "sys_image_guid": guid}, {1: port})
+        if pod:
+            # In the pod's netns only eth0 and the macvlan net1 exist ([F08], [F12]).
+            t.netdev(None, "eth0", 1500, "up", 10000)
+            t.netdev(None, "net1", mtu, "up", None)
+        elif k == 1 and down1:
+            t.netdev(nic, nd, mtu, "down", -1)
+        else:
+            t.netdev(nic, nd, mtu, "up", 400000)
+        names.append(ib)
+    t.uverbs(names)
+    t.peermem()
+    return t
+
+
+def gids_f06(slots):
+    """[F06]: EUI-64 link-local 0/1, stable-privacy link-local 2/3, IPv4 192.0.2.60 at 4/5 on ens3np0."""
+    nd = "ens3np0"
+    l1 = "fe80:0000:0000:0000:0e42:a1ff:fe00:0018"
+    l2 = "fe80:0000:0000:0000:a1b2:c3d4:e5f6:0001"
+    v4 = "0000:0000:0000:0000:0000:ffff:c000:023c"
+    g = [(l1, "IB/RoCE v1", nd), (l1, "RoCE v2", nd), (l2, "IB/RoCE v1", nd), (l2, "RoCE v2", nd),
+         (v4, "IB/RoCE v1", nd), (v4, "RoCE v2", nd)]
+    return g + [(ZERO_GID, None, None)] * (slots - len(g))
+
+
+def gids_f08(slots):
+    """[F08]: slots 0-5 empty (other namespaces), 6/7 IPv4 198.51.100.1 v1/v2, 8/9 link-local v1/v2, on net1."""
+    nd = "net1"
+    v4 = "0000:0000:0000:0000:0000:ffff:c633:6401"
+    ll = "fe80:0000:0000:0000:e4ea:71ff:fe00:0010"
+    g = [(ZERO_GID, None, None)] * 6 + [(v4, "IB/RoCE v1", nd), (v4, "RoCE v2", nd), (ll, "IB/RoCE v1", nd),
+                                        (ll, "RoCE v2", nd)]
+    return g + [(ZERO_GID, None, None)] * (slots - len(g))
+
+
+def model_c(name, empty_class=False):
+    """No RDMA: GPUs of pairs 0 and 4, mgmt NIC, docker0; no class/infiniband (C) or an empty one (C2)."""
+    t = Tree(name)
+    t.lo()
+    mgmt_nic(t)
+    t.netdev(None, "docker0", 1500, "down", None)
+    for k in (0, 4):
+        rp, usp, dsp1, dsp2, gpu, nic, nbus = pair_paths(k)
+        numa = 0 if k < 4 else 1
+        t.bridge(rp, vendor="0x8086", device="0x352a", numa=numa)
+        for b in (usp, dsp1):
+            t.bridge(b, numa=numa)
+        t.endpoint(gpu, "0x10de", "0x2330", "0x030200", numa, NUMA_CPUS[numa], "32.0 GT/s PCIe", 16)
+    if empty_class:
+        t.mkdir("class/infiniband")
+        t.w("class/infiniband_verbs/abi_version", 6)
+    return t
+
+
+def model_e2(name):
+    """[F11]: ConnectX-6 (0x101b, MT4123) at 0000:01:00.0 directly under root port 00:01.0, 8.0 of 16.0 GT/s x16."""
+    t = Tree(name)
+    t.lo()
+    rp = "pci0000:00/0000:00:01.0"
+    t.bridge(rp, vendor="0x8086", device="0x460d", speed="16.0 GT/s PCIe", width=16, cur_speed="8.0 GT/s PCIe")
+    nic = f"{rp}/0000:01:00.0"
+    t.endpoint(nic, "0x15b3", "0x101b", "0x020000", 0, "0-23", "16.0 GT/s PCIe", 16, cur_speed="8.0 GT/s PCIe")
+    nd = "enp1s0np0"
+    ll = "fe80:0000:0000:0000:0e42:a1ff:fe00:0030"
+    v4 = "0000:0000:0000:0000:0000:ffff:c000:0250"
+    gids = [(ll, "IB/RoCE v1", nd), (ll, "RoCE v2", nd), (v4, "IB/RoCE v1", nd), (v4, "RoCE v2", nd)]
+    gids += [(ZERO_GID, None, None)] * 12
+    t.rdma(nic, "mlx5_0", {"node_type": "1: CA", "hca_type": "MT4123", "fw_ver": "20.27.0446", "hw_rev": 0,
+                           "node_guid": "0c42:a103:0000:0030", "sys_image_guid": "0c42:a103:0000:0030"},
+           {1: roce_port(gids, rate="200 Gb/sec (4X HDR)")})
+    t.netdev(nic, nd, 1500, "up", 200000)
+    t.uverbs(["mlx5_0"])
+    return t
+
+
+def model_e3(name):
+    """gpud H100 chain: root port 15:01.0 -> PEX890xx USP 16:00.0 -> DSPs 17:01.0 (GPU 19:00.0), 17:02.0 (CX-7
+    1a:00.0, IB NDR), 17:03.0 (Gen5 DSP, current 16.0) -> Gen4 CX-6 Dx 1b:00.0/.1 (RoCE 100G, [F05])."""
+    t = Tree(name)
+    t.lo()
+    rp = "pci0000:15/0000:15:01.0"
+    usp = f"{rp}/0000:16:00.0"
+    t.bridge(rp, vendor="0x8086", device="0x352a")
+    t.bridge(usp)
+    t.bridge(f"{usp}/0000:17:01.0")
+    t.bridge(f"{usp}/0000:17:02.0")
+    t.bridge(f"{usp}/0000:17:03.0", cur_speed="16.0 GT/s PCIe")
+    t.endpoint(f"{usp}/0000:17:01.0/0000:19:00.0", "0x10de", "0x2330", "0x030200", 0, NUMA_CPUS[0],
+               "32.0 GT/s PCIe", 16)
+    cx7 = f"{usp}/0000:17:02.0/0000:1a:00.0"
+    t.endpoint(cx7, "0x15b3", "0x1021", "0x020700", 0, NUMA_CPUS[0], "32.0 GT/s PCIe", 16)
+    t.rdma(cx7, "mlx5_0", {"node_type": "1: CA", "hca_type": "MT4129", "board_id": "MT_0000000838",
+                           "fw_ver": "28.41.1000", "node_guid": "58a2:e103:0000:0000",
+                           "sys_image_guid": "58a2:e103:0000:0000"},
+           {1: ib_port("400 Gb/sec (4X NDR)", "0x80", "0xa751e848", gids=ib_gids("58a2:e103:0000:0000"))})
+    t.netdev(cx7, "ibp26s0", 4092, "down", None, 32)
+    names = ["mlx5_0"]
+    for fn, (ib, nd, tail) in enumerate([("mlx5_1", "ens3f0np0", "001a"), ("mlx5_2", "ens3f1np1", "001b")]):
+        cx6 = f"{usp}/0000:17:03.0/0000:1b:00.{fn}"
+        t.endpoint(cx6, "0x15b3", "0x101d", "0x020000", 0, NUMA_CPUS[0], "16.0 GT/s PCIe", 16)
+        ll = f"fe80:0000:0000:0000:8ae9:a4ff:fe00:{tail}"
+        v4 = f"0000:0000:0000:0000:0000:ffff:c000:02{0x50 + fn:02x}"
+        gids = [(ll, "IB/RoCE v1", nd), (ll, "RoCE v2", nd), (v4, "IB/RoCE v1", nd), (v4, "RoCE v2", nd)]
+        gids += [(ZERO_GID, None, None)] * 12
+        t.rdma(cx6, ib, {"node_type": "1: CA", "hca_type": "MT4125", "fw_ver": "22.39.1002",
+                         "node_guid": f"b83f:d203:0000:002{0xc + fn:x}", "sys_image_guid": "b83f:d203:0000:002c"},
+               {1: roce_port(gids, rate="100 Gb/sec (4X EDR)")})
+        t.netdev(cx6, nd, 9000, "up", 100000)
+        names.append(ib)
+    t.uverbs(names)
+    t.peermem()
+    return t
+
+
+def model_f(name):
+    """4 A100 + 1 CX-6 HDR behind one PEX88096 switch (rdma-sysfs.md §9 F)."""
+    t = Tree(name)
+    t.lo()
+    rp = "pci0000:00/0000:00:01.0"
+    usp = f"{rp}/0000:01:00.0"
+    sp = "16.0 GT/s PCIe"
+    t.bridge(rp, vendor="0x1022", device="0x1483", speed=sp)
+    t.bridge(usp, device="0xc010", speed=sp)
+    for i in range(5):
+        t.bridge(f"{usp}/0000:02:0{i}.0", device="0xc010", speed=sp)
+    for i in range(4):
+        t.endpoint(f"{usp}/0000:02:0{i}.0/0000:0{3 + i}:00.0", "0x10de", "0x20b0", "0x030200", 0, "0-63", sp, 16)
+    nic = f"{usp}/0000:02:04.0/0000:07:00.0"
+    t.endpoint(nic, "0x15b3", "0x101b", "0x020700", 0, "0-63", sp, 16)
+    t.rdma(nic, "mlx5_0", {"node_type": "1: CA", "hca_type": "MT4123", "board_id": "MT_0000000594",
+                           "fw_ver": "20.37.1700", "node_guid": "88e9:a4ff:ff00:0012",
+                           "sys_image_guid": "88e9:a4ff:ff00:0012"},
+           {1: ib_port("200 Gb/sec (4X HDR)", "0x4", "0xa259e848", gids=ib_gids("88e9:a4ff:ff00:0012"))})
+    t.netdev(nic, "ibp7s0", 4092, "down", None, 32)
+    t.uverbs(["mlx5_0"])
+    t.peermem()
+    return t
+
+
+def model_f2(name):
+    """[F10]: 8 V100-SXM2 + 1 ConnectX-4 EDR; GPU2/3 PIX, GPU0/1 NODE (other host bridge, NUMA 0), GPU4-7 SYS."""
+    t = Tree(name)
+    t.lo()
+    sp = "8.0 GT/s PCIe"
+    cpus = {0: "0-11,24-35", 1: "12-23,36-47"}
+    # (host bridge bus, numa, [(dsp dev, endpoint bus, kind)])
+    layout = [(0x00, 0, [(0x08, 0x06, "gpu"), (0x10, 0x07, "gpu")]),
+              (0x0b, 0, [(0x08, 0x0e, "gpu"), (0x10, 0x0f, "gpu"), (0x14, 0x10, "nic")]),
+              (0x80, 1, [(0x08, 0x83, "gpu"), (0x10, 0x84, "gpu")]),
+              (0x88, 1, [(0x08, 0x8b, "gpu"), (0x10, 0x8c, "gpu")])]
+    for hb, numa, eps in layout:
+        rp = f"pci0000:{hb:02x}/0000:{hb:02x}:02.0"
+        usp = f"{rp}/0000:{hb + 4:02x}:00.0" if hb == 0 else f"{rp}/0000:{hb + 1:02x}:00.0"
+        dbus = hb + 5 if hb == 0 else hb + 2
+        t.bridge(rp, vendor="0x8086", device="0x2f04", speed=sp, numa=numa)
+        t.bridge(usp, vendor="0x10b5", device="0x8747", speed=sp, numa=numa)
+        for dev, ebus, kind in eps:
+            dsp = f"{usp}/0000:{dbus:02x}:{dev:02x}.0"
+            t.bridge(dsp, vendor="0x10b5", device="0x8747", speed=sp, numa=numa)
+            ep = f"{dsp}/0000:{ebus:02x}:00.0"
+            if kind == "gpu":
+                t.endpoint(ep, "0x10de", "0x1db1", "0x030200", numa, cpus[numa], sp, 16)
+            else:
+                t.endpoint(ep, "0x15b3", "0x1013", "0x020700", numa, cpus[numa], sp, 16)
+                t.rdma(ep, "mlx5_0", {"node_type": "1: CA", "hca_type": "MT4115", "fw_ver": "12.28.2006",
+                                      "board_id": "MT_2180110032", "node_guid": "248a:0703:0000:0010",
+                                      "sys_image_guid": "248a:0703:0000:0010"},
+                       {1: ib_port("100 Gb/sec (4X EDR)", "0x7", "0x2651e848",
+                                   gids=ib_gids("248a:0703:0000:0010"))})
+                t.netdev(ep, "ib0", 2044, "up", None, 32)
+    t.uverbs(["mlx5_0"])
+    # 2020-era host: legacy Mellanox nv_peer_mem, which registers nv_mem (rdma-sysfs.md §7).
+    t.w("module/nv_peer_mem/version", "1.0-9")
+    t.w("kernel/mm/memory_peers/nv_mem/version", "1.0-9")
+    return t
+
+
+def main():
+    model_a("a-ib-ndr-8rail")
+    model_a("a2-ib-hdr-8rail", hdr=True)
+    model_b("b-roce-2nic")
+    model_b("b2-roce-gid-ipv4-at-4-5", nic0=gids_f06, slots=16)
+    model_b("b3-roce-sparse-gid-pod", nic0=gids_f08, slots=16, pod=True)
+    model_b("b4-roce-mtu1500", mtu=1500, slots=16)
+    model_c("c-no-rdma")
+    model_c("c2-no-rdma-empty-class", empty_class=True)
+
+    def down_polling(t, k, info):
+        if k == 3:  # leptonai/gpud#482 ibstat Down/Polling/Rate 10; [F01] lid 65535
+            info["port"] = ib_port("10 Gb/sec (4X SDR)", "0xffff", "0xa751e848", state="1: DOWN",
+                                   phys="2: Polling", sm_lid="0x0", gids=info["port"]["gids"])
+
+    def down_disabled(t, k, info):
+        if k == 3:  # [F01] mlx5_1: PORT_DOWN, phys DISABLED, lid 65535, sm_lid 0
+            info["port"] = ib_port("10 Gb/sec (4X SDR)", "0xffff", "0xa751e848", state="1: DOWN",
+                                   phys="3: Disabled", sm_lid="0x0", gids=info["port"]["gids"])
+
+    def x8(t, k, info):
+        if k == 2:  # NIC 0000:4d:00.0 trained to x8 of x16
+            info["nic_cur_width"] = 8
+
+    def gpu_idle(t, k, info):
+        if k == 0:  # idle GPU 0000:19:00.0 at 2.5 GT/s, width 16/16
+            info["gpu_cur_speed"] = "2.5 GT/s PCIe"
+
+    model_a("d-ib-port-down-polling", mutate=down_polling)
+    model_a("d2-ib-port-disabled", mutate=down_disabled)
+    model_b("d3-roce-port-down", down1=True, slots=16)
+    model_a("e-nic-pcie-x8", mutate=x8)
+    model_e2("e2-nic-pcie-gen3")
+    model_e3("e3-gen4-nic-under-gen5-switch")
+    model_a("e4-gpu-idle-speed", mutate=gpu_idle)
+    model_f("f-4gpu-share-1nic")
+    model_f2("f2-8gpu-1nic-v100")
+    model_a("g-peermem-without-memory-peers", hdr=True, pairs=range(2), memory_peers=False)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,5 @@
+# fabcheck inspect on local ranks (issue 4): this machine has no RDMA (libibverbs: ENOSYS) and Debian's MCA file
+# excludes UCX → verdict no_rdma_hardware, finding MPI_RDMA_EXCLUDED, exit 0; a host model through --sysfs-root;
+# bad input → one stderr line, exit 2.
+fabcheck_script_test(NAME mpi.inspect.local2 LABEL mpi TIMEOUT 120
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/inspect_local.py)
