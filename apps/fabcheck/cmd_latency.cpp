@@ -28,6 +28,7 @@ struct LatencyFlags {
   double duration_s = 0;
   std::int64_t warmup = 100;
   std::string kind = "both";
+  bool serial = false;
   std::string json;
 };
 
@@ -47,6 +48,7 @@ probes::LatencyOptions to_options(const LatencyFlags& f, const CLI::App& sub) {
   o.iters = static_cast<std::uint64_t>(f.iters);
   o.duration_s = f.duration_s;
   o.warmup = static_cast<std::uint64_t>(f.warmup);
+  o.serial_pairs = f.serial;
   o.p2p = f.kind != "collective";
   o.collective = f.kind != "p2p";
   probes::validate(o);
@@ -115,12 +117,15 @@ const Registrar kLatency{CommandSpec{
       sub.add_flag("--sweep", f->sweep, "Sizes 1 B … 4M in powers of two (like osu_latency)");
       sub.add_option("--iters", f->iters,
                      "Timed iterations per size and pair (default 10000 for sizes <= 8K, 1000 above)");
-      sub.add_option("--duration", f->duration_s, "Seconds per size and pair instead of --iters");
+      sub.add_option("--duration", f->duration_s,
+                     "Seconds per size and pair (with --iters: whichever ends first)");
       sub.add_option("--warmup", f->warmup, "Untimed iterations before each measurement")
           ->capture_default_str();
       sub.add_option("--kind", f->kind, "What to measure: p2p, collective (allreduce 8 B … 64K) or both")
           ->check(CLI::IsMember({"p2p", "collective", "both"}))
           ->capture_default_str();
+      sub.add_flag("--serial", f->serial,
+                   "Measure the pairs of a round one at a time (oversubscribed machines, virtual fabrics)");
       sub.add_option("--json,-J,--out", f->json, "Write the JSON report (DESIGN §6) to FILE");
       CLI::App* self = &sub;
       return [f, self](const RunContext& ctx) { return run_latency_command(ctx, *f, *self); };

@@ -40,22 +40,30 @@ bool delay_now(const std::optional<core::Fault>& f, std::uint64_t timed_index) {
   return f && timed_index % f->every == 0;
 }
 
-/// How many timed iterations to run: fixed count, or "until the deadline".
+/// How many timed iterations to run: up to `limit`, and in duration mode also until the deadline.
 struct IterPlan {
-  std::uint64_t iters = 0;  ///< fixed count (duration mode: 0)
-  double duration_us = 0;   ///< > 0 in duration mode
-  std::uint64_t cap = 0;    ///< max samples in duration mode
+  std::uint64_t limit = 0;  ///< at most this many timed iterations
+  double duration_us = 0;   ///< > 0: also stop once this much time has passed since the first timed iteration
+  bool cap_is_max_samples = false;  ///< limit is the memory cap of duration mode (not a requested count)
 };
 
 IterPlan plan_for(const LatencyOptions& o, std::uint64_t size) {
   IterPlan p;
-  if (o.duration_s > 0) {
-    p.duration_us = o.duration_s * 1e6;
-    p.cap = o.max_samples;
+  p.duration_us = o.duration_s * 1e6;
+  if (o.iters > 0) {
+    p.limit = o.iters;
+  } else if (o.duration_s > 0) {
+    p.limit = o.max_samples;
+    p.cap_is_max_samples = true;
   } else {
-    p.iters = o.iters > 0 ? o.iters : default_iters(size);
+    p.limit = default_iters(size);
   }
   return p;
+}
+
+bool keep_going(const IterPlan& plan, std::uint64_t k, double t_start) {
+  if (k >= plan.limit) return false;
+  return plan.duration_us <= 0 || k == 0 || comm::now_us() - t_start < plan.duration_us;
 }
 
 /// Initiator side of the ping-pong: byte 0 of every ping says whether the peer must answer (1) or stop (0).
@@ -64,18 +72,14 @@ std::vector<double> ping_initiator(const comm::Communicator& comm, int peer, std
                                    const std::optional<core::Fault>& fault) {
   std::vector<unsigned char> sbuf(size, 0xA5), rbuf(size, 0);
   std::vector<double> samples;
-  samples.reserve(plan.duration_us > 0 ? std::min<std::uint64_t>(plan.cap, 1u << 16) : plan.iters);
+  samples.reserve(std::min<std::uint64_t>(plan.limit, 1u << 16));
   double t_start = 0;
   for (std::uint64_t i = 0;; ++i) {
     bool go = true;
     if (i >= warmup) {
       const std::uint64_t k = i - warmup;
       if (k == 0) t_start = comm::now_us();
-      if (plan.duration_us > 0) {
-        go = k < plan.cap && (k == 0 || comm::now_us() - t_start < plan.duration_us);
-      } else {
-        go = k < plan.iters;
-      }
+      go = keep_going(plan, k, t_start);
     }
     sbuf[0] = go ? 1 : 0;
     if (!go) {
@@ -146,9 +150,6 @@ void validate(const LatencyOptions& o) {
     if (s == 0 || s > kMaxSize) {
       throw UsageError(fmt::format("--sizes: {} B is out of range (each size must be 1 B … 1G)", s));
     }
-  }
-  if (o.iters > 0 && o.duration_s > 0) {
-    throw UsageError("--iters/--duration: give one of them (a count, or seconds per size and pair)");
   }
   if (o.iters > 100000000) throw UsageError("--iters: at most 100000000 per size and pair");
   if (!(o.duration_s >= 0) || !std::isfinite(o.duration_s) || o.duration_s > 86400) {
@@ -245,7 +246,8 @@ LatencyResult run_latency(const comm::Communicator& comm, const LatencyOptions& 
     for (int r = 0; r < comm.size(); ++r) res.member_ranks.push_back(r);
   }
   const int nm = static_cast<int>(res.member_ranks.size());
-  const auto rounds = opts.pattern == LatencyPattern::kRing ? core::ring_rounds(nm) : core::circle_schedule(nm);
+  const auto rounds =
+      opts.pattern == LatencyPattern::kRing ? core::ring_rounds(nm) : core::circle_schedule(nm);
   for (const auto& round : rounds) {
     std::vector<std::pair<int, int>> rr;
     for (auto [a, b] : round) {
@@ -286,8 +288,10 @@ LatencyResult run_latency(const comm::Communicator& comm, const LatencyOptions& 
         for (auto [a, b] : res.schedule[r]) {
           if (me == a) mine = ping_initiator(comm, b, size, warmup, plan, fault);
           if (me == b) ping_responder(comm, a, size, warmup, fault);
+          if (opts.serial_pairs) comm.lazy_barrier();  // one pair at a time
         }
-        comm.barrier();
+        comm.lazy_barrier();  // ranks without a pair this round sleep instead of spinning on the measured
+                              // cores
         auto all = comm.gather(mine, 0);
         if (me == 0) {
           for (auto [a, b] : res.schedule[r]) {
@@ -298,10 +302,10 @@ LatencyResult run_latency(const comm::Communicator& comm, const LatencyOptions& 
             p.b_host = hosts_of_ranks[static_cast<std::size_t>(b)];
             p.round = static_cast<int>(r);
             p.samples_us = std::move(all[static_cast<std::size_t>(a)]);
-            p.capped = plan.duration_us > 0 && p.samples_us.size() >= plan.cap;
+            p.capped = plan.cap_is_max_samples && p.samples_us.size() >= plan.limit;
             if (p.capped) {
               sec.notes.push_back(fmt::format("pair {} stopped at the cap of {} samples",
-                                              pair_label(a, b, hosts_of_ranks), plan.cap));
+                                              pair_label(a, b, hosts_of_ranks), plan.limit));
             }
             sec.per_pair.push_back(std::move(p));
           }
@@ -339,20 +343,20 @@ LatencyResult run_latency(const comm::Communicator& comm, const LatencyOptions& 
         const double t_start = comm::now_us();
         std::uint64_t done = 0, batch = 16;
         while (true) {
-          const std::uint64_t todo = std::min(batch, plan.cap - done);
+          const std::uint64_t todo = std::min(batch, plan.limit - done);
           for (std::uint64_t k = 0; k < todo; ++k) one(done + k);
           done += todo;
           const double elapsed = comm.allreduce(comm::now_us() - t_start, comm::ScalarOp::kMax);
-          if (done >= plan.cap || elapsed >= plan.duration_us) break;
+          if (done >= plan.limit || elapsed >= plan.duration_us) break;
           const double per_iter = elapsed / static_cast<double>(done);
           const double remaining = (plan.duration_us - elapsed) / std::max(per_iter, 1e-3);
           batch = std::max<std::uint64_t>(
               16, std::min<std::uint64_t>(2 * batch, static_cast<std::uint64_t>(remaining) + 1));
         }
       } else {
-        entry.reserve(plan.iters);
-        exit.reserve(plan.iters);
-        for (std::uint64_t k = 0; k < plan.iters; ++k) one(k);
+        entry.reserve(plan.limit);
+        exit.reserve(plan.limit);
+        for (std::uint64_t k = 0; k < plan.limit; ++k) one(k);
       }
       auto entries = comm.gather(entry, 0);
       auto exits = comm.gather(exit, 0);

@@ -34,11 +34,19 @@ struct LatencyOptions {
   bool collective =
       true;  ///< run the per-iteration allreduce pass (sizes 8 B … 64 KiB of `sizes`, see below)
   /// Timed iterations per size and pair; 0 = by `duration_s`, or when that is 0 too, the default: 10 000 for
-  /// sizes ≤ 8 KiB and 1 000 above (osu_latency's split).
+  /// sizes ≤ 8 KiB and 1 000 above (osu_latency's split). With `duration_s` too: whichever ends first.
   std::uint64_t iters = 0;
-  double duration_s = 0;       ///< > 0: iterate for this many seconds per size and pair (instead of `iters`)
-  std::uint64_t warmup = 100;  ///< untimed iterations before each measurement
+  /// > 0: iterate for this many seconds per size and pair (up to `iters` when set, else up to `max_samples`).
+  /// Note: pairs then contribute different sample counts, which weighs the straggler ranking (a share of the
+  /// pooled samples above p99) towards fast pairs; give `iters` as well when pairs differ by orders of
+  /// magnitude.
+  double duration_s = 0;
+  std::uint64_t warmup = 100;           ///< untimed iterations before each measurement
   std::uint64_t max_samples = 1000000;  ///< cap per pair and size in duration mode (memory bound)
+  /// Measure the pairs of a round one after another instead of at the same time (for machines with fewer
+  /// cores than measuring ranks, where concurrent busy-polling pairs measure the scheduler rather than the
+  /// fabric).
+  bool serial_pairs = false;
 };
 
 /// The sizes of `latency --sweep`: 1 B … 4 MiB, powers of two (osu_latency's range).

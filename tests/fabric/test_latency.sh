@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# fabcheck latency on a 4-host virtual fabric (issue 5), LAT_RUNS times (default 3):
+#  clean fabric  -> no pair's p50 is a DESIGN §4 outlier (judged only when the load average is below 2 per core:
+#                   above that the p50 of a pair measures the scheduler) and no pair's p99 exceeds 3x the median
+#                   pair p99;
+#  one host's link throttled to 20mbit with iperf3 pushing bulk data into it for the whole measurement
+#                -> that host's pairs rank first in the straggler ranking and their p99 is >= 3x the median p99
+#                   of the other pairs.
+# All pairs (circle method, 3 rounds of 2 pairs, measured one pair at a time: 2 cores here), 8 B, --iters 300 with --duration 2 (whichever ends first) so that
+# the throttled pairs stay bounded in time. Teardown leaves nothing behind.
+source "$(dirname "$0")/lib.sh"
+fab_init ftlat 270
+: "${FABCHECK:?FABCHECK (the fabcheck binary) must be set; ctest sets it}"
+command -v iperf3 >/dev/null || {
+  echo "skipped: iperf3 not installed (ci/setup)" >&2
+  exit 77
+}
+RUNS=${LAT_RUNS:-3}
+
+"$VF" up --hosts 4 "${VFN[@]}"
+mapfile -t hosts < <("$VF" hosts "${VFN[@]}")
+victim=${hosts[2]}
+lat=(latency --kind p2p --pattern all-pairs --serial --sizes 8 --iters 300 --duration 2 --warmup 20)
+
+measure() { # NAME: one fabcheck latency run across the hosts, report in $FAB_TMP/NAME.json
+  local t0=$(date +%s)
+  timeout 90 "$VF" mpirun "${VFN[@]}" -- -q "$FABCHECK" "${lat[@]}" -J "$FAB_TMP/$1.json" >"$FAB_TMP/$1.txt" ||
+    { cat "$FAB_TMP/$1.txt" >&2; fail "$1: fabcheck latency failed"; }
+  note "$1: $(($(date +%s) - t0)) s"
+}
+
+for ((run = 1; run <= RUNS; run++)); do
+  "$VF" clear "${VFN[@]}"
+  measure "clean$run"
+
+  "$VF" throttle "$victim" 20mbit "${VFN[@]}"
+  "$VF" exec "$victim" "${VFN[@]}" -- iperf3 -s -1 -p 5201 >/dev/null 2>&1 &
+  FAB_BG+=($!)
+  sleep 0.5
+  "$VF" exec "${hosts[0]}" "${VFN[@]}" -- iperf3 -c "$("$VF" addr "$victim" "${VFN[@]}")" -p 5201 -P 4 -t 60 \
+    >"$FAB_TMP/iperf$run.txt" 2>&1 &
+  FAB_BG+=($!)
+  sleep 2 # the queue into the victim is full
+  measure "throttled$run"
+  kill "${FAB_BG[@]}" 2>/dev/null || true
+  wait 2>/dev/null || true
+  FAB_BG=()
+done
+
+"$PY" - "$FAB_TMP" "$RUNS" "$victim" <<'PYEOF' || fail "report checks failed"
+import json, statistics, sys
+tmp, runs, victim = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+import os
+load, cores = float(open("/proc/loadavg").read().split()[0]), os.cpu_count() or 1
+# With the machine oversubscribed (other builds, > 2 runnable tasks per core) an idle-looking pair's p50 swings
+# between ~15 us and ~2 ms with the scheduler; the clean-fabric p50 outlier test is then not about the fabric.
+busy = load > 2 * cores
+ok = True
+def check(cond, msg):
+    global ok
+    print(("ok:   " if cond else "FAIL: ") + msg, file=sys.stderr)
+    ok = ok and cond
+def median(v):  # DESIGN §4 nearest rank
+    v = sorted(v)
+    return v[max(0, min(len(v) - 1, (5000 * len(v) + 9999) // 10000 - 1))]
+def outliers_high(v):  # DESIGN §4: worse than the median by > 3 robust z and > 10 %
+    m = median(v)
+    mad = median([abs(x - m) for x in v])
+    out = []
+    for x in v:
+        z = (x - m) / (1.4826 * mad) if mad > 0 else (float("inf") if x > m else 0.0)
+        out.append(z > 3 and x > 1.1 * m)
+    return out
+def section(doc):
+    s = [s for s in doc["latency"] if s["kind"] == "p2p"]
+    assert len(s) == 1, "one p2p section"
+    return s[0]
+for run in range(1, runs + 1):
+    c = section(json.load(open(f"{tmp}/clean{run}.json")))
+    check(c["fabric_crossed"] is True and len(c["per_pair"]) == 6, f"run {run} clean: 6 host pairs, fabric crossed")
+    check(sum(b[2] for b in c["histogram"]) == c["samples"], f"run {run} clean: histogram adds up to {c['samples']}")
+    p50 = [p["p50_us"] for p in c["per_pair"]]
+    p99 = [p["p99_us"] for p in c["per_pair"]]
+    fl = outliers_high(p50)
+    m99 = median(p99)
+    print(f"run {run} clean: p50 {c['p50_us']:.1f} us, p99 {c['p99_us']:.1f} us; per pair p50 "
+          + ", ".join(f"{p['pair']} {p['p50_us']:.1f}" for p in c["per_pair"])
+          + "; per pair p99 " + ", ".join(f"{x:.1f}" for x in p99), file=sys.stderr)
+    if busy:
+        print(f"NOTE: run {run} clean: p50 outlier check not judged: load average {load:.1f} on {cores} cores "
+              f"(p50 outliers {[round(p, 1) for p, f in zip(p50, fl) if f]} measure the scheduler, not the fabric)",
+              file=sys.stderr)
+    else:
+        check(not any(fl), f"run {run} clean: no p50 outlier among pairs ({[p for p, f in zip(p50, fl) if f]})")
+    check(max(p99) <= 3 * m99, f"run {run} clean: max pair p99 {max(p99):.1f} <= 3 x median {m99:.1f}")
+
+    t = section(json.load(open(f"{tmp}/throttled{run}.json")))
+    check(sum(b[2] for b in t["histogram"]) == t["samples"], f"run {run} throttled: histogram adds up")
+    mine = [p for p in t["per_pair"] if victim in p["hosts"]]
+    others = [p for p in t["per_pair"] if victim not in p["hosts"]]
+    check(len(mine) == 3 and len(others) == 3, f"run {run} throttled: 3 pairs with {victim}, 3 without")
+    ranking = [s["pair"] for s in t["stragglers"]]
+    pos_mine = [i for i, p in enumerate(ranking) if victim in p]
+    pos_other = [i for i, p in enumerate(ranking) if victim not in p]
+    check(bool(pos_mine) and pos_mine[0] == 0 and (not pos_other or max(pos_mine) < min(pos_other)),
+          f"run {run} throttled: {victim}'s pairs rank first: "
+          f"{[(s['pair'], round(s['share'], 3)) for s in t['stragglers']]}")
+    mo = median([p["p99_us"] for p in others])
+    print(f"run {run} throttled: p50 {t['p50_us']:.1f} us, p99 {t['p99_us']:.1f} us; "
+          + ", ".join(f"{p['pair']} p50 {p['p50_us']:.1f} p99 {p['p99_us']:.1f} n={p['samples']}" for p in t["per_pair"]),
+          file=sys.stderr)
+    for p in mine:
+        check(p["p99_us"] >= 3 * mo, f"run {run} throttled: {p['pair']} p99 {p['p99_us']:.1f} >= 3 x {mo:.1f} (others' median)")
+sys.exit(0 if ok else 1)
+PYEOF
+
+"$VF" down "${VFN[@]}"
+fab_assert_clean
+echo PASS
