@@ -52,6 +52,8 @@ fab_init() {
   fi
   ip netns delete "vf-probe-$$"
   FAB_TMP=$(mktemp -d)
+  # the interpreter itself, not a launcher shim (a pyenv shim costs seconds per start on a loaded machine)
+  PY=$("$PY" -c 'import sys; print(sys.executable)')
   "$VF" down --name "$FAB_NAME" # leftovers of an earlier run that was killed
   trap _fab_cleanup EXIT
   trap 'echo "FAIL: interrupted or over the time limit" >&2; exit 124' INT TERM

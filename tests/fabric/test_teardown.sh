@@ -20,17 +20,20 @@ done
 got=$(timeout 60 "$VF" mpirun "${VFN[@]}" -- hostname | sort | tr '\n' ' ')
 want=$(printf '%s\n' "${hosts[@]}" | sort | tr '\n' ' ')
 [ "$got" = "$want" ] || fail "mpirun hostname gave '$got', expected '$want'"
-got=$(timeout 60 "$VF" mpirun "${VFN[@]}" -- -np 6 hostname | sort | uniq -c | awk '{print $1}' | tr '\n' ' ')
-[ "$got" = "2 2 2 " ] || fail "mpirun -np 6 gave per-host counts '$got', expected 2 2 2"
-note "mpirun: one rank per host by default, -np 6 spreads 2 per host"
-
-# a second instance coexists on another subnet
+# meanwhile a second instance on its own subnet: two mpiruns at once, each on its own hosts
 FAB_EXTRA=(ftdown2)
 "$VF" up --hosts 2 --name ftdown2
 s1=$("$VF" addr 1 "${VFN[@]}")
 s2=$("$VF" addr 1 --name ftdown2)
 [ "${s1%.*}" != "${s2%.*}" ] || fail "two instances share the subnet ${s1%.*}.0/24"
-got=$(timeout 60 "$VF" mpirun --name ftdown2 -- hostname | sort | tr '\n' ' ')
+timeout 60 "$VF" mpirun --name ftdown2 -- hostname >"$FAB_TMP/second.txt" &
+p2=$!
+FAB_BG+=("$p2")
+got=$(timeout 60 "$VF" mpirun "${VFN[@]}" -- -np 6 hostname | sort | uniq -c | awk '{print $1}' | tr '\n' ' ')
+[ "$got" = "2 2 2 " ] || fail "mpirun -np 6 gave per-host counts '$got', expected 2 2 2"
+note "mpirun: one rank per host by default, -np 6 spreads 2 per host"
+wait $p2 || fail "mpirun on the second instance failed"
+got=$(sort "$FAB_TMP/second.txt" | tr '\n' ' ')
 [ "$got" = "ftdown2-h1 ftdown2-h2 " ] || fail "second instance mpirun gave '$got'"
 "$VF" down --name ftdown2
 note "second instance on ${s2%.*}.0/24 beside ${s1%.*}.0/24: ok"
@@ -78,7 +81,7 @@ set -e
 
 # teardown with a process still inside a namespace; `down` returns only when everything is gone
 "$VF" exec "$h1" "${VFN[@]}" -- sleep 300 &
-FAB_BG+=($!)
+FAB_BG+=("$!")
 sleep 0.3
 "$VF" down "${VFN[@]}"
 fab_assert_clean

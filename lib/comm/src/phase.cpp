@@ -34,11 +34,15 @@ void enter_phase(std::string_view name) {
         g_fault.reset();  // malformed specs are reported by the command that parses them
       }
     }
-    g_phase.seq += 1;
-    g_phase.name = std::string(name);
-    g_phase.since_us = now_us();
+    // The hung rank stops before it arrives: its snapshot keeps the previous operation, as a rank stuck in
+    // its own work would, so the watchdog names it among the ranks that did not arrive.
     hang = g_fault && g_fault->kind == core::Fault::Kind::kHang && g_fault->rank == g_rank &&
-           g_phase.seq == g_fault->after;
+           g_phase.seq + 1 == g_fault->after;
+    if (!hang) {
+      g_phase.seq += 1;
+      g_phase.name = std::string(name);
+      g_phase.since_us = now_us();
+    }
   }
   while (hang) std::this_thread::sleep_for(std::chrono::seconds(1));
 }

@@ -367,9 +367,11 @@ double reduce_time(const comm::Communicator& comm, double seconds, int average) 
 
 PerIterStats per_iter_stats(const std::vector<std::vector<double>>& entry_us,
                             const std::vector<std::vector<double>>& exit_us,
-                            const std::vector<std::string>& hosts, std::size_t samples_cap) {
+                            const std::vector<std::string>& hosts, std::size_t samples_cap,
+                            double resolution_us) {
   PerIterStats st;
   st.samples_cap = samples_cap;
+  st.straggler_resolution_us = resolution_us;
   const std::size_t nr = entry_us.size();
   if (nr == 0 || exit_us.size() != nr)
     throw std::invalid_argument("per_iter_stats: entry/exit rank counts differ");
@@ -384,18 +386,27 @@ PerIterStats per_iter_stats(const std::vector<std::vector<double>>& entry_us,
   std::vector<std::size_t> times_last(nr, 0);
   for (std::size_t i = 0; i < m; ++i) {
     double min_entry = entry_us[0][i], max_exit = exit_us[0][i], max_entry = entry_us[0][i];
+    double second = -std::numeric_limits<double>::infinity();
     std::size_t arg = 0;
     for (std::size_t r = 1; r < nr; ++r) {
-      min_entry = std::min(min_entry, entry_us[r][i]);
+      const double e = entry_us[r][i];
+      min_entry = std::min(min_entry, e);
       max_exit = std::max(max_exit, exit_us[r][i]);
-      if (entry_us[r][i] > max_entry) {
-        max_entry = entry_us[r][i];
+      if (e > max_entry) {
+        second = max_entry;
+        max_entry = e;
         arg = r;
+      } else {
+        second = std::max(second, e);
       }
     }
     spans[i] = max_exit - min_entry;
-    strag[i] = static_cast<int>(arg);
-    ++times_last[arg];
+    if (nr > 1 && max_entry - second > resolution_us) {
+      strag[i] = static_cast<int>(arg);
+      ++times_last[arg];
+    } else {
+      strag[i] = -1;
+    }
   }
   const core::Summary s = core::summarize(spans);
   st.samples = s.samples;
@@ -577,6 +588,9 @@ class SeriesRunner {
     be_.synchronize();
     comm_.barrier();
     for (std::size_t i = 0; i < m; ++i) {
+      // A common release per iteration: without it the rank that left the previous op last would always enter
+      // last, and "entered last" would name the algorithm's ordering instead of a late rank.
+      comm_.barrier();
       if (delayed && i % every == every - 1) sleep_us(fault_->us);
       times[i] = comm::now_us();
       be_.run(call);
@@ -592,7 +606,7 @@ class SeriesRunner {
       entry[r].assign(all[r].begin(), all[r].begin() + static_cast<std::ptrdiff_t>(m));
       exit[r].assign(all[r].begin() + static_cast<std::ptrdiff_t>(m), all[r].end());
     }
-    return per_iter_stats(entry, exit, comm_.hosts_of_ranks(), o_.samples_cap);
+    return per_iter_stats(entry, exit, comm_.hosts_of_ranks(), o_.samples_cap, clocks_.max_error_us);
   }
 
   const comm::Communicator& comm_;

@@ -42,7 +42,8 @@ nlohmann::json per_iter_json(const PerIterStats& s) {
           {"stragglers", strag},
           {"samples_us", s.samples_us},
           {"samples_us_cap", s.samples_cap},
-          {"straggler_ranks", s.straggler_ranks}};
+          {"straggler_ranks", s.straggler_ranks},
+          {"straggler_resolution_us", s.straggler_resolution_us}};
 }
 
 nlohmann::json point_json(const probes::SweepPoint& p, const PlacementResult& pr, const char* placement) {
@@ -129,6 +130,18 @@ void add_sweep(Document& doc, const SweepResult& r) {
     sweeps.push_back(std::move(e));
   }
   j["sweeps"] = sweeps;
+  j["conventions"]["straggler"] =
+      "per iteration, the rank that entered last, when it entered later than every other rank by more than "
+      "the "
+      "clock-alignment error bound (straggler_resolution_us); otherwise none (-1). share = iterations as "
+      "straggler / iterations";
+  j["conventions"]["sweep_per_iter"] =
+      "separate pass after the table loop: each iteration starts after a barrier; per rank entry/exit on "
+      "clocks "
+      "aligned to rank 0; span = max exit - min entry; p50/p99/p999 nearest rank over the spans";
+  j["conventions"]["data_check"] =
+      "#wrong = elements differing from the exactly predictable result (small integers; integer types wrap "
+      "modulo 2^bits), summed over ranks; null when unchecked";
   doc.set_section("sweeps", SectionStatus::kOk);
 
   if (r.total_wrong > 0) {

@@ -55,14 +55,15 @@ struct Straggler {
 struct PerIterStats {
   std::size_t samples = 0;  ///< iterations measured
   double min_us = 0, p50_us = 0, p99_us = 0, p999_us = 0,
-         max_us = 0;                  ///< nearest-rank percentiles of the span
-  double mean_us = 0, stdev_us = 0;   ///< mean and n−1 standard deviation of the span
-  bool low_confidence = true;         ///< p99 from fewer than 100 samples
-  bool low_confidence_p999 = true;    ///< p99.9 from fewer than 1000 samples
-  std::vector<Straggler> stragglers;  ///< ranks that entered last at least once, highest share first
-  std::vector<double> samples_us;     ///< the first min(samples, samples_cap) spans, in iteration order
-  std::vector<int> straggler_ranks;   ///< straggler of each kept iteration (same length as samples_us)
-  std::size_t samples_cap = 0;        ///< the cap applied to samples_us
+         max_us = 0;                   ///< nearest-rank percentiles of the span
+  double mean_us = 0, stdev_us = 0;    ///< mean and n−1 standard deviation of the span
+  bool low_confidence = true;          ///< p99 from fewer than 100 samples
+  bool low_confidence_p999 = true;     ///< p99.9 from fewer than 1000 samples
+  std::vector<Straggler> stragglers;   ///< ranks that entered last at least once, highest share first
+  std::vector<double> samples_us;      ///< the first min(samples, samples_cap) spans, in iteration order
+  std::vector<int> straggler_ranks;    ///< straggler of each kept iteration, −1 = none (same length)
+  double straggler_resolution_us = 0;  ///< lead over the second-last rank needed to name a straggler
+  std::size_t samples_cap = 0;         ///< the cap applied to samples_us
 };
 
 /// One placement (out-of-place or in-place) of one size.
@@ -133,10 +134,14 @@ double time_table_loop(const comm::Communicator& comm, comm::CollBackend& backen
 double reduce_time(const comm::Communicator& comm, double seconds, int average);
 
 /// Per-iteration statistics from aligned entry/exit times, indexed [rank][iteration] (µs on rank 0's clock).
-/// span_i = max_r exit − min_r entry; straggler_i = argmax_r entry (lowest rank on ties).
-/// @throws std::invalid_argument when ranks have different iteration counts.
+/// span_i = max_r exit − min_r entry. straggler_i = argmax_r entry (lowest rank on ties) when that rank
+/// entered later than every other rank by more than `resolution_us` (the clock-alignment error bound: a
+/// smaller lead cannot be attributed), else none (−1 in straggler_ranks, counted for no rank). Shares are
+/// over all iterations.
+/// @throws std::invalid_argument when ranks have different iteration counts or there are no ranks.
 PerIterStats per_iter_stats(const std::vector<std::vector<double>>& entry_us,
                             const std::vector<std::vector<double>>& exit_us,
-                            const std::vector<std::string>& hosts, std::size_t samples_cap);
+                            const std::vector<std::string>& hosts, std::size_t samples_cap,
+                            double resolution_us = 0.0);
 
 }  // namespace fabcheck::probes

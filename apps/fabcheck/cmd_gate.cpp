@@ -1,0 +1,97 @@
+// `fabcheck gate REPORT --criteria FILE`: the acceptance gate offline (no MPI).
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "command.hpp"
+#include "fabcheck/core/error.hpp"
+#include "fabcheck/report/document.hpp"
+#include "fabcheck/report/gate.hpp"
+#include "fabcheck/suite/config.hpp"
+
+namespace fabcheck::app {
+namespace {
+
+struct GateCli {
+  std::string report, criteria, junit, exclude_hostfile, json;
+  bool quiet = false;
+};
+
+std::function<int(const RunContext&)> setup_gate(CLI::App& sub) {
+  auto cli = std::make_shared<GateCli>();
+  sub.add_option("report", cli->report, "A report JSON written by fabcheck (run, sweep, ...)")->required();
+  sub.add_option(
+      "--criteria", cli->criteria,
+      "Criteria: a config with a gate section or {\"gate\": {\"checks\": [{metric, op, threshold}]}} "
+      "(default: the gate of the config recorded in the report)");
+  sub.add_option("--junit", cli->junit, "Write JUnit XML (one testcase per check)");
+  sub.add_option("--exclude-hostfile", cli->exclude_hostfile,
+                 "Write a hostfile with the hosts that passed every per-host check");
+  sub.add_option("--json,-J,--out", cli->json, "Write the report with its gate section replaced to FILE");
+  sub.footer(
+      "Metric paths address the report (DESIGN §6): segments joined by '.'; on an array a NAME selects "
+      "entries by\n"
+      "collective/kind/pattern/host/receiver/name/code, KEY=VALUE filters, * takes all, [i] one; FIELD@SIZE "
+      "reads the\n"
+      "point measured at SIZE (out_of_place unless @SIZE:in_place); #count at the end counts matches.\n"
+      "Examples: sweeps.allreduce.busbw_gbps@1G  transport.verdict  latency.p2p.p99_us@8  "
+      "score.scaling_efficiency\n"
+      "          pairs.suspects#count  transport.per_host.*.verdict  findings.severity=fail#count\n"
+      "Operators >= <= == !=. Fail-closed: a metric that is absent or null fails its check (reason "
+      "'missing').\n"
+      "Exit: 0 every check passed, 1 a check failed, 2 bad input.");
+  return [cli](const RunContext&) -> int {
+    auto rep = suite::load_json_file(cli->report, "report");
+    if (!rep.is_object() || !rep.contains("schema_version")) {
+      throw UsageError(fmt::format("report: {} is not a fabcheck report (no schema_version)", cli->report));
+    }
+    nlohmann::json checks;
+    std::string source;
+    if (!cli->criteria.empty()) {
+      checks = suite::load_criteria(cli->criteria, "--criteria");
+      source = cli->criteria;
+    } else {
+      const auto& cfg =
+          rep["run"].is_object() && rep["run"].contains("config") ? rep["run"]["config"] : nlohmann::json();
+      if (!cfg.is_object() || !cfg.contains("gate")) {
+        throw UsageError(fmt::format("--criteria: {} records no gate; give --criteria FILE", cli->report));
+      }
+      checks = suite::validate_gate_block(cfg["gate"], "/run/config/gate");
+      source = fmt::format("{} (run.config.gate)", cli->report);
+      if (checks.empty())
+        throw UsageError(fmt::format("--criteria: {} records no checks; give --criteria FILE", cli->report));
+    }
+    for (const auto& [path, flag] :
+         {std::pair{cli->junit, "--junit"}, std::pair{cli->exclude_hostfile, "--exclude-hostfile"},
+          std::pair{cli->json, "--json"}}) {
+      if (!path.empty()) report::check_writable(path, flag);
+    }
+    const auto g = report::evaluate_gate(rep, checks, source);
+    std::fputs(report::render_gate(g).c_str(), stdout);
+    std::fflush(stdout);
+    if (!cli->junit.empty()) report::write_text_atomic(cli->junit, report::junit_xml(g), "--junit");
+    if (!cli->exclude_hostfile.empty()) {
+      report::write_text_atomic(cli->exclude_hostfile, report::exclude_hostfile_text(g),
+                                "--exclude-hostfile");
+    }
+    if (!cli->json.empty()) {
+      report::Document doc;
+      doc.json() = rep;
+      if (!doc.json().contains("findings") || !doc.json()["findings"].is_array())
+        doc.json()["findings"] = nlohmann::json::array();
+      if (!doc.json().contains("run") || !doc.json()["run"].is_object())
+        doc.json()["run"] = nlohmann::json::object();
+      report::add_gate(doc, g);
+      doc.write_atomic(cli->json);
+    }
+    return g.passed ? 0 : 1;
+  };
+}
+
+const Registrar kGate{{"gate",
+                       "Acceptance gate on a report, offline: --criteria FILE, --junit, --exclude-hostfile",
+                       false, 95, setup_gate}};
+
+}  // namespace
+}  // namespace fabcheck::app

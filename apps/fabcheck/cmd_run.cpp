@@ -1,0 +1,138 @@
+// `fabcheck run`: the main job — one suite from a config, a report written as it goes, an acceptance gate, no
+// hangs.
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <memory>
+#include <optional>
+
+#include "command.hpp"
+#include "fabcheck/comm/communicator.hpp"
+#include "fabcheck/core/error.hpp"
+#include "fabcheck/report/document.hpp"
+#include "fabcheck/suite/config.hpp"
+#include "fabcheck/suite/runner.hpp"
+#include "fabcheck/suite/watchdog.hpp"
+
+namespace fabcheck::app {
+namespace {
+
+struct RunCli {
+  std::string config, criteria, json = "fabcheck-report.json", junit, exclude_hostfile;
+  double timeout_s = 0;
+  bool dry_run = false, quiet = false, progress = false, show_config = false;
+};
+
+// Rank 0 runs `fn` (which may throw UsageError); every rank gets its result or throws the same UsageError.
+nlohmann::json on_root_agreed(const comm::Communicator& world, const std::function<nlohmann::json()>& fn) {
+  std::string payload;
+  if (world.rank() == 0) {
+    nlohmann::json msg;
+    try {
+      msg = {{"ok", true}, {"value", fn()}};
+    } catch (const UsageError& e) {
+      msg = {{"ok", false}, {"error", e.what()}};
+    }
+    payload = msg.dump();
+  }
+  world.bcast(payload, 0);
+  auto msg = nlohmann::json::parse(payload);
+  if (!msg["ok"].get<bool>()) throw UsageError(msg["error"].get<std::string>());
+  return msg["value"];
+}
+
+std::function<int(const RunContext&)> setup_run(CLI::App& sub) {
+  auto cli = std::make_shared<RunCli>();
+  sub.add_option("--config,-C", cli->config,
+                 "Suite config JSON (default: the embedded configs/default.json)");
+  sub.add_option(
+      "--criteria", cli->criteria,
+      "Gate criteria: a config with a gate section or a bare {\"gate\": {\"checks\": [...]}} (replaces the "
+      "config's checks)");
+  sub.add_option("--json,-J,--out", cli->json, "Report file, rewritten atomically after every probe")
+      ->capture_default_str();
+  sub.add_option("--junit", cli->junit, "Write the gate as JUnit XML (one testcase per check)");
+  sub.add_option("--exclude-hostfile", cli->exclude_hostfile,
+                 "Write a hostfile with the hosts that passed every per-host gate check");
+  sub.add_option(
+      "--timeout,-T", cli->timeout_s,
+      "Watchdog: seconds an operation may go without progress before the run is stopped (exit 3; default "
+      "the config's timeout_s, 120)");
+  sub.add_flag("--dry-run", cli->dry_run, "Print the expanded plan and its time budget; measure nothing");
+  sub.add_flag("--show-config", cli->show_config, "Print the effective config JSON (after extends) and exit");
+  sub.add_flag("--quiet,-q", cli->quiet, "No progress line on stderr");
+  sub.add_flag("--progress", cli->progress, "Progress line on stderr even when it is not a terminal");
+  return [cli](const RunContext& ctx) -> int {
+    auto world = comm::Communicator::world();
+    if (cli->timeout_s < 0 || (cli->timeout_s > 0 && cli->timeout_s < 0.1)) {
+      throw UsageError(
+          fmt::format("--timeout: {} is not a valid number of seconds (give e.g. 60)", cli->timeout_s));
+    }
+    // Rank 0 reads the files; every rank validates the same text, so every rank fails the same way.
+    const auto files = on_root_agreed(world, [&] {
+      nlohmann::json out;
+      out["config"] = cli->config.empty()
+                          ? suite::parse_json_text(suite::default_config_text(), "embedded default")
+                          : suite::load_json_file(cli->config, "--config");
+      out["criteria"] =
+          cli->criteria.empty() ? nlohmann::json(nullptr) : suite::load_criteria(cli->criteria, "--criteria");
+      return out;
+    });
+    suite::Plan plan = suite::make_plan(
+        files["config"], cli->config.empty() ? "embedded default" : fmt::format("--config {}", cli->config));
+    if (cli->timeout_s > 0) plan.timeout_s = cli->timeout_s;
+    if (!files["criteria"].is_null()) {
+      plan.gate_checks = files["criteria"];
+      plan.gate_source = fmt::format("--criteria {}", cli->criteria);
+      for (auto& st : plan.steps) {
+        if (st.kind == suite::StepKind::kGate) {
+          st.enabled = true;
+          st.disabled_reason.clear();
+        }
+      }
+    }
+    suite::validate_plan_options(plan);
+    if (cli->show_config) {
+      if (world.rank() == 0) std::printf("%s\n", plan.config.dump(2).c_str());
+      return 0;
+    }
+    if (cli->dry_run) {
+      if (world.rank() == 0) {
+        std::string out = suite::render_plan(plan, world.size(), static_cast<int>(world.hosts().size()));
+        std::string probes;
+        for (const auto& p : suite::available_probes()) probes += " " + p;
+        out += fmt::format("# probes built into this binary:{}\n", probes.empty() ? " none" : probes);
+        out += fmt::format("# report: {} (dry run: nothing measured, nothing written)\n", cli->json);
+        std::fputs(out.c_str(), stdout);
+      }
+      return 0;
+    }
+    on_root_agreed(world, [&] {
+      report::check_writable(cli->json, "--json");
+      if (!cli->junit.empty()) report::check_writable(cli->junit, "--junit");
+      if (!cli->exclude_hostfile.empty()) report::check_writable(cli->exclude_hostfile, "--exclude-hostfile");
+      return nlohmann::json(nullptr);
+    });
+    suite::RunOptions ro;
+    ro.argv = ctx.argv;
+    ro.json_path = cli->json;
+    ro.junit_path = cli->junit;
+    ro.exclude_hostfile = cli->exclude_hostfile;
+    ro.quiet = cli->quiet;
+    ro.force_progress = cli->progress;
+    ro.thread_multiple = suite::mpi_thread_multiple();
+    if (!ro.thread_multiple && world.rank() == 0) {
+      std::fprintf(
+          stderr,
+          "fabcheck: warning: MPI did not grant MPI_THREAD_MULTIPLE; the watchdog watches each rank alone\n");
+    }
+    return suite::run_suite(world, plan, ro);
+  };
+}
+
+const Registrar kRun{{"run",
+                      "The main job: a suite from a config, a report written as it goes, a gate, no hangs",
+                      true, 5, setup_run}};
+
+}  // namespace
+}  // namespace fabcheck::app

@@ -1,0 +1,57 @@
+#pragma once
+/// @file The watchdog of `fabcheck run` (issue 8: "no hangs, ever"). Every rank runs a thread that reports
+/// its arrivals at operations (comm::enter_phase / current_phase) to rank 0 over a duplicated communicator;
+/// rank 0's thread detects an operation that made no progress for `timeout_s` seconds, calls the on_timeout
+/// callback (which writes the report with `status: incomplete`) and aborts the job with exit code 3
+/// (MPI_Abort). Needs MPI_THREAD_MULTIPLE; without it every rank watches only itself (same timeout, no
+/// arrival table).
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fabcheck/comm/communicator.hpp"
+
+namespace fabcheck::suite {
+
+/// What rank 0 knows when an operation timed out.
+struct WatchdogTimeout {
+  std::string operation;           ///< the operation of the most advanced ranks, e.g. "sweep allreduce 64 B"
+  double timeout_s = 0;            ///< the limit that was exceeded
+  double stalled_s = 0;            ///< seconds since the last arrival of any rank
+  std::vector<int> missing_ranks;  ///< ranks that did not arrive at `operation`
+  std::vector<std::string> missing_hosts;       ///< their hosts (distinct, in rank order)
+  std::vector<std::string> last_phase_of_rank;  ///< each rank's last reported operation ("" = none yet)
+  bool arrival_table = true;  ///< false when the table could not be kept (no MPI_THREAD_MULTIPLE)
+  /// One line for humans: "operation 'X' exceeded 5 s: rank 2 (host h) did not arrive".
+  std::string message() const;
+};
+
+/// True when MPI is initialized with MPI_THREAD_MULTIPLE (MPI_Query_thread).
+bool mpi_thread_multiple();
+
+/// Watchdog over a communicator (normally the world). Construction and stop() are collective.
+class Watchdog {
+ public:
+  /// Starts the thread on every rank.
+  /// @param comm the ranks to watch (its MPI communicator is duplicated for the watchdog's own messages)
+  /// @param timeout_s seconds an operation may go without any rank's progress
+  /// @param thread_multiple whether MPI granted MPI_THREAD_MULTIPLE
+  /// @param on_timeout called on rank 0 (from the watchdog thread) before MPI_Abort(3); must be thread-safe
+  /// @param tick called on rank 0 about every 0.5 s (progress display); may be empty
+  Watchdog(const comm::Communicator& comm, double timeout_s, bool thread_multiple,
+           std::function<void(const WatchdogTimeout&)> on_timeout, std::function<void()> tick = {});
+  /// Stops (collective; calls stop() if not yet stopped).
+  ~Watchdog();
+  Watchdog(const Watchdog&) = delete;
+  Watchdog& operator=(const Watchdog&) = delete;
+  /// Stops the threads and frees the duplicated communicator. Collective; every rank must call it.
+  void stop();
+
+  struct Impl;  ///< MPI state (private)
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace fabcheck::suite

@@ -1,0 +1,386 @@
+#include "fabcheck/suite/runner.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <mutex>
+
+#include "fabcheck/comm/phase.hpp"
+#include "fabcheck/core/error.hpp"
+#include "fabcheck/report/document.hpp"
+#include "fabcheck/report/gate.hpp"
+#include "fabcheck/suite/watchdog.hpp"
+#include "steps.hpp"
+
+namespace fabcheck::suite {
+
+using nlohmann::json;
+
+std::vector<std::string> available_probes() {
+  std::vector<std::string> out;
+  for (StepKind k : all_steps()) {
+    if (const auto* a = detail::adapter_for(k)) out.emplace_back(a->probe);
+  }
+  return out;
+}
+
+void validate_plan_options(const Plan& plan) {
+  for (const auto& st : plan.steps) {
+    if (!st.enabled) continue;
+    const auto* a = detail::adapter_for(st.kind);
+    if (!a) continue;
+    try {
+      a->validate(st);
+    } catch (const UsageError& e) {
+      throw UsageError(fmt::format("{}: /{}: {}", plan.source, config_key(st.kind), e.what()));
+    }
+  }
+}
+
+namespace {
+
+std::string status_word(StepOutcome::Status s) {
+  switch (s) {
+    case StepOutcome::Status::kOk:
+      return "ok";
+    case StepOutcome::Status::kSkipped:
+      return "skipped";
+    case StepOutcome::Status::kFailed:
+      return "failed";
+  }
+  return "failed";
+}
+
+report::SectionStatus to_section(StepOutcome::Status s) {
+  switch (s) {
+    case StepOutcome::Status::kOk:
+      return report::SectionStatus::kOk;
+    case StepOutcome::Status::kSkipped:
+      return report::SectionStatus::kSkipped;
+    case StepOutcome::Status::kFailed:
+      return report::SectionStatus::kFailed;
+  }
+  return report::SectionStatus::kFailed;
+}
+
+// Everything the watchdog thread and the progress display may read while the main thread runs.
+struct Shared {
+  std::mutex mu;
+  json snapshot;  // the report as last written (rank 0)
+  std::string json_path;
+  std::string current_section;  // section being measured
+  std::string current_step;
+  int step_index = 0, step_count = 0;
+  double run_start_us = 0, step_start_us = 0;
+  double step_budget_s = 0, budget_after_s = 0;  // budget of the current step, of the enabled steps after it
+  bool progress = false;
+  bool progress_shown = false;
+};
+
+void clear_progress(Shared& sh) {
+  if (sh.progress_shown) {
+    std::fputs("\r\033[K", stderr);
+    std::fflush(stderr);
+    sh.progress_shown = false;
+  }
+}
+
+void show_progress(Shared& sh) {
+  std::lock_guard<std::mutex> lk(sh.mu);
+  if (!sh.progress || sh.current_step.empty()) return;
+  const double now = comm::now_us();
+  const double elapsed = (now - sh.run_start_us) / 1e6;
+  const double in_step = (now - sh.step_start_us) / 1e6;
+  const double left = std::max(0.0, sh.step_budget_s - in_step) + sh.budget_after_s;
+  std::string op = comm::current_phase().name;
+  if (op.size() > 48) op = op.substr(0, 45) + "...";
+  std::fprintf(stderr, "\r\033[K[fabcheck run] %d/%d %s: %s | %.0f s elapsed, ~%.0f s left", sh.step_index,
+               sh.step_count, sh.current_step.c_str(), op.c_str(), elapsed, left);
+  std::fflush(stderr);
+  sh.progress_shown = true;
+}
+
+// Writes the report with the sections not reached yet marked, status incomplete until finish().
+void write_report(report::Document& doc, Shared& sh) {
+  doc.write_atomic(sh.json_path);
+  std::lock_guard<std::mutex> lk(sh.mu);
+  sh.snapshot = doc.json();
+}
+
+void mark_pending(report::Document& doc, const Plan& plan) {
+  for (const auto& st : plan.steps) {
+    const std::string sec(section_name(st.kind));
+    if (!st.enabled) {
+      doc.set_section(sec, report::SectionStatus::kSkipped, st.disabled_reason);
+    } else {
+      doc.set_section(sec, report::SectionStatus::kSkipped,
+                      "not reached: the run had not got to this step when the report was written");
+    }
+    if (!doc.json().contains(sec)) doc.json()[sec] = nullptr;
+  }
+}
+
+json topology_json(const comm::Communicator& world) {
+  json hosts = json::array();
+  for (std::size_t i = 0; i < world.hosts().size(); ++i) {
+    hosts.push_back({{"host", world.hosts()[i]}, {"ranks", world.ranks_by_host()[i]}});
+  }
+  return {{"nranks", world.size()},  {"hosts", hosts},
+          {"backend", "mpi"},        {"mpi_library", comm::Runtime::library_version()},
+          {"nccl_version", nullptr}, {"clock_offset_us_max", nullptr}};
+}
+
+// All ranks agree on a step's outcome: the most severe status wins; the reason is the first rank's with that
+// status.
+StepOutcome agree(const comm::Communicator& world, const StepOutcome& mine, std::string_view step) {
+  comm::enter_phase(fmt::format("run: agree on the outcome of {}", step));
+  const auto worst = world.allreduce(static_cast<std::int64_t>(mine.status), comm::ScalarOp::kMax);
+  StepOutcome out;
+  out.status = static_cast<StepOutcome::Status>(worst);
+  const std::string tagged = fmt::format("{}\n{}", static_cast<int>(mine.status), mine.reason);
+  auto all = world.gather(tagged, 0);
+  if (world.rank() == 0) {
+    for (std::size_t r = 0; r < all.size(); ++r) {
+      const auto nl = all[r].find('\n');
+      if (std::stoi(all[r].substr(0, nl)) != static_cast<int>(worst)) continue;
+      out.reason = all[r].substr(nl + 1);
+      if (r != 0) {
+        out.reason = fmt::format("rank {} ({}): {}", r, world.hosts_of_ranks()[r], out.reason);
+      }
+      break;
+    }
+  }
+  return out;
+}
+
+std::string summary(const report::Document& doc, const Plan& plan, const std::string& path, double duration_s,
+                    const std::optional<report::GateResult>& gate, int nranks, int nhosts) {
+  const auto& d = doc.json();
+  std::string o = fmt::format("# fabcheck run summary: {} ranks on {} host(s), {:.1f} s (budget {:.0f} s)\n",
+                              nranks, nhosts, duration_s, plan.total_budget_s());
+  for (const auto& st : plan.steps) {
+    const std::string sec(section_name(st.kind));
+    const auto& s = d["run"]["sections"][sec];
+    std::string extra;
+    if (s.contains("elapsed_s")) extra = fmt::format("{:6.1f} s", s["elapsed_s"].get<double>());
+    const std::string reason = s["reason"].is_string() ? s["reason"].get<std::string>() : "";
+    o += fmt::format("#   {:<10} {:<8} {:>8}  {}\n", sec, s.value("status", "?"), extra, reason);
+  }
+  if (d.contains("transport") && d["transport"].is_object() && d["transport"].contains("verdict")) {
+    o += fmt::format("# transport verdict: {}\n", d["transport"]["verdict"].dump());
+  }
+  if (d.contains("score") && d["score"].is_object() && d["score"].contains("scaling_efficiency") &&
+      d["score"]["scaling_efficiency"].is_number()) {
+    o += fmt::format("# scaling efficiency: {:.3f}\n", d["score"]["scaling_efficiency"].get<double>());
+  }
+  int nf = 0, nw = 0, ni = 0;
+  for (const auto& f : d["findings"]) {
+    const auto sev = f.value("severity", "");
+    nf += sev == "fail";
+    nw += sev == "warn";
+    ni += sev == "info";
+  }
+  o += fmt::format("# findings: {} fail, {} warn, {} info\n", nf, nw, ni);
+  for (const char* sev : {"fail", "warn"}) {
+    for (const auto& f : d["findings"]) {
+      if (f.value("severity", "") != sev) continue;
+      o += fmt::format("#   [{}] {}: {}\n", sev, f.value("code", ""), f.value("message", ""));
+    }
+  }
+  if (gate) {
+    std::size_t np = 0;
+    for (const auto& c : gate->checks) np += c.passed ? 1 : 0;
+    o += fmt::format("# gate: {} ({} of {} checks passed)\n", gate->passed ? "PASSED" : "FAILED", np,
+                     gate->checks.size());
+  } else {
+    o += fmt::format("# gate: {}\n", plan.step(StepKind::kGate).disabled_reason);
+  }
+  o += fmt::format("# report: {}\n", path);
+  return o;
+}
+
+}  // namespace
+
+int run_suite(const comm::Communicator& world, const Plan& plan, const RunOptions& opts) {
+  const bool root = world.rank() == 0;
+  Shared sh;
+  sh.json_path = opts.json_path;
+  sh.run_start_us = comm::now_us();
+  sh.progress = root && !opts.quiet && (opts.force_progress || ::isatty(STDERR_FILENO));
+  for (const auto& st : plan.steps) sh.step_count += st.enabled ? 1 : 0;
+
+  report::Document doc(opts.argv);
+  if (root) {
+    doc.json()["run"]["config"] = plan.config;
+    doc.json()["run"]["config_source"] = plan.source;
+    doc.json()["run"]["timeout_s"] = plan.timeout_s;
+    doc.json()["run"]["budget_s"] = plan.total_budget_s();
+    doc.json()["topology"] = topology_json(world);
+    mark_pending(doc, plan);
+    write_report(doc, sh);
+  }
+
+  auto on_timeout = [&sh, &world](const WatchdogTimeout& t) {
+    json snap;
+    std::string section;
+    {
+      std::lock_guard<std::mutex> lk(sh.mu);
+      snap = sh.snapshot;
+      section = sh.current_section;
+      clear_progress(sh);
+    }
+    report::Document d;
+    d.json() = snap;
+    if (!section.empty()) d.set_section(section, report::SectionStatus::kFailed, t.message());
+    json missing = json::array();
+    for (int r : t.missing_ranks) {
+      missing.push_back({{"rank", r}, {"host", world.hosts_of_ranks()[static_cast<std::size_t>(r)]}});
+    }
+    d.json()["run"]["watchdog"] = {
+        {"operation", t.operation}, {"timeout_s", t.timeout_s},         {"stalled_s", t.stalled_s},
+        {"missing", missing},       {"missing_hosts", t.missing_hosts}, {"arrival_table", t.arrival_table},
+        {"message", t.message()}};
+    report::Finding f;
+    f.severity = report::Severity::kFail;
+    f.code = "WATCHDOG_TIMEOUT";
+    f.message = t.message();
+    f.evidence = d.json()["run"]["watchdog"];
+    f.remedy =
+        "look at the named ranks/hosts (stuck process, dead link, firewall); raise --timeout only if the "
+        "operation is legitimately slow";
+    d.add_finding(f);
+    d.finish("incomplete", 3, (comm::now_us() - sh.run_start_us) / 1e6);
+    d.write_atomic(sh.json_path);
+  };
+  Watchdog watchdog(world, plan.timeout_s, opts.thread_multiple, on_timeout, [&sh] { show_progress(sh); });
+
+  bool any_failed = false;
+  int idx = 0;
+  for (const auto& st : plan.steps) {
+    if (!st.enabled || st.kind == StepKind::kGate) continue;
+    const std::string sec(section_name(st.kind));
+    double budget_after = 0;
+    bool after = false;
+    for (const auto& o : plan.steps) {
+      if (after && o.enabled) budget_after += o.budget_s;
+      if (&o == &st) after = true;
+    }
+    {
+      std::lock_guard<std::mutex> lk(sh.mu);
+      sh.current_section = sec;
+      sh.current_step = std::string(config_key(st.kind));
+      sh.step_index = ++idx;
+      sh.step_start_us = comm::now_us();
+      sh.step_budget_s = st.budget_s;
+      sh.budget_after_s = budget_after;
+    }
+    // A marker per step: the watchdog can name a rank that never started it.
+    comm::enter_phase(fmt::format("run: start {}", config_key(st.kind)));
+    StepOutcome mine;
+    detail::StepContext ctx{world, st, root ? &doc : nullptr, {}};
+    const auto* adapter = detail::adapter_for(st.kind);
+    if (!adapter) {
+      mine.status = StepOutcome::Status::kSkipped;
+      mine.reason =
+          fmt::format("the {} probe is not built into this version of fabcheck", config_key(st.kind));
+    } else {
+      try {
+        adapter->run(ctx);
+      } catch (const UsageError& e) {  // the probe cannot apply here (one host for pairs, ...)
+        mine.status = StepOutcome::Status::kSkipped;
+        mine.reason = e.what();
+      } catch (const std::exception& e) {
+        mine.status = StepOutcome::Status::kFailed;
+        mine.reason = e.what();
+      }
+    }
+    const StepOutcome agreed = agree(world, mine, config_key(st.kind));
+    const double elapsed = (comm::now_us() - sh.step_start_us) / 1e6;
+    if (agreed.status == StepOutcome::Status::kFailed) any_failed = true;
+    if (root) {
+      doc.set_section(sec, to_section(agreed.status), agreed.reason);
+      auto& entry = doc.json()["run"]["sections"][sec];
+      entry["elapsed_s"] = elapsed;
+      entry["budget_s"] = st.budget_s > 0 ? json(st.budget_s) : json(nullptr);
+      if (!doc.json().contains(sec)) doc.json()[sec] = nullptr;
+      if (agreed.status == StepOutcome::Status::kFailed) {
+        report::Finding f;
+        f.severity = report::Severity::kWarn;
+        f.code = "SECTION_FAILED";
+        f.message = fmt::format("the {} step failed: {}", config_key(st.kind), agreed.reason);
+        f.evidence = {{"section", sec}};
+        f.remedy = "see the reason; the other sections ran";
+        doc.add_finding(f);
+      }
+      if (st.budget_s > 0 && elapsed > 2 * st.budget_s && agreed.status == StepOutcome::Status::kOk) {
+        report::Finding f;
+        f.severity = report::Severity::kInfo;
+        f.code = "OVER_BUDGET";
+        f.message = fmt::format("the {} step took {:.1f} s, more than twice its budget of {} s",
+                                config_key(st.kind), elapsed, st.budget_s);
+        f.evidence = {{"section", sec}, {"elapsed_s", elapsed}, {"budget_s", st.budget_s}};
+        f.remedy = "lower the step's sizes/iterations or raise budget_s in the config";
+        doc.add_finding(f);
+      }
+      {
+        std::lock_guard<std::mutex> lk(sh.mu);
+        clear_progress(sh);
+      }
+      if (!ctx.console.empty()) std::fputs(ctx.console.c_str(), stdout);
+      if (agreed.status != StepOutcome::Status::kOk) {
+        std::printf("# %s: %s: %s\n", config_key(st.kind).data(), status_word(agreed.status).c_str(),
+                    agreed.reason.c_str());
+      }
+      std::fflush(stdout);
+      write_report(doc, sh);
+    }
+  }
+
+  {
+    std::lock_guard<std::mutex> lk(sh.mu);
+    sh.current_section = "gate";
+    sh.current_step = "gate";
+  }
+  std::optional<report::GateResult> gate;
+  int code = 0;
+  if (root) {
+    const auto& gst = plan.step(StepKind::kGate);
+    if (gst.enabled) {
+      try {
+        gate = report::evaluate_gate(doc.json(), plan.gate_checks,
+                                     plan.gate_source.empty() ? plan.source : plan.gate_source);
+        report::add_gate(doc, *gate);
+        std::fputs(report::render_gate(*gate).c_str(), stdout);
+        if (!opts.junit_path.empty())
+          report::write_text_atomic(opts.junit_path, report::junit_xml(*gate), "--junit");
+        if (!opts.exclude_hostfile.empty()) {
+          report::write_text_atomic(opts.exclude_hostfile, report::exclude_hostfile_text(*gate),
+                                    "--exclude-hostfile");
+        }
+      } catch (const std::exception& e) {
+        doc.set_section("gate", report::SectionStatus::kFailed, e.what());
+        any_failed = true;
+      }
+    }
+    code = any_failed ? 3 : doc.has_fail() ? 1 : 0;
+  }
+  code = static_cast<int>(world.allreduce(static_cast<std::int64_t>(code), comm::ScalarOp::kMax));
+  world.barrier();
+  watchdog.stop();
+  if (root) {
+    const double duration = (comm::now_us() - sh.run_start_us) / 1e6;
+    doc.finish(any_failed ? "failed" : "complete", code, duration);
+    doc.write_atomic(opts.json_path);
+    std::fputs(summary(doc, plan, opts.json_path, duration, gate, world.size(),
+                       static_cast<int>(world.hosts().size()))
+                   .c_str(),
+               stdout);
+    std::fflush(stdout);
+  }
+  return code;
+}
+
+}  // namespace fabcheck::suite

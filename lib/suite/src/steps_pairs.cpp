@@ -1,0 +1,46 @@
+// Adapter: config section "pairs" -> probes::PairsOptions -> run_pairs -> add_pairs / render_pairs.
+#include "steps.hpp"
+
+#include "fabcheck/core/error.hpp"
+#include "fabcheck/probes/pairs.hpp"
+#include "fabcheck/report/pairs.hpp"
+
+namespace fabcheck::suite::detail {
+namespace {
+
+probes::PairsOptions to_options(const Step& st) {
+  probes::PairsOptions o;
+  const auto& j = st.options;
+  if (j.contains("size")) o.size_bytes = j["size"].get<std::uint64_t>();
+  if (j.contains("window")) o.window = j["window"].get<int>();
+  if (j.contains("iters")) o.iters = j["iters"].get<int>();
+  if (j.contains("lat_iters")) o.lat_iters = j["lat_iters"].get<int>();
+  if (j.contains("retest")) o.retest = j["retest"].get<bool>();
+  if (j.contains("bidir")) o.bidir = j["bidir"].get<bool>();
+  if (j.contains("all_ranks")) o.all_ranks = j["all_ranks"].get<bool>();
+  return o;
+}
+
+void validate_pairs(const Step& st) {
+  probes::validate(to_options(st));
+}
+
+void run_pairs_step(StepContext& ctx) {
+  // One host: the section is skipped with the probe's reason (the same on every rank).
+  if (auto why = probes::pairs_skip_reason(ctx.world)) throw UsageError(*why);
+  const auto r = probes::run_pairs(ctx.world, to_options(ctx.step));
+  if (ctx.doc) {
+    report::add_pairs(*ctx.doc, r);
+    ctx.console = report::render_pairs(r);
+  }
+}
+
+const ProbeAdapter kPairs{"pairs", validate_pairs, run_pairs_step};
+
+}  // namespace
+
+const ProbeAdapter* pairs_adapter() {
+  return &kPairs;
+}
+
+}  // namespace fabcheck::suite::detail

@@ -1,0 +1,45 @@
+// Adapter: config section "scaling" -> probes::ScalingOptions -> run_scaling -> add_scaling (with the
+// report's sweeps) / render_scaling.
+#include "fabcheck/probes/scaling.hpp"
+
+#include "fabcheck/core/collective.hpp"
+#include "fabcheck/report/scaling.hpp"
+#include "steps.hpp"
+
+namespace fabcheck::suite::detail {
+namespace {
+
+probes::ScalingOptions to_options(const Step& st) {
+  probes::ScalingOptions o;
+  const auto& j = st.options;
+  if (j.contains("collective")) o.collective = *core::parse_collective(j["collective"].get<std::string>());
+  if (j.contains("max_bytes")) o.size_bytes = j["max_bytes"].get<std::uint64_t>();
+  if (j.contains("iters")) o.iters = j["iters"].get<int>();
+  if (j.contains("workload")) o.workload = j["workload"].get<std::string>();
+  if (j.contains("workloads_file")) o.workloads_file = j["workloads_file"].get<std::string>();
+  return o;
+}
+
+void validate_scaling(const Step& st) {
+  const auto o = to_options(st);
+  probes::validate(o);
+  report::check_scaling_workload(o);
+}
+
+void run_scaling_step(StepContext& ctx) {
+  const auto r = probes::run_scaling(ctx.world, to_options(ctx.step));
+  if (ctx.doc) {
+    report::add_scaling(*ctx.doc, r);
+    ctx.console = report::render_scaling(r, *ctx.doc);
+  }
+}
+
+const ProbeAdapter kScaling{"scaling", validate_scaling, run_scaling_step};
+
+}  // namespace
+
+const ProbeAdapter* scaling_adapter() {
+  return &kScaling;
+}
+
+}  // namespace fabcheck::suite::detail

@@ -1,0 +1,249 @@
+// The watchdog thread of `fabcheck run` (see watchdog.hpp). MPI stays inside this file.
+#include "fabcheck/suite/watchdog.hpp"
+
+#include <fmt/format.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <thread>
+
+#include "fabcheck/comm/phase.hpp"
+
+namespace fabcheck::suite {
+namespace {
+
+constexpr int kTag = 7101;
+constexpr std::uint64_t kBye = std::numeric_limits<std::uint64_t>::max();
+constexpr auto kPoll = std::chrono::milliseconds(20);
+
+struct Msg {
+  std::uint64_t seq = 0;
+  char name[120] = {0};
+};
+
+double now_s() {
+  return comm::now_us() / 1e6;
+}
+
+}  // namespace
+
+bool mpi_thread_multiple() {
+  int provided = 0;
+  MPI_Query_thread(&provided);
+  return provided >= MPI_THREAD_MULTIPLE;
+}
+
+std::string WatchdogTimeout::message() const {
+  std::string who;
+  if (!arrival_table) {
+    who = "ranks that did not arrive are unknown (no MPI_THREAD_MULTIPLE)";
+  } else if (missing_ranks.empty()) {
+    who = "every rank arrived; the operation itself did not complete";
+  } else {
+    std::string ranks;
+    for (std::size_t i = 0; i < missing_ranks.size(); ++i) {
+      const auto r = static_cast<std::size_t>(missing_ranks[i]);
+      ranks += fmt::format("{}{}", i ? ", " : "", missing_ranks[i]);
+      if (r < last_phase_of_rank.size() && !last_phase_of_rank[r].empty() && missing_ranks.size() <= 4) {
+        ranks += fmt::format(" (last at '{}')", last_phase_of_rank[r]);
+      }
+    }
+    std::string hosts;
+    for (const auto& h : missing_hosts) hosts += (hosts.empty() ? "" : ", ") + h;
+    who = fmt::format("rank{} {} on host{} {} did not arrive", missing_ranks.size() > 1 ? "s" : "", ranks,
+                      missing_hosts.size() > 1 ? "s" : "", hosts);
+  }
+  return fmt::format("watchdog: operation '{}' made no progress for {:.1f} s (--timeout {} s): {}",
+                     operation.empty() ? "(before the first operation)" : operation, stalled_s, timeout_s,
+                     who);
+}
+
+struct Watchdog::Impl {
+  comm::Communicator comm;
+  MPI_Comm dup = MPI_COMM_NULL;
+  double timeout_s = 0;
+  bool table = true;
+  std::function<void(const WatchdogTimeout&)> on_timeout;
+  std::function<void()> tick;
+  std::atomic<bool> stop_flag{false};
+  std::thread th;
+  bool stopped = false;
+
+  [[noreturn]] void fire(WatchdogTimeout t) {
+    if (comm.rank() == 0) {
+      try {
+        if (on_timeout) on_timeout(t);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "fabcheck: watchdog: could not write the report: %s\n", e.what());
+      }
+    }
+    std::fprintf(stderr, "fabcheck: error: %s\n", t.message().c_str());
+    std::fflush(stderr);
+    comm::abort_world(3);
+  }
+
+  void run_reporter() {  // ranks != 0
+    std::uint64_t sent = 0;
+    while (!stop_flag.load()) {
+      const auto p = comm::current_phase();
+      if (p.seq != sent) {
+        Msg m;
+        m.seq = p.seq;
+        std::strncpy(m.name, p.name.c_str(), sizeof(m.name) - 1);
+        MPI_Send(&m, sizeof m, MPI_BYTE, 0, kTag, dup);
+        sent = p.seq;
+      }
+      std::this_thread::sleep_for(kPoll);
+    }
+    Msg bye;
+    bye.seq = kBye;
+    MPI_Send(&bye, sizeof bye, MPI_BYTE, 0, kTag, dup);
+  }
+
+  void run_self_only() {  // no MPI_THREAD_MULTIPLE: every rank watches its own phase
+    std::uint64_t seq = 0;
+    double since = now_s();
+    double last_tick = since;
+    while (!stop_flag.load()) {
+      const auto p = comm::current_phase();
+      const double t = now_s();
+      if (p.seq != seq) {
+        seq = p.seq;
+        since = t;
+      }
+      if (t - since > timeout_s) {
+        WatchdogTimeout w;
+        w.operation = p.name;
+        w.timeout_s = timeout_s;
+        w.stalled_s = t - since;
+        w.arrival_table = false;
+        fire(w);
+      }
+      if (tick && comm.rank() == 0 && t - last_tick >= 0.5) {
+        tick();
+        last_tick = t;
+      }
+      std::this_thread::sleep_for(kPoll);
+    }
+  }
+
+  void run_root() {
+    const int n = comm.size();
+    std::vector<std::uint64_t> seq(static_cast<std::size_t>(n), 0);
+    std::vector<std::string> name(static_cast<std::size_t>(n));
+    int byes = 0;
+    Msg buf;
+    MPI_Request req = MPI_REQUEST_NULL;
+    if (n > 1) MPI_Irecv(&buf, sizeof buf, MPI_BYTE, MPI_ANY_SOURCE, kTag, dup, &req);
+    double last_progress = now_s();
+    double last_tick = last_progress;
+    double stop_seen = 0;
+    while (true) {
+      // Drain the arrivals.
+      while (req != MPI_REQUEST_NULL) {
+        int flag = 0;
+        MPI_Status st;
+        MPI_Test(&req, &flag, &st);
+        if (!flag) break;
+        const auto src = static_cast<std::size_t>(st.MPI_SOURCE);
+        if (buf.seq == kBye) {
+          ++byes;
+        } else if (src < seq.size() && buf.seq > seq[src]) {
+          seq[src] = buf.seq;
+          buf.name[sizeof(buf.name) - 1] = 0;
+          name[src] = buf.name;
+          last_progress = now_s();
+        }
+        req = MPI_REQUEST_NULL;
+        if (byes < n - 1) MPI_Irecv(&buf, sizeof buf, MPI_BYTE, MPI_ANY_SOURCE, kTag, dup, &req);
+      }
+      const auto own = comm::current_phase();
+      if (own.seq > seq[0]) {
+        seq[0] = own.seq;
+        name[0] = own.name;
+        last_progress = now_s();
+      }
+      const double t = now_s();
+      if (stop_flag.load()) {
+        if (stop_seen == 0) stop_seen = t;
+        if (byes >= n - 1) break;
+        if (t - stop_seen > 30) {  // a rank never said goodbye: do not hang in shutdown either
+          if (req != MPI_REQUEST_NULL) {
+            MPI_Cancel(&req);
+            MPI_Request_free(&req);
+          }
+          break;
+        }
+      } else if (t - last_progress > timeout_s) {
+        WatchdogTimeout w;
+        w.timeout_s = timeout_s;
+        w.stalled_s = t - last_progress;
+        const std::uint64_t top = *std::max_element(seq.begin(), seq.end());
+        for (int r = 0; r < n; ++r) {
+          const auto ur = static_cast<std::size_t>(r);
+          if (seq[ur] == top && w.operation.empty()) w.operation = name[ur];
+          if (seq[ur] < top) {
+            w.missing_ranks.push_back(r);
+            const auto& h = comm.hosts_of_ranks()[ur];
+            if (std::find(w.missing_hosts.begin(), w.missing_hosts.end(), h) == w.missing_hosts.end()) {
+              w.missing_hosts.push_back(h);
+            }
+          }
+        }
+        w.last_phase_of_rank = name;
+        fire(w);
+      }
+      if (tick && t - last_tick >= 0.5) {
+        tick();
+        last_tick = t;
+      }
+      std::this_thread::sleep_for(kPoll);
+    }
+  }
+};
+
+Watchdog::Watchdog(const comm::Communicator& c, double timeout_s, bool thread_multiple,
+                   std::function<void(const WatchdogTimeout&)> on_timeout, std::function<void()> tick)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->comm = c;
+  impl_->timeout_s = timeout_s;
+  impl_->table = thread_multiple;
+  impl_->on_timeout = std::move(on_timeout);
+  impl_->tick = std::move(tick);
+  MPI_Comm base = *static_cast<MPI_Comm*>(c.native_handle());
+  if (thread_multiple) {
+    MPI_Comm_dup(base, &impl_->dup);
+    MPI_Comm_set_errhandler(impl_->dup, MPI_ERRORS_RETURN);
+  }
+  Impl* p = impl_.get();
+  if (!thread_multiple) {
+    p->th = std::thread([p] { p->run_self_only(); });
+  } else if (c.rank() == 0) {
+    p->th = std::thread([p] { p->run_root(); });
+  } else {
+    p->th = std::thread([p] { p->run_reporter(); });
+  }
+}
+
+void Watchdog::stop() {
+  if (!impl_ || impl_->stopped) return;
+  impl_->stopped = true;
+  impl_->stop_flag.store(true);
+  if (impl_->th.joinable()) impl_->th.join();
+  if (impl_->dup != MPI_COMM_NULL) MPI_Comm_free(&impl_->dup);
+}
+
+Watchdog::~Watchdog() {
+  try {
+    stop();
+  } catch (...) {
+  }
+}
+
+}  // namespace fabcheck::suite

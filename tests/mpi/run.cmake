@@ -1,0 +1,7 @@
+# fabcheck run (issue 8): the main job on 4 local ranks, the watchdog (hang), a killed rank.
+fabcheck_script_test(NAME mpi.run.default4 LABEL mpi TIMEOUT 300
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/run_main.py)
+fabcheck_script_test(NAME mpi.run.hang LABEL mpi TIMEOUT 90
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/run_hang.py)
+fabcheck_script_test(NAME mpi.run.kill LABEL mpi TIMEOUT 300
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/run_kill.py)

@@ -1,0 +1,49 @@
+"""Helpers shared by the `fabcheck run` MPI tests (tests/mpi/run_*.py)."""
+import json, os, subprocess, sys, tempfile, time
+
+FAB = os.environ["FABCHECK"]
+MPI = [os.environ.get("MPIEXEC", "mpirun")] + os.environ.get("MPI_FLAGS", "").split()
+SECTIONS = ["inventory", "sweeps", "latency", "incast", "pairs", "scaling", "gate"]
+
+
+def fail(msg):
+    print("FAIL:", msg, flush=True)
+    sys.exit(1)
+
+
+def mpirun(np, args, env=None, timeout=280, extra_mpi=()):
+    cmd = MPI + list(extra_mpi) + ["-np", str(np), FAB] + args
+    e = dict(os.environ)
+    if env:
+        e.update(env)
+    t0 = time.time()
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=e)
+    return p, time.time() - t0
+
+
+def fabcheck(args, timeout=60):
+    return subprocess.run([FAB] + args, capture_output=True, text=True, timeout=timeout)
+
+
+def tmpdir():
+    return tempfile.mkdtemp(prefix="fabcheck-run-")
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def no_fabcheck_left(marker):
+    """True when no process whose command line contains `marker` (a unique path) is left."""
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cl = f.read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if marker in cl:
+            return False
+    return True

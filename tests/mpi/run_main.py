@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""`fabcheck run` with the embedded default on 4 local ranks: every section present (ok, or skipped with a reason),
+report complete, the gate round trip through `fabcheck gate`, JUnit, --dry-run, bad config (exit 2, no file)."""
+import os, sys, xml.etree.ElementTree as ET
+
+sys.path.insert(0, os.path.dirname(__file__))
+from run_common import *
+
+d = tmpdir()
+rep = os.path.join(d, "report.json")
+junit = os.path.join(d, "junit.xml")
+p, wall = mpirun(4, ["run", "--json", rep, "--junit", junit, "-q"])
+print(p.stdout[-3000:])
+print(f"fabcheck run: exit {p.returncode}, {wall:.1f} s")
+if p.returncode not in (0, 1):
+    fail(f"exit {p.returncode}: {p.stderr[-2000:]}")
+doc = load(rep)
+run = doc["run"]
+if run["status"] != "complete" or run["exit_code"] != p.returncode:
+    fail(f"status {run['status']} exit_code {run['exit_code']} vs {p.returncode}")
+for s in SECTIONS:
+    e = run["sections"].get(s)
+    if e is None:
+        fail(f"section {s} absent from run.sections")
+    if e["status"] not in ("ok", "skipped"):
+        fail(f"section {s}: {e}")
+    if e["status"] == "skipped" and not e.get("reason"):
+        fail(f"section {s} skipped without a reason")
+    if s not in doc:
+        fail(f"report key {s} absent (must be null with the reason in run.sections)")
+    if e["status"] == "ok" and doc[s] is None:
+        fail(f"section {s} ok but empty")
+    if "not reached" in (e.get("reason") or ""):
+        fail(f"section {s} not reached in a complete run")
+# On one host, pairs needs two hosts: skipped with its reason (once the probe exists).
+if doc["topology"]["nranks"] != 4 or len(doc["topology"]["hosts"]) != 1:
+    fail("topology")
+# The summary names the report.
+if f"# report: {rep}" not in p.stdout:
+    fail("summary does not say where the report is")
+# The gate ran with the embedded default's checks; its verdict drives the exit code.
+g = doc["gate"]
+if g["passed"] != (p.returncode == 0) and not any(f["severity"] == "fail" and f["code"] != "GATE_CHECK_FAILED"
+                                                  for f in doc["findings"]):
+    fail("gate verdict and exit code disagree")
+tree = ET.parse(junit).getroot()
+cases = tree.findall(".//testcase")
+if len(cases) != len(g["checks"]) or len(tree.findall(".//failure")) != sum(not c["passed"] for c in g["checks"]):
+    fail("junit does not match the gate section")
+# Round trip: the report read back by `fabcheck gate` gives the same verdicts as the run.
+q = fabcheck(["gate", rep])
+print(q.stdout)
+if q.returncode != (0 if g["passed"] else 1):
+    fail(f"fabcheck gate exit {q.returncode}: {q.stderr}")
+for c in g["checks"]:
+    word = "PASS" if c["passed"] else "FAIL"
+    if f"{word}  {c['metric']}" not in q.stdout:
+        fail(f"offline gate disagrees on {c['metric']}")
+# Criteria that must fail: fail-closed on a metric no section produced, exit 1, JUnit written.
+crit = os.path.join(d, "crit.json")
+with open(crit, "w") as f:
+    f.write('{"gate": {"checks": [{"metric": "score.no_such_metric", "op": ">=", "threshold": 0},'
+            ' {"metric": "run.status", "op": "==", "threshold": "complete"}]}}')
+q = fabcheck(["gate", rep, "--criteria", crit, "--junit", os.path.join(d, "j2.xml")])
+if q.returncode != 1 or "missing" not in q.stdout or "PASS  run.status" not in q.stdout:
+    fail(f"fail-closed gate: exit {q.returncode}\n{q.stdout}")
+# --dry-run measures nothing and writes nothing.
+dry = os.path.join(d, "dry.json")
+p2, _ = mpirun(2, ["run", "--dry-run", "--json", dry], timeout=60)
+if p2.returncode != 0 or "time budget" not in p2.stdout or os.path.exists(dry):
+    fail(f"dry run: {p2.returncode} {p2.stdout} {p2.stderr}")
+# Bad config: exit 2, one line naming the JSON pointer, no report.
+bad = os.path.join(d, "bad.json")
+with open(bad, "w") as f:
+    f.write('{"sweep": {"max_bytes": "64Q"}}')
+out = os.path.join(d, "never.json")
+p3, _ = mpirun(2, ["run", "--config", bad, "--json", out], timeout=60)
+lines = [l for l in p3.stderr.splitlines() if l.startswith("fabcheck:")]
+if p3.returncode != 2 or len(lines) != 1 or "/sweep/max_bytes" not in lines[0] or os.path.exists(out):
+    fail(f"bad config: exit {p3.returncode}, stderr {p3.stderr!r}")
+print("PASS")

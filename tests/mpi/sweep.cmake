@@ -1,0 +1,14 @@
+# fabcheck sweep on local ranks (issue 2): every row recomputed, every collective/dtype/op checked exactly,
+# corrupt and delay test faults, bad input. Sizes and iteration counts are as small as each assertion allows.
+foreach(np 2 4)
+  fabcheck_script_test(NAME mpi.sweep.rows.np${np} LABEL mpi TIMEOUT 600
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/sweep_check.py rows ${np})
+  fabcheck_script_test(NAME mpi.sweep.corrupt.np${np} LABEL mpi TIMEOUT 300
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/sweep_check.py corrupt ${np})
+endforeach()
+fabcheck_script_test(NAME mpi.sweep.all.np3 LABEL mpi TIMEOUT 300
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/sweep_check.py all 3)
+fabcheck_script_test(NAME mpi.sweep.delay.np4 LABEL mpi TIMEOUT 300
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/sweep_check.py delay 4)
+fabcheck_script_test(NAME mpi.sweep.bad.np2 LABEL mpi TIMEOUT 600
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/sweep_check.py bad 2)

@@ -1,0 +1,248 @@
+// The acceptance gate (issue 8): metric path syntax, fail-closed rule, per-host verdicts, JUnit XML, round
+// trip.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "fabcheck/core/error.hpp"
+#include "fabcheck/report/document.hpp"
+#include "fabcheck/report/gate.hpp"
+#include "fabcheck/suite/config.hpp"
+
+using fabcheck::UsageError;
+using nlohmann::json;
+namespace report = fabcheck::report;
+
+namespace {
+
+// A report in the DESIGN §6 shape with hand-picked numbers.
+json sample_report() {
+  return json::parse(R"({
+    "schema_version": 1,
+    "run": {"status": "complete", "sections": {"sweeps": {"status": "ok", "reason": null}}},
+    "topology": {"nranks": 8, "hosts": [{"host": "n1", "ranks": [0, 1]}, {"host": "n2", "ranks": [2, 3]},
+                                        {"host": "n3", "ranks": [4, 5]}, {"host": "n4", "ranks": [6, 7]}]},
+    "transport": {"verdict": "rdma", "network": "ib_verbs",
+                  "per_host": [{"host": "n1", "verdict": "rdma"}, {"host": "n2", "verdict": "socket_fallback"},
+                               {"host": "n3", "verdict": "rdma"}, {"host": "n4", "verdict": "rdma"}]},
+    "sweeps": [
+      {"collective": "allreduce", "dtype": "float", "avg_busbw_gbps": 150.5, "points": [
+        {"size_bytes": 1048576, "placement": "out_of_place", "busbw_gbps": 90.0, "wrong": 0},
+        {"size_bytes": 1048576, "placement": "in_place", "busbw_gbps": 91.0, "wrong": 0},
+        {"size_bytes": 1073741824, "placement": "out_of_place", "busbw_gbps": 180.25, "wrong": 0},
+        {"size_bytes": 1073741824, "placement": "in_place", "busbw_gbps": 170.0, "wrong": null}]},
+      {"collective": "allgather", "dtype": "float", "avg_busbw_gbps": 120.0, "points": [
+        {"size_bytes": 1073741824, "placement": "out_of_place", "busbw_gbps": 160.0, "wrong": 0}]}],
+    "latency": [
+      {"kind": "p2p", "pattern": "ring", "size_bytes": 8, "p50_us": 2.0, "p99_us": 3.5},
+      {"kind": "p2p", "pattern": "ring", "size_bytes": 4096, "p50_us": 4.0, "p99_us": 9.0},
+      {"kind": "collective", "pattern": "allreduce", "size_bytes": 8, "p50_us": 12.0, "p99_us": 30.0}],
+    "pairs": {"suspects": [{"host": "n2", "links": 3, "confirmed": true}]},
+    "score": {"scaling_efficiency": 0.82},
+    "findings": [{"severity": "warn", "code": "X"}, {"severity": "info", "code": "Y"}]
+  })");
+}
+
+json check(const std::string& metric, const std::string& op, const json& threshold) {
+  return json::array({{{"metric", metric}, {"op", op}, {"threshold", threshold}}});
+}
+
+report::GateCheckResult one(const json& rep, const std::string& metric, const std::string& op,
+                            const json& threshold) {
+  auto g = report::evaluate_gate(rep, check(metric, op, threshold), "test");
+  EXPECT_EQ(g.checks.size(), 1u);
+  return g.checks.at(0);
+}
+
+}  // namespace
+
+TEST(GatePath, Syntax) {
+  auto p = report::parse_metric_path("sweeps.allreduce.busbw_gbps@1G");
+  ASSERT_EQ(p.segments.size(), 3u);
+  EXPECT_EQ(p.segments[2].name, "busbw_gbps");
+  EXPECT_EQ(*p.segments[2].size_bytes, 1ull << 30);
+  EXPECT_TRUE(p.segments[2].placement.empty());
+  p = report::parse_metric_path("sweeps.allreduce.busbw_gbps@1M:in_place");
+  EXPECT_EQ(p.segments[2].placement, "in_place");
+  p = report::parse_metric_path("incast.fan_in=2.goodput_gbps@4M");
+  EXPECT_EQ(p.segments[1].kind, report::PathSegment::Kind::kFilter);
+  EXPECT_EQ(p.segments[1].name, "fan_in");
+  EXPECT_EQ(p.segments[1].value, "2");
+  p = report::parse_metric_path("transport.per_host.*.verdict");
+  EXPECT_EQ(p.segments[2].kind, report::PathSegment::Kind::kAll);
+  p = report::parse_metric_path("sweeps.[1].avg_busbw_gbps");
+  EXPECT_EQ(p.segments[1].kind, report::PathSegment::Kind::kIndex);
+  EXPECT_EQ(p.segments[1].index, 1u);
+  EXPECT_TRUE(report::parse_metric_path("pairs.suspects#count").count);
+  for (const char* bad :
+       {"", "a..b", ".a", "a.", "a@", "a@1Q", "a@1G:sideways", "a#sum", "a.[x]", "a.=b", "a.b c", "*@8"}) {
+    EXPECT_THROW(report::parse_metric_path(bad), UsageError) << bad;
+  }
+}
+
+TEST(Gate, ReadsTheDocumentedExamples) {
+  const auto rep = sample_report();
+  auto c = one(rep, "sweeps.allreduce.busbw_gbps@1G", ">=", 180);
+  EXPECT_TRUE(c.passed) << c.reason;
+  EXPECT_EQ(c.value, 180.25);
+  EXPECT_EQ(c.values.at(0).path, "sweeps[0].points[2].busbw_gbps");
+  c = one(rep, "sweeps.allreduce.busbw_gbps@1G:in_place", ">=", 180);
+  EXPECT_FALSE(c.passed);
+  EXPECT_EQ(c.value, 170.0);
+  EXPECT_EQ(c.reason.rfind("failed: sweeps[0].points[3].busbw_gbps = 170, not >= 180", 0), 0u) << c.reason;
+  EXPECT_TRUE(one(rep, "transport.verdict", "==", "rdma").passed);
+  EXPECT_TRUE(one(rep, "transport.verdict", "!=", "socket_fallback").passed);
+  c = one(rep, "latency.p2p.p99_us@8", "<=", 3.5);
+  EXPECT_TRUE(c.passed);
+  EXPECT_EQ(c.values.size(), 1u);  // the collective entry at 8 B is not p2p
+  EXPECT_FALSE(one(rep, "latency.p2p.p99_us@4K", "<=", 5).passed);
+  EXPECT_TRUE(one(rep, "score.scaling_efficiency", ">=", 0.8).passed);
+  EXPECT_FALSE(one(rep, "score.scaling_efficiency", ">=", 0.83).passed);
+  EXPECT_TRUE(one(rep, "sweeps.allreduce.avg_busbw_gbps", "==", 150.5).passed);
+  EXPECT_TRUE(one(rep, "run.sections.sweeps.status", "==", "ok").passed);
+  EXPECT_TRUE(one(rep, "findings.severity=fail#count", "==", 0).passed);
+  EXPECT_FALSE(one(rep, "findings.severity=warn#count", "==", 0).passed);
+}
+
+TEST(Gate, SeveralValuesMustAllPass) {
+  const auto rep = sample_report();
+  // Both collectives at 1 GiB: 180.25 and 160.
+  auto c = one(rep, "sweeps.*.busbw_gbps@1G", ">=", 170);
+  EXPECT_FALSE(c.passed);
+  EXPECT_EQ(c.values.size(), 2u);
+  EXPECT_NE(c.reason.find("(1 of 2 values failed)"), std::string::npos) << c.reason;
+  EXPECT_TRUE(one(rep, "sweeps.*.busbw_gbps@1G", ">=", 160).passed);
+}
+
+TEST(Gate, FailClosedOnMissingAndNull) {
+  const auto rep = sample_report();
+  for (const char* metric :
+       {"incast.goodput_gbps@4M", "sweeps.alltoall.busbw_gbps@1G", "sweeps.allreduce.busbw_gbps@2G",
+        "score.no_such_field", "latency.p2p.p99_us@64K", "nothing#count"}) {
+    auto c = one(rep, metric, ">=", 0);
+    EXPECT_FALSE(c.passed) << metric;
+    EXPECT_EQ(c.reason.rfind("missing", 0), 0u) << metric << ": " << c.reason;
+    EXPECT_TRUE(c.value.is_null());
+  }
+  // A null value (absent with a reason) is missing too, whatever the operator.
+  auto c = one(rep, "sweeps.allreduce.wrong@1G:in_place", "==", 0);
+  EXPECT_FALSE(c.passed);
+  EXPECT_EQ(c.reason.rfind("missing: sweeps[0].points[3].wrong is null", 0), 0u) << c.reason;
+  c = one(rep, "sweeps.allreduce.wrong@1G:in_place", "!=", 5);
+  EXPECT_FALSE(c.passed);
+  // A section that was skipped is null in the report.
+  auto rep2 = rep;
+  rep2["score"] = nullptr;
+  c = one(rep2, "score.scaling_efficiency", ">=", 0);
+  EXPECT_FALSE(c.passed);
+  EXPECT_EQ(c.reason, "missing: score is null");
+  // Wrong type.
+  c = one(rep, "transport.verdict", ">=", 1);
+  EXPECT_FALSE(c.passed);
+  EXPECT_EQ(c.reason.rfind("type:", 0), 0u) << c.reason;
+  c = one(rep, "transport", "==", "rdma");
+  EXPECT_FALSE(c.passed);
+  EXPECT_EQ(c.reason.rfind("type:", 0), 0u) << c.reason;
+}
+
+TEST(Gate, PerHostVerdictsAndExcludeHostfile) {
+  const auto rep = sample_report();
+  json checks =
+      json::array({{{"metric", "transport.per_host.*.verdict"}, {"op", "=="}, {"threshold", "rdma"}},
+                   {{"metric", "score.scaling_efficiency"}, {"op", ">="}, {"threshold", 0.5}}});
+  auto g = report::evaluate_gate(rep, checks, "test");
+  EXPECT_FALSE(g.passed);
+  EXPECT_TRUE(g.checks[0].per_host);
+  EXPECT_EQ(g.checks[0].failed_hosts, std::vector<std::string>{"n2"});
+  EXPECT_EQ(g.checks[0].values.size(), 4u);
+  EXPECT_FALSE(g.checks[1].per_host);
+  EXPECT_EQ(g.hosts_failed, std::vector<std::string>{"n2"});
+  EXPECT_EQ(g.hosts_passed, (std::vector<std::string>{"n1", "n3", "n4"}));
+  const auto hf = report::exclude_hostfile_text(g);
+  EXPECT_NE(hf.find("excluded: n2"), std::string::npos);
+  std::istringstream lines(hf);
+  std::string line;
+  std::vector<std::string> hosts;
+  while (std::getline(lines, line)) {
+    if (!line.empty() && line[0] != '#') hosts.push_back(line);
+  }
+  EXPECT_EQ(hosts, (std::vector<std::string>{"n1", "n3", "n4"}));
+  // A failed #count over host entries implicates those hosts.
+  g = report::evaluate_gate(rep, check("pairs.suspects#count", "==", 0), "test");
+  EXPECT_FALSE(g.passed);
+  EXPECT_EQ(g.hosts_failed, std::vector<std::string>{"n2"});
+  EXPECT_EQ(g.checks[0].value, 1);
+}
+
+TEST(Gate, JUnitHasOneTestcasePerCheck) {
+  const auto rep = sample_report();
+  json checks = json::array({{{"metric", "transport.verdict"}, {"op", "=="}, {"threshold", "rdma"}},
+                             {{"metric", "sweeps.allreduce.busbw_gbps@1G"},
+                              {"op", ">="},
+                              {"threshold", 400},
+                              {"why", "NDR <line> & \"rate\""}},
+                             {{"metric", "incast.goodput_gbps@4M"}, {"op", ">="}, {"threshold", 1}}});
+  const auto g = report::evaluate_gate(rep, checks, "test");
+  const auto xml = report::junit_xml(g);
+  auto count = [&](const std::string& s) {
+    std::size_t n = 0;
+    for (auto p = xml.find(s); p != std::string::npos; p = xml.find(s, p + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(xml.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>", 0), 0u);
+  EXPECT_EQ(count("<testcase "), 3u);
+  EXPECT_EQ(count("<failure "), 2u);
+  EXPECT_NE(xml.find("tests=\"3\" failures=\"2\""), std::string::npos);
+  EXPECT_NE(xml.find("name=\"sweeps.allreduce.busbw_gbps@1G &gt;= 400\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("why: NDR &lt;line&gt; &amp; &quot;rate&quot;"), std::string::npos) << xml;
+  EXPECT_NE(xml.find("type=\"missing\""), std::string::npos);
+  EXPECT_EQ(xml.find("<line>"), std::string::npos);  // nothing unescaped
+  EXPECT_EQ(report::xml_escape(std::string("a\x01"
+                                           "b")),
+            "ab");
+}
+
+TEST(Gate, AddGateWritesSectionAndFindings) {
+  report::Document doc;
+  doc.json()["score"] = {{"scaling_efficiency", 0.4}};
+  auto g = report::evaluate_gate(doc.json(), check("score.scaling_efficiency", ">=", 0.5), "test");
+  report::add_gate(doc, g);
+  EXPECT_TRUE(doc.has_fail());
+  EXPECT_EQ(doc.json()["gate"]["passed"], false);
+  EXPECT_EQ(doc.json()["gate"]["checks"][0]["value"], 0.4);
+  EXPECT_EQ(doc.json()["run"]["sections"]["gate"]["status"], "ok");
+  // Gating again replaces the gate findings instead of piling them up.
+  g = report::evaluate_gate(doc.json(), check("score.scaling_efficiency", ">=", 0.3), "test");
+  report::add_gate(doc, g);
+  EXPECT_FALSE(doc.has_fail());
+  EXPECT_EQ(doc.json()["gate"]["passed"], true);
+}
+
+TEST(Gate, RoundTripThroughAWrittenReport) {
+  // A report written by this version (Document::write_atomic) and read back the way `fabcheck gate` reads it.
+  report::Document doc({"fabcheck", "run"});
+  doc.json()["sweeps"] = sample_report()["sweeps"];
+  doc.json()["topology"] = sample_report()["topology"];
+  doc.set_section("sweeps", report::SectionStatus::kOk);
+  doc.finish("complete", 0, 1.5);
+  const std::string path = ::testing::TempDir() + "gate_roundtrip.json";
+  doc.write_atomic(path);
+  const auto back = fabcheck::suite::load_json_file(path, "report");
+  EXPECT_EQ(back["schema_version"], report::kSchemaVersion);
+  json checks = json::array({{{"metric", "sweeps.allreduce.busbw_gbps@1G"}, {"op", ">="}, {"threshold", 100}},
+                             {{"metric", "run.status"}, {"op", "=="}, {"threshold", "complete"}},
+                             {{"metric", "run.sections.sweeps.status"}, {"op", "=="}, {"threshold", "ok"}},
+                             {{"metric", "latency.p2p.p99_us@8"}, {"op", "<="}, {"threshold", 10}}});
+  const auto g = report::evaluate_gate(back, checks, path);
+  ASSERT_EQ(g.checks.size(), 4u);
+  EXPECT_TRUE(g.checks[0].passed);
+  EXPECT_EQ(g.checks[0].value, 180.25);
+  EXPECT_TRUE(g.checks[1].passed);
+  EXPECT_TRUE(g.checks[2].passed);
+  EXPECT_FALSE(g.checks[3].passed);  // no latency section in this report: fail-closed
+  EXPECT_EQ(g.checks[3].reason.rfind("missing", 0), 0u);
+  std::remove(path.c_str());
+}

@@ -1,0 +1,209 @@
+// Config validation of `fabcheck run` (issue 8): JSON pointers in errors, wrong types, unknown keys, bad
+// sizes.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+#include <fstream>
+
+#include <string>
+
+#include "fabcheck/core/error.hpp"
+#include "fabcheck/suite/config.hpp"
+
+using fabcheck::UsageError;
+using nlohmann::json;
+namespace suite = fabcheck::suite;
+
+namespace {
+
+// The message of the UsageError thrown by make_plan, or "" when none.
+std::string plan_error(const std::string& text) {
+  try {
+    suite::make_plan(json::parse(text), "");
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(SuiteConfig, EmbeddedDefaultIsValidAndOrdered) {
+  const auto plan =
+      suite::make_plan(suite::parse_json_text(suite::default_config_text(), "embedded"), "embedded");
+  ASSERT_EQ(plan.steps.size(), 7u);
+  const char* order[] = {"inspect", "sweep", "latency", "incast", "pairs", "scaling", "gate"};
+  for (std::size_t i = 0; i < 7; ++i) {
+    EXPECT_EQ(suite::config_key(plan.steps[i].kind), order[i]);
+    EXPECT_TRUE(plan.steps[i].enabled) << order[i];
+  }
+  // Sizes are normalized to bytes; the sweep spans 8 B -> 64 MiB.
+  const auto& sweep = plan.step(suite::StepKind::kSweep);
+  EXPECT_EQ(sweep.options["min_bytes"].get<std::uint64_t>(), 8u);
+  EXPECT_EQ(sweep.options["max_bytes"].get<std::uint64_t>(), 64ull << 20);
+  EXPECT_GT(plan.total_budget_s(), 20);
+  EXPECT_LE(plan.total_budget_s(), 120);
+  EXPECT_FALSE(plan.gate_checks.empty());
+}
+
+TEST(SuiteConfig, EmbeddedDefaultEqualsTheFileInTheRepository) {
+  std::ifstream in(std::string(FABCHECK_SOURCE_DIR) + "/configs/default.json");
+  ASSERT_TRUE(in);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(json::parse(text), json::parse(suite::default_config_text()));
+}
+
+TEST(SuiteConfig, BadSizeNamesItsPointer) {
+  const auto e = plan_error(R"({"sweep": {"max_bytes": "64Q"}})");
+  EXPECT_EQ(e.rfind("/sweep/max_bytes: \"64Q\" is not a size", 0), 0u) << e;
+  EXPECT_EQ(plan_error(R"({"sweep": {"min_bytes": -3}})").rfind("/sweep/min_bytes: -3 is not a size", 0), 0u);
+  EXPECT_EQ(plan_error(R"({"sweep": {"min_bytes": true}})").rfind("/sweep/min_bytes: true is not a size", 0),
+            0u);
+  EXPECT_EQ(plan_error(R"({"pairs": {"size": "0"}})").rfind("/pairs/size: \"0\" is too small", 0), 0u);
+  // A bad element of a size list is named by its index.
+  EXPECT_EQ(
+      plan_error(R"({"latency": {"sizes": [8, "4X"]}})").rfind("/latency/sizes/1: \"4X\" is not a size", 0),
+      0u);
+  EXPECT_EQ(plan_error(R"({"latency": {"sizes": "8,,4K"}})").rfind("/latency/sizes:", 0), 0u);
+}
+
+TEST(SuiteConfig, WrongTypesNameTheirPointer) {
+  EXPECT_EQ(plan_error(R"({"sweep": {"iters": "ten"}})"),
+            "/sweep/iters: expected an integer, got a string \"ten\"");
+  EXPECT_EQ(plan_error(R"({"sweep": {"iters": 2.5}})"),
+            "/sweep/iters: expected an integer, got a fractional number 2.5");
+  EXPECT_EQ(plan_error(R"({"sweep": {"check": 1}})"), "/sweep/check: expected true or false, got a number 1");
+  EXPECT_EQ(plan_error(R"({"timeout_s": "5"})"), "/timeout_s: expected a number, got a string \"5\"");
+  EXPECT_EQ(plan_error(R"({"sweep": []})"), "/sweep: expected an object, got an array []");
+  EXPECT_EQ(plan_error(R"({"sweep": {"budget_s": -1}})").rfind("/sweep/budget_s: -1 is out of range", 0), 0u);
+  EXPECT_EQ(plan_error(R"({"sweep": {"iters": 0}})").rfind("/sweep/iters: 0 is out of range", 0), 0u);
+  EXPECT_EQ(plan_error(R"({"sweep": {"collectives": ["allreduce", "allsum"]}})"),
+            "/sweep/collectives/1: \"allsum\" is not a collective (see fabcheck --list)");
+  EXPECT_EQ(plan_error(R"({"latency": {"pattern": "star"}})"),
+            "/latency/pattern: \"star\" is not one of ring|all-pairs");
+  EXPECT_EQ(plan_error("[1, 2]"), "/: a config is a JSON object, got an array");
+}
+
+TEST(SuiteConfig, UnknownKeysAreErrorsCommentsAreNot) {
+  EXPECT_EQ(plan_error(R"({"sweeps": {}})").rfind("/sweeps: unknown key", 0), 0u);
+  EXPECT_EQ(
+      plan_error(R"({"sweep": {"maxbytes": "1M"}})").rfind("/sweep/maxbytes: unknown key (known: enabled", 0),
+      0u);
+  EXPECT_EQ(
+      plan_error(R"({"gate": {"checks": [{"metric": "transport.verdict", "op": "==", "threshold": "rdma",
+                                                 "treshold": 1}]}})")
+          .rfind("/gate/checks/0/treshold: unknown key", 0),
+      0u);
+  // Keys starting with '_' are comments anywhere.
+  EXPECT_EQ(plan_error(R"({"_comment": [1], "sweep": {"_why": "x", "iters": 3},
+                           "gate": {"_c": 1, "checks": [{"_c": 2, "metric": "a.b", "op": ">=", "threshold": 1}]}})"),
+            "");
+  // Pointer escaping (RFC 6901) of odd keys.
+  EXPECT_EQ(plan_error(R"({"sweep": {"a/b": 1}})").rfind("/sweep/a~1b: unknown key", 0), 0u);
+}
+
+TEST(SuiteConfig, SectionsAbsentOrDisabledAreSkippedWithAReason) {
+  const auto plan =
+      suite::make_plan(json::parse(R"({"sweep": {"iters": 3}, "pairs": {"enabled": false}})"), "x");
+  EXPECT_TRUE(plan.step(suite::StepKind::kSweep).enabled);
+  EXPECT_FALSE(plan.step(suite::StepKind::kLatency).enabled);
+  EXPECT_NE(plan.step(suite::StepKind::kLatency).disabled_reason.find("not in the config"),
+            std::string::npos);
+  EXPECT_FALSE(plan.step(suite::StepKind::kPairs).enabled);
+  EXPECT_NE(plan.step(suite::StepKind::kPairs).disabled_reason.find("enabled: false"), std::string::npos);
+  EXPECT_FALSE(plan.step(suite::StepKind::kGate).enabled);
+}
+
+TEST(SuiteConfig, ExtendsDefaultMergesSections) {
+  const auto plan = suite::make_plan(
+      json::parse(R"({"extends": "default", "timeout_s": 30, "sweep": {"max_bytes": "1M"}, "pairs": null})"),
+      "x");
+  EXPECT_EQ(plan.timeout_s, 30);
+  const auto& sweep = plan.step(suite::StepKind::kSweep);
+  EXPECT_EQ(sweep.options["max_bytes"].get<std::uint64_t>(), 1u << 20);
+  EXPECT_EQ(sweep.options["min_bytes"].get<std::uint64_t>(), 8u);  // kept from the default
+  EXPECT_FALSE(plan.step(suite::StepKind::kPairs).enabled);        // null removes a section (merge patch)
+  EXPECT_TRUE(plan.step(suite::StepKind::kLatency).enabled);
+  EXPECT_EQ(plan_error(R"({"extends": "other"})").rfind("/extends: \"other\" is not a base config", 0), 0u);
+}
+
+TEST(SuiteConfig, SweepCrossFieldRules) {
+  EXPECT_EQ(plan_error(R"({"sweep": {"min_bytes": "1M", "max_bytes": "1K"}})")
+                .rfind("/sweep/min_bytes: is larger", 0),
+            0u);
+}
+
+TEST(SuiteConfig, GateChecksAreValidated) {
+  EXPECT_EQ(plan_error(R"({"gate": {"checks": [{"metric": "a..b", "op": ">=", "threshold": 1}]}})")
+                .rfind("/gate/checks/0/metric: metric \"a..b\": empty segment", 0),
+            0u);
+  EXPECT_EQ(plan_error(R"({"gate": {"checks": [{"metric": "a", "op": ">", "threshold": 1}]}})"),
+            "/gate/checks/0/op: \">\" is not an operator (use >=, <=, == or !=)");
+  EXPECT_EQ(plan_error(R"({"gate": {"checks": [{"metric": "a", "op": ">=", "threshold": "x"}]}})"),
+            "/gate/checks/0/threshold: >= needs a number, got \"x\"");
+  EXPECT_EQ(plan_error(R"({"gate": {"checks": [{"metric": "a", "op": "=="}]}})"),
+            "/gate/checks/0: missing \"threshold\" (a check is {metric, op, threshold})");
+  EXPECT_EQ(
+      plan_error(R"({"gate": {"checks": {"metric": "a"}}})").rfind("/gate/checks: expected an array", 0), 0u);
+}
+
+TEST(SuiteConfig, SourceIsPrefixedToErrors) {
+  try {
+    suite::make_plan(json::parse(R"({"sweep": {"max_bytes": "64Q"}})"), "--config x.json");
+    FAIL();
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("--config x.json: /sweep/max_bytes: \"64Q\" is not a size", 0), 0u);
+  }
+}
+
+TEST(SuiteConfig, AcceptanceConfigsAreValid) {
+  for (const char* name : {"vfabric", "ib-400g-h100", "roce"}) {
+    const std::string path = std::string(FABCHECK_SOURCE_DIR) + "/configs/acceptance/" + name + ".json";
+    auto plan = suite::make_plan(suite::load_json_file(path, "--config"), path);
+    EXPECT_GE(plan.gate_checks.size(), 3u) << name;
+    for (const auto& c : plan.gate_checks) EXPECT_TRUE(c.contains("why")) << name << " " << c.dump();
+    EXPECT_EQ(suite::load_criteria(path, "--criteria"), plan.gate_checks) << name;
+  }
+}
+
+TEST(SuiteConfig, CriteriaFileForms) {
+  const std::string dir = ::testing::TempDir();
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir + name) << text;
+    return dir + name;
+  };
+  const auto bare = write(
+      "bare.json", R"({"checks": [{"metric": "score.scaling_efficiency", "op": ">=", "threshold": 0.5}]})");
+  EXPECT_EQ(suite::load_criteria(bare, "--criteria").size(), 1u);
+  const auto wrapped =
+      write("gate.json",
+            R"({"gate": {"checks": [{"metric": "transport.verdict", "op": "==", "threshold": "rdma"}]}})");
+  EXPECT_EQ(suite::load_criteria(wrapped, "--criteria")[0]["threshold"], "rdma");
+  const auto bad = write("bad.json", R"({"gate": {"checks": []}})");
+  try {
+    suite::load_criteria(bad, "--criteria");
+    FAIL();
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("/gate/checks: no checks"), std::string::npos) << e.what();
+  }
+  const auto notjson = write("nj.json", "{\"gate\": ");
+  try {
+    suite::load_criteria(notjson, "--criteria");
+    FAIL();
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("not valid JSON"), std::string::npos) << e.what();
+  }
+}
+
+TEST(SuiteConfig, DryRunPlanShowsBudget) {
+  const auto plan =
+      suite::make_plan(suite::parse_json_text(suite::default_config_text(), "d"), "embedded default");
+  const auto text = suite::render_plan(plan, 4, 1);
+  EXPECT_NE(text.find("4 ranks on 1 host(s)"), std::string::npos);
+  EXPECT_NE(text.find(fmt::format("time budget: {:.0f} s in total", plan.total_budget_s())),
+            std::string::npos)
+      << text;
+  for (const char* s : {"inspect", "sweep", "latency", "incast", "pairs", "scaling", "gate"}) {
+    EXPECT_NE(text.find(s), std::string::npos) << s;
+  }
+}
