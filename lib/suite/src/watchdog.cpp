@@ -185,10 +185,13 @@ struct Watchdog::Impl {
         w.timeout_s = timeout_s;
         w.stalled_s = t - last_progress;
         const std::uint64_t top = *std::max_element(seq.begin(), seq.end());
+        // The ranks furthest behind are the ones that did not arrive; ranks between them and the front are
+        // waiting on them inside a collective (their own last phase is kept in last_phase_of_rank).
+        const std::uint64_t bottom = *std::min_element(seq.begin(), seq.end());
         for (int r = 0; r < n; ++r) {
           const auto ur = static_cast<std::size_t>(r);
           if (seq[ur] == top && w.operation.empty()) w.operation = name[ur];
-          if (seq[ur] < top) {
+          if (seq[ur] < top && seq[ur] == bottom) {
             w.missing_ranks.push_back(r);
             const auto& h = comm.hosts_of_ranks()[ur];
             if (std::find(w.missing_hosts.begin(), w.missing_hosts.end(), h) == w.missing_hosts.end()) {
