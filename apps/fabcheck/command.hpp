@@ -18,18 +18,19 @@ struct RunContext {
 
 /// A subcommand: `setup` adds its options to `sub` and returns the function that runs it (exit code).
 struct CommandSpec {
-  std::string name;                 ///< subcommand name, e.g. "sweep"
-  std::string help;                 ///< one line for --help
-  bool needs_mpi = false;           ///< initialize MPI before running (measurement commands)
-  int order = 100;                  ///< position in --help (DESIGN §7 order)
+  std::string name;        ///< subcommand name, e.g. "sweep"
+  std::string help;        ///< one line for --help
+  bool needs_mpi = false;  ///< initialize MPI before running (measurement commands)
+  int order = 100;         ///< position in --help (DESIGN §7 order)
   std::function<std::function<int(const RunContext&)>(CLI::App& sub)> setup;
 };
 
 /// All registered commands.
 std::vector<CommandSpec>& registry();
 
-/// Optional per-command decision, made after parsing, whether to initialize MPI (overrides CommandSpec::needs_mpi);
-/// keyed by command name. E.g. `inspect` runs offline with --nccl-log and under MPI otherwise. May throw UsageError.
+/// Optional per-command decision, made after parsing, whether to initialize MPI (overrides
+/// CommandSpec::needs_mpi); keyed by command name. E.g. `inspect` runs offline with --nccl-log and under MPI
+/// otherwise. May throw UsageError.
 std::map<std::string, std::function<bool()>>& mpi_deciders();
 
 /// Registers a command at static-initialization time.

@@ -1,4 +1,5 @@
-// fabcheck: CLI wiring, MPI init/finalize, exit codes (DESIGN §7). Thin: every command lives in cmd_<name>.cpp.
+// fabcheck: CLI wiring, MPI init/finalize, exit codes (DESIGN §7). Thin: every command lives in
+// cmd_<name>.cpp.
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -57,7 +58,8 @@ int main_impl(int argc, char** argv) {
   app.add_flag("--list", list, "List subcommands and collectives");
 
   auto& reg = registry();
-  std::stable_sort(reg.begin(), reg.end(), [](const CommandSpec& a, const CommandSpec& b) { return a.order < b.order; });
+  std::stable_sort(reg.begin(), reg.end(),
+                   [](const CommandSpec& a, const CommandSpec& b) { return a.order < b.order; });
   std::vector<std::pair<CLI::App*, std::function<int(const RunContext&)>>> runners;
   std::vector<bool> needs_mpi;
   for (auto& spec : reg) {
@@ -89,7 +91,8 @@ int main_impl(int argc, char** argv) {
       std::printf("subcommands:\n");
       for (const auto& spec : reg) std::printf("  %-10s %s\n", spec.name.c_str(), spec.help.c_str());
       std::printf("collectives:");
-      for (auto c : core::all_collectives()) std::printf(" %.*s", static_cast<int>(core::name(c).size()), core::name(c).data());
+      for (auto c : core::all_collectives())
+        std::printf(" %.*s", static_cast<int>(core::name(c).size()), core::name(c).data());
       std::printf("\n");
     }
     return 0;
@@ -126,4 +129,6 @@ int main_impl(int argc, char** argv) {
 
 }  // namespace fabcheck::app
 
-int main(int argc, char** argv) { return fabcheck::app::main_impl(argc, argv); }
+int main(int argc, char** argv) {
+  return fabcheck::app::main_impl(argc, argv);
+}

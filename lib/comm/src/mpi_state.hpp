@@ -30,6 +30,8 @@ struct Request::Impl {
 void check_mpi(int rc, const char* what);
 
 /// The MPI_Comm of a communicator.
-inline MPI_Comm mpi_comm(const Communicator& c) { return *static_cast<MPI_Comm*>(c.native_handle()); }
+inline MPI_Comm mpi_comm(const Communicator& c) {
+  return *static_cast<MPI_Comm*>(c.native_handle());
+}
 
 }  // namespace fabcheck::comm

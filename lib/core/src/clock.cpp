@@ -9,7 +9,8 @@ ClockOffset estimate_offset(std::span<const ClockSample> samples) {
   const ClockSample* best = nullptr;
   for (const auto& s : samples) {
     if (s.t1_local_us < s.t0_local_us) throw std::invalid_argument("estimate_offset: sample with t1 < t0");
-    if (best == nullptr || (s.t1_local_us - s.t0_local_us) < (best->t1_local_us - best->t0_local_us)) best = &s;
+    if (best == nullptr || (s.t1_local_us - s.t0_local_us) < (best->t1_local_us - best->t0_local_us))
+      best = &s;
   }
   ClockOffset o;
   o.rtt_us = best->t1_local_us - best->t0_local_us;

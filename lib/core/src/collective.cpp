@@ -5,14 +5,15 @@
 namespace fabcheck::core {
 
 const std::vector<Collective>& all_collectives() {
-  static const std::vector<Collective> v = {Collective::kAllReduce, Collective::kAllGather, Collective::kReduceScatter,
-                                            Collective::kAllToAll,  Collective::kBroadcast, Collective::kReduce,
-                                            Collective::kSendRecv,  Collective::kGather,    Collective::kScatter};
+  static const std::vector<Collective> v = {
+      Collective::kAllReduce, Collective::kAllGather, Collective::kReduceScatter,
+      Collective::kAllToAll,  Collective::kBroadcast, Collective::kReduce,
+      Collective::kSendRecv,  Collective::kGather,    Collective::kScatter};
   return v;
 }
 const std::vector<Dtype>& all_dtypes() {
-  static const std::vector<Dtype> v = {Dtype::kInt8,   Dtype::kUint8,  Dtype::kInt32, Dtype::kUint32,
-                                       Dtype::kInt64,  Dtype::kUint64, Dtype::kFloat, Dtype::kDouble};
+  static const std::vector<Dtype> v = {Dtype::kInt8,  Dtype::kUint8,  Dtype::kInt32, Dtype::kUint32,
+                                       Dtype::kInt64, Dtype::kUint64, Dtype::kFloat, Dtype::kDouble};
   return v;
 }
 const std::vector<RedOp>& all_redops() {
@@ -22,54 +23,84 @@ const std::vector<RedOp>& all_redops() {
 
 std::string_view name(Collective c) {
   switch (c) {
-    case Collective::kAllReduce: return "allreduce";
-    case Collective::kAllGather: return "allgather";
-    case Collective::kReduceScatter: return "reducescatter";
-    case Collective::kAllToAll: return "alltoall";
-    case Collective::kBroadcast: return "broadcast";
-    case Collective::kReduce: return "reduce";
-    case Collective::kSendRecv: return "sendrecv";
-    case Collective::kGather: return "gather";
-    case Collective::kScatter: return "scatter";
+    case Collective::kAllReduce:
+      return "allreduce";
+    case Collective::kAllGather:
+      return "allgather";
+    case Collective::kReduceScatter:
+      return "reducescatter";
+    case Collective::kAllToAll:
+      return "alltoall";
+    case Collective::kBroadcast:
+      return "broadcast";
+    case Collective::kReduce:
+      return "reduce";
+    case Collective::kSendRecv:
+      return "sendrecv";
+    case Collective::kGather:
+      return "gather";
+    case Collective::kScatter:
+      return "scatter";
   }
   return "?";
 }
 
 std::string_view nccl_tests_binary(Collective c) {
   switch (c) {
-    case Collective::kAllReduce: return "all_reduce_perf";
-    case Collective::kAllGather: return "all_gather_perf";
-    case Collective::kReduceScatter: return "reduce_scatter_perf";
-    case Collective::kAllToAll: return "alltoall_perf";
-    case Collective::kBroadcast: return "broadcast_perf";
-    case Collective::kReduce: return "reduce_perf";
-    case Collective::kSendRecv: return "sendrecv_perf";
-    case Collective::kGather: return "gather_perf";
-    case Collective::kScatter: return "scatter_perf";
+    case Collective::kAllReduce:
+      return "all_reduce_perf";
+    case Collective::kAllGather:
+      return "all_gather_perf";
+    case Collective::kReduceScatter:
+      return "reduce_scatter_perf";
+    case Collective::kAllToAll:
+      return "alltoall_perf";
+    case Collective::kBroadcast:
+      return "broadcast_perf";
+    case Collective::kReduce:
+      return "reduce_perf";
+    case Collective::kSendRecv:
+      return "sendrecv_perf";
+    case Collective::kGather:
+      return "gather_perf";
+    case Collective::kScatter:
+      return "scatter_perf";
   }
   return "?";
 }
 
 std::string_view name(Dtype d) {
   switch (d) {
-    case Dtype::kInt8: return "int8";
-    case Dtype::kUint8: return "uint8";
-    case Dtype::kInt32: return "int32";
-    case Dtype::kUint32: return "uint32";
-    case Dtype::kInt64: return "int64";
-    case Dtype::kUint64: return "uint64";
-    case Dtype::kFloat: return "float";
-    case Dtype::kDouble: return "double";
+    case Dtype::kInt8:
+      return "int8";
+    case Dtype::kUint8:
+      return "uint8";
+    case Dtype::kInt32:
+      return "int32";
+    case Dtype::kUint32:
+      return "uint32";
+    case Dtype::kInt64:
+      return "int64";
+    case Dtype::kUint64:
+      return "uint64";
+    case Dtype::kFloat:
+      return "float";
+    case Dtype::kDouble:
+      return "double";
   }
   return "?";
 }
 
 std::string_view name(RedOp o) {
   switch (o) {
-    case RedOp::kSum: return "sum";
-    case RedOp::kProd: return "prod";
-    case RedOp::kMin: return "min";
-    case RedOp::kMax: return "max";
+    case RedOp::kSum:
+      return "sum";
+    case RedOp::kProd:
+      return "prod";
+    case RedOp::kMin:
+      return "min";
+    case RedOp::kMax:
+      return "max";
   }
   return "?";
 }
@@ -107,13 +138,16 @@ std::optional<RedOp> parse_redop(std::string_view s) {
 std::size_t dtype_size(Dtype d) {
   switch (d) {
     case Dtype::kInt8:
-    case Dtype::kUint8: return 1;
+    case Dtype::kUint8:
+      return 1;
     case Dtype::kInt32:
     case Dtype::kUint32:
-    case Dtype::kFloat: return 4;
+    case Dtype::kFloat:
+      return 4;
     case Dtype::kInt64:
     case Dtype::kUint64:
-    case Dtype::kDouble: return 8;
+    case Dtype::kDouble:
+      return 8;
   }
   return 1;
 }
@@ -127,21 +161,26 @@ bool has_redop(Collective c) {
   return c == Collective::kAllReduce || c == Collective::kReduceScatter || c == Collective::kReduce;
 }
 
-bool checks_in_place(Collective c) { return c != Collective::kSendRecv && c != Collective::kAllToAll; }
+bool checks_in_place(Collective c) {
+  return c != Collective::kSendRecv && c != Collective::kAllToAll;
+}
 
 double busbw_factor(Collective c, int n) {
   if (n < 1) throw std::invalid_argument("busbw_factor: nranks must be >= 1");
   const double nd = n;
   switch (c) {
-    case Collective::kAllReduce: return 2.0 * (nd - 1.0) / nd;
+    case Collective::kAllReduce:
+      return 2.0 * (nd - 1.0) / nd;
     case Collective::kAllGather:
     case Collective::kReduceScatter:
     case Collective::kAllToAll:
     case Collective::kGather:
-    case Collective::kScatter: return (nd - 1.0) / nd;
+    case Collective::kScatter:
+      return (nd - 1.0) / nd;
     case Collective::kBroadcast:
     case Collective::kReduce:
-    case Collective::kSendRecv: return 1.0;
+    case Collective::kSendRecv:
+      return 1.0;
   }
   return 1.0;
 }
@@ -192,6 +231,8 @@ double algbw_gbps(std::uint64_t size_bytes, double seconds) {
   return seconds > 0 ? static_cast<double>(size_bytes) / 1.0e9 / seconds : 0.0;
 }
 
-double busbw_gbps(Collective c, int nranks, double algbw) { return algbw * busbw_factor(c, nranks); }
+double busbw_gbps(Collective c, int nranks, double algbw) {
+  return algbw * busbw_factor(c, nranks);
+}
 
 }  // namespace fabcheck::core

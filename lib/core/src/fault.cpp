@@ -28,13 +28,18 @@ Fault parse_fault(std::string_view spec) {
   bool have_rank = false;
   while (pos <= spec.size()) {
     std::size_t colon = spec.find(':', pos);
-    std::string_view part = spec.substr(pos, colon == std::string_view::npos ? std::string_view::npos : colon - pos);
+    std::string_view part =
+        spec.substr(pos, colon == std::string_view::npos ? std::string_view::npos : colon - pos);
     if (first) {
-      if (part == "corrupt") f.kind = Fault::Kind::kCorrupt;
-      else if (part == "delay") f.kind = Fault::Kind::kDelay;
-      else if (part == "hang") f.kind = Fault::Kind::kHang;
+      if (part == "corrupt")
+        f.kind = Fault::Kind::kCorrupt;
+      else if (part == "delay")
+        f.kind = Fault::Kind::kDelay;
+      else if (part == "hang")
+        f.kind = Fault::Kind::kHang;
       else
-        throw UsageError(fmt::format("FABCHECK_TEST_FAULT: unknown fault \"{}\" (use corrupt, delay or hang)", part));
+        throw UsageError(
+            fmt::format("FABCHECK_TEST_FAULT: unknown fault \"{}\" (use corrupt, delay or hang)", part));
       first = false;
     } else {
       std::size_t eq = part.find('=');
@@ -45,10 +50,14 @@ Fault parse_fault(std::string_view spec) {
       if (key == "rank") {
         f.rank = static_cast<int>(to_u64(val, spec));
         have_rank = true;
-      } else if (key == "elems") f.elems = to_u64(val, spec);
-      else if (key == "us") f.us = to_u64(val, spec);
-      else if (key == "every") f.every = std::max<std::uint64_t>(1, to_u64(val, spec));
-      else if (key == "after") f.after = to_u64(val, spec);
+      } else if (key == "elems")
+        f.elems = to_u64(val, spec);
+      else if (key == "us")
+        f.us = to_u64(val, spec);
+      else if (key == "every")
+        f.every = std::max<std::uint64_t>(1, to_u64(val, spec));
+      else if (key == "after")
+        f.after = to_u64(val, spec);
       else
         throw UsageError(fmt::format("FABCHECK_TEST_FAULT: unknown key \"{}\"", key));
     }

@@ -11,8 +11,9 @@ namespace fabcheck::core {
 
 std::uint64_t parse_size(std::string_view text, std::string_view field) {
   auto fail = [&](std::string_view why) {
-    return UsageError(fmt::format("{}: \"{}\" is not a size: {} (use an integer with an optional K/M/G suffix, e.g. 64M)",
-                                  field, text, why));
+    return UsageError(
+        fmt::format("{}: \"{}\" is not a size: {} (use an integer with an optional K/M/G suffix, e.g. 64M)",
+                    field, text, why));
   };
   std::size_t i = 0;
   while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
@@ -35,14 +36,24 @@ std::uint64_t parse_size(std::string_view text, std::string_view field) {
     shift = 0;
   } else {
     switch (suffix[0]) {
-      case 'K': shift = 10; break;
-      case 'M': shift = 20; break;
-      case 'G': shift = 30; break;
-      case 'T': shift = 40; break;
-      default: throw fail(fmt::format("unknown suffix '{}'", suffix));
+      case 'K':
+        shift = 10;
+        break;
+      case 'M':
+        shift = 20;
+        break;
+      case 'G':
+        shift = 30;
+        break;
+      case 'T':
+        shift = 40;
+        break;
+      default:
+        throw fail(fmt::format("unknown suffix '{}'", suffix));
     }
     std::string rest = suffix.substr(1);
-    if (!(rest.empty() || rest == "B" || rest == "IB")) throw fail(fmt::format("unknown suffix '{}'", suffix));
+    if (!(rest.empty() || rest == "B" || rest == "IB"))
+      throw fail(fmt::format("unknown suffix '{}'", suffix));
   }
   if (shift > 0 && value > (kMax >> shift)) throw fail("too large");
   return value << shift;
@@ -54,7 +65,8 @@ std::vector<std::uint64_t> parse_size_list(std::string_view text, std::string_vi
   std::size_t start = 0;
   while (start <= text.size()) {
     std::size_t comma = text.find(',', start);
-    std::string_view item = text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    std::string_view item =
+        text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
     out.push_back(parse_size(item, field));
     if (comma == std::string_view::npos) break;
     start = comma + 1;

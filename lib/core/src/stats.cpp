@@ -103,6 +103,8 @@ void RunningStats::merge(const RunningStats& o) {
   n += o.n;
 }
 
-double RunningStats::stdev() const { return n < 2 ? 0.0 : std::sqrt(m2 / static_cast<double>(n - 1)); }
+double RunningStats::stdev() const {
+  return n < 2 ? 0.0 : std::sqrt(m2 / static_cast<double>(n - 1));
+}
 
 }  // namespace fabcheck::core

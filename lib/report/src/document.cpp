@@ -17,9 +17,12 @@ namespace fabcheck::report {
 
 std::string_view name(Severity s) {
   switch (s) {
-    case Severity::kInfo: return "info";
-    case Severity::kWarn: return "warn";
-    case Severity::kFail: return "fail";
+    case Severity::kInfo:
+      return "info";
+    case Severity::kWarn:
+      return "warn";
+    case Severity::kFail:
+      return "fail";
   }
   return "info";
 }
@@ -41,18 +44,23 @@ Document::Document(const std::vector<std::string>& argv) {
                   {"features", {{"nccl", build::kHaveNccl}, {"ibverbs", build::kHaveIbverbs}}}};
   doc_["conventions"] = {
       {"time_table",
-       "nccl-tests: one timer around iters back-to-back ops after warmup; per-op time reduced across ranks by -a "
-       "(0 rank 0, 1 mean, 2 min, 3 max); algbw = size/1e9/s; busbw = algbw*factor(n) (nccl-tests doc/PERFORMANCE.md)"},
+       "nccl-tests: one timer around iters back-to-back ops after warmup; per-op time reduced across ranks "
+       "by -a "
+       "(0 rank 0, 1 mean, 2 min, 3 max); algbw = size/1e9/s; busbw = algbw*factor(n) (nccl-tests "
+       "doc/PERFORMANCE.md)"},
       {"per_iter",
-       "separate pass; entry/exit per rank on clocks aligned to rank 0; span = max exit - min entry; straggler = "
+       "separate pass; entry/exit per rank on clocks aligned to rank 0; span = max exit - min entry; "
+       "straggler = "
        "rank that entered last"},
       {"percentile",
        "nearest rank: index = (p_bp*n + 9999)/10000 - 1 (integer), clamped to [0, n-1]; stdev with n-1; p99 "
        "low_confidence when n < 100, p99.9 when n < 1000"},
       {"histogram",
-       "integer ns, half-open [lower, upper); unit buckets below 32 ns, then 16 log-linear sub-buckets per power of "
+       "integer ns, half-open [lower, upper); unit buckets below 32 ns, then 16 log-linear sub-buckets per "
+       "power of "
        "two; JSON keeps non-empty buckets as [lower_ns, upper_ns, count]"},
-      {"units", "bandwidth GB/s = 1e9 bytes/s; time in microseconds (_us); sizes in bytes, binary suffixes on input"}};
+      {"units",
+       "bandwidth GB/s = 1e9 bytes/s; time in microseconds (_us); sizes in bytes, binary suffixes on input"}};
   doc_["run"] = {{"started", utc_now_iso8601()},
                  {"duration_s", nullptr},
                  {"argv", argv},
@@ -64,7 +72,9 @@ Document::Document(const std::vector<std::string>& argv) {
 }
 
 void Document::set_section(std::string_view section, SectionStatus status, std::string_view reason) {
-  std::string st = status == SectionStatus::kOk ? "ok" : status == SectionStatus::kSkipped ? "skipped" : "failed";
+  std::string st = status == SectionStatus::kOk        ? "ok"
+                   : status == SectionStatus::kSkipped ? "skipped"
+                                                       : "failed";
   nlohmann::json entry = {{"status", st}, {"reason", nullptr}};
   if (!reason.empty()) entry["reason"] = std::string(reason);
   doc_["run"]["sections"][std::string(section)] = entry;

@@ -1,7 +1,7 @@
 #pragma once
-/// @file Operation markers for the watchdog (issue "fabcheck run": no hangs, ever). Probes call enter_phase() at
-/// each operation they are about to start (one per size/step/pair round, not per iteration); a watchdog thread reads
-/// current_phase() and reports arrivals to rank 0. Thread-safe and cheap (one mutex, no MPI).
+/// @file Operation markers for the watchdog (issue "fabcheck run": no hangs, ever). Probes call enter_phase()
+/// at each operation they are about to start (one per size/step/pair round, not per iteration); a watchdog
+/// thread reads current_phase() and reports arrivals to rank 0. Thread-safe and cheap (one mutex, no MPI).
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -15,8 +15,8 @@ struct PhaseSnapshot {
   double since_us = 0;    ///< now_us() when it was entered
 };
 
-/// Marks arrival at operation `name`. With FABCHECK_TEST_FAULT=hang:rank=R:after=N, rank R (world rank) stops here
-/// forever at its N-th call (test hook for the watchdog).
+/// Marks arrival at operation `name`. With FABCHECK_TEST_FAULT=hang:rank=R:after=N, rank R (world rank) stops
+/// here forever at its N-th call (test hook for the watchdog).
 void enter_phase(std::string_view name);
 
 /// The latest phase of this rank.

@@ -1,16 +1,17 @@
 #pragma once
 /// @file Clock-offset maths for aligning per-rank timestamps to a reference rank (DESIGN §4).
-/// A ping-pong exchange gives (t0 local send, t_remote, t1 local receive). Assuming symmetric paths, the remote
-/// clock minus the local clock is t_remote − (t0 + t1)/2, with an error of at most (t1 − t0)/2 (half a round trip).
+/// A ping-pong exchange gives (t0 local send, t_remote, t1 local receive). Assuming symmetric paths, the
+/// remote clock minus the local clock is t_remote − (t0 + t1)/2, with an error of at most (t1 − t0)/2 (half a
+/// round trip).
 #include <span>
 
 namespace fabcheck::core {
 
 /// One ping-pong sample, all in microseconds on the clock named.
 struct ClockSample {
-  double t0_local_us = 0;   ///< local clock when the ping was sent
-  double t_remote_us = 0;   ///< remote clock when it answered
-  double t1_local_us = 0;   ///< local clock when the pong arrived
+  double t0_local_us = 0;  ///< local clock when the ping was sent
+  double t_remote_us = 0;  ///< remote clock when it answered
+  double t1_local_us = 0;  ///< local clock when the pong arrived
 };
 
 /// Offset estimate between two clocks.

@@ -11,7 +11,17 @@
 namespace fabcheck::core {
 
 /// The collectives fabcheck measures.
-enum class Collective { kAllReduce, kAllGather, kReduceScatter, kAllToAll, kBroadcast, kReduce, kSendRecv, kGather, kScatter };
+enum class Collective {
+  kAllReduce,
+  kAllGather,
+  kReduceScatter,
+  kAllToAll,
+  kBroadcast,
+  kReduce,
+  kSendRecv,
+  kGather,
+  kScatter
+};
 
 /// Element types (`-d`). half/bfloat16 are refused for now (no exact host arithmetic for them).
 enum class Dtype { kInt8, kUint8, kInt32, kUint32, kInt64, kUint64, kFloat, kDouble };
@@ -45,24 +55,26 @@ std::optional<RedOp> parse_redop(std::string_view s);
 
 /// Element size in bytes.
 std::size_t dtype_size(Dtype d);
-/// True for rooted collectives (broadcast, reduce, gather, scatter): `-r` applies and the root column is printed.
+/// True for rooted collectives (broadcast, reduce, gather, scatter): `-r` applies and the root column is
+/// printed.
 bool is_rooted(Collective c);
 /// True for collectives that take a reduction op (allreduce, reducescatter, reduce); the others print `none`.
 bool has_redop(Collective c);
-/// True where nccl-tests checks the in-place result (false for sendrecv and alltoall, whose in-place #wrong is N/A).
+/// True where nccl-tests checks the in-place result (false for sendrecv and alltoall, whose in-place #wrong
+/// is N/A).
 bool checks_in_place(Collective c);
 
-/// busBw factor of DESIGN §3 for n ranks: 2(n−1)/n for allreduce; (n−1)/n for allgather, reducescatter, alltoall,
-/// gather, scatter; 1 for broadcast, reduce, sendrecv. n = 1 gives 0 where an (n−1) factor applies.
+/// busBw factor of DESIGN §3 for n ranks: 2(n−1)/n for allreduce; (n−1)/n for allgather, reducescatter,
+/// alltoall, gather, scatter; 1 for broadcast, reduce, sendrecv. n = 1 gives 0 where an (n−1) factor applies.
 /// @throws std::invalid_argument when n < 1.
 double busbw_factor(Collective c, int nranks);
 
 /// Buffer geometry of one sweep step, per nccl-tests `GetCollByteCount`.
 struct CollGeometry {
-  std::uint64_t count = 0;        ///< the `count` column: the count argument of the call (elements)
-  std::uint64_t size_bytes = 0;   ///< the `size` column: max(send, recv) bytes per rank
-  std::uint64_t send_count = 0;   ///< elements in each rank's send buffer
-  std::uint64_t recv_count = 0;   ///< elements in each rank's receive buffer
+  std::uint64_t count = 0;       ///< the `count` column: the count argument of the call (elements)
+  std::uint64_t size_bytes = 0;  ///< the `size` column: max(send, recv) bytes per rank
+  std::uint64_t send_count = 0;  ///< elements in each rank's send buffer
+  std::uint64_t recv_count = 0;  ///< elements in each rank's receive buffer
 };
 
 /// Geometry for a requested size: count = requested/elt, split collectives round the per-rank chunk down to a

@@ -13,7 +13,8 @@ enum class ExitCode : int {
   kRuntime = 3,  ///< runtime failure: rank lost, timeout, backend error
 };
 
-/// Bad input (flag, config, log, report file). `what()` is one line naming the field and the fix. Exit code 2.
+/// Bad input (flag, config, log, report file). `what()` is one line naming the field and the fix. Exit
+/// code 2.
 class UsageError : public std::runtime_error {
  public:
   /// @param message one line: "<field>: <what is wrong> (<fix>)".

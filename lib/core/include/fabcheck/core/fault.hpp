@@ -1,9 +1,10 @@
 #pragma once
 /// @file Test-only fault injection, read from the environment variable FABCHECK_TEST_FAULT (never set it in
 /// production). Forms:
-///   corrupt:rank=R:elems=K        rank R corrupts K received elements after each checked op, before the check
-///   delay:rank=R:us=U:every=E     rank R enters late by U µs every E-th iteration of the per-iteration pass
-///   hang:rank=R:after=N           rank R stops (sleeps forever) when it reaches its N-th watched operation
+///   corrupt:rank=R:elems=K        rank R corrupts K received elements after each checked op, before the
+///   check delay:rank=R:us=U:every=E     rank R enters late by U µs every E-th iteration of the per-iteration
+///   pass hang:rank=R:after=N           rank R stops (sleeps forever) when it reaches its N-th watched
+///   operation
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -17,9 +17,9 @@ using PairRound = std::vector<std::pair<int, int>>;
 /// @return the rounds in order; pairs within a round sorted by their first index.
 std::vector<PairRound> circle_schedule(int n);
 
-/// The ring (each member with the next: (i, i+1 mod n), pairs stored as (min, max)) packed greedily, in ring order,
-/// into rounds of disjoint pairs: n = 2 gives one pair; even n ≥ 4 two rounds; odd n ≥ 3 three rounds (used by
-/// `latency --pattern ring`).
+/// The ring (each member with the next: (i, i+1 mod n), pairs stored as (min, max)) packed greedily, in ring
+/// order, into rounds of disjoint pairs: n = 2 gives one pair; even n ≥ 4 two rounds; odd n ≥ 3 three rounds
+/// (used by `latency --pattern ring`).
 /// @param n number of members (n < 2 gives no rounds).
 std::vector<PairRound> ring_rounds(int n);
 

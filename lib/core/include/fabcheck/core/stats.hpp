@@ -19,13 +19,13 @@ std::size_t percentile_index(std::size_t n, std::uint32_t p_bp);
 
 /// Summary of a sample set (unit of the input, e.g. µs). Percentiles per percentile_sorted; stdev with n−1.
 struct Summary {
-  std::size_t samples = 0;     ///< n
-  double min = 0, max = 0;     ///< extremes
-  double mean = 0;             ///< arithmetic mean
-  double stdev = 0;            ///< sample standard deviation (n−1); 0 when n < 2
+  std::size_t samples = 0;                     ///< n
+  double min = 0, max = 0;                     ///< extremes
+  double mean = 0;                             ///< arithmetic mean
+  double stdev = 0;                            ///< sample standard deviation (n−1); 0 when n < 2
   double p50 = 0, p90 = 0, p99 = 0, p999 = 0;  ///< nearest-rank percentiles
-  bool low_confidence_p99 = true;   ///< n < 100 (DESIGN §4)
-  bool low_confidence_p999 = true;  ///< n < 1000
+  bool low_confidence_p99 = true;              ///< n < 100 (DESIGN §4)
+  bool low_confidence_p999 = true;             ///< n < 1000
   /// cv = stdev/mean (0 when mean is 0).
   double cv() const { return mean != 0 ? stdev / mean : 0.0; }
   /// tail_ratio = p99/p50 (0 when p50 is 0).
@@ -38,14 +38,16 @@ Summary summarize(std::span<const double> samples);
 /// Median by the DESIGN §4 rule (p50 nearest rank) of unsorted values; nullopt when empty.
 std::optional<double> median(std::span<const double> values);
 
-/// Robust z-scores: z_i = (x_i − median)/(1.4826·MAD). When MAD = 0, z = +∞ (or −∞) for x ≠ median and 0 otherwise.
+/// Robust z-scores: z_i = (x_i − median)/(1.4826·MAD). When MAD = 0, z = +∞ (or −∞) for x ≠ median and 0
+/// otherwise.
 /// @return one z per input (same order); empty when fewer than 3 values (too few to judge).
 std::vector<double> robust_z(std::span<const double> values);
 
 /// Direction in which a value is "worse" for outlier tests.
 enum class Worse { kLower, kHigher };
 
-/// Outlier rule of DESIGN §4: worse than the median by more than 3 robust z AND by more than 10 % of the median.
+/// Outlier rule of DESIGN §4: worse than the median by more than 3 robust z AND by more than 10 % of the
+/// median.
 /// @return flags, one per value; all false when fewer than 3 values.
 std::vector<bool> outliers(std::span<const double> values, Worse worse);
 

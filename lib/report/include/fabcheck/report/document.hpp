@@ -21,7 +21,7 @@ struct Finding {
   std::string code;                     ///< stable upper-case code, e.g. "WRONG_DATA", "RDMA_FALLBACK_SOCKET"
   std::string message;                  ///< one sentence for humans
   nlohmann::json evidence = nlohmann::json::object();  ///< the numbers or lines behind it
-  std::string remedy;                   ///< one line: what to do
+  std::string remedy;                                  ///< one line: what to do
 };
 
 /// Lowercase severity name ("info", "warn", "fail").
@@ -60,8 +60,8 @@ class Document {
   nlohmann::json doc_;
 };
 
-/// Checks, before any measurement, that `path` can be written (its directory exists and is writable; an existing
-/// file is writable). Writes nothing.
+/// Checks, before any measurement, that `path` can be written (its directory exists and is writable; an
+/// existing file is writable). Writes nothing.
 /// @param flag the flag named in the error ("--json").
 /// @throws UsageError "<flag>: cannot write <path>: <reason>".
 void check_writable(const std::string& path, std::string_view flag);
