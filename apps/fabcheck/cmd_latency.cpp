@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "agree.hpp"
 #include "command.hpp"
 #include "fabcheck/comm/communicator.hpp"
 #include "fabcheck/core/error.hpp"
@@ -65,16 +66,7 @@ int run_latency_command(const RunContext& ctx, const LatencyFlags& f, const CLI:
         "hosts)");
   }
   // check_writable on rank 0, outcome shared so that every rank stops together.
-  std::string err;
-  if (comm.rank() == 0 && !f.json.empty()) {
-    try {
-      report::check_writable(f.json, "--json");
-    } catch (const UsageError& e) {
-      err = e.what();
-    }
-  }
-  comm.bcast(err, 0);
-  if (!err.empty()) throw UsageError(err);
+  if (!f.json.empty()) agree_on_root_check(comm, [&] { report::check_writable(f.json, "--json"); });
 
   const auto result = probes::run_latency(comm, opts);
   if (comm.rank() != 0) return 0;

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "agree.hpp"
 #include "command.hpp"
 #include "fabcheck/comm/backend.hpp"
 #include "fabcheck/comm/communicator.hpp"
@@ -141,16 +142,7 @@ int run_sweep_cmd(const RunContext& ctx, const SweepFlags& flags) {
   const auto world = comm::Communicator::world();
 
   // Rank 0 owns the report file: check it before measuring, and tell every rank so that all stop together.
-  std::string err;
-  if (!flags.json.empty() && world.rank() == 0) {
-    try {
-      report::check_writable(flags.json, "--json");
-    } catch (const UsageError& e) {
-      err = e.what();
-    }
-  }
-  world.bcast(err, 0);
-  if (!err.empty()) throw UsageError(err);
+  if (!flags.json.empty()) agree_on_root_check(world, [&] { report::check_writable(flags.json, "--json"); });
 
   auto backend = comm::make_backend(opts.backend, world);
   const probes::SweepResult res = probes::run_sweep(world, *backend, opts);
