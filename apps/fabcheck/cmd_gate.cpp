@@ -8,6 +8,7 @@
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/report/document.hpp"
 #include "fabcheck/report/gate.hpp"
+#include "fabcheck/report/load.hpp"
 #include "fabcheck/suite/config.hpp"
 
 namespace fabcheck::app {
@@ -42,10 +43,7 @@ std::function<int(const RunContext&)> setup_gate(CLI::App& sub) {
       "'missing').\n"
       "Exit: 0 every check passed, 1 a check failed, 2 bad input.");
   return [cli](const RunContext&) -> int {
-    auto rep = suite::load_json_file(cli->report, "report");
-    if (!rep.is_object() || !rep.contains("schema_version")) {
-      throw UsageError(fmt::format("report: {} is not a fabcheck report (no schema_version)", cli->report));
-    }
+    auto rep = report::load_report(cli->report, "report");
     nlohmann::json checks;
     std::string source;
     if (!cli->criteria.empty()) {

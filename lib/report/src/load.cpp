@@ -1,0 +1,99 @@
+#include "fabcheck/report/load.hpp"
+
+#include <fmt/format.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "fabcheck/core/error.hpp"
+#include "fabcheck/report/document.hpp"
+
+namespace fabcheck::report {
+
+namespace {
+
+using nlohmann::json;
+
+[[noreturn]] void not_a_report(std::string_view origin, std::string_view why) {
+  throw UsageError(fmt::format(
+      "{}: not a fabcheck report ({}; give a file written by fabcheck --json, or convert nccl-tests output "
+      "with 'fabcheck import')",
+      origin, why));
+}
+
+}  // namespace
+
+void check_report(const json& doc, std::string_view origin) {
+  if (!doc.is_object())
+    not_a_report(origin, fmt::format("top level is a {}, not an object", doc.type_name()));
+  if (!doc.contains("schema_version")) not_a_report(origin, "no schema_version");
+  const auto& v = doc["schema_version"];
+  if (!v.is_number_integer()) not_a_report(origin, "schema_version is not an integer");
+  const auto tool = doc.find("tool");
+  if (tool == doc.end() || !tool->is_object() || tool->value("name", json()) != "fabcheck") {
+    not_a_report(origin, "no tool.name \"fabcheck\"");
+  }
+  const auto version = v.get<long long>();
+  if (version < 1) not_a_report(origin, fmt::format("schema_version {} is not a version", version));
+  if (version > kSchemaVersion) {
+    std::string writer = "a newer fabcheck";
+    if (tool->contains("version") && (*tool)["version"].is_string()) {
+      writer = fmt::format("fabcheck {}", (*tool)["version"].get<std::string>());
+    }
+    throw UsageError(fmt::format(
+        "{}: schema_version {} is newer than this fabcheck reads ({}) (read it with {} or later, the build "
+        "that wrote it)",
+        origin, version, kSchemaVersion, writer));
+  }
+}
+
+json parse_report_text(std::string_view text, std::string_view origin) {
+  if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+    throw UsageError(fmt::format("{}: empty file (give a report written by fabcheck --json)", origin));
+  }
+  json doc;
+  try {
+    doc = json::parse(text.begin(), text.end(), nullptr, true, /*ignore_comments=*/false);
+  } catch (const json::parse_error& e) {
+    std::string msg = e.what();
+    // nlohmann: "[json.exception.parse_error.101] parse error at line 3, column 5: ..." -> keep the rest.
+    if (auto p = msg.find("] "); p != std::string::npos) msg = msg.substr(p + 2);
+    for (char& c : msg) {
+      if (c == '\n' || c == '\r') c = ' ';
+    }
+    const bool truncated = e.byte >= text.size();
+    throw UsageError(
+        fmt::format("{}: {}: {} ({})", origin, truncated ? "truncated JSON" : "not valid JSON", msg,
+                    truncated ? "the file ends early: the writer was interrupted; use a complete "
+                                "report or re-run with --json"
+                              : "give a report written by fabcheck --json"));
+  }
+  check_report(doc, origin);
+  return doc;
+}
+
+json load_report(const std::string& path, std::string_view what) {
+  const std::string origin = fmt::format("{} {}", what, path);
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    throw UsageError(
+        fmt::format("{}: cannot read: {} (give an existing report file)", origin, std::strerror(errno)));
+  }
+  if (S_ISDIR(st.st_mode)) {
+    throw UsageError(fmt::format("{}: is a directory (give a report file)", origin));
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw UsageError(
+        fmt::format("{}: cannot read: {} (check the file's permissions)", origin, std::strerror(errno)));
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) throw UsageError(fmt::format("{}: read error (check the file)", origin));
+  return parse_report_text(ss.str(), origin);
+}
+
+}  // namespace fabcheck::report
