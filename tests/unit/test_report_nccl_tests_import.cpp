@@ -123,11 +123,14 @@ TEST_P(ImportFixture, ParsesImportsAndRecomputesBusbw) {
   EXPECT_EQ(hosts, fx.hosts);
   std::size_t points = 0, blocks = 0;
   for (const auto& s : back["sweeps"]) {
-    EXPECT_EQ(s["collective"], fx.collective);
+    if (!fx.collective.empty()) {
+      EXPECT_EQ(s["collective"], fx.collective);
+    }
     EXPECT_EQ(s["nranks"], fx.nranks);
     EXPECT_EQ(s["imported"]["collective_source"], fx.collective_source);
-    EXPECT_DOUBLE_EQ(s["busbw_factor"].get<double>(),
-                     core::busbw_factor(*core::parse_collective(fx.collective), fx.nranks));
+    EXPECT_DOUBLE_EQ(
+        s["busbw_factor"].get<double>(),
+        core::busbw_factor(*core::parse_collective(s["collective"].get<std::string>()), fx.nranks));
     for (const auto& p : s["points"]) {
       ++points;
       EXPECT_TRUE(p["per_iter"].is_null());
@@ -256,6 +259,20 @@ const Fixture kFixtures[] = {
      true,
      {"SINGLE_RANK"},
      {}},
+    {"fabcheck_sweep_2rank_3coll_2dtype.txt",
+     "",
+     {},
+     "file",
+     2,
+     {"vm"},
+     3,
+     36,
+     8,
+     262144,
+     "2.17.3",
+     false,
+     {},
+     {}},
     {"synthetic_allreduce_8rank_v3.json",
      "allreduce",
      {},
@@ -272,8 +289,8 @@ const Fixture kFixtures[] = {
      {}},
 };
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, ImportFixture, ::testing::ValuesIn(kFixtures), [](const auto& info) {
-  std::string n = info.param.file.substr(0, info.param.file.find('.'));
+INSTANTIATE_TEST_SUITE_P(Fixtures, ImportFixture, ::testing::ValuesIn(kFixtures), [](const auto& p) {
+  std::string n = p.param.file.substr(0, p.param.file.find('.'));
   for (char& c : n) {
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   }
@@ -383,6 +400,27 @@ TEST(Import, HypercubeIsRefused) {
   const auto at = text.find("all_gather_perf_mpi");
   text.replace(at, 19, "hypercube_perf_mpi");
   EXPECT_THROW(import_text(text), UsageError);
+}
+
+TEST(Import, FabcheckSweepOutputSplitsSeries) {
+  // fabcheck's own `sweep` console output (mpirun -np 2, --coll allreduce,allgather,broadcast -d
+  // float,int32): one table per collective, one sweeps[] entry per (collective, dtype), host buffers ->
+  // backend mpi.
+  report::Document doc;
+  report::ImportOptions opts;
+  opts.file = "f.txt";
+  const auto run = parse::parse_nccl_tests_text(read("fabcheck_sweep_2rank_3coll_2dtype.txt"));
+  EXPECT_EQ(run.format, "fabcheck-sweep-text");
+  report::add_import(doc, run, opts);
+  std::vector<std::string> got;
+  for (const auto& s : doc.json()["sweeps"]) {
+    got.push_back(s["collective"].get<std::string>() + "/" + s["dtype"].get<std::string>());
+  }
+  EXPECT_EQ(got, (std::vector<std::string>{"allreduce/float", "allreduce/int32", "allgather/float",
+                                           "allgather/int32", "broadcast/float", "broadcast/int32"}));
+  EXPECT_EQ(doc.json()["sweeps"][4]["root"], 0);
+  EXPECT_TRUE(doc.json()["sweeps"][2]["redop"].is_null());
+  EXPECT_EQ(doc.json()["topology"]["backend"], "mpi");
 }
 
 TEST(ParseNcclTests, PrintedPrecision) {
