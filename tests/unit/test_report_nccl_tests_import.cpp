@@ -423,6 +423,37 @@ TEST(Import, FabcheckSweepOutputSplitsSeries) {
   EXPECT_EQ(doc.json()["topology"]["backend"], "mpi");
 }
 
+TEST(ParseNcclTests, CputimeExponentWrongAndWideColumns) {
+  // -C (cputime header), a %g exponent in #wrong, a busBw >= 1000 that widens its column, %7.1e time, and a
+  // "Reducing maxBytes" note; 2 ranks of an allreduce (factor 1).
+  const std::string text =
+      "# Collective test starting: all_reduce_perf\n"
+      "# Using devices\n"
+      "#  Rank  0 Group  0 Pid   1 on         n1 device  0 [0000:1b:00] GPU\n"
+      "#  Rank  1 Group  0 Pid   2 on         n2 device  0 [0000:1b:00] GPU\n"
+      "#\n# Reducing maxBytes to 4294967296 due to memory limitation\n"
+      "#       size         count      type   redop    root  cputime   algbw   busbw  #wrong  cputime   "
+      "algbw   "
+      "busbw  #wrong\n"
+      "  4294967296    1073741824     float     sum      -1  4294.97  1000.0  1000.0  1.23457e+06  4.3e+03  "
+      "998.87  "
+      "998.87       0\n"
+      "# Out of bounds values : 1 FAILED\n# Avg bus bandwidth    : 999.435\n";
+  const auto run = parse::parse_nccl_tests_text(text);
+  ASSERT_EQ(run.tables.size(), 1u);
+  ASSERT_EQ(run.tables[0].rows.size(), 1u);
+  EXPECT_EQ(run.tables[0].layout, "2.17.3+cputime");
+  const auto& r = run.tables[0].rows[0];
+  EXPECT_DOUBLE_EQ(*r.out_of_place->wrong, 1.23457e+06);
+  EXPECT_DOUBLE_EQ(r.in_place.time_us.value, 4300);
+  EXPECT_DOUBLE_EQ(r.in_place.time_us.half_ulp, 50);
+  ASSERT_EQ(run.notes.size(), 1u);
+  report::ImportSummary sum;
+  const auto doc = import_text(text, &sum);
+  EXPECT_EQ(sum.mismatches, 0u);
+  EXPECT_TRUE(codes(doc.json()).contains("WRONG_DATA"));
+}
+
 TEST(ParseNcclTests, PrintedPrecision) {
   const auto run = parse::parse_nccl_tests_text(read("allreduce_16rank_a100_2node_rdma_v2.13.txt"));
   const auto& last = run.tables[0].rows.back();
