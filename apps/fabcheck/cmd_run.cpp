@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "command.hpp"
+#include "fabcheck/comm/backend.hpp"
 #include "fabcheck/comm/communicator.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/report/document.hpp"
@@ -18,7 +19,7 @@ namespace fabcheck::app {
 namespace {
 
 struct RunCli {
-  std::string config, criteria, json = "fabcheck-report.json", junit, exclude_hostfile;
+  std::string config, criteria, json = "fabcheck-report.json", junit, exclude_hostfile, backend;
   double timeout_s = 0;
   bool dry_run = false, quiet = false, progress = false, show_config = false;
 };
@@ -58,6 +59,10 @@ std::function<int(const RunContext&)> setup_run(CLI::App& sub) {
       "--timeout,-T", cli->timeout_s,
       "Watchdog: seconds an operation may go without progress before the run is stopped (exit 3; default "
       "the config's timeout_s, 120)");
+  sub.add_option(
+      "--backend", cli->backend,
+      "Collective backend of the sweep step: mpi (host buffers) or nccl (CUDA buffers, one rank per "
+      "GPU; NCCL's own log gives the transport section). Default: the config's sweep.backend, mpi");
   sub.add_flag("--dry-run", cli->dry_run, "Print the expanded plan and its time budget; measure nothing");
   sub.add_flag("--show-config", cli->show_config, "Print the effective config JSON (after extends) and exit");
   sub.add_flag("--quiet,-q", cli->quiet, "No progress line on stderr");
@@ -91,6 +96,16 @@ std::function<int(const RunContext&)> setup_run(CLI::App& sub) {
         }
       }
     }
+    if (!cli->backend.empty()) {
+      if (cli->backend != "mpi" && cli->backend != "nccl") {
+        throw UsageError(fmt::format("--backend: unknown backend \"{}\" (use mpi or nccl)", cli->backend));
+      }
+      for (auto& st : plan.steps) {
+        if (st.kind == suite::StepKind::kSweep) st.options["backend"] = cli->backend;
+      }
+      if (plan.config.contains("sweep") && plan.config["sweep"].is_object())
+        plan.config["sweep"]["backend"] = cli->backend;
+    }
     suite::validate_plan_options(plan);
     if (cli->show_config) {
       if (world.rank() == 0) std::printf("%s\n", plan.config.dump(2).c_str());
@@ -106,6 +121,11 @@ std::function<int(const RunContext&)> setup_run(CLI::App& sub) {
         std::fputs(out.c_str(), stdout);
       }
       return 0;
+    }
+    // Asked for explicitly on the command line, a backend that cannot run here is a usage error (exit 2,
+    // nothing written); from a config it is a skipped sweep section (DESIGN §7).
+    if (cli->backend == "nccl") {
+      if (const std::string why = comm::nccl_unusable_reason(world); !why.empty()) throw UsageError(why);
     }
     on_root_agreed(world, [&] {
       report::check_writable(cli->json, "--json");

@@ -47,18 +47,18 @@ std::vector<core::Dtype> parse_dtypes(const std::string& text) {
   if (text == "all") return core::all_dtypes();
   std::vector<core::Dtype> out;
   for (const auto& item : split_list(text)) {
-    if (item == "half" || item == "fp16" || item == "float16" || item == "bfloat16" || item == "bf16" ||
-        item == "f8e4m3" || item == "f8e5m2") {
+    if (item == "f8e4m3" || item == "f8e5m2") {
       throw UsageError(fmt::format(
-          "-d/--datatype: {} is not supported yet (use int8 uint8 int32 uint32 int64 uint64 float double)",
+          "-d/--datatype: {} is not supported (use int8 uint8 int32 uint32 int64 uint64 half float "
+          "double bfloat16)",
           item));
     }
     auto d = core::parse_dtype(item);
     if (!d) {
-      throw UsageError(
-          fmt::format("-d/--datatype: unknown type \"{}\" (use int8 uint8 int32 uint32 int64 uint64 float "
-                      "double, or all)",
-                      item));
+      throw UsageError(fmt::format(
+          "-d/--datatype: unknown type \"{}\" (use int8 uint8 int32 uint32 int64 uint64 half float "
+          "double bfloat16, or all)",
+          item));
     }
     out.push_back(*d);
   }
@@ -148,12 +148,28 @@ int run_sweep_cmd(const RunContext& ctx, const SweepFlags& flags) {
   const probes::SweepResult res = probes::run_sweep(world, *backend, opts);
   const int code = res.total_wrong > 0 ? static_cast<int>(ExitCode::kFail) : static_cast<int>(ExitCode::kOk);
   if (world.rank() == 0) {
-    const std::string text = report::render_sweep(res);
+    // nccl backend: NCCL's own log of every rank → the transport section, drawn as `inspect --nccl-log` does.
+    const auto transport = report::sweep_transport(res);
+    std::string text = report::render_sweep(res);
+    if (transport) {
+      // as comment lines, so that nccl-tests table parsers skip them
+      text += fmt::format("#\n# Transport, from NCCL's own log ({} of {} ranks)\n", res.nccl_logs.size(),
+                          res.topology.nranks);
+      const std::string t = report::render_transport(*transport);
+      std::size_t start = 0;
+      while (start < t.size()) {
+        const auto nl = t.find('\n', start);
+        text += "# " + t.substr(start, nl == std::string::npos ? std::string::npos : nl - start) + "\n";
+        if (nl == std::string::npos) break;
+        start = nl + 1;
+      }
+    }
     std::fwrite(text.data(), 1, text.size(), stdout);
     std::fflush(stdout);
     if (!flags.json.empty()) {
       report::Document doc(ctx.argv);
       report::add_sweep(doc, res);
+      if (transport) report::add_transport(doc, *transport);
       doc.finish("complete", code, (comm::now_us() - t_start) * 1e-6);
       doc.write_atomic(flags.json);
     }
@@ -177,7 +193,7 @@ const Registrar kSweep{CommandSpec{
       sub.add_option("-o,--op", f->op, "Reduction: sum prod min max, a comma list, or all")
           ->capture_default_str();
       sub.add_option("-d,--datatype", f->dtype,
-                     "int8 uint8 int32 uint32 int64 uint64 float double, list, or all")
+                     "int8 uint8 int32 uint32 int64 uint64 half float double bfloat16, list, or all")
           ->capture_default_str();
       sub.add_option("-r,--root", f->root, "Root of rooted collectives; -1 = every root")
           ->capture_default_str();

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <memory>
 #include <optional>
+#include <string>
 
 #include "command.hpp"
 #include "fabcheck/comm/communicator.hpp"
@@ -44,7 +45,12 @@ void print_error_once(const std::string& msg) {
 }
 
 std::string features_line() {
-  return fmt::format("features: nccl={} ibverbs={} mpi=yes", build::kHaveNccl ? "yes" : "no",
+  // nccl: the backend is compiled in, against the NCCL headers of this version (the library found at run
+  // time may be newer; `sweep --backend nccl` prints the one it loaded).
+  return fmt::format("features: nccl={} ibverbs={} mpi=yes",
+                     build::kHaveNccl
+                         ? fmt::format("yes (NCCL {} headers, CUDA runtime)", build::kNcclHeaderVersion)
+                         : std::string("no"),
                      build::kHaveIbverbs ? "yes" : "no");
 }
 

@@ -22,7 +22,8 @@ MPI = [os.environ.get("MPIEXEC", "mpirun")] + os.environ.get("MPI_FLAGS", "").sp
 # busBw factors and geometry, written here independently of the C++ (nccl-tests src/<coll>.cu).
 RING = {"allgather", "reducescatter", "alltoall", "gather", "scatter"}
 SPLIT = RING
-ELT = {"int8": 1, "uint8": 1, "int32": 4, "uint32": 4, "int64": 8, "uint64": 8, "float": 4, "double": 8}
+ELT = {"int8": 1, "uint8": 1, "int32": 4, "uint32": 4, "int64": 8, "uint64": 8, "half": 2, "float": 4, "double": 8,
+       "bfloat16": 2}
 
 
 def factor(coll, n):
@@ -203,10 +204,10 @@ def mode_all(np):
                      f"#wrong {q['wrong']}")
     if len(seen) != 9:
         fail(f"collectives {seen}")
-    # 9 collectives: 3 with 4 ops, x 8 dtypes; rooted ones x np roots.
-    # blocks: allreduce, reducescatter 4 ops; reduce 4 ops x np roots; broadcast, gather, scatter np roots;
-    # allgather, alltoall, sendrecv one; all x 8 dtypes.
-    expect = 8 * (4 + 4 + 4 * np + 3 * np + 3)
+    # 9 collectives: 3 with 4 ops, x 10 dtypes (nccl-tests' -d all, half and bfloat16 included); rooted ones x
+    # np roots. blocks: allreduce, reducescatter 4 ops; reduce 4 ops x np roots; broadcast, gather, scatter np
+    # roots; allgather, alltoall, sendrecv one; all x 10 dtypes.
+    expect = 10 * (4 + 4 + 4 * np + 3 * np + 3)
     if len(doc["sweeps"]) != expect:
         fail(f"{len(doc['sweeps'])} blocks, expected {expect}")
     lines = p.stdout.splitlines()
@@ -284,7 +285,7 @@ def mode_bad(np):
         (["-b", "64M", "-e", "8"], "-b/--minbytes"),
         (["-o", "avg2"], "-o/--op"),
         (["-d", "float7"], "-d/--datatype"),
-        (["-d", "half"], "-d/--datatype"),
+        (["-d", "f8e4m3"], "-d/--datatype"),
         (["-n", "0"], "-n/--iters"),
         (["-b", "-3"], "-b/--minbytes"),
         (["-b", "1X"], "-b/--minbytes"),
@@ -315,7 +316,7 @@ def mode_bad(np):
     if p.returncode != 0:
         check_bad(p, "--backend nccl", out)
         line = [l for l in p.stderr.splitlines() if l.startswith("fabcheck:")][0]
-        if "no CUDA device" not in line and "not compiled in" not in line:
+        if "no usable CUDA device" not in line and "not compiled in" not in line:
             fail(f"nccl line {line!r}")
     else:
         print("nccl backend ran (GPU present)")

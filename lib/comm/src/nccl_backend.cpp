@@ -1,16 +1,46 @@
 // The NCCL collective backend: CUDA device buffers, calls enqueued on one non-blocking stream. Built only
 // when NCCL and the CUDA runtime were found (FABCHECK_HAVE_NCCL); nccl_stub.cpp replaces it otherwise.
+//
+// Errors: every CUDA and NCCL call is checked; the message names host, rank, GPU and call
+// (nccl::format_call_error). On any failure the communicator is aborted (ncclCommAbort) before the
+// RuntimeFailure propagates, so main() ends the job with exit 3. Waiting is a cudaStreamQuery loop that polls
+// ncclCommGetAsyncError (as nccl-tests does): a network error or a lost peer surfaces as an error instead of
+// a silent hang, and a wait that never ends stays inside the current phase, where the watchdog sees it.
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 #include <nccl.h>
+#include <unistd.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
 
 #include "backend_factories.hpp"
 #include "fabcheck/comm/backend.hpp"
+#include "fabcheck/comm/nccl_support.hpp"
 #include "fabcheck/core/error.hpp"
 
 namespace fabcheck::comm {
+
+// The pure tables of nccl_support.hpp must match this nccl.h (they are unit-tested without NCCL).
+static_assert(nccl::dtype_code(core::Dtype::kInt8) == ncclInt8);
+static_assert(nccl::dtype_code(core::Dtype::kUint8) == ncclUint8);
+static_assert(nccl::dtype_code(core::Dtype::kInt32) == ncclInt32);
+static_assert(nccl::dtype_code(core::Dtype::kUint32) == ncclUint32);
+static_assert(nccl::dtype_code(core::Dtype::kInt64) == ncclInt64);
+static_assert(nccl::dtype_code(core::Dtype::kUint64) == ncclUint64);
+static_assert(nccl::dtype_code(core::Dtype::kHalf) == ncclFloat16);
+static_assert(nccl::dtype_code(core::Dtype::kFloat) == ncclFloat32);
+static_assert(nccl::dtype_code(core::Dtype::kDouble) == ncclFloat64);
+static_assert(nccl::dtype_code(core::Dtype::kBfloat16) == ncclBfloat16);
+static_assert(nccl::redop_code(core::RedOp::kSum) == ncclSum);
+static_assert(nccl::redop_code(core::RedOp::kProd) == ncclProd);
+static_assert(nccl::redop_code(core::RedOp::kMax) == ncclMax);
+static_assert(nccl::redop_code(core::RedOp::kMin) == ncclMin);
+static_assert(ncclSuccess == 0 && ncclUnhandledCudaError == 1 && ncclSystemError == 2 &&
+              ncclInternalError == 3 && ncclInvalidArgument == 4 && ncclInvalidUsage == 5 &&
+              ncclRemoteError == 6 && ncclInProgress == 7);
 
 bool nccl_backend_compiled() {
   return true;
@@ -18,70 +48,70 @@ bool nccl_backend_compiled() {
 
 namespace {
 
-void check_cuda(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw RuntimeFailure(fmt::format("{} failed: {}", what, cudaGetErrorString(e)));
-}
-
-void check_nccl(ncclResult_t r, const char* what) {
-  if (r != ncclSuccess) {
-    const char* last = ncclGetLastError(nullptr);
-    throw RuntimeFailure(fmt::format("{} failed: {}{}{}", what, ncclGetErrorString(r),
-                                     (last != nullptr && *last != '\0') ? " / " : "",
-                                     last != nullptr ? last : ""));
-  }
-}
-
 ncclDataType_t to_nccl(core::Dtype d) {
-  switch (d) {
-    case core::Dtype::kInt8:
-      return ncclInt8;
-    case core::Dtype::kUint8:
-      return ncclUint8;
-    case core::Dtype::kInt32:
-      return ncclInt32;
-    case core::Dtype::kUint32:
-      return ncclUint32;
-    case core::Dtype::kInt64:
-      return ncclInt64;
-    case core::Dtype::kUint64:
-      return ncclUint64;
-    case core::Dtype::kFloat:
-      return ncclFloat32;
-    case core::Dtype::kDouble:
-      return ncclFloat64;
-  }
-  return ncclInt8;
+  return static_cast<ncclDataType_t>(nccl::dtype_code(d));
+}
+ncclRedOp_t to_nccl(core::RedOp o) {
+  return static_cast<ncclRedOp_t>(nccl::redop_code(o));
 }
 
-ncclRedOp_t to_nccl(core::RedOp o) {
-  switch (o) {
-    case core::RedOp::kSum:
-      return ncclSum;
-    case core::RedOp::kProd:
-      return ncclProd;
-    case core::RedOp::kMin:
-      return ncclMin;
-    case core::RedOp::kMax:
-      return ncclMax;
-  }
-  return ncclSum;
+std::string cuda_error_text(cudaError_t e) {
+  return fmt::format("{} [{}]", cudaGetErrorString(e), cudaGetErrorName(e));
+}
+
+std::string nccl_error_text(ncclResult_t r) {
+  return fmt::format("{} [{}]", ncclGetErrorString(r), nccl::result_name(static_cast<int>(r)));
+}
+
+/// Applies the log-capture plan to this process's environment (before NCCL reads it).
+nccl::LogCapture capture_nccl_log(const std::string& host) {
+  const char* tmp = std::getenv("TMPDIR");
+  nccl::LogCapture cap = nccl::plan_log_capture(
+      [](std::string_view name) -> std::optional<std::string> {
+        const char* v = std::getenv(std::string(name).c_str());
+        return v != nullptr ? std::optional<std::string>(v) : std::nullopt;
+      },
+      tmp != nullptr && *tmp != '\0' ? tmp : "/tmp", host, static_cast<long long>(::getpid()));
+  for (const auto& [name, value] : cap.set_env) ::setenv(name.c_str(), value.c_str(), 1);
+  return cap;
 }
 
 class NcclBackend final : public CollBackend {
  public:
-  NcclBackend(const Communicator& comm, int device)
-      : comm_(comm), device_(device), rank_(comm.rank()), size_(comm.size()) {
+  NcclBackend(const Communicator& comm, int device, nccl::LogCapture log)
+      : comm_(comm), device_(device), rank_(comm.rank()), size_(comm.size()), log_(std::move(log)) {
     check_cuda(cudaSetDevice(device_), "cudaSetDevice");
+    check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+    // Rank 0 creates the unique id; a failure there must not leave the others waiting in the broadcast.
     ncclUniqueId id{};
-    if (rank_ == 0) check_nccl(ncclGetUniqueId(&id), "ncclGetUniqueId");
+    std::int64_t id_ok = 1;
+    ncclResult_t id_result = ncclSuccess;
+    if (rank_ == 0) {
+      id_result = ncclGetUniqueId(&id);
+      id_ok = id_result == ncclSuccess ? 1 : 0;
+    }
+    comm_.bcast(&id_ok, sizeof id_ok, 0);
+    if (id_ok == 0) {
+      if (rank_ == 0) check_nccl(id_result, "ncclGetUniqueId");
+      throw RuntimeFailure(nccl::format_call_error(comm_.host(), rank_, device_, "ncclGetUniqueId",
+                                                   "failed on rank 0 (see rank 0's message)"));
+    }
     comm_.bcast(&id, sizeof id, 0);
     check_nccl(ncclCommInitRank(&nccl_, size_, id, rank_), "ncclCommInitRank");
-    check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
   }
 
   ~NcclBackend() override {
-    if (stream_ != nullptr) cudaStreamDestroy(stream_);
-    if (nccl_ != nullptr) ncclCommDestroy(nccl_);
+    // Errors here cannot propagate (destructor); they are reported on stderr, one line each.
+    if (stream_ != nullptr) warn_cuda(cudaStreamDestroy(stream_), "cudaStreamDestroy");
+    if (nccl_ != nullptr) {
+      const ncclResult_t r = ncclCommDestroy(nccl_);
+      if (r != ncclSuccess) {
+        std::fprintf(
+            stderr, "fabcheck: warning: %s\n",
+            nccl::format_call_error(comm_.host(), rank_, device_, "ncclCommDestroy", nccl_error_text(r))
+                .c_str());
+      }
+    }
   }
   NcclBackend(const NcclBackend&) = delete;
   NcclBackend& operator=(const NcclBackend&) = delete;
@@ -90,24 +120,30 @@ class NcclBackend final : public CollBackend {
   int device_index() const override { return device_; }
   std::string device_label() const override {
     cudaDeviceProp prop{};
-    if (cudaGetDeviceProperties(&prop, device_) != cudaSuccess) return "[unknown] CUDA device";
+    const cudaError_t e = cudaGetDeviceProperties(&prop, device_);
+    if (e != cudaSuccess) return fmt::format("[unknown] CUDA device ({})", cuda_error_text(e));
     return fmt::format("[{:04x}:{:02x}:{:02x}] {}", prop.pciDomainID, prop.pciBusID, prop.pciDeviceID,
                        prop.name);
   }
   std::string library_version() const override {
     int v = 0;
     if (ncclGetVersion(&v) != ncclSuccess) return "NCCL unknown";
-    return fmt::format("NCCL {}.{}.{}", v / 10000, (v % 10000) / 100, v % 100);
+    // 2.9+ codes are major*10000 + minor*100 + patch; older ones major*1000 + minor*100 + patch.
+    if (v >= 10000) return fmt::format("NCCL {}.{}.{}", v / 10000, (v % 10000) / 100, v % 100);
+    return fmt::format("NCCL {}.{}.{}", v / 1000, (v % 1000) / 100, v % 100);
   }
+  const nccl::LogCapture* library_log() const override { return &log_; }
 
   void* alloc(std::size_t bytes) override {
     void* p = nullptr;
-    check_cuda(cudaMalloc(&p, bytes == 0 ? 1 : bytes), "cudaMalloc");
-    check_cuda(cudaMemset(p, 0, bytes == 0 ? 1 : bytes), "cudaMemset");
+    const std::size_t n = bytes == 0 ? 1 : bytes;
+    check_cuda(cudaMalloc(&p, n), fmt::format("cudaMalloc({} B)", n).c_str());
+    check_cuda(cudaMemsetAsync(p, 0, n, stream_), "cudaMemsetAsync");
+    synchronize();
     return p;
   }
   void free(void* p) override {
-    if (p != nullptr) cudaFree(p);
+    if (p != nullptr) warn_cuda(cudaFree(p), "cudaFree");
   }
 
   void run(const CollCall& c) override {
@@ -177,40 +213,126 @@ class NcclBackend final : public CollBackend {
     }
   }
 
-  void synchronize() override { check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize"); }
+  // nccl-tests' testStreamSynchronize: query the stream, and between queries ask NCCL for an asynchronous
+  // error (a failed connection, a remote rank gone), which a blocking cudaStreamSynchronize would wait out.
+  void synchronize() override {
+    while (true) {
+      const cudaError_t q = cudaStreamQuery(stream_);
+      if (q == cudaSuccess) return;
+      if (q != cudaErrorNotReady) check_cuda(q, "cudaStreamQuery");
+      if (nccl_ != nullptr) {
+        ncclResult_t async = ncclSuccess;
+        check_nccl(ncclCommGetAsyncError(nccl_, &async), "ncclCommGetAsyncError");
+        if (async != ncclSuccess && async != ncclInProgress)
+          check_nccl(async, "NCCL operation (async error)");
+      }
+    }
+  }
   void copy_to_host(void* host, const void* src, std::size_t bytes) override {
-    if (bytes > 0) check_cuda(cudaMemcpy(host, src, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy(D2H)");
+    if (bytes == 0) return;
+    check_cuda(cudaMemcpyAsync(host, src, bytes, cudaMemcpyDeviceToHost, stream_), "cudaMemcpyAsync(D2H)");
+    synchronize();
   }
   void copy_from_host(void* dst, const void* host, std::size_t bytes) override {
-    if (bytes > 0) check_cuda(cudaMemcpy(dst, host, bytes, cudaMemcpyHostToDevice), "cudaMemcpy(H2D)");
+    if (bytes == 0) return;
+    check_cuda(cudaMemcpyAsync(dst, host, bytes, cudaMemcpyHostToDevice, stream_), "cudaMemcpyAsync(H2D)");
+    synchronize();
   }
 
  private:
+  /// Aborts the communicator (no further NCCL work can hang on it) and throws the one-line message.
+  [[noreturn]] void fail(const char* call, const std::string& error, const std::string& detail = {}) {
+    if (nccl_ != nullptr) {
+      (void)ncclCommAbort(nccl_);  // best effort: we are already failing; its own error cannot help
+      nccl_ = nullptr;
+    }
+    std::string d = detail;
+    if (!log_.path.empty()) d += (d.empty() ? "" : "; ") + fmt::format("NCCL log: {}", log_.path);
+    throw RuntimeFailure(nccl::format_call_error(comm_.host(), rank_, device_, call, error, d));
+  }
+  void check_cuda(cudaError_t e, const char* call) {
+    if (e != cudaSuccess) fail(call, cuda_error_text(e));
+  }
+  void check_nccl(ncclResult_t r, const char* call) {
+    if (r == ncclSuccess) return;
+    const char* last = ncclGetLastError(nccl_);
+    fail(call, nccl_error_text(r), last != nullptr ? std::string(last) : std::string());
+  }
+  void warn_cuda(cudaError_t e, const char* call) const {
+    if (e == cudaSuccess) return;
+    std::fprintf(stderr, "fabcheck: warning: %s\n",
+                 nccl::format_call_error(comm_.host(), rank_, device_, call, cuda_error_text(e)).c_str());
+  }
+
   Communicator comm_;
   int device_;
   int rank_;
   int size_;
+  nccl::LogCapture log_;
   ncclComm_t nccl_ = nullptr;
   cudaStream_t stream_ = nullptr;
 };
 
+/// This rank's GPU count, or 0 with the reason it has no usable one.
+int local_devices(const Communicator& comm, std::string& reason) {
+  int ndev = 0;
+  const cudaError_t e = cudaGetDeviceCount(&ndev);
+  if (e != cudaSuccess) {
+    reason = "cudaGetDeviceCount: " + cuda_error_text(e);
+    ndev = 0;
+    (void)cudaGetLastError();  // clear the error of a machine without a (recent enough) driver
+  } else if (ndev < 1) {
+    reason = "cudaGetDeviceCount: 0 devices (CUDA_VISIBLE_DEVICES hides them all?)";
+  } else {
+    const auto local = comm.ranks_by_host()[static_cast<std::size_t>(comm.host_index(comm.rank()))].size();
+    if (local > static_cast<std::size_t>(ndev)) {
+      reason = fmt::format("{} ranks on this host but {} visible GPU{} (one rank per GPU)", local, ndev,
+                           ndev == 1 ? "" : "s");
+    }
+  }
+  return reason.empty() ? ndev : 0;
+}
+
+/// The agreed reason (same text on every rank), "" when every rank has a usable GPU.
+std::string agreed_reason(const Communicator& comm, const std::string& reason) {
+  const std::int64_t bad = reason.empty() ? 0 : 1;
+  const std::int64_t failing = comm.allreduce(bad, ScalarOp::kSum);
+  std::string msg;
+  if (failing > 0) {
+    // rank 0 composes one message from the first failing rank; every rank throws the same text
+    const auto reasons = comm.gather(reason, 0);
+    if (comm.rank() == 0) {
+      for (std::size_t r = 0; r < reasons.size(); ++r) {
+        if (reasons[r].empty()) continue;
+        msg = nccl::no_device_message(static_cast<int>(failing), comm.size(), static_cast<int>(r),
+                                      comm.hosts_of_ranks()[r], reasons[r]);
+        break;
+      }
+    }
+    comm.bcast(msg, 0);
+  }
+  return msg;
+}
+
 }  // namespace
+
+std::string nccl_unusable_reason(const Communicator& comm) {
+  std::string reason;
+  (void)local_devices(comm, reason);
+  return agreed_reason(comm, reason);
+}
 
 namespace detail {
 
 std::unique_ptr<CollBackend> make_nccl_backend(const Communicator& comm) {
-  int ndev = 0;
-  if (cudaGetDeviceCount(&ndev) != cudaSuccess) {
-    ndev = 0;
-    (void)cudaGetLastError();  // clear the sticky error of a machine without a driver
-  }
-  // Every rank must agree, or the ones with a GPU would wait forever in ncclCommInitRank.
-  const std::int64_t min_dev = comm.allreduce(static_cast<std::int64_t>(ndev), ScalarOp::kMin);
-  if (min_dev < 1) {
-    throw UsageError(
-        "--backend nccl: no CUDA device on at least one rank (run on GPU nodes, or use --backend mpi)");
-  }
-  return std::make_unique<NcclBackend>(comm, comm.local_rank() % ndev);
+  // 1. Every rank finds its GPU; all agree before anyone touches NCCL (a rank with a GPU would otherwise wait
+  //    forever in ncclCommInitRank for one without).
+  std::string reason;
+  const int ndev = local_devices(comm, reason);
+  if (const std::string msg = agreed_reason(comm, reason); !msg.empty()) throw UsageError(msg);
+  // 2. NCCL's log goes to a per-rank file before NCCL reads its environment (first NCCL call: the unique id).
+  nccl::LogCapture log = capture_nccl_log(comm.host());
+  return std::make_unique<NcclBackend>(comm, comm.local_rank() % ndev, std::move(log));
 }
 
 }  // namespace detail

@@ -8,13 +8,15 @@ bool nccl_backend_compiled() {
   return false;
 }
 
+std::string nccl_unusable_reason(const Communicator& /*comm*/) {
+  return "--backend nccl: not compiled in (rebuild with NCCL and CUDA found: -DFABCHECK_WITH_NCCL=ON, "
+         "NCCL_HOME, CUDA_HOME), or use --backend mpi";
+}
+
 namespace detail {
 
-std::unique_ptr<CollBackend> make_nccl_backend(const Communicator& /*comm*/) {
-  throw UsageError(
-      "--backend nccl: not compiled in (rebuild with NCCL and CUDA found: -DFABCHECK_WITH_NCCL=ON, "
-      "NCCL_HOME, "
-      "CUDA_HOME), or use --backend mpi");
+std::unique_ptr<CollBackend> make_nccl_backend(const Communicator& comm) {
+  throw UsageError(nccl_unusable_reason(comm));
 }
 
 }  // namespace detail

@@ -12,8 +12,9 @@ const std::vector<Collective>& all_collectives() {
   return v;
 }
 const std::vector<Dtype>& all_dtypes() {
-  static const std::vector<Dtype> v = {Dtype::kInt8,  Dtype::kUint8,  Dtype::kInt32, Dtype::kUint32,
-                                       Dtype::kInt64, Dtype::kUint64, Dtype::kFloat, Dtype::kDouble};
+  static const std::vector<Dtype> v = {Dtype::kInt8,   Dtype::kUint8,   Dtype::kInt32, Dtype::kUint32,
+                                       Dtype::kInt64,  Dtype::kUint64,  Dtype::kHalf,  Dtype::kFloat,
+                                       Dtype::kDouble, Dtype::kBfloat16};
   return v;
 }
 const std::vector<RedOp>& all_redops() {
@@ -87,6 +88,10 @@ std::string_view name(Dtype d) {
       return "float";
     case Dtype::kDouble:
       return "double";
+    case Dtype::kHalf:
+      return "half";
+    case Dtype::kBfloat16:
+      return "bfloat16";
   }
   return "?";
 }
@@ -125,6 +130,8 @@ std::optional<Dtype> parse_dtype(std::string_view s) {
   if (s == "int") return Dtype::kInt32;
   if (s == "float32") return Dtype::kFloat;
   if (s == "float64") return Dtype::kDouble;
+  if (s == "float16" || s == "fp16") return Dtype::kHalf;
+  if (s == "bf16") return Dtype::kBfloat16;
   return std::nullopt;
 }
 
@@ -140,6 +147,9 @@ std::size_t dtype_size(Dtype d) {
     case Dtype::kInt8:
     case Dtype::kUint8:
       return 1;
+    case Dtype::kHalf:
+    case Dtype::kBfloat16:
+      return 2;
     case Dtype::kInt32:
     case Dtype::kUint32:
     case Dtype::kFloat:
@@ -150,6 +160,21 @@ std::size_t dtype_size(Dtype d) {
       return 8;
   }
   return 1;
+}
+
+std::uint64_t exact_integer_limit(Dtype d) {
+  switch (d) {
+    case Dtype::kHalf:
+      return std::uint64_t{1} << 11;
+    case Dtype::kBfloat16:
+      return std::uint64_t{1} << 8;
+    case Dtype::kFloat:
+      return std::uint64_t{1} << 24;
+    case Dtype::kDouble:
+      return std::uint64_t{1} << 53;
+    default:
+      return 0;
+  }
 }
 
 bool is_rooted(Collective c) {

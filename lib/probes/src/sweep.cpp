@@ -7,8 +7,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <chrono>
 #include <climits>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
@@ -18,6 +20,7 @@
 #include "fabcheck/comm/phase.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/core/fault.hpp"
+#include "fabcheck/core/half.hpp"
 #include "fabcheck/core/size.hpp"
 #include "fabcheck/core/stats.hpp"
 
@@ -89,24 +92,44 @@ std::vector<std::uint64_t> sweep_sizes(const SweepOptions& o) {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Data: small integers chosen so that every reduction is exactly predictable in every dtype.
-// general pattern: v(r, i) = 1 + (13·(i mod 31) + 7·(r mod 31)) mod 31 ∈ [1, 31]: a float sum of n ranks is
-// exact
-//   while 31·n < 2^24; integer sums wrap modulo 2^bits exactly as MPI/NCCL do, and we compute them the same
-//   way; min/max are exact; chunks from different ranks differ, so misplaced data shows.
-// prod pattern: v(r, i) = 2 when (i + r) mod 3 = 0, else 1: a product of powers of two is exact in
-// float/double
-//   (or +inf in every order), and wraps modulo 2^bits in the integer types.
-// Both patterns have period 93 = lcm(31, 3) in i, so the expected reduction is a 93-entry table.
-namespace {
+// Data: small integers chosen so that every reduction is exactly predictable in every dtype (data_pattern()
+// in sweep.hpp has the rules). Integer sums wrap modulo 2^bits exactly as MPI/NCCL do, and we compute them
+// the same way; float sums stay at or below exact_integer_limit(dtype) in every partial sum, so any
+// summation order gives the same exact value; products of powers of two are exact (or +inf in every order).
 
-constexpr std::uint64_t kPeriod = 93;
-
-inline std::uint32_t pattern(bool prod, int r, std::uint64_t i) {
-  const auto ru = static_cast<std::uint64_t>(r);
-  if (prod) return ((i % 3) + (ru % 3)) % 3 == 0 ? 2u : 1u;
-  return 1u + static_cast<std::uint32_t>((13 * (i % 31) + 7 * (ru % 31)) % 31);
+DataPattern data_pattern(Dtype d, bool prod, int nranks) {
+  if (nranks < 1) throw std::invalid_argument("data_pattern: nranks must be >= 1");
+  DataPattern p;
+  p.prod = prod;
+  if (prod) return p;
+  const std::uint64_t limit = core::exact_integer_limit(d);
+  const auto n = static_cast<std::uint64_t>(nranks);
+  if (limit == 0 || 31 * n <= limit) {
+    p.modulus = 31;
+  } else if (3 * n <= limit) {
+    p.modulus = 3;
+  } else if (n <= limit) {
+    p.modulus = 1;
+  } else {
+    p.modulus = 1;
+    p.stride = (n + limit - 1) / limit;  // at most ceil(n / stride) <= limit ranks hold a 1 at any index
+  }
+  return p;
 }
+
+std::uint32_t DataPattern::value(int rank, std::uint64_t i) const {
+  const auto ru = static_cast<std::uint64_t>(rank);
+  if (prod) return ((i % 3) + (ru % 3)) % 3 == 0 ? 2u : 1u;
+  if (stride > 0) return (i + ru) % stride == 0 ? 1u : 0u;
+  return 1u + static_cast<std::uint32_t>((13 * (i % modulus) + 7 * (ru % modulus)) % modulus);
+}
+
+std::uint64_t DataPattern::period() const {
+  if (prod) return 3;
+  return stride > 0 ? stride : modulus;
+}
+
+namespace {
 
 template <class T>
 T combine(T a, T b, RedOp op) {
@@ -164,21 +187,27 @@ void with_type(Dtype d, F&& f) {
     case Dtype::kDouble:
       f(double{});
       return;
+    case Dtype::kHalf:
+      f(core::Half{});
+      return;
+    case Dtype::kBfloat16:
+      f(core::BFloat16{});
+      return;
   }
 }
 
 template <class T>
-void fill_pattern(T* dst, std::uint64_t n, bool prod, int rank, std::uint64_t index0) {
-  for (std::uint64_t k = 0; k < n; ++k) dst[k] = static_cast<T>(pattern(prod, rank, index0 + k));
+void fill_pattern(T* dst, std::uint64_t n, const DataPattern& pat, int rank, std::uint64_t index0) {
+  for (std::uint64_t k = 0; k < n; ++k) dst[k] = static_cast<T>(pat.value(rank, index0 + k));
 }
 
-/// Expected reduction over all ranks, per index modulo kPeriod.
+/// Expected reduction over all ranks, per index modulo pat.period().
 template <class T>
-std::array<T, kPeriod> reduction_table(bool prod, RedOp op, int nranks) {
-  std::array<T, kPeriod> t{};
-  for (std::uint64_t k = 0; k < kPeriod; ++k) {
-    T acc = static_cast<T>(pattern(prod, 0, k));
-    for (int q = 1; q < nranks; ++q) acc = combine(acc, static_cast<T>(pattern(prod, q, k)), op);
+std::vector<T> reduction_table(const DataPattern& pat, RedOp op, int nranks) {
+  std::vector<T> t(pat.period());
+  for (std::uint64_t k = 0; k < t.size(); ++k) {
+    T acc = static_cast<T>(pat.value(0, k));
+    for (int q = 1; q < nranks; ++q) acc = combine(acc, static_cast<T>(pat.value(q, k)), op);
     t[k] = acc;
   }
   return t;
@@ -230,32 +259,32 @@ CheckPlan plan_check(const comm::CollBackend& be, Collective c, const core::Coll
 /// Writes the input of one call into `host` (sized for the whole buffer) for this rank.
 template <class T>
 void init_input(T* host, std::uint64_t buf_elems, Collective c, const core::CollGeometry& g, bool in_place,
-                bool prod, int rank) {
+                const DataPattern& pat, int rank) {
   std::fill(host, host + buf_elems, T{});
   const std::uint64_t cnt = g.count;
   if (in_place && (c == Collective::kAllGather || c == Collective::kGather)) {
-    fill_pattern(host + static_cast<std::uint64_t>(rank) * cnt, cnt, prod, rank, 0);
+    fill_pattern(host + static_cast<std::uint64_t>(rank) * cnt, cnt, pat, rank, 0);
     return;
   }
-  fill_pattern(host, std::min(g.send_count, buf_elems), prod, rank, 0);
+  fill_pattern(host, std::min(g.send_count, buf_elems), pat, rank, 0);
 }
 
 /// Counts elements of the result region that differ from the exact expectation.
 template <class T>
 std::uint64_t count_wrong(const T* got, const CheckPlan& p, Collective c, const core::CollGeometry& g,
-                          bool prod, RedOp op, int rank, int nranks, int root) {
+                          const DataPattern& pat, RedOp op, int rank, int nranks, int root) {
   if (p.elems == 0) return 0;
   const std::uint64_t cnt = g.count;
   const auto ru = static_cast<std::uint64_t>(rank);
   std::uint64_t wrong = 0;
-  auto expect_value = [&](int src, std::uint64_t idx) { return static_cast<T>(pattern(prod, src, idx)); };
+  auto expect_value = [&](int src, std::uint64_t idx) { return static_cast<T>(pat.value(src, idx)); };
   switch (c) {
     case Collective::kAllReduce:
     case Collective::kReduce:
     case Collective::kReduceScatter: {
-      const auto table = reduction_table<T>(prod, op, nranks);
+      const auto table = reduction_table<T>(pat, op, nranks);
       const std::uint64_t base = c == Collective::kReduceScatter ? ru * cnt : 0;
-      for (std::uint64_t j = 0; j < p.elems; ++j) wrong += !(got[j] == table[(base + j) % kPeriod]);
+      for (std::uint64_t j = 0; j < p.elems; ++j) wrong += !(got[j] == table[(base + j) % table.size()]);
       break;
     }
     case Collective::kAllGather:
@@ -510,13 +539,13 @@ class SeriesRunner {
     be_.synchronize();
   }
 
-  void load_input(Collective c, Dtype d, const core::CollGeometry& g, bool in_place, bool prod) {
+  void load_input(Collective c, Dtype d, const core::CollGeometry& g, bool in_place, const DataPattern& pat) {
     const std::size_t elt = core::dtype_size(d);
     const std::uint64_t buf_elems = std::max(g.send_count, g.recv_count);
     with_type(d, [&](auto tag) {
       using T = decltype(tag);
       T* h = reinterpret_cast<T*>(host_);
-      init_input(h, buf_elems, c, g, in_place, prod, comm_.rank());
+      init_input(h, buf_elems, c, g, in_place, pat, comm_.rank());
     });
     void* target = in_place ? recv_ : send_;
     be_.copy_from_host(target, host_, buf_elems * elt);
@@ -530,12 +559,12 @@ class SeriesRunner {
                           const core::CollGeometry& g, bool in_place, const std::string& label) {
     const char* placement = in_place ? "in_place" : "out_of_place";
     comm::enter_phase(fmt::format("sweep {} {} B {}", label, g.size_bytes, placement));
-    const bool prod = op && *op == RedOp::kProd;
+    const DataPattern pat = data_pattern(d, op && *op == RedOp::kProd, comm_.size());
     const auto call = make_call(c, d, op, root, g, in_place);
     PlacementResult pr;
 
     // nccl-tests BenchTime: init data, one untimed op + sync, barrier, then the timed loop.
-    load_input(c, d, g, in_place, prod);
+    load_input(c, d, g, in_place, pat);
     be_.run(call);
     be_.synchronize();
     const double local_s = time_table_loop(comm_, be_, call, o_.iters, o_.blocking);
@@ -555,7 +584,7 @@ class SeriesRunner {
     }
     std::uint64_t wrong_total = 0;
     for (int round = 0; round < o_.check; ++round) {
-      load_input(c, d, g, in_place, prod);
+      load_input(c, d, g, in_place, pat);
       be_.run(call);
       be_.synchronize();
       std::int64_t mine = 0;
@@ -568,7 +597,7 @@ class SeriesRunner {
         if (fault_ && fault_->kind == core::Fault::Kind::kCorrupt && fault_->rank == comm_.rank()) {
           corrupt(h, plan.elems, fault_->elems);
         }
-        mine = static_cast<std::int64_t>(count_wrong(h, plan, c, g, prod, op.value_or(RedOp::kSum),
+        mine = static_cast<std::int64_t>(count_wrong(h, plan, c, g, pat, op.value_or(RedOp::kSum),
                                                      comm_.rank(), comm_.size(), root < 0 ? 0 : root));
       });
       wrong_total = static_cast<std::uint64_t>(comm_.allreduce(mine, comm::ScalarOp::kSum));
@@ -619,6 +648,53 @@ class SeriesRunner {
   unsigned char* host_;
   std::uint64_t buf_bytes_;
 };
+
+/// Reads this rank's NCCL log (at most kMaxNcclLogBytes); "" with a note when it cannot.
+std::string read_log_head(const std::string& path, std::string& note) {
+  if (path.empty()) {
+    note = "NCCL_DEBUG_FILE is not set: NCCL wrote its log to stdout, not to a file fabcheck can read";
+    return {};
+  }
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) {
+    note = fmt::format("no NCCL log at {} ({})", path, std::strerror(errno));
+    return {};
+  }
+  std::string text(kMaxNcclLogBytes, '\0');
+  const std::size_t got = std::fread(text.data(), 1, text.size(), f);
+  const bool more = got == text.size() && std::fgetc(f) != EOF;
+  std::fclose(f);
+  text.resize(got);
+  if (more) note = fmt::format("NCCL log {} is larger than {} bytes: only its head was read", path, got);
+  return text;
+}
+
+/// Gathers every rank's NCCL log to rank 0 and parses it there (rank 0 fills res.nccl_logs and notes).
+void collect_library_logs(const comm::Communicator& comm, const comm::nccl::LogCapture& log,
+                          SweepResult& res) {
+  std::string note = log.note;
+  std::string extra;
+  std::string text = read_log_head(log.path, extra);
+  if (!extra.empty()) note += (note.empty() ? "" : "; ") + extra;
+  const auto paths = comm.gather(log.path, 0);
+  const auto notes = comm.gather(note, 0);
+  const auto texts = comm.gather(text, 0);
+  if (comm.rank() != 0) return;
+  const auto& hosts = comm.hosts_of_ranks();
+  for (std::size_t r = 0; r < texts.size(); ++r) {
+    if (!notes[r].empty())
+      res.nccl_log_notes.push_back(fmt::format("rank {} (host {}): {}", r, hosts[r], notes[r]));
+    if (!texts[r].empty())
+      res.nccl_logs.push_back(parse::parse_nccl_log(texts[r], hosts[r] + ":" + paths[r]));
+  }
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    const std::string_view kv(*e);
+    const auto eq = kv.find('=');
+    if (kv.rfind("NCCL_", 0) == 0 && eq != std::string_view::npos) {
+      res.nccl_env.emplace(std::string(kv.substr(0, eq)), std::string(kv.substr(eq + 1)));
+    }
+  }
+}
 
 /// Frees backend buffers on every exit path.
 struct Buffers {
@@ -713,6 +789,10 @@ SweepResult run_sweep(const comm::Communicator& comm, comm::CollBackend& be, con
   res.total_wrong = runner.total_wrong;
   res.failed_checks = runner.failed_checks;
   comm.barrier();
+  if (const comm::nccl::LogCapture* log = be.library_log()) {
+    comm::enter_phase("sweep read NCCL logs");
+    collect_library_logs(comm, *log, res);
+  }
   return res;
 }
 

@@ -179,6 +179,16 @@ void add_sweep(Document& doc, const SweepResult& r) {
   }
 }
 
+std::optional<TransportResult> sweep_transport(const SweepResult& r) {
+  if (r.nccl_logs.empty() && r.nccl_log_notes.empty()) return std::nullopt;
+  TransportInput in;
+  in.nccl_logs = r.nccl_logs;
+  in.env = r.nccl_env;
+  TransportResult t = analyze_transport(in);
+  for (const auto& note : r.nccl_log_notes) t.evidence.push_back({"nccl_log", "", note});
+  return t;
+}
+
 std::string render_sweep(const SweepResult& r) {
   const auto& o = r.options;
   std::string out;

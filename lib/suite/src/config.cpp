@@ -163,7 +163,8 @@ const std::map<StepKind, std::vector<Field>>& schema() {
         {"check", Kind::kBool},
         {"dtype", Kind::kDtype},
         {"op", Kind::kRedop},
-        {"average", Kind::kInt, 0, 3}}},
+        {"average", Kind::kInt, 0, 3},
+        {"backend", Kind::kEnum, 0, 0, "mpi|nccl"}}},
       {StepKind::kLatency,
        {{"pattern", Kind::kEnum, 0, 0, "ring|all-pairs"},
         {"sizes", Kind::kSizeList, 0},
@@ -301,7 +302,10 @@ json normalize_field(const Field& f, const json& v, const std::string& ptr) {
       const auto& s = want_string(v, ptr);
       auto d = core::parse_dtype(s);
       if (!d)
-        bad(ptr, fmt::format("\"{}\" is not a dtype (int8 uint8 int32 uint32 int64 uint64 float double)", s));
+        bad(ptr,
+            fmt::format(
+                "\"{}\" is not a dtype (int8 uint8 int32 uint32 int64 uint64 half float double bfloat16)",
+                s));
       return std::string(core::name(*d));
     }
     case Kind::kRedop: {

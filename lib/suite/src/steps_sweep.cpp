@@ -40,6 +40,7 @@ probes::SweepOptions to_options(const Step& st) {
   if (j.contains("dtype")) o.dtypes = {*core::parse_dtype(j["dtype"].get<std::string>())};
   if (j.contains("op")) o.redops = {*core::parse_redop(j["op"].get<std::string>())};
   if (j.contains("average")) o.average = j["average"].get<int>();
+  if (j.contains("backend")) o.backend = j["backend"].get<std::string>();
   return o;
 }
 
@@ -52,6 +53,11 @@ void run_sweep_step(StepContext& ctx) {
   if (ctx.doc) {
     report::add_sweep(*ctx.doc, r);
     ctx.console = report::render_sweep(r);
+    // nccl backend: NCCL's own log is direct evidence of the transport; it replaces the inventory's verdict.
+    if (const auto t = report::sweep_transport(r)) {
+      report::add_transport(*ctx.doc, *t);
+      ctx.console += "# Transport, from NCCL's own log\n" + report::render_transport(*t);
+    }
   }
 }
 

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "fabcheck/comm/communicator.hpp"
+#include "fabcheck/comm/nccl_support.hpp"
 #include "fabcheck/core/collective.hpp"
 
 namespace fabcheck::comm {
@@ -63,6 +64,10 @@ class CollBackend {
   /// Copies `bytes` from host memory to backend memory.
   virtual void copy_from_host(void* dst, const void* host, std::size_t bytes) = 0;
 
+  /// The library's own debug log of this process (nccl: NCCL's INFO log, captured per rank as decided by
+  /// nccl::plan_log_capture before the communicator was created); nullptr when there is none (mpi).
+  virtual const nccl::LogCapture* library_log() const { return nullptr; }
+
   /// Element offset in the in-place buffer where this rank's result starts (nccl-tests layout by default:
   /// reducescatter and scatter at rank·count, the others at 0). The mpi backend overrides reducescatter (0,
   /// MPI_IN_PLACE semantics of MPI_Reduce_scatter_block).
@@ -72,14 +77,19 @@ class CollBackend {
 
 /// Creates a backend on `comm` (collective: every rank of `comm` must call it with the same name).
 /// @param name "mpi" or "nccl".
-/// @throws UsageError "--backend: unknown backend X (use mpi or nccl)"; for nccl, "--backend nccl: no CUDA
-/// device
-///         (...)" when any rank sees no CUDA device, or "--backend nccl: not compiled in (...)" when fabcheck
-///         was built without NCCL. Every rank throws the same error.
-/// @throws RuntimeFailure when NCCL initialisation fails.
+/// @throws UsageError "--backend: unknown backend X (use mpi or nccl)"; for nccl, "--backend nccl: no usable
+///         CUDA device on K of N ranks (...)" (nccl::no_device_message) when any rank has no usable GPU (no
+///         device, no or too old a driver, more ranks on a host than GPUs), or "--backend nccl: not compiled
+///         in (...)" when fabcheck was built without NCCL. Every rank throws the same error.
+/// @throws RuntimeFailure (nccl::format_call_error: host, rank, call) when CUDA or NCCL initialisation fails.
 std::unique_ptr<CollBackend> make_backend(std::string_view name, const Communicator& comm);
 
 /// True when the NCCL backend was compiled in.
 bool nccl_backend_compiled();
+
+/// Why `--backend nccl` cannot run on `comm`: "" when every rank has a usable GPU (one per local rank), else
+/// the same one line on every rank (nccl::no_device_message, or "not compiled in"). Collective; touches no
+/// NCCL state (CUDA runtime device query only).
+std::string nccl_unusable_reason(const Communicator& comm);
 
 }  // namespace fabcheck::comm

@@ -23,15 +23,17 @@ enum class Collective {
   kScatter
 };
 
-/// Element types (`-d`). half/bfloat16 are refused for now (no exact host arithmetic for them).
-enum class Dtype { kInt8, kUint8, kInt32, kUint32, kInt64, kUint64, kFloat, kDouble };
+/// Element types (`-d`), nccl-tests names: int8 uint8 int32 uint32 int64 uint64 half float double bfloat16.
+/// half is IEEE binary16 and bfloat16 the 16-bit brain float (host arithmetic in core/half.hpp).
+enum class Dtype { kInt8, kUint8, kInt32, kUint32, kInt64, kUint64, kFloat, kDouble, kHalf, kBfloat16 };
 
 /// Reduction ops (`-o/--op`).
 enum class RedOp { kSum, kProd, kMin, kMax };
 
 /// Every collective in table order (what `--coll all` runs).
 const std::vector<Collective>& all_collectives();
-/// Every dtype (what `-d all` runs).
+/// Every dtype (what `-d all` runs), in nccl-tests order: int8 uint8 int32 uint32 int64 uint64 half float
+/// double bfloat16.
 const std::vector<Dtype>& all_dtypes();
 /// Every redop (what `-o all` runs).
 const std::vector<RedOp>& all_redops();
@@ -48,13 +50,18 @@ std::string_view name(RedOp o);
 /// Parses a collective name; accepts canonical names, nccl-tests spellings (all_reduce, all_gather,
 /// reduce_scatter, alltoall, send_recv) and binary names (all_reduce_perf). nullopt when unknown.
 std::optional<Collective> parse_collective(std::string_view s);
-/// Parses a dtype name (nccl-tests spellings; also float32/float64/char). nullopt when unknown.
+/// Parses a dtype name (nccl-tests spellings; also float32/float64/char/int, float16/fp16 for half,
+/// bf16 for bfloat16). nullopt when unknown.
 std::optional<Dtype> parse_dtype(std::string_view s);
 /// Parses a redop name. nullopt when unknown.
 std::optional<RedOp> parse_redop(std::string_view s);
 
-/// Element size in bytes.
+/// Element size in bytes (1, 2 for half/bfloat16, 4 or 8).
 std::size_t dtype_size(Dtype d);
+/// The largest N such that every integer 0..N is exactly representable in `d`: 2^11 (half), 2^8 (bfloat16),
+/// 2^24 (float), 2^53 (double); 0 for the integer types (their sums wrap exactly, no limit applies). The data
+/// check keeps every partial sum of a reduction at or below it.
+std::uint64_t exact_integer_limit(Dtype d);
 /// True for rooted collectives (broadcast, reduce, gather, scatter): `-r` applies and the root column is
 /// printed.
 bool is_rooted(Collective c);

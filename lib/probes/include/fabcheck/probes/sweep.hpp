@@ -3,6 +3,7 @@
 /// with an exact data check, plus a separate per-iteration pass for percentiles and stragglers.
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "fabcheck/comm/backend.hpp"
 #include "fabcheck/comm/communicator.hpp"
 #include "fabcheck/core/collective.hpp"
+#include "fabcheck/parse/nccl_log.hpp"
 #include "fabcheck/probes/topology.hpp"
 
 namespace fabcheck::probes {
@@ -114,7 +116,17 @@ struct SweepResult {
   std::vector<SweepBlock> blocks;   ///< series in run order (collective → dtype → op → root)
   std::uint64_t total_wrong = 0;    ///< Σ #wrong over every checked placement (same on every rank)
   std::uint64_t failed_checks = 0;  ///< (row × placement) instances with #wrong > 0 (same on every rank)
+  /// rank 0, nccl backend: NCCL's own log of every rank that had one, parsed (source "host:path"), in rank
+  /// order; empty for mpi.
+  std::vector<parse::NcclLog> nccl_logs;
+  /// rank 0, nccl backend: one line per rank whose log is missing, cut or thin ("rank 1 (host h): ...").
+  std::vector<std::string> nccl_log_notes;
+  /// rank 0: the NCCL_* variables of rank 0's environment after the backend was set up (verdict input).
+  std::map<std::string, std::string> nccl_env;
 };
+
+/// Per-rank cap on the NCCL log read back after an nccl sweep (bytes; the head of the file is kept).
+inline constexpr std::size_t kMaxNcclLogBytes = 8u << 20;
 
 /// Runs the sweep (collective over `comm`). Validates options, checks -r against nranks and counts against
 /// the backend's limits before measuring anything.
@@ -123,6 +135,31 @@ SweepResult run_sweep(const comm::Communicator& comm, comm::CollBackend& backend
 
 /// Convenience: creates the backend named in opts.backend and runs the sweep.
 SweepResult run_sweep(const comm::Communicator& comm, const SweepOptions& opts);
+
+/// Input values of the exact data check (DESIGN §3 `#wrong`) for one (dtype, op, nranks): small integers
+/// whose reductions are exact in every summation order.
+/// - prod: v(r, i) = 2 when (i + r) mod 3 = 0, else 1 (products of powers of two: exact, or +inf in every
+///   order in the float types; wrapping in the integer types);
+/// - otherwise v(r, i) = 1 + (13·(i mod m) + 7·(r mod m)) mod m ∈ [1, m], with m = 31 while 31·n fits under
+///   core::exact_integer_limit(dtype) (always for the integer types, whose sums wrap exactly), else 3, else 1
+///   (half: n ≤ 66 / 682 / 2048 ranks; bfloat16: n ≤ 8 / 85 / 256), so every partial sum is an exactly
+///   representable integer; beyond that a sparse 0/1 pattern: v = 1 when (i + r) mod stride = 0, stride =
+///   ⌈n / limit⌉, so at most `limit` ranks contribute 1 at any index. Values differ across ranks and indices,
+///   so misplaced chunks show.
+struct DataPattern {
+  bool prod = false;           ///< the prod pattern (values 1 and 2)
+  std::uint32_t modulus = 31;  ///< m of the sum/min/max pattern
+  std::uint64_t stride = 0;    ///< > 0: the sparse 0/1 pattern with this stride
+  /// Value of element i on rank `rank`.
+  std::uint32_t value(int rank, std::uint64_t i) const;
+  /// Period of value() in i (3 for prod, stride for the sparse pattern, else m): the expected reduction is a
+  /// table of this many entries.
+  std::uint64_t period() const;
+};
+
+/// The pattern for `d`, `prod` and `nranks` (rules at DataPattern). @throws std::invalid_argument for
+/// nranks < 1.
+DataPattern data_pattern(core::Dtype d, bool prod, int nranks);
 
 /// The table loop, exposed for bench/: `iters` back-to-back calls after a barrier, with -z semantics
 /// (0 none, 1 sync + barrier after each op, 2 sync after each op, 3 sync + barrier after each op with the

@@ -1,11 +1,13 @@
 #pragma once
 /// @file Report and console output of the sweep probe: the `sweeps` section (DESIGN §6), its findings, and
 /// the nccl-tests table layout (reference/nccl-tests.md §3, HEAD v2.19.6 format strings).
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "fabcheck/probes/sweep.hpp"
 #include "fabcheck/report/document.hpp"
+#include "fabcheck/report/transport.hpp"
 
 namespace fabcheck::report {
 
@@ -21,6 +23,12 @@ void add_sweep(Document& doc, const probes::SweepResult& r);
 /// block), and the footer (`# Out of bounds values`, `# Avg bus bandwidth`, `# Collective test concluded`).
 /// Rows: "%12li  %12li  %8s  %6s  %6s" then per placement "  %7s  %6s  %6s  %6g" or "  %7s  %6s  %6s    N/A".
 std::string render_sweep(const probes::SweepResult& r);
+
+/// The transport verdict of an nccl-backend sweep, drawn from NCCL's own log of every rank exactly as
+/// `inspect --nccl-log` draws it (analyze_transport over r.nccl_logs, with r.nccl_env as the environment);
+/// the log notes (missing, cut or thin logs) are added as `nccl_log` evidence lines. nullopt when the sweep
+/// captured no NCCL log at all (mpi backend). Write it with add_transport, print it with render_transport.
+std::optional<TransportResult> sweep_transport(const probes::SweepResult& r);
 
 /// nccl-tests' HEAD `getFloatStr`: the first of %.2f, %.1f, %.0f that fits in `width` characters
 /// (right-aligned), otherwise %<width>.1e when width ≥ 7, else %<width>.0e.

@@ -1,0 +1,109 @@
+#pragma once
+/// @file Pure parts of the NCCL backend (no CUDA or NCCL types; built and unit-tested in every
+/// configuration): the dtype/redop → NCCL enum table, the NCCL debug-log capture set-up (environment
+/// decisions and file names), and the one-line error messages. nccl_backend.cpp checks the tables against
+/// nccl.h at compile time (static_assert), so a mismatch cannot build.
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "fabcheck/core/collective.hpp"
+
+namespace fabcheck::comm::nccl {
+
+/// ncclDataType_t value of a dtype (nccl.h since 2.10: ncclInt8 0, ncclUint8 1, ncclInt32 2, ncclUint32 3,
+/// ncclInt64 4, ncclUint64 5, ncclFloat16 6, ncclFloat32 7, ncclFloat64 8, ncclBfloat16 9).
+constexpr int dtype_code(core::Dtype d) {
+  switch (d) {
+    case core::Dtype::kInt8:
+      return 0;
+    case core::Dtype::kUint8:
+      return 1;
+    case core::Dtype::kInt32:
+      return 2;
+    case core::Dtype::kUint32:
+      return 3;
+    case core::Dtype::kInt64:
+      return 4;
+    case core::Dtype::kUint64:
+      return 5;
+    case core::Dtype::kHalf:
+      return 6;
+    case core::Dtype::kFloat:
+      return 7;
+    case core::Dtype::kDouble:
+      return 8;
+    case core::Dtype::kBfloat16:
+      return 9;
+  }
+  return -1;
+}
+
+/// ncclRedOp_t value of a redop (nccl.h: ncclSum 0, ncclProd 1, ncclMax 2, ncclMin 3 — max before min).
+constexpr int redop_code(core::RedOp o) {
+  switch (o) {
+    case core::RedOp::kSum:
+      return 0;
+    case core::RedOp::kProd:
+      return 1;
+    case core::RedOp::kMax:
+      return 2;
+    case core::RedOp::kMin:
+      return 3;
+  }
+  return -1;
+}
+
+/// Name of an ncclResult_t value ("ncclSystemError"); "ncclResult(<n>)" when unknown.
+std::string result_name(int result);
+
+/// The subsystems fabcheck asks NCCL to log: what the transport verdict reads (DESIGN §5).
+inline constexpr std::string_view kDebugSubsys = "INIT,NET,GRAPH,ENV,BOOTSTRAP";
+/// File name pattern of fabcheck's own per-rank NCCL logs (NCCL expands %h and %p).
+inline constexpr std::string_view kDebugFileName = "fabcheck-nccl.%h.%p.log";
+
+/// Reads one environment variable; nullopt when unset.
+using EnvLookup = std::function<std::optional<std::string>(std::string_view name)>;
+
+/// How this process captures NCCL's own log (decided before the communicator is created).
+struct LogCapture {
+  std::vector<std::pair<std::string, std::string>> set_env;  ///< variables to set, in order (setenv)
+  std::string pattern;     ///< NCCL_DEBUG_FILE in effect ("" = NCCL writes to stdout: no file to read)
+  std::string path;        ///< this process's file: `pattern` expanded as NCCL does
+  bool user_file = false;  ///< the user set NCCL_DEBUG_FILE: fabcheck changed nothing and reads that file
+  std::string note;        ///< why the log may hold little or nothing ("" when nothing to say)
+};
+
+/// The host name as NCCL prints and expands it: cut at the first '.', '%' and '/' replaced by '-'.
+std::string log_hostname(std::string_view hostname);
+
+/// Expands an NCCL_DEBUG_FILE pattern as NCCL's ncclDebugInit does: %h → host (log_hostname), %p → pid,
+/// %% → %, any other %x stays as it is.
+std::string expand_debug_file(std::string_view pattern, std::string_view hostname, long long pid);
+
+/// Decides the log capture of one process. Rules:
+/// - the user set NCCL_DEBUG_FILE (non-empty): change nothing, read that file (expanded); `note` says so when
+///   NCCL_DEBUG is not INFO or TRACE (NCCL then writes no INFO lines, or no file at all);
+/// - otherwise set NCCL_DEBUG=INFO (TRACE, if the user set it, stays), NCCL_DEBUG_SUBSYS = kDebugSubsys (a
+///   user list is extended with the missing ones; ALL or a ^exclusion list is kept as it is), and
+///   NCCL_DEBUG_FILE = `dir`/kDebugFileName, read back at `path`.
+/// Pure: reads the environment only through `env`.
+LogCapture plan_log_capture(const EnvLookup& env, std::string_view dir, std::string_view hostname,
+                            long long pid);
+
+/// One line for a failed CUDA or NCCL call: "nccl backend: rank R (host H, GPU D): CALL failed: ERROR
+/// [: DETAIL]". Line breaks in `error`/`detail` become spaces; empty detail is left out; device < 0 is left
+/// out.
+std::string format_call_error(std::string_view host, int rank, int device, std::string_view call,
+                              std::string_view error, std::string_view detail = {});
+
+/// The one line of `--backend nccl` when some rank has no usable GPU (exit 2):
+/// "--backend nccl: no usable CUDA device on K of N ranks (first: rank R on host H: REASON); run on GPU
+/// nodes with one rank per GPU, or use --backend mpi".
+std::string no_device_message(int failing_ranks, int nranks, int first_rank, std::string_view first_host,
+                              std::string_view reason);
+
+}  // namespace fabcheck::comm::nccl

@@ -1,0 +1,72 @@
+#pragma once
+/// @file 16-bit floating-point element types for the host side of the data check: IEEE 754 binary16
+/// (`half`, NCCL's ncclFloat16) and bfloat16 (ncclBfloat16, the upper 16 bits of a binary32). Storage only
+/// plus arithmetic through float, rounded back to nearest-even after every operation — what a device
+/// reduction of two 16-bit values gives. Exact for the data check's values (small integers and powers of
+/// two, see exact_integer_limit()).
+#include <cstdint>
+#include <type_traits>
+
+namespace fabcheck::core {
+
+/// binary32 → binary16 bits, round to nearest even; overflow gives ±inf, NaN stays NaN (quiet),
+/// values below the smallest subnormal round to ±0.
+std::uint16_t float_to_half_bits(float f);
+/// binary16 bits → binary32 (exact: every half is a float).
+float half_bits_to_float(std::uint16_t h);
+/// binary32 → bfloat16 bits, round to nearest even; NaN stays NaN (quiet).
+std::uint16_t float_to_bf16_bits(float f);
+/// bfloat16 bits → binary32 (exact: the bits are the upper half of the float).
+float bf16_bits_to_float(std::uint16_t b);
+
+/// A 16-bit float stored as its bits. `Traits` gives to_bits/from_bits (binary16 or bfloat16).
+template <class Traits>
+struct Float16Storage {
+  std::uint16_t bits = 0;  ///< raw bits, as the device stores them
+
+  constexpr Float16Storage() = default;
+  /// Converts any arithmetic value via float (round to nearest even).
+  template <class U, class = std::enable_if_t<std::is_arithmetic_v<U>>>
+  explicit Float16Storage(U v) : bits(Traits::to_bits(static_cast<float>(v))) {}
+
+  /// The value as a float (exact).
+  float to_float() const { return Traits::from_bits(bits); }
+  /// The value as any arithmetic type.
+  template <class U, class = std::enable_if_t<std::is_arithmetic_v<U>>>
+  explicit operator U() const {
+    return static_cast<U>(to_float());
+  }
+
+  /// Sum, rounded to this type.
+  friend Float16Storage operator+(Float16Storage a, Float16Storage b) {
+    return Float16Storage(a.to_float() + b.to_float());
+  }
+  /// Product, rounded to this type.
+  friend Float16Storage operator*(Float16Storage a, Float16Storage b) {
+    return Float16Storage(a.to_float() * b.to_float());
+  }
+  /// Numeric comparisons (IEEE: NaN compares unequal, +0 == −0).
+  friend bool operator==(Float16Storage a, Float16Storage b) { return a.to_float() == b.to_float(); }
+  friend bool operator!=(Float16Storage a, Float16Storage b) { return !(a == b); }
+  friend bool operator<(Float16Storage a, Float16Storage b) { return a.to_float() < b.to_float(); }
+};
+
+/// Conversions of IEEE binary16.
+struct HalfTraits {
+  static std::uint16_t to_bits(float f) { return float_to_half_bits(f); }    ///< see float_to_half_bits
+  static float from_bits(std::uint16_t h) { return half_bits_to_float(h); }  ///< see half_bits_to_float
+};
+/// Conversions of bfloat16.
+struct BFloat16Traits {
+  static std::uint16_t to_bits(float f) { return float_to_bf16_bits(f); }    ///< see float_to_bf16_bits
+  static float from_bits(std::uint16_t b) { return bf16_bits_to_float(b); }  ///< see bf16_bits_to_float
+};
+
+/// IEEE 754 binary16 (nccl-tests `half`, NCCL ncclFloat16, CUDA __half): 11-bit significand, max 65504.
+using Half = Float16Storage<HalfTraits>;
+/// bfloat16 (nccl-tests `bfloat16`, NCCL ncclBfloat16, CUDA __nv_bfloat16): 8-bit significand, float range.
+using BFloat16 = Float16Storage<BFloat16Traits>;
+
+static_assert(sizeof(Half) == 2 && sizeof(BFloat16) == 2, "16-bit storage");
+
+}  // namespace fabcheck::core

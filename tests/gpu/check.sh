@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# tests/gpu/check.sh — the one check for a machine with NVIDIA GPUs (issue 11). Not part of ci/test.
+#
+# Builds fabcheck with the NCCL backend ON into its own build folder (${BUILD_DIR:-build-gpu}), then runs
+#   1. a 1-GPU sweep: every collective, float/half/bfloat16, 8 B → 64 MiB;
+#   2. when there are several GPUs, one sweep over all of them (one rank per GPU, mpirun), every op;
+# and asserts #wrong 0 in every checked row, a transport section drawn from NCCL's own log, and the NCCL
+# version in the report. Prints the tables, the transport section and the NCCL version.
+# Exit: 0 all passed, 1 a check failed, 77 no GPU here (nothing run). About 1–3 minutes on one H200.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+ngpu=0
+if command -v nvidia-smi >/dev/null 2>&1; then
+  ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)
+fi
+if [ -n "${CUDA_VISIBLE_DEVICES:-}" ] && [ "$ngpu" -gt 0 ]; then
+  visible=$(tr ',' '\n' <<<"$CUDA_VISIBLE_DEVICES" | grep -c . || true)
+  [ "$visible" -lt "$ngpu" ] && ngpu=$visible
+fi
+if [ "$ngpu" -lt 1 ]; then
+  echo "skipped: no GPU (nvidia-smi lists none)"
+  exit 77
+fi
+echo "== $ngpu GPU(s):"
+nvidia-smi -L
+
+BUILD_DIR=${BUILD_DIR:-build-gpu}
+echo "== build (NCCL ON) into $BUILD_DIR"
+cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFABCHECK_WITH_NCCL=ON -DFABCHECK_BUILD_TESTS=OFF \
+  -DFABCHECK_BUILD_BENCH=OFF >/dev/null
+cmake --build "$BUILD_DIR" -j "$(nproc)" --target fabcheck >/dev/null
+FAB=$BUILD_DIR/apps/fabcheck/fabcheck
+"$FAB" --version
+"$FAB" --version | grep -q 'nccl=yes' || { echo "FAIL: --version does not list nccl"; exit 1; }
+if ldd "$FAB" | grep -q 'libcuda\.so'; then echo "FAIL: linked against libcuda (driver)"; exit 1; fi
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+out=$(mktemp -d /tmp/fabcheck-gpu.XXXXXX)
+trap 'rm -rf "$out"' EXIT
+export TMPDIR=$out  # NCCL's per-rank logs land here
+
+# check_report FILE NRANKS: #wrong 0 everywhere, rows measured, transport and NCCL version present.
+check_report() {
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1])); n = int(sys.argv[2])
+bad, rows = [], 0
+for b in doc["sweeps"]:
+    for p in b["points"]:
+        rows += 1
+        if p["wrong"] not in (0, None):
+            bad.append(f'{b["collective"]} {b["dtype"]} {b["redop"]} {p["size_bytes"]} {p["placement"]}: #wrong {p["wrong"]}')
+        if p["size_bytes"] > 0 and not p["time_us"] > 0:
+            bad.append(f'{b["collective"]} {p["size_bytes"]}: time {p["time_us"]}')
+topo, tr = doc["topology"], doc.get("transport")
+print(f'report: {len(doc["sweeps"])} blocks, {rows} rows, nranks {topo["nranks"]}, backend {topo["backend"]}, '
+      f'{topo.get("nccl_version")}')
+if topo["nranks"] != n or topo["backend"] != "nccl": bad.append(f"topology {topo}")
+if not topo.get("nccl_version"): bad.append("no nccl_version in topology")
+if not tr or not tr.get("verdict"): bad.append("no transport section")
+else: print("transport:", json.dumps({k: tr.get(k) for k in ("verdict", "network", "gdr", "inter_node")}))
+if bad:
+    print("FAIL:\n  " + "\n  ".join(bad[:20])); sys.exit(1)
+PY
+}
+
+echo "== 1 GPU: sweep --backend nccl, every collective, float half bfloat16"
+"$FAB" sweep --backend nccl --coll all -d float,half,bfloat16 -o sum -b 8 -e 64M -f 4 -n 5 -w 2 \
+  --per-iter-iters 5 -J "$out/gpu1.json"
+check_report "$out/gpu1.json" 1
+
+if [ "$ngpu" -ge 2 ]; then
+  echo "== $ngpu GPUs: mpirun -np $ngpu sweep --backend nccl, every collective and op, float bfloat16"
+  mpirun -np "$ngpu" --bind-to none "$FAB" sweep --backend nccl --coll all -d float,bfloat16 -o all -b 8 \
+    -e 64M -f 8 -n 5 -w 2 --per-iter-iters 5 -J "$out/gpuN.json"
+  check_report "$out/gpuN.json" "$ngpu"
+fi
+echo "PASS: tests/gpu/check.sh ($ngpu GPU(s))"
