@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # fabcheck run on a 4-host virtual fabric with configs/acceptance/vfabric.json: every section filled (or skipped with a
 # reason), the gate passes on the clean fabric (exit 0) and fails with exit 1, naming the failing checks, with one
-# host throttled to 100mbit; --exclude-hostfile drops the throttled host when it is a confirmed pairs suspect.
+# host throttled to 100mbit (both busBw floors named as failing, in the console and in JUnit). One virtual fabric for
+# both runs; the acceptance config keeps each run near 15 s clean and 30 s throttled (measured on 2 busy cores).
 source "$(dirname "$0")/lib.sh"
-fab_init frun 420
+fab_init frun 200
 : "${FABCHECK:?FABCHECK (the binary) must be set}"
 SRC=${FABCHECK_SOURCE_DIR:-$FAB_DIR/../..}
 CFG=$SRC/configs/acceptance/vfabric.json
@@ -14,8 +15,8 @@ mapfile -t hosts < <("$VF" hosts "${VFN[@]}")
 run_gate() { # $1 = tag; sets rc and writes $FAB_TMP/$1.json, $1.out, $1.xml, $1.hosts
   local t0=$(date +%s)
   rc=0
-  timeout 200 "$VF" mpirun "${VFN[@]}" -- "$FABCHECK" run --config "$CFG" --json "$FAB_TMP/$1.json" \
-    --junit "$FAB_TMP/$1.xml" --exclude-hostfile "$FAB_TMP/$1.hosts" --timeout 60 -q >"$FAB_TMP/$1.out" 2>&1 || rc=$?
+  timeout 90 "$VF" mpirun "${VFN[@]}" -- "$FABCHECK" run --config "$CFG" --json "$FAB_TMP/$1.json" \
+    --junit "$FAB_TMP/$1.xml" --exclude-hostfile "$FAB_TMP/$1.hosts" -T 30 -q >"$FAB_TMP/$1.out" 2>&1 || rc=$?
   note "$1: fabcheck run exit $rc in $(($(date +%s) - t0)) s"
   sed -n '/^# gate (/,$p' "$FAB_TMP/$1.out" >&2
 }
@@ -46,10 +47,8 @@ slow=${hosts[2]}
 run_gate slow
 [ "$rc" = 1 ] || { cat "$FAB_TMP/slow.out" >&2; fail "throttled $slow: exit $rc, expected 1 (gate fails)"; }
 check_sections slow
-grep -q '^  FAIL  sweeps.allreduce.busbw_gbps@4M' "$FAB_TMP/slow.out" || fail "the busBw check is not named as failing"
+grep -q '^  FAIL  sweeps.allreduce.busbw_gbps@2M' "$FAB_TMP/slow.out" || fail "the busBw check is not named as failing"
 grep -q 'GATE_CHECK_FAILED' "$FAB_TMP/slow.out" || fail "no GATE_CHECK_FAILED finding in the summary"
-[ "$(grep -c '<failure ' "$FAB_TMP/slow.xml")" -ge 1 ] || fail "JUnit has no failure"
-if grep -q '^  FAIL  pairs.suspects#count' "$FAB_TMP/slow.out"; then
-  ! grep -qx "$slow" "$FAB_TMP/slow.hosts" || fail "suspect $slow still in the exclude-hostfile"
-fi
+[ "$(grep -c '<failure ' "$FAB_TMP/slow.xml")" -ge 2 ] || fail "JUnit lacks the failures"
+grep -q '^  FAIL  sweeps.allgather.busbw_gbps@2M' "$FAB_TMP/slow.out" || fail "the allgather busBw check is not named as failing"
 note "throttled $slow: gate failed with: $(grep '^  FAIL' "$FAB_TMP/slow.out" | awk '{print $2}' | tr '\n' ' ')"
