@@ -11,6 +11,7 @@
 #include "fabcheck/comm/communicator.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/report/document.hpp"
+#include "fabcheck/report/html.hpp"
 #include "fabcheck/suite/config.hpp"
 #include "fabcheck/suite/runner.hpp"
 #include "fabcheck/suite/watchdog.hpp"
@@ -19,7 +20,7 @@ namespace fabcheck::app {
 namespace {
 
 struct RunCli {
-  std::string config, criteria, json = "fabcheck-report.json", junit, exclude_hostfile, backend;
+  std::string config, criteria, json = "fabcheck-report.json", junit, exclude_hostfile, backend, html;
   double timeout_s = 0;
   bool dry_run = false, quiet = false, progress = false, show_config = false;
 };
@@ -53,6 +54,8 @@ std::function<int(const RunContext&)> setup_run(CLI::App& sub) {
   sub.add_option("--json,-J,--out", cli->json, "Report file, rewritten atomically after every probe")
       ->capture_default_str();
   sub.add_option("--junit", cli->junit, "Write the gate as JUnit XML (one testcase per check)");
+  sub.add_option("--html", cli->html,
+                 "Write the report as one self-contained HTML page at the end (also when the gate fails)");
   sub.add_option("--exclude-hostfile", cli->exclude_hostfile,
                  "Write a hostfile with the hosts that passed every per-host gate check");
   sub.add_option(
@@ -131,6 +134,7 @@ std::function<int(const RunContext&)> setup_run(CLI::App& sub) {
       report::check_writable(cli->json, "--json");
       if (!cli->junit.empty()) report::check_writable(cli->junit, "--junit");
       if (!cli->exclude_hostfile.empty()) report::check_writable(cli->exclude_hostfile, "--exclude-hostfile");
+      if (!cli->html.empty()) report::check_writable(cli->html, "--html");
       return nlohmann::json(nullptr);
     });
     suite::RunOptions ro;
@@ -146,7 +150,12 @@ std::function<int(const RunContext&)> setup_run(CLI::App& sub) {
           stderr,
           "fabcheck: warning: MPI did not grant MPI_THREAD_MULTIPLE; the watchdog watches each rank alone\n");
     }
-    return suite::run_suite(world, plan, ro);
+    const int rc = suite::run_suite(world, plan, ro);
+    // The page renders the final report as written (complete, failed or gate failed), on rank 0 only.
+    if (world.rank() == 0 && !cli->html.empty()) {
+      report::write_html(cli->html, suite::load_json_file(cli->json, "--json"), "--html");
+    }
+    return rc;
   };
 }
 

@@ -1,0 +1,38 @@
+#pragma once
+/// @file The HTML report (issue 10): one self-contained page rendered from a report document (DESIGN §6) —
+/// inline CSS and SVG only, no script, no network, readable offline. At the top the score, the transport
+/// verdict, the gate result and the findings; then one section per probe (sweeps, latency, pairs, incast,
+/// scaling) and the environment (topology, inventory). A section whose `run.sections` entry is skipped or
+/// failed says so with its reason. Every plotted value is its own SVG element with `data-*` attributes
+/// (e.g. `data-size-bytes`, `data-busbw-gbps`) so that tests and scripts can read the plot back.
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <string_view>
+
+namespace fabcheck::report {
+
+/// Element ids of the page sections, in page order. Stable: tests look them up.
+/// "summary" (score, transport, gate, run status), "findings", "gate", "sweeps", "latency", "pairs",
+/// "incast", "scaling", "environment".
+inline constexpr std::string_view kHtmlSectionIds[] = {
+    "summary", "findings", "gate", "sweeps", "latency", "pairs", "incast", "scaling", "environment"};
+
+/// Escapes text for HTML element content and double- or single-quoted attribute values: & < > " ' become
+/// entities; control characters other than tab, newline and carriage return are dropped (they are not
+/// allowed in HTML). UTF-8 passes through unchanged.
+std::string html_escape(std::string_view text);
+
+/// Renders the whole page for a report document. Pure: reads only `report`. Tolerates any shape (imported,
+/// partial, older or failed reports): a missing or mistyped field is shown as "—" or as the section's
+/// "no data" line, never an exception. Every string taken from the report is escaped with html_escape.
+/// @param report a parsed fabcheck report (schema_version 1).
+/// @return a complete UTF-8 HTML5 document.
+std::string render_html(const nlohmann::json& report);
+
+/// Renders `report` and writes it to `path` atomically (temporary file + rename, as every report file).
+/// @param flag the flag named in an error ("--html").
+/// @throws UsageError "<flag>: cannot write <path>: <reason>" when the file cannot be written.
+void write_html(const std::string& path, const nlohmann::json& report, std::string_view flag);
+
+}  // namespace fabcheck::report

@@ -1,0 +1,126 @@
+#pragma once
+// Internal pieces of the HTML report (html.hpp): JSON reading helpers that never throw, the SVG plot helper
+// and one renderer per page section. Not installed; only lib/report/src/html_*.cpp include it.
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace fabcheck::report::html {
+
+using json = nlohmann::json;
+
+// ---- reading the report without throwing ----
+
+// The member `key` of `j` when `j` is an object that has it and it is not null; else nullptr.
+const json* get(const json& j, std::string_view key);
+// get() along a path of keys.
+const json* get_path(const json& j, std::initializer_list<std::string_view> keys);
+// The number at `j` (nullptr or not a number: false).
+bool as_number(const json* j, double& out);
+// The number at `j`, or `fallback`.
+double num_or(const json* j, double fallback);
+// The string at `j`, or `fallback` when absent or not a string (not escaped).
+std::string as_string(const json* j, std::string_view fallback = "");
+// The array at `j`, or an empty array.
+const json& as_array(const json* j);
+
+// ---- formatting (all results are already escaped, ready to insert) ----
+
+// Escaped text of any JSON value: strings as they are, numbers as fmt_number, booleans yes/no, null/absent
+// as an em dash, arrays/objects as compact JSON.
+std::string text(const json* j);
+// A number with `digits` significant digits (no exponent between 1e-3 and 1e7); "—" when absent.
+std::string fmt_number(double v, int digits = 4);
+std::string number(const json* j, int digits = 4);
+// Bytes as a binary size ("64K", "1M"; "1536" stays exact); "—" when absent.
+std::string size_text(double bytes);
+// ` name="value"` with the value escaped.
+std::string attr(std::string_view name, std::string_view value);
+// ` name="<number>"` (full precision, `null` when absent) for data attributes.
+std::string num_attr(std::string_view name, const json* j);
+std::string num_attr(std::string_view name, double v);
+// CSS class of a status word: ok/pass/rdma → good, warn/skipped → warn, fail/failed → bad.
+std::string_view status_class(std::string_view status);
+
+// ---- page structure ----
+
+// `<section id=ID><h2>TITLE</h2>` followed, for each run.sections entry in `report_sections` that is
+// skipped or failed, by a notice (class "notice skipped|failed", data-section, data-status) with its reason.
+std::string section_open(const json& report, std::string_view id, std::string_view title,
+                         std::initializer_list<std::string_view> report_sections);
+std::string section_close();
+// A notice paragraph (escaped text) with a CSS class ("note", "skipped", "failed").
+std::string notice(std::string_view css_class, std::string_view message);
+
+// ---- SVG plots ----
+
+// One axis: linear or log2. A log2 axis spans whole powers of two and maps values ≤ 0 to its minimum,
+// labelled "0" when `zero_at_min` (sizes of 0 bytes).
+struct Axis {
+  double min = 0, max = 1;
+  bool log2 = false;
+  bool bytes = false;        // tick labels as sizes (8, 1K, 64M)
+  bool zero_at_min = false;  // log2 only: the minimum tick reads "0" (values ≤ 0 are drawn there)
+  std::string title;         // e.g. "message size (bytes, log2)"
+};
+
+// A log2 axis covering [lo, hi] (positive), widened to powers of two; `has_zero` adds one step below lo for
+// values of 0.
+Axis log2_axis(double lo, double hi, bool has_zero, bool bytes, std::string title);
+// A linear axis from 0 (or `lo` when negative) to a "nice" value ≥ hi.
+Axis linear_axis(double lo, double hi, std::string title);
+
+// An SVG chart with axes, grid and tick labels; marks are added in data coordinates.
+class Plot {
+ public:
+  Plot(Axis x, Axis y, std::string aria_label, int width = 640, int height = 280);
+  double x_px(double x) const;
+  double y_px(double y) const;
+  // A polyline through the points (data coordinates), class `css_class` (series colour). Draws nothing
+  // for fewer than 2 points.
+  void line(const std::vector<std::pair<double, double>>& pts, std::string_view css_class);
+  // One point: a <circle> of class "pt <css_class>" with `data_attrs` (already formatted, e.g. from
+  // num_attr) and a <title> tooltip (escaped here).
+  void point(double x, double y, std::string_view css_class, std::string_view data_attrs,
+             std::string_view tooltip, bool hollow = false);
+  // A bar from x0 to x1 (data coordinates) and from 0 to y: a <rect> of class "bar <css_class>".
+  void bar(double x0, double x1, double y, std::string_view css_class, std::string_view data_attrs,
+           std::string_view tooltip);
+  // A dashed horizontal line across the plot at y with a label at its right end.
+  void hline(double y, std::string_view css_class, std::string_view label, std::string_view data_attrs);
+  // A dashed vertical line at x with a label at its top.
+  void vline(double x, std::string_view css_class, std::string_view label, std::string_view data_attrs);
+  // A legend entry (series colour class and its label), drawn top-left inside the plot.
+  void legend(std::string_view css_class, std::string_view label);
+  // The <svg> element.
+  std::string svg() const;
+
+ private:
+  Axis x_, y_;
+  std::string aria_;
+  int w_, h_;
+  std::string marks_;
+  int vlines_ = 0;  // staggers vertical-line labels
+  std::vector<std::pair<std::string, std::string>> legend_;
+};
+
+// A <table> from header cells and rows of already-escaped cells.
+std::string table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows,
+                  std::string_view css_class = "");
+
+// ---- sections (one file each) ----
+
+std::string render_summary(const json& report);      // html_summary.cpp: score, transport, gate, run status
+std::string render_findings(const json& report);     // html_summary.cpp
+std::string render_gate(const json& report);         // html_summary.cpp
+std::string render_sweeps(const json& report);       // html_sweeps.cpp
+std::string render_latency(const json& report);      // html_latency.cpp
+std::string render_pairs(const json& report);        // html_pairs.cpp
+std::string render_incast(const json& report);       // html_incast.cpp
+std::string render_scaling(const json& report);      // html_scaling.cpp
+std::string render_environment(const json& report);  // html_environment.cpp
+
+}  // namespace fabcheck::report::html

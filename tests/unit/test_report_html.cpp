@@ -1,0 +1,137 @@
+// The HTML renderer (issue 10) without a browser: escaping, robustness on any report shape, one SVG point per
+// measured size (also size 0 on the log2 axis), the line-rate line, skipped/failed sections with their
+// reasons.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "fabcheck/report/html.hpp"
+
+namespace {
+
+using fabcheck::report::html_escape;
+using fabcheck::report::render_html;
+using nlohmann::json;
+
+std::size_t count(const std::string& hay, const std::string& needle) {
+  std::size_t n = 0;
+  for (auto p = hay.find(needle); p != std::string::npos; p = hay.find(needle, p + needle.size())) ++n;
+  return n;
+}
+
+json sweep(const char* coll, std::initializer_list<double> sizes) {
+  json pts = json::array();
+  for (double s : sizes) {
+    for (const char* pl : {"out_of_place", "in_place"}) {
+      pts.push_back({{"size_bytes", s},
+                     {"placement", pl},
+                     {"time_us", 10.0},
+                     {"algbw_gbps", 1.0},
+                     {"busbw_gbps", s == 0 ? 0.0 : 2.0},
+                     {"wrong", 0}});
+    }
+  }
+  return {{"collective", coll}, {"dtype", "float"}, {"redop", "sum"}, {"nranks", 4}, {"points", pts}};
+}
+
+TEST(ReportHtml, EscapesMarkupQuotesAndControlCharacters) {
+  EXPECT_EQ(html_escape("<a href=\"x\">&'</a>"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&lt;/a&gt;");
+  EXPECT_EQ(html_escape(std::string("a\x01\tb\nc\x7f", 7)), "a\tb\nc");
+  EXPECT_EQ(html_escape("µs → ok"), "µs → ok");  // UTF-8 passes through
+}
+
+TEST(ReportHtml, AnyShapeRendersEverySectionWithoutThrowing) {
+  for (const json& r : {json(), json::object(), json::array(), json{{"schema_version", 1}, {"sweeps", 3}},
+                        json{{"run", {{"sections", "x"}}},
+                             {"pairs", {{"hosts", {"a", "b"}}, {"bw_gbps", 1}}},
+                             {"latency", {{{"histogram", {{1, 2}}}}}},
+                             {"incast", {1, 2}},
+                             {"scaling", {{"groups", 1}}}},
+                        json{{"findings", {{{"severity", 7}}}}, {"gate", {{"passed", "yes"}}}}}) {
+    std::string page;
+    ASSERT_NO_THROW(page = render_html(r)) << r.dump();
+    for (auto id : fabcheck::report::kHtmlSectionIds) {
+      EXPECT_NE(page.find("id=\"" + std::string(id) + "\""), std::string::npos) << id << " in " << r.dump();
+    }
+    EXPECT_EQ(page.find("<script"), std::string::npos);
+  }
+}
+
+TEST(ReportHtml, StringsFromTheReportAreEscapedEverywhere) {
+  const std::string evil = "<script>alert(1)</script>\"'&";
+  json r = {
+      {"schema_version", 1},
+      {"run", {{"argv", {evil}}, {"sections", {{"latency", {{"status", "failed"}, {"reason", evil}}}}}}},
+      {"findings", {{{"severity", "fail"}, {"code", evil}, {"message", evil}, {"remedy", evil}}}},
+      {"transport", {{"verdict", evil}}},
+      {"topology", {{"nranks", 2}, {"hosts", {{{"host", evil}, {"ranks", {0, 1}}}}}}},
+      {"sweeps", {sweep("allreduce", {1024})}}};
+  r["sweeps"][0]["collective"] = evil;
+  const std::string page = render_html(r);
+  EXPECT_EQ(page.find("<script>"), std::string::npos);
+  EXPECT_EQ(page.find("\"'&<"), std::string::npos);
+  EXPECT_GE(count(page, "&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&amp;"), 6u);
+}
+
+TEST(ReportHtml, OnePointPerMeasuredSizeAndPlacementIncludingSizeZero) {
+  json r = {{"schema_version", 1},
+            {"sweeps", {sweep("allreduce", {8, 1024, 1048576}), sweep("reducescatter", {0, 64, 4096})}}};
+  const std::string page = render_html(r);
+  EXPECT_EQ(count(page, "class=\"pt "), 12u);
+  EXPECT_EQ(count(page, "data-placement=\"out_of_place\" data-size-bytes="), 6u);
+  EXPECT_EQ(count(page, "data-size-bytes=\"0\""), 2u);
+  EXPECT_EQ(count(page, "data-size-bytes=\"1048576\""), 2u);
+  EXPECT_NE(page.find(">0</text>"), std::string::npos);  // the log2 axis labels its zero position
+  EXPECT_EQ(page.find("line-rate"), std::string::npos);  // no line rate known: no reference line
+}
+
+TEST(ReportHtml, LineRateFromTheSlowestHostsFastestActivePort) {
+  auto host = [](const char* name, double rate, const char* state) {
+    return json{{"host", name},
+                {"rdma_devices",
+                 {{{"name", "mlx5_0"}, {"ports", {{{"port", 1}, {"state", state}, {"rate_gbit", rate}}}}}}}};
+  };
+  json r = {{"schema_version", 1},
+            {"sweeps", {sweep("allreduce", {1024})}},
+            {"inventory",
+             {{"hosts", {host("a", 400, "ACTIVE"), host("b", 200, "ACTIVE"), host("c", 100, "DOWN")}}}}};
+  const std::string page = render_html(r);
+  EXPECT_NE(page.find("data-line-rate-gbps=\"25\""), std::string::npos);  // 200 Gbit/s = 25 GB/s
+  r["pairs"] = {{"expected_gbps", 50.0}};
+  EXPECT_NE(render_html(r).find("data-line-rate-gbps=\"50\""), std::string::npos);  // --line-rate-gbit wins
+}
+
+TEST(ReportHtml, SkippedAndFailedSectionsSayWhy) {
+  json r = {{"schema_version", 1},
+            {"run",
+             {{"sections",
+               {{"pairs", {{"status", "skipped"}, {"reason", "needs 2 hosts, this run has 1"}}},
+                {"incast", {{"status", "failed"}, {"reason", "rank 3 (h4): timeout"}}},
+                {"sweeps", {{"status", "ok"}, {"reason", nullptr}}}}}}}};
+  const std::string page = render_html(r);
+  EXPECT_NE(
+      page.find(
+          "data-section=\"pairs\" data-status=\"skipped\"><b>pairs skipped:</b> needs 2 hosts, this run "
+          "has 1</p>"),
+      std::string::npos);
+  EXPECT_NE(
+      page.find("data-section=\"incast\" data-status=\"failed\"><b>incast failed:</b> rank 3 (h4): timeout"),
+      std::string::npos);
+  EXPECT_EQ(page.find("data-section=\"sweeps\""), std::string::npos);
+}
+
+TEST(ReportHtml, PairsHeatmapMarksOutliersInBothDirectionsForLatency) {
+  json r = {
+      {"schema_version", 1},
+      {"pairs",
+       {{"hosts", {"a", "b", "c"}},
+        {"bw_gbps", {{nullptr, 1.0, 1.0}, {1.0, nullptr, 0.1}, {1.0, 1.0, nullptr}}},
+        {"lat_p50_us", {{nullptr, 5.0, 5.0}, {5.0, nullptr, 50.0}, {5.0, 50.0, nullptr}}},
+        {"outliers",
+         {{{"kind", "bw"}, {"from", "b"}, {"to", "c"}}, {{"kind", "lat"}, {"from", "b"}, {"to", "c"}}}}}}};
+  const std::string page = render_html(r);
+  EXPECT_EQ(count(page, "<rect class=\"cell"), 12u);    // 3 x 2 per heatmap
+  EXPECT_EQ(count(page, "data-outlier=\"true\""), 3u);  // b->c bandwidth; b-c latency both ways
+}
+
+}  // namespace
