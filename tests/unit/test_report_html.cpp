@@ -81,8 +81,8 @@ TEST(ReportHtml, OnePointPerMeasuredSizeAndPlacementIncludingSizeZero) {
   EXPECT_EQ(count(page, "data-placement=\"out_of_place\" data-size-bytes="), 6u);
   EXPECT_EQ(count(page, "data-size-bytes=\"0\""), 2u);
   EXPECT_EQ(count(page, "data-size-bytes=\"1048576\""), 2u);
-  EXPECT_NE(page.find(">0</text>"), std::string::npos);  // the log2 axis labels its zero position
-  EXPECT_EQ(page.find("line-rate"), std::string::npos);  // no line rate known: no reference line
+  EXPECT_NE(page.find(">0</text>"), std::string::npos);            // the log2 axis labels its zero position
+  EXPECT_EQ(page.find("data-line-rate-gbps"), std::string::npos);  // no line rate known: no reference line
 }
 
 TEST(ReportHtml, LineRateFromTheSlowestHostsFastestActivePort) {

@@ -86,9 +86,7 @@ std::string run_card(const json& r) {
   }
   std::string sub = fmt::format("exit code {} · findings: {} fail, {} warn, {} info",
                                 text(get_path(r, {"run", "exit_code"})), counts[0], counts[1], counts[2]);
-  std::string cls = status == "complete" ? (counts[0] > 0 ? "bad" : "good")
-                    : status == "failed" ? "bad"
-                                         : "warn";
+  std::string cls = status == "complete" ? "good" : status == "failed" ? "bad" : "warn";
   return card("run-status", cls, "Run", html_escape(status), sub);
 }
 
