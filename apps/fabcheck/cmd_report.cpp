@@ -2,17 +2,14 @@
 // no MPI).
 #include <fmt/format.h>
 
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <memory>
-#include <sstream>
 
 #include "command.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/report/document.hpp"
 #include "fabcheck/report/html.hpp"
+#include "fabcheck/report/load.hpp"
 
 namespace fabcheck::app {
 namespace {
@@ -20,45 +17,6 @@ namespace {
 struct ReportCli {
   std::string report, html;
 };
-
-// Reads a report file and checks that it is one this fabcheck can read. Stand-in for the shared report loader
-// (report::load_report of lib/report/load.hpp, same contract) until it is on main.
-// @throws UsageError "<what> <path>: <problem> (<fix>)".
-nlohmann::json load_report_file(const std::string& path, std::string_view what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw UsageError(fmt::format("{} {}: cannot read: {} (give an existing report JSON file)", what, path,
-                                 std::strerror(errno)));
-  }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
-  if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
-    throw UsageError(
-        fmt::format("{} {}: the file is empty (give a report written by fabcheck --json)", what, path));
-  }
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    const bool at_end = e.byte >= text.size();
-    throw UsageError(fmt::format("{} {}: {} at byte {} (give a complete report written by fabcheck --json)",
-                                 what, path, at_end ? "truncated JSON" : "invalid JSON", e.byte));
-  }
-  if (!j.is_object() || !j.contains("schema_version") || !j["schema_version"].is_number_integer()) {
-    throw UsageError(
-        fmt::format("{} {}: not a fabcheck report (no integer schema_version; give a report written by "
-                    "fabcheck --json)",
-                    what, path));
-  }
-  const auto v = j["schema_version"].get<long long>();
-  if (v > report::kSchemaVersion) {
-    throw UsageError(
-        fmt::format("{} {}: schema_version {} is newer than this fabcheck reads ({}; use a newer fabcheck)",
-                    what, path, v, report::kSchemaVersion));
-  }
-  return j;
-}
 
 std::function<int(const RunContext&)> setup_report(CLI::App& sub) {
   auto cli = std::make_shared<ReportCli>();
@@ -75,7 +33,7 @@ std::function<int(const RunContext&)> setup_report(CLI::App& sub) {
       "path).");
   return [cli](const RunContext&) -> int {
     report::check_writable(cli->html, "--html");
-    const auto rep = load_report_file(cli->report, "report");
+    const auto rep = report::load_report(cli->report, "report");
     report::write_html(cli->html, rep, "--html");
     return 0;
   };

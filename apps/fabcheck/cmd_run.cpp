@@ -12,6 +12,7 @@
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/report/document.hpp"
 #include "fabcheck/report/html.hpp"
+#include "fabcheck/report/load.hpp"
 #include "fabcheck/suite/config.hpp"
 #include "fabcheck/suite/runner.hpp"
 #include "fabcheck/suite/watchdog.hpp"
@@ -153,7 +154,7 @@ std::function<int(const RunContext&)> setup_run(CLI::App& sub) {
     const int rc = suite::run_suite(world, plan, ro);
     // The page renders the final report as written (complete, failed or gate failed), on rank 0 only.
     if (world.rank() == 0 && !cli->html.empty()) {
-      report::write_html(cli->html, suite::load_json_file(cli->json, "--json"), "--html");
+      report::write_html(cli->html, report::load_report(cli->json, "--json"), "--html");
     }
     return rc;
   };
