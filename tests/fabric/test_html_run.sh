@@ -34,3 +34,6 @@ note "browser checks: $(($(date +%s) - t1)) s"
 "$FABCHECK" report "$FAB_TMP/r.json" --html "$FAB_TMP/offline.html" || fail "fabcheck report failed"
 cmp -s "$FAB_TMP/r.html" "$FAB_TMP/offline.html" || fail "fabcheck report renders a different page from the same report"
 note "run --html and report --html agree"
+if [ -n "${HTML_KEEP_DIR:-}" ]; then # keep the report and the page for a look (debugging, docs)
+  cp "$FAB_TMP/r.json" "$FAB_TMP/r.html" "$HTML_KEEP_DIR"/
+fi

@@ -142,10 +142,13 @@ void Plot::hline(double y, std::string_view css_class, std::string_view label, s
 
 void Plot::vline(double x, std::string_view css_class, std::string_view label, std::string_view data_attrs) {
   const double xx = x_px(x);
+  const bool left_half = xx < (kLeft + w_ - kRight) / 2;  // label on the side with room
   marks_ += fmt::format("<g class=\"ref {}\"{}><line x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"/>", css_class,
                         data_attrs, px(xx), px(xx), px(h_ - kBottom), px(kTop));
-  marks_ += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text></g>\n", px(xx - 3),
-                        px(kTop + 10 + 12.0 * static_cast<double>(vlines_++ % 3)), html_escape(label));
+  marks_ +=
+      fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"{}\">{}</text></g>\n",
+                  px(left_half ? xx + 3 : xx - 3), px(kTop + 10 + 12.0 * static_cast<double>(vlines_++ % 3)),
+                  left_half ? "start" : "end", html_escape(label));
 }
 
 void Plot::legend(std::string_view css_class, std::string_view label) {
