@@ -23,7 +23,7 @@ nav a{margin-right:12px;color:var(--info);text-decoration:none}
 .cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(220px,1fr));gap:12px;margin-top:12px}
 .card{border:1px solid var(--line);border-top:6px solid var(--muted);border-radius:8px;padding:8px 14px 10px}
 .card h3{margin:0;font-size:12px;text-transform:uppercase;letter-spacing:.04em;color:var(--muted)}
-.card .big{font-size:22px;font-weight:650;line-height:1.25;overflow-wrap:break-word}
+.card .big{font-size:20px;font-weight:650;line-height:1.25;overflow-wrap:anywhere}
 .card .sub{font-size:12px;color:var(--muted);overflow-wrap:anywhere}
 .card.good{border-top-color:var(--good)}.card.good .big{color:var(--good)}
 .card.bad{border-top-color:var(--bad)}.card.bad .big{color:var(--bad)}
