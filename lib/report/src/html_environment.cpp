@@ -98,7 +98,8 @@ std::string host_inventory(const json& h) {
 }  // namespace
 
 std::string render_environment(const json& r) {
-  std::string out = section_open(r, "environment", "Environment: topology and inventory", {"inventory"});
+  std::string out =
+      section_open(r, "environment", "Environment: topology and inventory", {"inventory", "transport"});
   if (const json* t = get(r, "tool")) {
     std::string feats;
     if (const json* f = get(*t, "features"); f && f->is_object()) {

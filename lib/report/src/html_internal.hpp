@@ -52,6 +52,8 @@ std::string_view status_class(std::string_view status);
 std::string section_open(const json& report, std::string_view id, std::string_view title,
                          std::initializer_list<std::string_view> report_sections);
 std::string section_close();
+// The notices alone: one per listed run.sections entry that is skipped or failed.
+std::string section_notices(const json& report, std::initializer_list<std::string_view> report_sections);
 // A notice paragraph (escaped text) with a CSS class ("note", "skipped", "failed").
 std::string notice(std::string_view css_class, std::string_view message);
 

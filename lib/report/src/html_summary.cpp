@@ -2,7 +2,9 @@
 // overview, the findings and the gate checks.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
+#include <iterator>
 
 #include "fabcheck/report/html.hpp"
 #include "html_internal.hpp"
@@ -114,6 +116,14 @@ std::string render_summary(const json& r) {
                       number(get(s, "elapsed_s"), 3), text(get(s, "reason"))});
     }
     out += "<h3>Sections</h3>\n" + table({"section", "status", "elapsed s", "reason"}, rows, "sections");
+    // Sections that no part of the page shows (e.g. a subcommand's own) say why here.
+    for (const auto& [name, s] : sections->items()) {
+      static constexpr std::string_view kShown[] = {"sweeps",  "latency", "pairs",     "incast",
+                                                    "scaling", "gate",    "inventory", "transport"};
+      if (std::find(std::begin(kShown), std::end(kShown), name) == std::end(kShown)) {
+        out += section_notices(r, {name});
+      }
+    }
   }
   return out + section_close();
 }

@@ -145,9 +145,8 @@ std::string notice(std::string_view css_class, std::string_view message) {
   return fmt::format("<p class=\"notice {}\">{}</p>\n", css_class, html_escape(message));
 }
 
-std::string section_open(const json& report, std::string_view id, std::string_view title,
-                         std::initializer_list<std::string_view> report_sections) {
-  std::string out = fmt::format("<section id=\"{}\">\n<h2>{}</h2>\n", id, html_escape(title));
+std::string section_notices(const json& report, std::initializer_list<std::string_view> report_sections) {
+  std::string out;
   const json* sections = get_path(report, {"run", "sections"});
   for (auto name : report_sections) {
     const json* s = sections ? get(*sections, name) : nullptr;
@@ -160,6 +159,12 @@ std::string section_open(const json& report, std::string_view id, std::string_vi
                        html_escape(reason));
   }
   return out;
+}
+
+std::string section_open(const json& report, std::string_view id, std::string_view title,
+                         std::initializer_list<std::string_view> report_sections) {
+  return fmt::format("<section id=\"{}\">\n<h2>{}</h2>\n", id, html_escape(title)) +
+         section_notices(report, report_sections);
 }
 
 std::string section_close() {
