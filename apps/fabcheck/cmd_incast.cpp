@@ -34,6 +34,9 @@ std::function<int(const RunContext&)> setup_incast(CLI::App& sub) {
                  "Seconds per (fan-in, size) instead of --rounds (0 = off)");
   sub.add_option("--victim-iters", cli->opts.victim_iters, "Isolated victim ping-pongs per receiver")
       ->capture_default_str();
+  sub.add_option("--victim-interval-us", cli->opts.victim_interval_us,
+                 "Least time between two victim pings, microseconds (0 = back to back)")
+      ->capture_default_str();
   sub.add_flag("--victim-only", cli->victim_only, "Measure only the isolated victim");
   sub.add_flag("--congestor-only", cli->congestor_only, "Run the bursts without a victim");
   sub.add_option("--json,-J,--out", cli->json, "Write the JSON report to FILE (atomically)");

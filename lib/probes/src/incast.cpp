@@ -74,6 +74,8 @@ void validate(const IncastOptions& o) {
   if (o.rounds < 1) throw UsageError("--rounds: must be >= 1");
   if (o.duration_s < 0) throw UsageError("--duration: must be >= 0 seconds");
   if (o.victim_iters < 1) throw UsageError("--victim-iters: must be >= 1");
+  if (!(o.victim_interval_us >= 0 && o.victim_interval_us <= 1e6))
+    throw UsageError("--victim-interval-us: give 0 (back to back) to 1000000 microseconds");
   if (!o.victim && !o.congestors) throw UsageError("--victim-only and --congestor-only exclude each other");
 }
 
@@ -135,21 +137,48 @@ void spin_until(const Ctx& c, double t_ref) {
   }
 }
 
-/// Victim side of a ping-pong: (start on the aligned clock, half round trip) pairs, interleaved. Stops after
-/// `iters` exchanges, or (iters = 0) when the receiver answers with the stop flag.
-std::vector<double> victim_loop(const Ctx& c, int receiver_rank, int iters) {
+/// Waits for `req` by spinning on MPI_Test. The victim and the receiver wait this way in both phases (alone
+/// and during the bursts), so that the two phases differ only in the traffic: a blocking MPI receive yields
+/// the core while idle (mpi_yield_when_idle), and on a loaded machine the time to get it back would swamp the
+/// isolated latency that the congested one is divided by.
+void spin_wait(comm::Request& req) {
+  while (!comm::Communicator::test(req)) {
+  }
+}
+
+/// Victim side of a ping-pong: (start on the aligned clock, half round trip) pairs, interleaved. A ping
+/// starts at least `interval_us` after the previous one did (sleeping meanwhile, which leaves the core to the
+/// senders). Stops after `iters` exchanges, or (iters = 0) when the receiver answers with the stop flag.
+std::vector<double> victim_loop(const Ctx& c, int receiver_rank, int iters, double interval_us) {
   std::vector<double> out;
   std::int64_t ping = 0, pong = 0;
+  double next = 0;
   for (int i = 0; iters == 0 || i < iters; ++i) {
+    const double wait_us = next - comm::now_us();
+    if (i > 0 && wait_us > 0)
+      std::this_thread::sleep_for(std::chrono::microseconds(static_cast<std::int64_t>(wait_us)));
     const double t0 = comm::now_us();
+    next = t0 + interval_us;
+    auto rreq = c.comm.irecv(&pong, sizeof pong, receiver_rank, kTagPong);
     c.comm.send(&ping, sizeof ping, receiver_rank, kTagPing);
-    c.comm.recv(&pong, sizeof pong, receiver_rank, kTagPong);
+    spin_wait(rreq);
     const double t1 = comm::now_us();
     out.push_back(t0 + c.to_ref_us);
     out.push_back((t1 - t0) / 2.0);
     if (pong != 0) break;
   }
   return out;
+}
+
+/// Receiver side of the isolated victim: answers `iters` pings, polling as it does during a burst.
+void serve_victim(const Ctx& c, int victim_rank, int iters) {
+  std::int64_t ping = 0;
+  const std::int64_t cont = 0;
+  for (int i = 0; i < iters; ++i) {
+    auto req = c.comm.irecv(&ping, sizeof ping, victim_rank, kTagPing);
+    spin_wait(req);
+    c.comm.send(&cont, sizeof cont, victim_rank, kTagPong);
+  }
 }
 
 /// Receiver side of one burst: t_i (µs since the common start, aligned clock) per sender, in sender order.
@@ -179,7 +208,7 @@ std::vector<double> receive_burst(const Ctx& c, const std::vector<int>& sender_r
     }
   }
   if (victim_rank >= 0) {
-    comm::Communicator::wait(ping_req);
+    spin_wait(ping_req);
     c.comm.send(&stop, sizeof stop, victim_rank, kTagPong);
   }
   return done_at;
@@ -267,14 +296,9 @@ IncastResult run_incast(const comm::Communicator& comm, const IncastOptions& opt
       comm.lazy_barrier();
       std::vector<double> mine;
       if (c.me == victim_rank) {
-        mine = victim_loop(c, recv_rank, opts.victim_iters);
+        mine = victim_loop(c, recv_rank, opts.victim_iters, opts.victim_interval_us);
       } else if (c.me == recv_rank) {
-        std::int64_t ping = 0;
-        const std::int64_t pong = 0;
-        for (int i = 0; i < opts.victim_iters; ++i) {
-          comm.recv(&ping, sizeof ping, victim_rank, kTagPing);
-          comm.send(&pong, sizeof pong, victim_rank, kTagPong);
-        }
+        serve_victim(c, victim_rank, opts.victim_iters);
       }
       comm.lazy_barrier();
       auto all = comm.gather(mine, 0);
@@ -328,7 +352,7 @@ IncastResult run_incast(const comm::Communicator& comm, const IncastOptions& opt
             comm::Communicator::wait_lazy(req, 50.0);
           } else if (c.me == victim_rank) {
             spin_until(c, t_start);
-            mine = victim_loop(c, recv_rank, 0);
+            mine = victim_loop(c, recv_rank, 0, opts.victim_interval_us);
           }
           comm.lazy_barrier();
           auto all = comm.gather(mine, 0);

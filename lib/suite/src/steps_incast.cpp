@@ -17,6 +17,7 @@ probes::IncastOptions to_options(const Step& st) {
   if (j.contains("duration_s")) o.duration_s = j["duration_s"].get<double>();
   if (j.contains("victim")) o.victim = j["victim"].get<bool>();
   if (j.contains("victim_iters")) o.victim_iters = j["victim_iters"].get<int>();
+  if (j.contains("victim_interval_us")) o.victim_interval_us = j["victim_interval_us"].get<double>();
   return o;
 }
 

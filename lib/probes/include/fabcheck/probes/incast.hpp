@@ -20,9 +20,14 @@ struct IncastOptions {
   int rounds = 10;                                                         ///< bursts per (k, S) (at least 1)
   double duration_s = 0;    ///< > 0: per (k, S) stop after this long (at least 1 round)
   int victim_iters = 1000;  ///< isolated victim ping-pongs per receiver
-  bool victim = true;       ///< measure the victim (needs ≥ 3 endpoints)
-  bool congestors = true;   ///< run the bursts (false with --victim-only)
-  double lead_us = 3000;    ///< release time = now + lead (on rank 0's clock)
+  /// Least time between the starts of two victim pings, µs (alone and during the bursts; 0 = back to back).
+  /// Paced pings sample time evenly: back to back, a stretch with an empty queue (a sender in a
+  /// retransmission timeout, the tail of a burst) yields a hundred fast samples for each slow one taken while
+  /// the queue is full, and the median then measures the gaps, not the congestion.
+  double victim_interval_us = 1000;
+  bool victim = true;      ///< measure the victim (needs ≥ 3 endpoints)
+  bool congestors = true;  ///< run the bursts (false with --victim-only)
+  double lead_us = 3000;   ///< release time = now + lead (on rank 0's clock)
 };
 
 /// Checks option ranges that need no communicator. @throws UsageError naming the flag.
