@@ -5,13 +5,16 @@
 #include <cstdio>
 #include <fstream>
 
+#include "agree.hpp"
 #include "command.hpp"
 #include "fabcheck/comm/communicator.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/core/size.hpp"
 #include "fabcheck/probes/pairs.hpp"
+#include "fabcheck/probes/topology.hpp"
 #include "fabcheck/report/document.hpp"
 #include "fabcheck/report/pairs.hpp"
+#include "fabcheck/report/topology.hpp"
 
 namespace fabcheck::app {
 namespace {
@@ -44,16 +47,21 @@ int run(const PairsFlags& fl, const RunContext& ctx) {
   opts.retest = !fl.no_retest;
   if (fl.line_rate_opt && fl.line_rate_opt->count() > 0) opts.line_rate_gbit = fl.line_rate_gbit;
   probes::validate(opts);
-  if (!fl.json_path.empty()) report::check_writable(fl.json_path, "--json");
-  if (!fl.exclude_hostfile.empty()) report::check_writable(fl.exclude_hostfile, "--exclude-hostfile");
 
   const auto comm = comm::Communicator::world();
+  // Only rank 0 writes: its file system decides, and every rank stops together when it cannot.
+  agree_on_root_check(comm, [&] {
+    if (!fl.json_path.empty()) report::check_writable(fl.json_path, "--json");
+    if (!fl.exclude_hostfile.empty()) report::check_writable(fl.exclude_hostfile, "--exclude-hostfile");
+  });
   if (auto why = probes::pairs_skip_reason(comm)) throw UsageError(*why);
   const double t0 = comm::now_us();
   report::Document doc(ctx.argv);
+  const auto clocks = comm::align_clocks(comm);  // for topology.clock_offset_us_max (pairs needs no clocks)
   const auto res = probes::run_pairs(comm, opts);
   if (comm.rank() != 0) return 0;
 
+  report::add_topology(doc, probes::describe_topology(comm, "mpi", clocks));
   report::add_pairs(doc, res);
   std::fputs(report::render_pairs(res).c_str(), stdout);
   std::fflush(stdout);

@@ -32,7 +32,10 @@ for s in SECTIONS:
         fail(f"section {s} ok but empty")
     if "not reached" in (e.get("reason") or ""):
         fail(f"section {s} not reached in a complete run")
-# On one host, pairs needs two hosts: skipped with its reason (once the probe exists).
+# On one host, pairs needs two hosts: skipped with the probe's reason, the section null.
+pe = run["sections"]["pairs"]
+if pe["status"] != "skipped" or "pairs needs two hosts" not in (pe.get("reason") or "") or doc["pairs"] is not None:
+    fail(f"pairs on one host: want skipped with 'pairs needs two hosts', got {pe}")
 if doc["topology"]["nranks"] != 4 or len(doc["topology"]["hosts"]) != 1:
     fail("topology")
 # The summary names the report.

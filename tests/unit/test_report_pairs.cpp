@@ -121,3 +121,43 @@ TEST(ReportPairs, ConsoleMarksTheOutlierCell) {
   EXPECT_NE(s.find("bw h2 -> h4"), std::string::npos);
   EXPECT_NE(s.find("# suspects: 0"), std::string::npos);
 }
+
+TEST(ReportPairs, RailsPerLocalRankWithRanksAndBidir) {
+  auto r = synthetic(false);
+  r.bidir = true;
+  r.rails[0].ranks = {0, 2, 4, 6, 8, 10};
+  r.rails[0].bidir_gbps = filled(6, 1.8);
+  auto second = r.rails[0];
+  second.local_rank = 1;
+  second.ranks = {1, 3, 5, 7, 9, 11};
+  second.bw_gbps[2][4] = 1.0;  // rail 1 has no slow link
+  second.analysis = core::analyze_links(second.bw_gbps, second.lat_p50_us);
+  second.outliers.clear();
+  second.suspects.clear();
+  r.rails.push_back(second);
+  const auto j = report::pairs_json(r);
+  ASSERT_EQ(j["rails"].size(), 2u);
+  EXPECT_EQ(j["rails"][0]["local_rank"], 0);
+  EXPECT_EQ(j["rails"][1]["local_rank"], 1);
+  EXPECT_EQ(j["rails"][1]["ranks"], nlohmann::json({1, 3, 5, 7, 9, 11}));
+  EXPECT_EQ(j["ranks"], j["rails"][0]["ranks"]);  // top level = local rank 0
+  EXPECT_EQ(j["bw_gbps"], j["rails"][0]["bw_gbps"]);
+  EXPECT_EQ(j["outliers"].size(), 1u);
+  EXPECT_TRUE(j["rails"][1]["outliers"].empty());
+  ASSERT_TRUE(j["bidir_gbps"].is_array());
+  EXPECT_TRUE(j["bidir_gbps"][1][1].is_null());
+  EXPECT_DOUBLE_EQ(j["bidir_gbps"][0][1].get<double>(), r.rails[0].bidir_gbps[0][1].value());
+  const auto s = report::render_pairs(r);
+  EXPECT_NE(s.find("# local rank 1"), std::string::npos);
+  EXPECT_NE(s.find("bidirectional GB/s"), std::string::npos);
+  // The slow link of rail 0 is a finding that names the local rank.
+  report::Document doc;
+  report::add_pairs(doc, r);
+  int links = 0;
+  for (const auto& f : doc.json()["findings"])
+    if (f["code"] == "PAIRS_SLOW_LINK") {
+      ++links;
+      EXPECT_NE(f["message"].get<std::string>().find("(local rank 0)"), std::string::npos);
+    }
+  EXPECT_EQ(links, 1);
+}

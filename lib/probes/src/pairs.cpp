@@ -467,6 +467,7 @@ PairsResult run_pairs(const comm::Communicator& comm, const PairsOptions& opts) 
     for (std::size_t r = 0; r < rails; ++r) {
       auto& rail = res.rails[r];
       rail.local_rank = static_cast<int>(r);
+      for (std::size_t h = 0; h < n; ++h) rail.ranks.push_back(rank_of(static_cast<int>(h), rail.local_rank));
       rail.bw_gbps = rail.lat_p50_us = rail.lat_p99_us = rail.lat_min_us = empty_matrix(n);
       if (opts.bidir) rail.bidir_gbps = empty_matrix(n);
     }

@@ -60,6 +60,7 @@ json rail_json(const PairsResult& r, const PairsRail& rail) {
   auto host = [&](int i) { return H[static_cast<std::size_t>(i)]; };
   json j;
   j["local_rank"] = rail.local_rank;
+  j["ranks"] = rail.ranks;
   j["bw_gbps"] = matrix_json(rail.bw_gbps);
   j["lat_p50_us"] = matrix_json(rail.lat_p50_us);
   j["lat_p99_us"] = matrix_json(rail.lat_p99_us);

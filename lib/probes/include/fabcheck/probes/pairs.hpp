@@ -64,6 +64,7 @@ struct PairsSuspect {
 /// One set of leaders: local rank `local_rank` of every host (just the host leaders without --all-ranks).
 struct PairsRail {
   int local_rank = 0;           ///< local rank index of the ranks that measured
+  std::vector<int> ranks;       ///< world rank that measured for each host, in matrix index order
   core::LinkMatrix bw_gbps;     ///< [from][to] GB/s, one direction at a time
   core::LinkMatrix bidir_gbps;  ///< [a][b] = [b][a] both directions summed, GB/s (empty without --bidir)
   core::LinkMatrix lat_p50_us;  ///< [a][b] = [b][a] 8 B half round trip p50, µs

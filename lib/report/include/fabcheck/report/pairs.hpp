@@ -9,13 +9,15 @@
 
 namespace fabcheck::report {
 
-/// JSON of the `pairs` section: {size_bytes, message_bytes, window, hosts, schedule (rounds of [host, host]),
-/// bw_gbps / lat_p50_us / lat_p99_us (source row → destination column, null where not measured), bidir_gbps
-/// (or null), lat_samples, expected_gbps, medians, outliers [{kind: bw|lat, from, to, value, median, z, rule,
-/// confirmed}] (refuted ones are left out and kept in `retests`), suspects [{host, links: [{kind, from, to}],
-/// confirmed}] (confirmed, or null when not retested; refuted ones go to `refuted_suspects`), retests,
-/// retest_reference, notes}; with --all-ranks a `rails` array holds the same per local rank (top level =
-/// local rank 0). z is null when MAD = 0 (z = ±∞), with `z_reason`.
+/// JSON of the `pairs` section: {size_bytes, message_bytes, window, hosts, ranks (the world rank that
+/// measured for each host), schedule (rounds of [host, host]), bw_gbps / lat_p50_us / lat_p99_us (source row
+/// → destination column, null where not measured), bidir_gbps ([a][b] = [b][a], both directions at once
+/// summed; null without --bidir), lat_samples, expected_gbps, medians, outliers [{kind: bw|lat, from, to,
+/// value, median, z, rule, confirmed}] (refuted ones are left out and kept in `retests`), suspects [{host,
+/// links: [{kind, from, to}], confirmed}] (confirmed, or null when not retested; refuted ones go to
+/// `refuted_suspects`), retests, retest_reference, notes}; with --all-ranks and more than one rank per host a
+/// `rails` array holds the same per local rank {local_rank, ranks, bw_gbps, …} (top level = local rank 0). z
+/// is null when MAD = 0 (z = ±∞), with `z_reason`.
 nlohmann::json pairs_json(const probes::PairsResult& r);
 
 /// Fills doc["pairs"], run.sections.pairs = ok, and the findings: PAIRS_SLOW_HOST (warn when confirmed or not
