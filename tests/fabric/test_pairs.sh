@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # fabcheck pairs on 6 virtual hosts (issue 6), --size 8M:
-#   clean (PAIRS_CLEAN_RUNS times, default 1) -> no outliers, no suspects;
-#   throttle-link A -> B 50mbit -> exactly one bandwidth outlier, A -> B, no suspect host;
-#   throttle one host 100mbit -> that host is a suspect, confirmed, and left out of --exclude-hostfile.
+#   clean (PAIRS_CLEAN_RUNS times, default 3) -> no outliers, no suspects;
+#   throttle-link A -> B 50mbit, --bidir -> exactly one bandwidth outlier, A -> B, no suspect host; the pair's
+#     simultaneous both-way figure is bounded by its slow direction;
+#   throttle one host 200mbit -> that host is a suspect, confirmed, and left out of --exclude-hostfile.
 source "$(dirname "$0")/lib.sh"
 fab_init fpairs 400
 [ -x "${FABCHECK:-}" ] || fail "FABCHECK is not set to the fabcheck binary"
@@ -10,11 +11,14 @@ fab_init fpairs 400
 "$VF" up --hosts 6 "${VFN[@]}"
 mapfile -t H < <("$VF" hosts "${VFN[@]}")
 [ ${#H[@]} = 6 ] || fail "expected 6 hosts, got ${#H[@]}"
-FLAGS=(--size 8M --lat-iters 200 --budget-ms 300)
+# Each direction: 1 warmup window, then as many timed windows as fit in 150 ms (at most 20): a clean 8 MiB window
+# takes ~10-40 ms here, a 50mbit one ~1.3 s (so that link costs 1 timed window); 100 latency samples per pair.
+FLAGS=(--size 8M --lat-iters 100 --budget-ms 150)
 
-pairs() { # pairs TAG: runs fabcheck pairs, report in $FAB_TMP/TAG.json, console in TAG.out
+pairs() { # pairs TAG [FLAGS...]: runs fabcheck pairs, report in $FAB_TMP/TAG.json, console in TAG.out
   local tag=$1 t0=$SECONDS
-  timeout 200 "$VF" mpirun "${VFN[@]}" -- "$FABCHECK" pairs "${FLAGS[@]}" --json "$FAB_TMP/$tag.json" \
+  shift
+  timeout 200 "$VF" mpirun "${VFN[@]}" -- "$FABCHECK" pairs "${FLAGS[@]}" "$@" --json "$FAB_TMP/$tag.json" \
     --exclude-hostfile "$FAB_TMP/$tag.hosts" >"$FAB_TMP/$tag.out" 2>"$FAB_TMP/$tag.err" ||
     { cat "$FAB_TMP/$tag.err" >&2; fail "$tag: fabcheck pairs exited $?"; }
   note "$tag: pairs took $((SECONDS - t0)) s"
@@ -32,6 +36,9 @@ lat = [o for o in p["outliers"] if o["kind"] == "lat"]
 sus = p["suspects"]
 assert p["hosts"] == hosts or sorted(p["hosts"]) == sorted(hosts), p["hosts"]
 n = len(hosts)
+t = d["topology"]
+assert t["nranks"] == n and [h["host"] for h in t["hosts"]] == p["hosts"], ("topology", t)
+assert p["ranks"] == [h["ranks"][0] for h in t["hosts"]], ("leaders", p["ranks"], t["hosts"])
 assert len(p["schedule"]) == n - 1, "schedule rounds"
 for i in range(n):
     for j in range(n):
@@ -47,29 +54,68 @@ $code
 PYEOF
 }
 
-runs=${PAIRS_CLEAN_RUNS:-1}
+# Latency outliers on a clean fabric are judged only when the machine was not oversubscribed by others when the
+# run started (1-minute load average <= 2 x cores): with foreign runnable tasks (other builds) on 2 cores, an
+# 8 B ping-pong whose ends share a core waits for the scheduler (measured here at load 17: p50 ~1-2 ms on some
+# pairs, 14 us on the rest, the split following CPU placement, and one such pair reproduced in the retest). That is
+# not the fabric; it is reported, and so is a host suspected on latency alone. Bandwidth outliers and suspects on
+# bandwidth evidence are judged in every run.
+busy() { awk -v c="$(nproc)" '{ exit !($1 > 2 * c) }' /proc/loadavg; }
+runs=${PAIRS_CLEAN_RUNS:-3} lat_judged=0
 for r in $(seq 1 "$runs"); do
+  judge_lat=True
+  if busy; then
+    judge_lat=False
+    note "clean$r: load average $(cut -d' ' -f1 /proc/loadavg) on $(nproc) cores: latency outliers reported, not judged"
+  fi
   pairs clean$r
-  check clean$r '
-assert not p["outliers"], "clean: outliers " + show()
-assert not sus, "clean: suspects " + show()
-assert sorted(passed) == sorted(hosts), "clean: hostfile " + str(passed)'
+  check clean$r "
+assert not bw, 'clean: bandwidth outliers ' + show()
+# a suspect on bandwidth evidence: most of its outgoing or incoming links flagged
+bw_sus = [s for s in sus if 2 * s['out_flagged'] > s['out_links'] or 2 * s['in_flagged'] > s['in_links']]
+assert not bw_sus, 'clean: suspects on bandwidth evidence ' + show()
+if $judge_lat:
+    assert not lat, 'clean: latency outliers ' + show()
+    assert not sus, 'clean: suspects ' + show()
+    assert sorted(passed) == sorted(hosts), 'clean: hostfile ' + str(passed)
+else:
+    if lat or sus:
+        print('  NOTE clean$r: latency outliers and latency-only suspects not judged (machine busy): ' + show(),
+              file=sys.stderr)
+    assert set(hosts) - set(passed) <= {s['host'] for s in sus}, 'clean: hostfile ' + str(passed)"
+  [ "$judge_lat" = False ] || lat_judged=$((lat_judged + 1))
 done
-note "clean: no outliers, no suspects in $runs of $runs runs"
+note "clean: no bandwidth outliers or bandwidth suspects in $runs of $runs runs; latency judged in $lat_judged of them"
 
 A=${H[1]} B=${H[4]}
 "$VF" throttle-link "$A" "$B" 50mbit "${VFN[@]}"
-pairs link
+pairs link --bidir
 check link "
 assert len(bw) == 1, 'link: want exactly one bandwidth outlier; ' + show()
 assert (bw[0]['from'], bw[0]['to']) == ('$A', '$B'), 'link: wrong link or direction; ' + show()
 assert bw[0]['confirmed'] is True, 'link: not confirmed'
-assert not sus, 'link: a host was blamed; ' + show()"
-note "throttle-link $A -> $B: exactly that bandwidth outlier, no host"
+assert not sus, 'link: a host was blamed; ' + show()
+# --bidir: both directions at once, summed, symmetric; on the throttled pair the slow direction bounds it
+# (about twice the slow one-way figure), elsewhere it is within reach of the two one-way figures together.
+bd, one = p['bidir_gbps'], p['bw_gbps']
+a, b = p['hosts'].index('$A'), p['hosts'].index('$B')
+cells = []
+for i in range(n):
+    for j in range(i + 1, n):
+        assert bd[i][j] is not None and bd[i][j] > 0 and bd[i][j] == bd[j][i], ('bidir cell', i, j, bd[i][j])
+        cells.append((bd[i][j] / (one[i][j] + one[j][i]), i, j))
+rest = [c[0] for c in cells if (c[1], c[2]) != (min(a, b), max(a, b))]
+print('  link: other pairs bidir/(sum of one-way) min %.2f max %.2f; throttled pair bidir %.4f GB/s, slow one-way '
+      '%.4f GB/s' % (min(rest), max(rest), bd[a][b], one[a][b]), file=sys.stderr)
+assert one[a][b] < bd[a][b] <= 2.5 * one[a][b], ('throttled pair bidir not bounded by its slow direction', bd[a][b], one[a][b])
+for r, i, j in cells:
+    if (i, j) != (min(a, b), max(a, b)):
+        assert 0.2 < r <= 1.5, ('bidir out of reach of the one-way figures', i, j, bd[i][j], one[i][j], one[j][i])"
+note "throttle-link $A -> $B: exactly that bandwidth outlier, no host; bidir bounded by the slow direction"
 "$VF" clear "${VFN[@]}"
 
 S=${H[3]}
-"$VF" throttle "$S" 100mbit "${VFN[@]}"
+"$VF" throttle "$S" 200mbit "${VFN[@]}"
 pairs host
 check host "
 names = [s['host'] for s in sus]
