@@ -96,7 +96,7 @@ assert (bw[0]['from'], bw[0]['to']) == ('$A', '$B'), 'link: wrong link or direct
 assert bw[0]['confirmed'] is True, 'link: not confirmed'
 assert not sus, 'link: a host was blamed; ' + show()
 # --bidir: both directions at once, summed, symmetric; on the throttled pair the slow direction bounds it
-# (about twice the slow one-way figure), elsewhere it is within reach of the two one-way figures together.
+# (about twice the slow one-way figure, measured 2.4-2.5 x), elsewhere it is within reach of the two one-way figures together.
 bd, one = p['bidir_gbps'], p['bw_gbps']
 a, b = p['hosts'].index('$A'), p['hosts'].index('$B')
 cells = []
@@ -107,7 +107,9 @@ for i in range(n):
 rest = [c[0] for c in cells if (c[1], c[2]) != (min(a, b), max(a, b))]
 print('  link: other pairs bidir/(sum of one-way) min %.2f max %.2f; throttled pair bidir %.4f GB/s, slow one-way '
       '%.4f GB/s' % (min(rest), max(rest), bd[a][b], one[a][b]), file=sys.stderr)
-assert one[a][b] < bd[a][b] <= 2.5 * one[a][b], ('throttled pair bidir not bounded by its slow direction', bd[a][b], one[a][b])
+# measured 2.4-2.5 x here (tbf burst; the one-way loop also waits for an acknowledgement per window); a figure
+# carried by the fast direction would be >= 30 x
+assert one[a][b] < bd[a][b] <= 3.5 * one[a][b], ('throttled pair bidir not bounded by its slow direction', bd[a][b], one[a][b])
 for r, i, j in cells:
     if (i, j) != (min(a, b), max(a, b)):
         assert 0.2 < r <= 1.5, ('bidir out of reach of the one-way figures', i, j, bd[i][j], one[i][j], one[j][i])"
