@@ -221,6 +221,25 @@ TEST(LinkOutliers, SlowHostAmongNoisyLinks) {
   for (const auto& o : a.outliers) EXPECT_TRUE(o.from == 4 || o.to == 4);
 }
 
+TEST(LinkOutliers, SlowHostAmongHostsThatScatterByAFactorOfThree) {
+  // Measured on the 6-host virtual fabric under load: clean hosts' links scatter 0.15-0.45 GB/s (each host
+  // sends at its own pace), the throttled host 0.01 GB/s. On a linear scale the hosts' out-medians
+  // {0.15, 0.2, 0.25, 0.3, 0.45, 0.01} give the slow host z = -(0.2-0.01)/(1.4826*0.05) = -2.56: missed. On
+  // the log scale z = -(ln 0.2 - ln 0.01)/(1.4826*0.288) = -7.0: found.
+  const double pace[] = {0.15, 0.2, 0.25, 0.3, 0.45};
+  LinkMatrix bw(6, std::vector<std::optional<double>>(6));
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 6; ++j)
+      if (i != j) bw[i][j] = (i == 5 || j == 5) ? 0.01 : pace[i];
+  std::vector<double> out_medians = {0.15, 0.2, 0.25, 0.3, 0.45, 0.01};
+  EXPECT_FALSE(outliers(out_medians, Worse::kLower)[5]);  // the linear rule alone misses it
+  const auto a = analyze_links(bw, {});
+  ASSERT_EQ(a.suspects.size(), 1u);
+  EXPECT_EQ(a.suspects[0].host, 5);
+  EXPECT_EQ(a.outliers.size(), 10u);
+  for (const auto& o : a.outliers) EXPECT_TRUE(o.from == 5 || o.to == 5);
+}
+
 TEST(LinkOutliers, NonSquareRefused) {
   LinkMatrix bad = {{std::nullopt, 1.0}};
   EXPECT_THROW(analyze_links(bad, {}), std::invalid_argument);

@@ -68,6 +68,26 @@ void flag(LinkKind kind, const std::vector<Cell>& cells, const std::vector<doubl
   }
 }
 
+// The host stage's test on the hosts' median links: the DESIGN §4 rule (worse by more than 3 robust z AND by
+// more than 10 % of the median), with z computed on log values. Bandwidth and latency are ratio quantities:
+// on a noisy fabric the hosts' medians scatter multiplicatively, and on a linear scale z is bounded by
+// −median/(1.4826·MAD), so once the spread exceeds a third of the median no slow host can reach −3 z however
+// slow it is. On the log scale a host 10× slower scores ln(10)/(1.4826·MAD_log). Non-positive values fall
+// back to the linear rule.
+std::vector<bool> host_median_outliers(const std::vector<double>& med, Worse worse) {
+  for (double x : med)
+    if (!(x > 0)) return outliers(med, worse);
+  std::vector<bool> out(med.size(), false);
+  if (med.size() < 3) return out;
+  std::vector<double> lg(med.size());
+  for (std::size_t i = 0; i < med.size(); ++i) lg[i] = std::log(med[i]);
+  const auto z = robust_z(lg);
+  const double m = *median(med);
+  for (std::size_t i = 0; i < med.size(); ++i)
+    out[i] = worse == Worse::kLower ? z[i] < -3.0 && med[i] < 0.9 * m : z[i] > 3.0 && med[i] > 1.1 * m;
+  return out;
+}
+
 }  // namespace
 
 LinkAnalysis analyze_links(const LinkMatrix& bw, const LinkMatrix& lat, std::optional<double> expected_gbps) {
@@ -135,7 +155,7 @@ LinkAnalysis analyze_links(const LinkMatrix& bw, const LinkMatrix& lat, std::opt
           med.push_back(select_median((*side)[h]));
           who.push_back(h);
         }
-      const auto f = outliers(med, worse);
+      const auto f = host_median_outliers(med, worse);
       for (std::size_t i = 0; i < f.size(); ++i)
         if (f[i]) odd[who[i]] = true;
     }

@@ -68,7 +68,8 @@ struct LinkAnalysis {
 /// pairs are outliers; otherwise its outliers stay link findings. When more than half of all bandwidth links
 /// are flagged (fabric-wide slowness), no host is blamed for bandwidth.
 /// Host stage (n ≥ 4, a refinement of §4, noted in the result): when a host's median link (outgoing, incoming
-/// or latency) is an outlier among the hosts' medians, the link median and MAD are re-estimated from the
+/// or latency) is an outlier among the hosts' medians (the §4 rule with z taken on log values: the medians
+/// scatter multiplicatively on a noisy fabric), the link median and MAD are re-estimated from the
 /// links that touch no such host, and every link is judged against those (a slow host otherwise inflates the
 /// MAD: with a third of the links 10× slower, they score under 3 z on a noisy fabric). Limit (noted): with n
 /// = 3 a host slow in both directions owns 4 of the 6 directed links, so the median itself is slow and
