@@ -1,6 +1,7 @@
 // `fabcheck inspect` (issue 4): what the hosts have (inventory per host, under MPI: host leaders collect,
-// rank 0 gathers) and the transport verdict drawn from it; or, with --nccl-log FILE..., the offline verdict
-// from NCCL debug logs (no MPI). Thin: the inventory is lib/probes, findings and text are lib/report.
+// rank 0 gathers) and the transport verdict drawn from it, with the MPI signature of a short pairs run
+// between host leaders when there are several hosts; or, with --nccl-log FILE..., the offline verdict from
+// NCCL debug logs (no MPI). Thin: the inventory is lib/probes, findings and text are lib/report.
 #include <fmt/format.h>
 
 #include <chrono>
@@ -13,8 +14,10 @@
 #include "fabcheck/comm/communicator.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/probes/inventory.hpp"
+#include "fabcheck/probes/pairs.hpp"
 #include "fabcheck/report/document.hpp"
 #include "fabcheck/report/inventory.hpp"
+#include "fabcheck/report/signature_sources.hpp"
 #include "fabcheck/report/transport.hpp"
 #include "inspect_nccl_log.hpp"
 
@@ -27,6 +30,7 @@ struct InspectFlags {
   bool quiet = false;
   probes::InventoryOptions inv;
   bool no_verbs = false;
+  bool no_signature = false;
 };
 
 // One command per process: the flags live here so that `mpi_when` can look at them after parsing.
@@ -41,6 +45,25 @@ std::string findings_text(const std::vector<report::Finding>& fs) {
     s += fmt::format("  [{}] {}: {}\n         remedy: {}\n", report::name(f.severity), f.code, f.message,
                      f.remedy);
   return s;
+}
+
+// The MPI signature (DESIGN §5) between host leaders: a short pairs run (8 B ping-pong and 4 MiB windows in
+// each direction, no retest; well under a second per host pair on TCP). None on one host or with
+// --no-signature (the same decision on every rank). Rank 0 gets the signatures.
+std::vector<report::MpiSignature> quick_signature(const comm::Communicator& world, bool skip) {
+  if (skip || probes::pairs_skip_reason(world)) return {};
+  probes::PairsOptions o;
+  o.size_bytes = 4ull << 20;
+  o.window = 16;
+  o.warmup = 1;
+  o.iters = 3;
+  o.budget_ms = 100;
+  o.lat_iters = 200;
+  o.lat_warmup = 20;
+  o.retest = false;
+  auto sigs = report::signatures_from_pairs(probes::run_pairs(world, o));
+  for (auto& s : sigs) s.source = "inspect";
+  return sigs;
 }
 
 int run_inventory_mode(const RunContext& ctx) {
@@ -62,6 +85,7 @@ int run_inventory_mode(const RunContext& ctx) {
   if (!bad.empty()) throw UsageError(bad);
 
   probes::InventoryResult inv = probes::run_inventory(world, fl.inv);
+  const auto sigs = quick_signature(world, fl.no_signature);
   int code = 0;
   if (world.rank() == 0) {
     report::Document doc(ctx.argv);
@@ -69,6 +93,7 @@ int run_inventory_mode(const RunContext& ctx) {
     report::TransportInput in;
     in.hosts = report::rdma_evidence(inv);
     in.env = probes::filter_transport_env(probes::process_environment());
+    in.signatures = sigs;
     report::TransportResult tr = report::analyze_transport(in);
     report::add_transport(doc, tr);
     code = doc.has_fail() ? static_cast<int>(ExitCode::kFail) : static_cast<int>(ExitCode::kOk);
@@ -99,6 +124,9 @@ const Registrar kInspect{CommandSpec{
       sub.add_option("--nccl-version", fl.inv.nccl_version,
                      "NCCL version to judge GPUDirect peer-memory visibility against (e.g. 2.18.5)");
       sub.add_flag("--no-verbs", fl.no_verbs, "Do not ask libibverbs (sysfs only)");
+      sub.add_flag("--no-signature", fl.no_signature,
+                   "Do not measure the MPI signature between hosts (8 B latency and 4 MiB bandwidth of each "
+                   "host pair, judged against what RDMA gives)");
       sub.add_option("--nccl-log", fl.nccl_logs, "NCCL_DEBUG=INFO log file(s) to read offline (no MPI)")
           ->expected(1, -1);
       sub.add_option("--json,-J,--out", fl.json, "Write the JSON report to FILE");
@@ -116,10 +144,10 @@ const bool kInspectMpi = [] {
     auto& f = flags();
     if (!f.nccl_logs.empty()) {
       // Offline: the inventory flags would be silently ignored, so refuse them (usage error before MPI).
-      if (f.inv.sysfs_root != "/sys" || f.inv.etc_root != "/etc" || f.no_verbs)
+      if (f.inv.sysfs_root != "/sys" || f.inv.etc_root != "/etc" || f.no_verbs || f.no_signature)
         throw UsageError(
-            "--nccl-log: reads logs offline; --sysfs-root/--etc-root/--no-verbs belong to the host "
-            "inventory (run inspect without --nccl-log for that)");
+            "--nccl-log: reads logs offline; --sysfs-root/--etc-root/--no-verbs/--no-signature belong to "
+            "the host inventory (run inspect without --nccl-log for that)");
       return false;
     }
     probes::validate(f.inv);  // bad --sysfs-root etc.: one line, exit 2, before MPI starts

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # fabcheck inspect across 3 virtual hosts (2 ranks each): one inventory per host, each named after its host,
-# verdict no_rdma_hardware, MPI_RDMA_EXCLUDED per host, exit 0.
+# verdict no_rdma_hardware, MPI_RDMA_EXCLUDED per host, exit 0; the MPI signature inspect measures between host
+# leaders is sockets-like for every host pair (the veth fabric is TCP). Then `fabcheck run` with only inspect and a
+# small pairs step on the same fabric: the transport section is redrawn with the pairs signature.
 source "$(dirname "$0")/lib.sh"
 fab_init finsp 130
 
@@ -15,10 +17,41 @@ doc = json.load(open(sys.argv[1]))
 want = sorted(sys.argv[2:])
 got = sorted(h["host"] for h in doc["inventory"]["hosts"])
 assert got == want, f"inventory hosts {got}, expected {want}"
-assert doc["transport"]["verdict"] == "no_rdma_hardware", doc["transport"]["verdict"]
+t = doc["transport"]
+assert t["verdict"] == "no_rdma_hardware", t["verdict"]
 excl = [f["evidence"]["host"] for f in doc["findings"] if f["code"] == "MPI_RDMA_EXCLUDED"]
 assert sorted(excl) == want, f"MPI_RDMA_EXCLUDED for {excl}"
 assert doc["run"]["exit_code"] == 0
-print("inventory hosts:", got, "verdict:", doc["transport"]["verdict"])
+# the signature: one line per host pair (3 hosts: 3 pairs), each sockets-like, and it decided the network
+sig = [e for e in t["evidence"] if e["source"] == "signature" and "inspect" in e["message"]]
+assert len(sig) == 3, f"signature lines {sig}"
+assert all("sockets_like" in e["message"] for e in sig), sig
+assert t["network"] == "socket" and t["network_source"] == "signature", (t["network"], t["network_source"])
+assert t["inter_node"] is True, t["inter_node"]
+print("inventory hosts:", got, "verdict:", t["verdict"], "|", sig[0]["message"])
 PYEOF
-note "one inventory per host: ok"
+note "one inventory per host, sockets-like signature: ok"
+
+cat >"$FAB_TMP/cfg.json" <<'EOF2'
+{"extends": "default", "name": "inspect + pairs", "timeout_s": 60,
+ "sweep": {"enabled": false}, "latency": {"enabled": false}, "incast": {"enabled": false},
+ "scaling": {"enabled": false}, "gate": {"enabled": false},
+ "pairs": {"size": "1M", "window": 8, "iters": 2, "lat_iters": 200, "retest": false}}
+EOF2
+timeout 90 "$VF" mpirun "${VFN[@]}" -- -np 3 "$FABCHECK" run --config "$FAB_TMP/cfg.json" -q \
+  --json "$FAB_TMP/run.json" >"$FAB_TMP/run.out" 2>&1 || fail "run exited $? ($(tail -3 "$FAB_TMP/run.out"))"
+"$PY" - "$FAB_TMP/run.json" <<'PYEOF' || fail "run report check"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["run"]["sections"]["pairs"]["status"] == "ok", doc["run"]["sections"]["pairs"]
+t = doc["transport"]
+sig = [e for e in t["evidence"] if e["source"] == "signature" and "(pairs)" in e["message"]]
+assert len(sig) == 3 and all("sockets_like" in e["message"] for e in sig), sig
+assert t["verdict"] == "no_rdma_hardware" and t["network_source"] == "signature", t
+codes = [f["code"] for f in doc["findings"]]
+assert codes.count("MPI_RDMA_EXCLUDED") == 3, codes  # inventory findings kept, not duplicated by the redraw
+print("run: transport redrawn after pairs:", t["verdict"], "|", sig[0]["message"])
+PYEOF
+grep -q '^# transport verdict with the MPI signature of pairs: no_rdma_hardware' "$FAB_TMP/run.out" ||
+  fail "run: no console line for the redrawn verdict ($(grep -i transport "$FAB_TMP/run.out" | head -3))"
+note "run: transport section redrawn with the pairs signature: ok"

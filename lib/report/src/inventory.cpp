@@ -581,6 +581,8 @@ std::vector<HostRdmaEvidence> rdma_evidence(const probes::InventoryResult& r) {
       for (const auto& p : d.ports) {
         if (!p.active()) continue;
         ++e.active_ports;
+        if (p.rate_gbit && (!e.link_rate_gbit || *p.rate_gbit > *e.link_rate_gbit))
+          e.link_rate_gbit = p.rate_gbit;
         (p.link_layer == "InfiniBand" ? ib : roce) +=
             p.link_layer == "InfiniBand" || p.link_layer == "Ethernet";
         for (const auto& g : p.gids)

@@ -145,6 +145,7 @@ struct Ctx {
   bool forced = false;
   bool configured = false;
   std::string configured_by;
+  std::map<const MpiSignature*, SignatureJudgement> judged;  // every input signature, judged once
 };
 
 struct Scope {
@@ -153,14 +154,6 @@ struct Scope {
   std::vector<const MpiSignature*> sigs;
   std::string host;  // "" = the run
 };
-
-// Signature class: "rdma", "tcp" or "".
-std::string signature_class(const MpiSignature& s) {
-  if (!s.p2p_8b_latency_us) return {};
-  if (*s.p2p_8b_latency_us <= kRdmaClassLatencyUs) return "rdma";
-  if (*s.p2p_8b_latency_us >= kTcpClassLatencyUs) return "tcp";
-  return {};
-}
 
 TransportAssessment assess(const Scope& s, const Ctx& ctx, std::vector<EvidenceLine>* ev) {
   TransportAssessment a;
@@ -191,20 +184,36 @@ TransportAssessment assess(const Scope& s, const Ctx& ctx, std::vector<EvidenceL
       add("nccl_log", host_label(e->p->host),
           fmt::format("network {} ({} process(es)); {}", cls, n, e->net_basis));
     }
+    a.network_source = "nccl_log";
   } else {
-    // No log decided it: the MPI signature, else nothing.
-    int tcp = 0, rdma = 0;
+    // No log decided it: the MPI signature (the weakest evidence, DESIGN §5), else nothing. A TCP-class pair
+    // anywhere limits the job, as a socket process does above. An RDMA-class signature counts only where the
+    // inventory attests RDMA hardware: it never outweighs an inventory that found none.
+    int sockets = 0, rdma = 0;
     for (const MpiSignature* sg : s.sigs) {
-      std::string c = signature_class(*sg);
-      tcp += c == "tcp";
-      rdma += c == "rdma";
+      auto it = ctx.judged.find(sg);
+      if (it == ctx.judged.end()) continue;
+      sockets += it->second.cls == SignatureClass::kSocketsLike;
+      rdma += it->second.cls == SignatureClass::kRdmaLike;
     }
-    if (tcp > 0 && tcp >= rdma) {
+    bool hw_seen = false, hw_listed = false;
+    for (const HostRdmaEvidence* e : s.hw) {
+      hw_seen = true;
+      hw_listed = hw_listed || !e->rdma_devices.empty() || e->active_ports > 0 || !e->rdma_netdevs.empty();
+    }
+    if (sockets > 0) {
       a.network = "socket";
       a.network_name = "MPI over TCP (signature)";
-    } else if (rdma > 0) {
+      a.network_source = "signature";
+    } else if (rdma > 0 && hw_listed) {
       a.network = "ib_verbs";
       a.network_name = "MPI over RDMA (signature)";
+      a.network_source = "signature";
+    } else if (rdma > 0) {
+      add("signature", s.host,
+          hw_seen ? "RDMA-class signature set aside: the inventory found no RDMA hardware (the inventory "
+                    "outranks the signature)"
+                  : "RDMA-class signature alone names no network (no inventory to attest RDMA hardware)");
     }
   }
 
@@ -269,14 +278,10 @@ TransportAssessment assess(const Scope& s, const Ctx& ctx, std::vector<EvidenceL
           "Open MPI MCA parameter files exclude the RDMA components (ucx/openib): MPI uses TCP");
   }
   for (const MpiSignature* sg : s.sigs) {
-    std::string c = signature_class(*sg);
+    auto it = ctx.judged.find(sg);
+    if (it == ctx.judged.end()) continue;
     add("signature", sg->from_host + "<->" + sg->to_host,
-        fmt::format("MPI {} 8 B latency {} us, large-message bandwidth {} GB/s: {}", sg->source,
-                    sg->p2p_8b_latency_us ? fmt::format("{:.2f}", *sg->p2p_8b_latency_us) : "n/a",
-                    sg->large_msg_bw_gbps ? fmt::format("{:.2f}", *sg->large_msg_bw_gbps) : "n/a",
-                    c == "tcp"    ? fmt::format("TCP-class (RDMA gives <= {} us)", kRdmaClassLatencyUs)
-                    : c == "rdma" ? "RDMA-class"
-                                  : "inconclusive"));
+        fmt::format("MPI point-to-point ({}) {}: {}", sg->source, name(it->second.cls), it->second.reason));
   }
 
   // --- link layer ---
@@ -375,6 +380,8 @@ TransportAssessment assess(const Scope& s, const Ctx& ctx, std::vector<EvidenceL
     } else if (rings_off) {
       a.gdr = "off";
       a.gdr_basis = "Connected all rings ... GDR 0";
+    } else if (a.network_source == "signature") {
+      a.gdr_basis = "the MPI signature says nothing about GPU buffers (no NCCL log)";
     } else {
       a.gdr_basis = "no connection, per-HCA or per-GPU GDR line";
       for (const HostRdmaEvidence* e : s.hw)
@@ -382,7 +389,8 @@ TransportAssessment assess(const Scope& s, const Ctx& ctx, std::vector<EvidenceL
           a.gdr_basis +=
               "; inventory: no peer-memory module on " + e->host + " (DMA-BUF may still allow GDR)";
     }
-    add("nccl_log", s.host, "gdr " + a.gdr + ": " + a.gdr_basis);
+    add(a.network_source == "signature" ? "signature" : "nccl_log", s.host,
+        "gdr " + a.gdr + ": " + a.gdr_basis);
   } else {
     bool module_off = false;
     for (const HostRdmaEvidence* e : s.hw) module_off = module_off || (e->gdr_module && !*e->gdr_module);
@@ -492,6 +500,18 @@ TransportResult analyze_transport(const TransportInput& in) {
     if (starts(k, "NCCL_") || starts(k, "UCX_") || starts(k, "OMPI_MCA_")) r.env[k] = v;
 
   Ctx ctx;
+  {
+    // Link rate of a pair: the slower end's fastest ACTIVE RDMA port (unknown when either end has none).
+    std::map<std::string, double> rate;
+    for (const auto& e : in.hosts)
+      if (e.link_rate_gbit) rate[e.host] = *e.link_rate_gbit;
+    for (const auto& sg : in.signatures) {
+      std::optional<double> link;
+      auto a = rate.find(sg.from_host), b = rate.find(sg.to_host);
+      if (a != rate.end() && b != rate.end()) link = std::min(a->second, b->second);
+      ctx.judged[&sg] = classify_signature(sg, link);
+    }
+  }
   std::string p2p_level = lower(env_value(env, "NCCL_P2P_LEVEL"));
   bool p2p_off = truthy(env_value(env, "NCCL_P2P_DISABLE")) || p2p_level == "loc" || p2p_level == "0";
   bool shm_off = truthy(env_value(env, "NCCL_SHM_DISABLE"));
@@ -706,15 +726,26 @@ TransportResult analyze_transport(const TransportInput& in) {
     std::vector<std::string> sock_hosts;
     for (const auto& ht : r.per_host)
       if (ht.assessment.network == "socket") sock_hosts.push_back(ht.host);
-    f.message =
-        fmt::format("RDMA hardware is present but NCCL ran over TCP sockets{}",
-                    sock_hosts.empty() ? "" : fmt::format(" (hosts: {})", fmt::join(sock_hosts, ", ")));
+    const bool by_signature = run.network_source == "signature";
+    const std::string who =
+        sock_hosts.empty() ? "" : fmt::format(" (hosts: {})", fmt::join(sock_hosts, ", "));
+    f.message = by_signature ? "RDMA hardware is present but MPI point-to-point traffic between hosts has a "
+                               "TCP signature" +
+                                   who
+                             : "RDMA hardware is present but NCCL ran over TCP sockets" + who;
     f.evidence = {{"verdict", run.verdict},
                   {"network", run.network_name},
-                  {"lines", evidence_json({"nccl_log", "inventory"}, 12)}};
+                  {"network_source", run.network_source},
+                  {"lines", by_signature ? evidence_json({"signature", "inventory", "mpi_config"}, 12)
+                                         : evidence_json({"nccl_log", "inventory"}, 12)}};
     f.remedy =
-        "Make IB verbs usable to NCCL: rdma-core/libibverbs in the container, ACTIVE ports (ibv_devinfo), "
-        "NCCL_IB_HCA and the net plugin (NCCL_NET_PLUGIN) matching the HCAs; rerun with NCCL_DEBUG=INFO";
+        by_signature
+            ? "Let MPI use the RDMA ports: Open MPI with UCX (--mca pml ucx, and remove the ucx/openib "
+              "exclusion from openmpi-mca-params.conf), UCX_NET_DEVICES naming the HCA port; rerun pairs"
+            : "Make IB verbs usable to NCCL: rdma-core/libibverbs in the container, ACTIVE ports "
+              "(ibv_devinfo), "
+              "NCCL_IB_HCA and the net plugin (NCCL_NET_PLUGIN) matching the HCAs; rerun with "
+              "NCCL_DEBUG=INFO";
     r.findings.push_back(std::move(f));
   }
   if (run.verdict == "rdma_no_gdr") {
@@ -818,6 +849,7 @@ nlohmann::json assessment_json(const TransportAssessment& a) {
   nlohmann::json j;
   j["network"] = a.network;
   j["network_name"] = a.network_name.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.network_name);
+  j["network_source"] = a.network_source.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.network_source);
   j["link_layer"] = a.link_layer ? nlohmann::json(*a.link_layer) : nlohmann::json(nullptr);
   if (!a.link_layer) j["link_layer_reason"] = a.link_layer_reason;
   j["gdr"] = a.gdr;
@@ -884,6 +916,25 @@ void add_transport(Document& doc, const TransportResult& r) {
   doc.json()["transport"] = std::move(t);
   for (const auto& f : r.findings) doc.add_finding(f);
   doc.set_section("transport", SectionStatus::kOk);
+}
+
+void update_transport(Document& doc, const TransportResult& previous, const TransportResult& r) {
+  auto& fs = doc.json()["findings"];
+  if (fs.is_array()) {
+    for (const auto& f : previous.findings) {
+      const nlohmann::json old = {{"severity", std::string(name(f.severity))},
+                                  {"code", f.code},
+                                  {"message", f.message},
+                                  {"evidence", f.evidence},
+                                  {"remedy", f.remedy}};
+      for (auto it = fs.begin(); it != fs.end(); ++it)
+        if (*it == old) {
+          fs.erase(it);
+          break;
+        }
+    }
+  }
+  add_transport(doc, r);
 }
 
 std::string render_transport(const TransportResult& r) {

@@ -259,6 +259,7 @@ int run_suite(const comm::Communicator& world, const Plan& plan, const RunOption
 
   bool any_failed = false;
   int idx = 0;
+  detail::SuiteState state;  // rank 0: what steps leave for later ones
   for (const auto& st : plan.steps) {
     if (!st.enabled || st.kind == StepKind::kGate) continue;
     const std::string sec(section_name(st.kind));
@@ -280,7 +281,7 @@ int run_suite(const comm::Communicator& world, const Plan& plan, const RunOption
     // A marker per step: the watchdog can name a rank that never started it.
     comm::enter_phase(fmt::format("run: start {}", config_key(st.kind)));
     StepOutcome mine;
-    detail::StepContext ctx{world, st, root ? &doc : nullptr, {}};
+    detail::StepContext ctx{world, st, root ? &doc : nullptr, {}, root ? &state : nullptr};
     const auto* adapter = detail::adapter_for(st.kind);
     if (!adapter) {
       mine.status = StepOutcome::Status::kSkipped;

@@ -1,5 +1,6 @@
 // Adapter: config section "inspect" -> probes::InventoryOptions -> run_inventory -> add_inventory + the
-// transport verdict (report::analyze_transport) -> add_transport / render_transport.
+// transport verdict (report::analyze_transport) -> add_transport / render_transport. Its input stays in the
+// SuiteState so that latency and pairs can redraw the verdict with their MPI signature.
 #include "fabcheck/probes/inventory.hpp"
 
 #include "fabcheck/report/inventory.hpp"
@@ -30,9 +31,13 @@ void run_inspect_step(StepContext& ctx) {
     report::TransportInput in;
     in.hosts = report::rdma_evidence(inv);
     in.env = probes::filter_transport_env(probes::process_environment());
-    const auto tr = report::analyze_transport(in);
+    auto tr = report::analyze_transport(in);
     report::add_transport(*ctx.doc, tr);
     ctx.console = report::render_transport(tr) + "\ninventory:\n" + report::render_inventory(inv);
+    if (ctx.state) {
+      ctx.state->transport_in = std::move(in);
+      ctx.state->transport = std::move(tr);
+    }
   }
 }
 

@@ -1,7 +1,9 @@
-// Adapter: config section "latency" -> probes::LatencyOptions -> run_latency -> add_latency / render_latency.
+// Adapter: config section "latency" -> probes::LatencyOptions -> run_latency -> add_latency / render_latency,
+// then its 8 B pairs across hosts as MPI signature evidence for the transport verdict.
 #include "fabcheck/probes/latency.hpp"
 
 #include "fabcheck/report/latency.hpp"
+#include "fabcheck/report/signature_sources.hpp"
 #include "steps.hpp"
 
 namespace fabcheck::suite::detail {
@@ -31,6 +33,7 @@ void run_latency_step(StepContext& ctx) {
   if (ctx.doc) {
     report::add_latency(*ctx.doc, r);
     ctx.console = report::render_latency(r);
+    add_signatures(ctx, "latency", report::signatures_from_latency(r));
   }
 }
 

@@ -1,9 +1,11 @@
-// Adapter: config section "pairs" -> probes::PairsOptions -> run_pairs -> add_pairs / render_pairs.
+// Adapter: config section "pairs" -> probes::PairsOptions -> run_pairs -> add_pairs / render_pairs, then its
+// host-pair latency and bandwidth as MPI signature evidence for the transport verdict.
 #include "steps.hpp"
 
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/probes/pairs.hpp"
 #include "fabcheck/report/pairs.hpp"
+#include "fabcheck/report/signature_sources.hpp"
 
 namespace fabcheck::suite::detail {
 namespace {
@@ -32,6 +34,7 @@ void run_pairs_step(StepContext& ctx) {
   if (ctx.doc) {
     report::add_pairs(*ctx.doc, r);
     ctx.console = report::render_pairs(r);
+    add_signatures(ctx, "pairs", report::signatures_from_pairs(r));
   }
 }
 

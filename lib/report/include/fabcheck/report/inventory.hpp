@@ -39,9 +39,10 @@ std::string gdr_summary(const probes::HostInventory& h);
 void add_inventory(Document& doc, const probes::InventoryResult& r);
 
 /// The inventory's evidence for the transport verdict, one entry per host: RDMA device names, ACTIVE port
-/// count, majority link layer of the ACTIVE ports ("InfiniBand" | "RoCE" | ""), IPoIB/RoCE netdevs, the
-/// libibverbs error text (ENOSYS → "Function not implemented"), peer-memory visibility (nullopt on a host
-/// without GPUs), the transport env and whether Open MPI's MCA files exclude UCX.
+/// count, majority link layer of the ACTIVE ports ("InfiniBand" | "RoCE" | ""), their fastest rate (Gbit/s),
+/// IPoIB/RoCE netdevs, the libibverbs error text (ENOSYS → "Function not implemented"), peer-memory
+/// visibility (nullopt on a host without GPUs), the transport env and whether Open MPI's MCA files exclude
+/// UCX.
 std::vector<HostRdmaEvidence> rdma_evidence(const probes::InventoryResult& r);
 
 /// Console text: one table per host (RDMA ports, GPUs and their NIC, GPUDirect, MPI config, env).

@@ -5,11 +5,13 @@
 ///
 /// Inputs are plain structs: parsed NCCL logs (lib/parse), per-host hardware evidence (filled by the
 /// inventory), the environment, and an optional MPI signature (8 B point-to-point latency and large-message
-/// bandwidth). Precedence (DESIGN §5): `intra_node_only` (no inter-node connection attested and no env
-/// forcing local peers onto NET) → `socket_configured` (NCCL_IB_DISABLE=1 / NCCL_NET=Socket) → for sockets:
-/// `socket_fallback` when there is positive evidence of RDMA hardware (HCA listed, IPoIB/RoCE netdev, IB
-/// plugin loaded, ACTIVE port), else `no_rdma_hardware` → for IB verbs / OFI: `rdma_no_gdr` when GDR is off,
-/// else `rdma` → `unknown`.
+/// bandwidth, report/signature.hpp). Evidence strength: NCCL log > inventory > signature — the signature
+/// decides `network` only when no log does, and an rdma-like signature never outweighs an inventory that
+/// found no RDMA hardware. Precedence (DESIGN §5): `intra_node_only` (no inter-node connection attested and
+/// no env forcing local peers onto NET) → `socket_configured` (NCCL_IB_DISABLE=1 / NCCL_NET=Socket) → for
+/// sockets: `socket_fallback` when there is positive evidence of RDMA hardware (HCA listed, IPoIB/RoCE
+/// netdev, IB plugin loaded, ACTIVE port), else `no_rdma_hardware` → for IB verbs / OFI: `rdma_no_gdr` when
+/// GDR is off, else `rdma` → `unknown`.
 #include <map>
 #include <optional>
 #include <string>
@@ -17,6 +19,7 @@
 
 #include "fabcheck/parse/nccl_log.hpp"
 #include "fabcheck/report/document.hpp"
+#include "fabcheck/report/signature.hpp"
 
 namespace fabcheck::report {
 
@@ -34,21 +37,8 @@ struct HostRdmaEvidence {
   std::optional<bool> gdr_module;  ///< peer-memory module visible where NCCL looks; nullopt = not checked
   std::map<std::string, std::string> env;  ///< NCCL_* / UCX_* / OMPI_MCA_* of that host
   bool mpi_rdma_excluded = false;          ///< Open MPI's MCA files exclude the RDMA components (ucx/openib)
+  std::optional<double> link_rate_gbit;    ///< fastest ACTIVE RDMA port, Gbit/s (judges signature bandwidth)
 };
-
-/// MPI point-to-point signature between two hosts (from the latency or pairs probe).
-struct MpiSignature {
-  std::string from_host;                    ///< one end
-  std::string to_host;                      ///< other end
-  std::optional<double> p2p_8b_latency_us;  ///< 8 B half round trip (p50), microseconds
-  std::optional<double> large_msg_bw_gbps;  ///< large-message bandwidth, GB/s (1e9 B/s)
-  std::string source;                       ///< probe that measured it: "pairs" | "latency"
-};
-
-/// 8 B MPI half-round-trip latency at or below which the path is RDMA-class (verbs/UCX: ~1-3 µs).
-inline constexpr double kRdmaClassLatencyUs = 5.0;
-/// 8 B MPI half-round-trip latency at or above which the path is TCP-class (kernel sockets: >= ~10 µs).
-inline constexpr double kTcpClassLatencyUs = 8.0;
 
 /// Everything the verdict is drawn from.
 struct TransportInput {
@@ -70,6 +60,7 @@ struct EvidenceLine {
 struct TransportAssessment {
   std::string network = "none";  ///< ib_verbs | ofi | socket | none
   std::string network_name;      ///< as NCCL printed it ("IB", "IBext_v8", "Libfabric", "Socket"), "" if none
+  std::string network_source;    ///< evidence that decided `network`: "nccl_log" | "signature" | "" (none)
   std::optional<std::string> link_layer;  ///< "InfiniBand" | "RoCE" | nullopt
   std::string link_layer_reason;          ///< why link_layer is null ("" when set)
   std::string gdr = "unknown";            ///< on | off | unknown
@@ -124,6 +115,11 @@ TransportResult analyze_transport(const TransportInput& in);
 /// Writes the `transport` section (DESIGN §6: network, link_layer, gdr, inter_node, verdict, per_host,
 /// evidence, plus logs with their line accounting), appends the findings and marks run.sections.transport ok.
 void add_transport(Document& doc, const TransportResult& r);
+
+/// Replaces the `transport` section written earlier from `previous` by the one of `r` (e.g. once the MPI
+/// signature of latency/pairs is known): removes previous's findings from `findings` (one match each, so an
+/// identical finding from another section stays), then add_transport(doc, r).
+void update_transport(Document& doc, const TransportResult& previous, const TransportResult& r);
 
 /// Console text: the verdict on top, then evidence, then one table row per host, then findings.
 std::string render_transport(const TransportResult& r);
