@@ -299,3 +299,23 @@ TEST(SignatureRedraw, UpdateTransportReplacesSectionAndItsFindings) {
   for (const auto& e : doc.json()["transport"]["evidence"]) sig_line = sig_line || e["source"] == "signature";
   EXPECT_TRUE(sig_line);
 }
+
+TEST(SignatureEvidence, ManyPairsAreCappedRarestClassFirst) {
+  // 6 hosts = 15 pairs: at most 8 pair lines, the one TCP-class pair among them, then a count line.
+  report::TransportInput in;
+  const char* hs[] = {"h1", "h2", "h3", "h4", "h5", "h6"};
+  for (const char* h : hs) in.hosts.push_back(ib_host(h, 400));
+  for (int a = 0; a < 6; ++a)
+    for (int b = a + 1; b < 6; ++b)
+      in.signatures.push_back(sig(a == 4 && b == 5 ? 25.0 : 1.3, {}, hs[a], hs[b]));
+  auto r = report::analyze_transport(in);
+  std::size_t pair_lines = 0;
+  for (const auto& e : r.evidence)
+    if (e.source == "signature" && e.message.rfind("MPI point-to-point", 0) == 0) ++pair_lines;
+  EXPECT_EQ(pair_lines, 8u);
+  bool tcp_pair_listed = false;
+  for (const auto& e : r.evidence) tcp_pair_listed = tcp_pair_listed || e.host == "h5<->h6";
+  EXPECT_TRUE(tcp_pair_listed);
+  EXPECT_TRUE(has_evidence(r, "signature", "15 host pairs in all: 1 sockets_like, 14 rdma_like"));
+  EXPECT_EQ(r.run.verdict, "socket_fallback");
+}

@@ -277,11 +277,30 @@ TransportAssessment assess(const Scope& s, const Ctx& ctx, std::vector<EvidenceL
       add("mpi_config", e->host,
           "Open MPI MCA parameter files exclude the RDMA components (ucx/openib): MPI uses TCP");
   }
-  for (const MpiSignature* sg : s.sigs) {
-    auto it = ctx.judged.find(sg);
-    if (it == ctx.judged.end()) continue;
-    add("signature", sg->from_host + "<->" + sg->to_host,
-        fmt::format("MPI point-to-point ({}) {}: {}", sg->source, name(it->second.cls), it->second.reason));
+  {
+    // One line per host pair, at most kMaxSignatureLines of them (n hosts give n(n-1)/2 pairs): the pairs of
+    // the least common class first, then a count of every class.
+    constexpr std::size_t kMaxSignatureLines = 8;
+    std::map<SignatureClass, std::size_t> count;
+    for (const MpiSignature* sg : s.sigs)
+      if (auto it = ctx.judged.find(sg); it != ctx.judged.end()) ++count[it->second.cls];
+    std::vector<const MpiSignature*> order;
+    for (const MpiSignature* sg : s.sigs)
+      if (ctx.judged.count(sg)) order.push_back(sg);
+    std::stable_sort(order.begin(), order.end(), [&](const MpiSignature* x, const MpiSignature* y) {
+      return count[ctx.judged.at(x).cls] < count[ctx.judged.at(y).cls];
+    });
+    for (std::size_t i = 0; i < order.size() && i < kMaxSignatureLines; ++i) {
+      const MpiSignature* sg = order[i];
+      const auto& j = ctx.judged.at(sg);
+      add("signature", sg->from_host + "<->" + sg->to_host,
+          fmt::format("MPI point-to-point ({}) {}: {}", sg->source, name(j.cls), j.reason));
+    }
+    if (order.size() > kMaxSignatureLines)
+      add("signature", s.host,
+          fmt::format("{} host pairs in all: {} sockets_like, {} rdma_like, {} inconclusive; {} not listed",
+                      order.size(), count[SignatureClass::kSocketsLike], count[SignatureClass::kRdmaLike],
+                      count[SignatureClass::kInconclusive], order.size() - kMaxSignatureLines));
   }
 
   // --- link layer ---
