@@ -1,0 +1,133 @@
+// `fabcheck compare A.json B.json [--label A --label B] [--json OUT] [--html OUT]`: two reports side by side,
+// offline (no MPI). Exit 0 when the comparison was made (whatever it found), 2 for bad input.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+
+#include "command.hpp"
+#include "fabcheck/core/error.hpp"
+#include "fabcheck/report/compare.hpp"
+#include "fabcheck/report/document.hpp"
+#include "fabcheck/report/gate.hpp"
+#include "fabcheck/suite/config.hpp"
+
+namespace fabcheck::app {
+namespace {
+
+struct CompareCli {
+  std::string a, b, json, html;
+  std::vector<std::string> labels;
+  double alpha = 0.01;
+  double min_delta_pct = 10.0;
+};
+
+// Reads one report file and checks that it is a report this fabcheck can read. One place to switch to the
+// shared report loader.
+nlohmann::json load_report(const std::string& path, std::string_view field) {
+  nlohmann::json rep = suite::load_json_file(path, field);
+  if (!rep.is_object() || !rep.contains("schema_version")) {
+    throw UsageError(
+        fmt::format("{}: {} is not a fabcheck report (no schema_version; give a report written "
+                    "with --json, or import foreign results with fabcheck import)",
+                    field, path));
+  }
+  const auto& v = rep["schema_version"];
+  if (!v.is_number_integer() || v.get<long long>() < 1) {
+    throw UsageError(
+        fmt::format("{}: {} has schema_version {}, expected a positive integer", field, path, v.dump()));
+  }
+  if (v.get<long long>() > report::kSchemaVersion) {
+    throw UsageError(
+        fmt::format("{}: {} has schema_version {}, newer than this fabcheck reads ({}); upgrade "
+                    "fabcheck",
+                    field, path, v.get<long long>(), report::kSchemaVersion));
+  }
+  return rep;
+}
+
+nlohmann::json side_info(const nlohmann::json& rep) {
+  nlohmann::json info = {{"schema_version", rep["schema_version"]}};
+  if (rep.contains("tool") && rep["tool"].is_object())
+    info["tool_version"] = rep["tool"].value("version", nlohmann::json());
+  if (rep.contains("run") && rep["run"].is_object())
+    info["started"] = rep["run"].value("started", nlohmann::json());
+  if (rep.contains("topology") && rep["topology"].is_object()) {
+    const auto& t = rep["topology"];
+    info["nranks"] = t.value("nranks", nlohmann::json());
+    info["hosts"] =
+        t.contains("hosts") && t["hosts"].is_array() ? nlohmann::json(t["hosts"].size()) : nlohmann::json();
+  }
+  if (rep.contains("transport") && rep["transport"].is_object())
+    info["transport_verdict"] = rep["transport"].value("verdict", nlohmann::json());
+  return info;
+}
+
+std::function<int(const RunContext&)> setup_compare(CLI::App& sub) {
+  auto cli = std::make_shared<CompareCli>();
+  sub.add_option("a", cli->a, "Report A (the reference: before, or RoCE)")->required();
+  sub.add_option("b", cli->b, "Report B (compared against A: after, or InfiniBand)")->required();
+  sub.add_option("--label", cli->labels,
+                 "Names of A and B in the output (give twice: --label roce --label ib)")
+      ->expected(1);
+  sub.add_option("--json,-J,--out", cli->json,
+                 "Write the comparison as a report (schema_version, compare section)");
+  sub.add_option("--html", cli->html, "Write the comparison as a self-contained HTML page");
+  sub.add_option("--alpha", cli->alpha,
+                 "Holm-adjusted p-value below which a difference is beyond noise (0.01)")
+      ->check(CLI::Range(1e-9, 0.5));
+  sub.add_option("--min-delta", cli->min_delta_pct, "Smallest |delta| in percent called a difference (10)")
+      ->check(CLI::Range(0.0, 1000.0));
+  sub.footer(
+      "Every metric both reports hold (sweep points: time, algbw, busbw, per-iteration p50/p99; latency\n"
+      "percentiles; incast goodput, efficiency, fairness, impact; pairs bandwidth and latency; scaling "
+      "groups,\n"
+      "workloads, alpha-beta fit; the score), side by side with delta % = (B - A)/|A| and which is better.\n"
+      "A difference is beyond run-to-run noise when a two-sided Mann-Whitney U test on the raw "
+      "per-iteration\n"
+      "samples, Holm-corrected over all tests, gives p < 0.01 AND |delta| >= 10 %. Metrics without raw "
+      "samples\n"
+      "(imported results, averages) say 'noise unknown'.\n"
+      "Exit: 0 the comparison was made (whatever it found; use gate for pass/fail), 2 bad input (not a "
+      "report,\n"
+      "a newer schema_version, truncated JSON, no metric in common).");
+  return [cli](const RunContext& ctx) -> int {
+    const auto t0 = std::chrono::steady_clock::now();
+    if (cli->labels.size() == 1 || cli->labels.size() > 2) {
+      throw UsageError(
+          fmt::format("--label: given {} time(s); give it twice, for A then B (--label roce --label ib)",
+                      cli->labels.size()));
+    }
+    for (const auto& [path, flag] : {std::pair{cli->json, "--json"}, std::pair{cli->html, "--html"}}) {
+      if (!path.empty()) report::check_writable(path, flag);
+    }
+    const nlohmann::json a = load_report(cli->a, "report A");
+    const nlohmann::json b = load_report(cli->b, "report B");
+    report::CompareSide sa{cli->a, cli->labels.empty() ? "A" : cli->labels[0], side_info(a)};
+    report::CompareSide sb{cli->b, cli->labels.empty() ? "B" : cli->labels[1], side_info(b)};
+    report::CompareRule rule;
+    rule.alpha = cli->alpha;
+    rule.min_delta = cli->min_delta_pct / 100.0;
+    const report::CompareResult r = report::compare_reports(a, b, sa, sb, rule);
+
+    std::fputs(report::render_compare(r).c_str(), stdout);
+    std::fflush(stdout);
+    if (!cli->html.empty()) report::write_text_atomic(cli->html, report::render_compare_html(r), "--html");
+    if (!cli->json.empty()) {
+      report::Document doc(ctx.argv);
+      report::add_compare(doc, r);
+      const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      doc.finish("complete", 0, secs);
+      doc.write_atomic(cli->json);
+    }
+    return 0;
+  };
+}
+
+const Registrar kCompare{
+    {"compare", "Two reports side by side (A vs B), differences tested against run-to-run noise, offline",
+     false, 93, setup_compare}};
+
+}  // namespace
+}  // namespace fabcheck::app

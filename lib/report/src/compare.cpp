@@ -1,0 +1,238 @@
+// compare_reports: match the metrics of two reports, test each shared sample set (Mann–Whitney U, two-sided),
+// Holm-correct across the tests, and give each row its verdict.
+#include "fabcheck/report/compare.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <unordered_map>
+
+#include "fabcheck/core/error.hpp"
+#include "fabcheck/core/mann_whitney.hpp"
+
+namespace fabcheck::report {
+
+using json = nlohmann::json;
+
+std::string_view name(CompareVerdict v) {
+  switch (v) {
+    case CompareVerdict::kWorse:
+      return "worse";
+    case CompareVerdict::kBetter:
+      return "better";
+    case CompareVerdict::kWithinNoise:
+      return "within_noise";
+    case CompareVerdict::kNoiseUnknown:
+      return "noise_unknown";
+  }
+  return "noise_unknown";
+}
+
+std::size_t CompareResult::count(CompareVerdict v) const {
+  std::size_t n = 0;
+  for (const auto& r : rows) n += r.verdict == v;
+  return n;
+}
+
+namespace {
+
+std::string better_side(double a, double b, BetterIs dir) {
+  if (a == b) return "equal";
+  const bool b_higher = b > a;
+  return (b_higher == (dir == BetterIs::kHigher)) ? "b" : "a";
+}
+
+}  // namespace
+
+CompareResult compare_reports(const json& a, const json& b, CompareSide side_a, CompareSide side_b,
+                              const CompareRule& rule) {
+  CompareResult r;
+  r.a = std::move(side_a);
+  r.b = std::move(side_b);
+  r.rule = rule;
+  const MetricSet ma = extract_metrics(a);
+  const MetricSet mb = extract_metrics(b);
+
+  std::unordered_map<std::string, const CompareMetric*> in_b;
+  for (const auto& m : mb.metrics) in_b.emplace(m.id, &m);
+  std::unordered_map<std::string, bool> matched_b;
+
+  // One test per sample set that both sides hold for a matched metric: (A's samples_id, B's samples_id).
+  struct Test {
+    const SampleSet* a;
+    const SampleSet* b;
+    core::MannWhitneyResult result;
+  };
+  std::vector<Test> tests;
+  std::map<std::pair<std::string, std::string>, std::size_t> test_of;
+  std::vector<std::optional<std::size_t>> row_test;
+
+  for (const auto& m : ma.metrics) {
+    auto it = in_b.find(m.id);
+    if (it == in_b.end()) {
+      r.only_in_a.push_back(m.id);
+      continue;
+    }
+    const CompareMetric& mbm = *it->second;
+    matched_b[m.id] = true;
+    CompareRow row;
+    row.a_metric = m;
+    row.a = m.value;
+    row.b = mbm.value;
+    if (m.value != 0) row.delta_pct = (mbm.value - m.value) / std::fabs(m.value) * 100.0;
+    row.better = better_side(m.value, mbm.value, m.better);
+    std::optional<std::size_t> t;
+    if (!m.samples_id.empty() && !mbm.samples_id.empty()) {
+      const auto key = std::pair{m.samples_id, mbm.samples_id};
+      auto found = test_of.find(key);
+      if (found == test_of.end()) {
+        const SampleSet& sa = ma.samples.at(m.samples_id);
+        const SampleSet& sb = mb.samples.at(mbm.samples_id);
+        tests.push_back({&sa, &sb, core::mann_whitney_u(sa.values, sb.values)});
+        found = test_of.emplace(key, tests.size() - 1).first;
+      }
+      t = found->second;
+    }
+    row_test.push_back(t);
+    r.rows.push_back(std::move(row));
+  }
+  for (const auto& m : mb.metrics)
+    if (!matched_b.count(m.id)) r.only_in_b.push_back(m.id);
+
+  if (r.rows.empty()) {
+    throw UsageError(
+        fmt::format("compare: {} and {} have no metric in common ({} has {} metrics, {} has {}; compare "
+                    "reports of the same "
+                    "probes, e.g. two sweeps)",
+                    r.a.path, r.b.path, r.a.path, ma.metrics.size(), r.b.path, mb.metrics.size()));
+  }
+
+  std::vector<double> raw;
+  raw.reserve(tests.size());
+  for (const auto& t : tests) raw.push_back(t.result.p);
+  const std::vector<double> holm = core::holm_adjust(raw);
+  r.tests = tests.size();
+
+  for (std::size_t i = 0; i < r.rows.size(); ++i) {
+    CompareRow& row = r.rows[i];
+    if (!row_test[i]) {
+      row.verdict = CompareVerdict::kNoiseUnknown;
+      continue;
+    }
+    const std::size_t t = *row_test[i];
+    const auto& mw = tests[t].result;
+    row.samples_source = tests[t].a->source == tests[t].b->source
+                             ? tests[t].a->source
+                             : tests[t].a->source + "/" + tests[t].b->source;
+    row.n_a = mw.n_a;
+    row.n_b = mw.n_b;
+    row.u_a = mw.u_a;
+    row.p = mw.p;
+    row.p_holm = holm[t];
+    row.method = mw.method == core::MannWhitneyMethod::kExact ? "exact" : "normal";
+    const bool big = row.delta_pct ? std::fabs(*row.delta_pct) >= rule.min_delta * 100.0 - 1e-9
+                                   : row.a != row.b;  // A = 0 and B ≠ 0: an infinite relative change
+    // The samples are times (per-iteration spans, latencies): B worse means B's samples lie higher, i.e. U of
+    // A's samples below its null mean. A row whose value moved against its samples is not called significant.
+    const double null_mean = static_cast<double>(mw.n_a) * static_cast<double>(mw.n_b) / 2.0;
+    const bool samples_agree = row.better == "a" ? mw.u_a < null_mean : mw.u_a > null_mean;
+    if (holm[t] < rule.alpha && big && row.better != "equal" && samples_agree) {
+      row.verdict = row.better == "b" ? CompareVerdict::kBetter : CompareVerdict::kWorse;
+    } else {
+      row.verdict = CompareVerdict::kWithinNoise;
+    }
+  }
+  return r;
+}
+
+json compare_json(const CompareResult& r) {
+  auto opt = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
+  json rows = json::array();
+  for (const auto& row : r.rows) {
+    json j = {{"section", row.a_metric.section},
+              {"item", row.a_metric.item},
+              {"key", row.a_metric.key},
+              {"metric", row.a_metric.metric},
+              {"better_is", row.a_metric.better == BetterIs::kHigher ? "higher" : "lower"},
+              {"a", row.a},
+              {"b", row.b},
+              {"delta_pct", opt(row.delta_pct)},
+              {"better", row.better},
+              {"samples_source", row.samples_source.empty() ? json(nullptr) : json(row.samples_source)},
+              {"n_a", row.n_a},
+              {"n_b", row.n_b},
+              {"u_a", opt(row.u_a)},
+              {"p", opt(row.p)},
+              {"p_holm", opt(row.p_holm)},
+              {"method", row.method.empty() ? json(nullptr) : json(row.method)},
+              {"verdict", std::string(name(row.verdict))}};
+    if (!row.delta_pct) j["delta_reason"] = "A is 0";
+    if (row.verdict == CompareVerdict::kNoiseUnknown)
+      j["noise_reason"] = "no raw per-iteration samples in both reports for this metric";
+    rows.push_back(std::move(j));
+  }
+  auto side = [](const CompareSide& s) {
+    json j = s.info;
+    j["path"] = s.path;
+    j["label"] = s.label;
+    return j;
+  };
+  return {
+      {"a", side(r.a)},
+      {"b", side(r.b)},
+      {"rule",
+       {{"test",
+         "two-sided Mann-Whitney U on the raw per-iteration samples (sweeps: per_iter.samples_us; latency: "
+         "histogram buckets, values in a bucket tied); exact null distribution when there are no ties and "
+         "both samples have fewer than 50 values, else the normal approximation with tie and continuity "
+         "correction (as R's wilcox.test)"},
+        {"correction", "Holm step-down across the distinct tests of this comparison (Holm 1979)"},
+        {"alpha", r.rule.alpha},
+        {"min_delta_pct", r.rule.min_delta * 100.0},
+        {"significant", "p_holm < alpha and |delta_pct| >= min_delta_pct"},
+        {"delta", "delta_pct = (b - a) / |a| * 100; verdicts read B against A"},
+        {"shared_tests",
+         "metrics derived from the same samples (time, algbw, busbw, p50, p99 of one point) share one "
+         "test"}}},
+      {"summary",
+       {{"metrics", r.rows.size()},
+        {"tested", r.rows.size() - r.count(CompareVerdict::kNoiseUnknown)},
+        {"tests", r.tests},
+        {"worse", r.count(CompareVerdict::kWorse)},
+        {"better", r.count(CompareVerdict::kBetter)},
+        {"within_noise", r.count(CompareVerdict::kWithinNoise)},
+        {"noise_unknown", r.count(CompareVerdict::kNoiseUnknown)},
+        {"flagged", r.count(CompareVerdict::kWorse) + r.count(CompareVerdict::kBetter)}}},
+      {"metrics", rows},
+      {"only_in_a", r.only_in_a},
+      {"only_in_b", r.only_in_b}};
+}
+
+void add_compare(Document& doc, const CompareResult& r) {
+  doc.json()["compare"] = compare_json(r);
+  doc.json()["conventions"]["compare"] = doc.json()["compare"]["rule"]["significant"];
+  doc.set_section("compare", SectionStatus::kOk);
+  for (const auto v : {CompareVerdict::kWorse, CompareVerdict::kBetter}) {
+    const std::size_t n = r.count(v);
+    if (n == 0) continue;
+    json names = json::array();
+    for (const auto& row : r.rows) {
+      if (row.verdict == v && names.size() < 20)
+        names.push_back(row.a_metric.item + " " + row.a_metric.metric);
+    }
+    Finding f;
+    f.severity = Severity::kWarn;
+    f.code = v == CompareVerdict::kWorse ? "COMPARE_B_WORSE" : "COMPARE_B_BETTER";
+    f.message = fmt::format("{} of {} metrics of {} ({}) are {} than in {} ({}) beyond run-to-run noise.", n,
+                            r.rows.size(), r.b.label, r.b.path,
+                            v == CompareVerdict::kWorse ? "worse" : "better", r.a.label, r.a.path);
+    f.evidence = {{"count", n}, {"first", names}};
+    f.remedy =
+        v == CompareVerdict::kWorse
+            ? "look at the worst rows first; re-run both to confirm; fabcheck pairs finds a slow host or link"
+            : "nothing to fix; confirm the improvement by re-running both";
+    doc.add_finding(f);
+  }
+}
+
+}  // namespace fabcheck::report

@@ -1,0 +1,301 @@
+// extract_metrics: the comparable numbers of a report (the table in compare.hpp), one extractor per section.
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <set>
+
+#include "fabcheck/core/size.hpp"
+#include "fabcheck/report/compare.hpp"
+
+namespace fabcheck::report {
+namespace {
+
+using json = nlohmann::json;
+
+// A finite number at `j[field]` (a dotted path), or nullopt.
+std::optional<double> number_at(const json& j, std::string_view path) {
+  const json* cur = &j;
+  std::size_t start = 0;
+  while (true) {
+    const auto dot = path.find('.', start);
+    const std::string part(
+        path.substr(start, dot == std::string_view::npos ? path.size() - start : dot - start));
+    if (!cur->is_object() || !cur->contains(part)) return std::nullopt;
+    cur = &(*cur)[part];
+    if (dot == std::string_view::npos) break;
+    start = dot + 1;
+  }
+  if (!cur->is_number()) return std::nullopt;
+  return cur->get<double>();
+}
+
+std::string text_of(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_null()) return "-";
+  return v.dump();
+}
+
+std::string size_label(const json& v) {
+  if (!v.is_number_unsigned() && !v.is_number_integer()) return text_of(v);
+  const auto b = v.get<std::int64_t>();
+  if (b < 0) return std::to_string(b);
+  const std::string s = core::format_size(static_cast<std::uint64_t>(b));  // "64K", "1M", "100"
+  return s + (s.back() >= '0' && s.back() <= '9' ? "B" : "iB");
+}
+
+// Raw samples (µs) of a histogram [[lower_ns, upper_ns, count], ...]: each bucket's count at its lower edge,
+// so that values inside one bucket are ties (buckets are at most 6.25 % wide, DESIGN §4). Empty when
+// malformed.
+std::vector<double> histogram_samples(const json& h) {
+  std::vector<double> out;
+  if (!h.is_array()) return out;
+  for (const auto& b : h) {
+    if (!b.is_array() || b.size() != 3 || !b[0].is_number() || !b[2].is_number_unsigned()) return {};
+    const double lower_us = b[0].get<double>() / 1000.0;
+    const auto n = b[2].get<std::uint64_t>();
+    if (out.size() + n > 10'000'000) return {};  // not a per-iteration histogram this tool wrote
+    out.insert(out.end(), n, lower_us);
+  }
+  return out;
+}
+
+std::vector<double> sample_values(const json& arr) {
+  std::vector<double> out;
+  if (!arr.is_array()) return out;
+  out.reserve(arr.size());
+  for (const auto& x : arr) {
+    if (!x.is_number()) return {};
+    out.push_back(x.get<double>());
+  }
+  return out;
+}
+
+class Extractor {
+ public:
+  explicit Extractor(MetricSet& out) : out_(out) {}
+
+  // Adds one metric when `value` holds a number. `key` must identify the row within its section.
+  void add(const std::string& section, const json& key, const std::string& item, const std::string& metric,
+           BetterIs better, std::optional<double> value, const std::string& samples_id = {}) {
+    if (!value) return;
+    CompareMetric m;
+    m.section = section;
+    m.key = key;
+    m.item = item;
+    m.metric = metric;
+    m.better = better;
+    m.value = *value;
+    m.id = fmt::format("{}|{}|{}", section, key.dump(), metric);
+    if (!ids_.insert(m.id).second) return;  // a repeated key: the first one counts
+    if (!samples_id.empty() && out_.samples.count(samples_id)) m.samples_id = samples_id;
+    out_.metrics.push_back(std::move(m));
+  }
+
+  // Registers a sample set under `id` when non-empty; returns the id or "".
+  std::string samples(const std::string& id, std::vector<double> values, const char* source) {
+    if (values.empty()) return {};
+    out_.samples[id] = SampleSet{std::move(values), source};
+    return id;
+  }
+
+ private:
+  MetricSet& out_;
+  std::set<std::string> ids_;
+};
+
+void sweeps(const json& doc, Extractor& x) {
+  if (!doc.contains("sweeps") || !doc["sweeps"].is_array()) return;
+  for (const auto& s : doc["sweeps"]) {
+    if (!s.is_object()) continue;
+    const json block_key = {{"collective", s.value("collective", json())},
+                            {"dtype", s.value("dtype", json())},
+                            {"redop", s.value("redop", json())},
+                            {"root", s.value("root", json())}};
+    std::string block_item = fmt::format("{} {} {}", text_of(block_key["collective"]),
+                                         text_of(block_key["dtype"]), text_of(block_key["redop"]));
+    if (!block_key["root"].is_null()) block_item += fmt::format(" root={}", text_of(block_key["root"]));
+    if (s.contains("points") && s["points"].is_array()) {
+      for (const auto& p : s["points"]) {
+        if (!p.is_object()) continue;
+        json key = block_key;
+        key["placement"] = p.value("placement", json());
+        key["size_bytes"] = p.value("size_bytes", json());
+        std::string item =
+            fmt::format("{} {} {}", block_item, size_label(key["size_bytes"]), text_of(key["placement"]));
+        if (p.contains("cycle") && p["cycle"].is_number() && p["cycle"].get<double>() > 0) {
+          key["cycle"] = p["cycle"];
+          item += fmt::format(" cycle {}", text_of(p["cycle"]));
+        }
+        const json empty = json::object();
+        const json& pi = p.contains("per_iter") && p["per_iter"].is_object() ? p["per_iter"] : empty;
+        const std::string sid =
+            x.samples("sweeps|" + key.dump(), sample_values(pi.value("samples_us", json())), "samples_us");
+        x.add("sweeps", key, item, "time_us", BetterIs::kLower, number_at(p, "time_us"), sid);
+        x.add("sweeps", key, item, "algbw_gbps", BetterIs::kHigher, number_at(p, "algbw_gbps"), sid);
+        x.add("sweeps", key, item, "busbw_gbps", BetterIs::kHigher, number_at(p, "busbw_gbps"), sid);
+        x.add("sweeps", key, item, "per_iter.p50_us", BetterIs::kLower, number_at(pi, "p50_us"), sid);
+        x.add("sweeps", key, item, "per_iter.p99_us", BetterIs::kLower, number_at(pi, "p99_us"), sid);
+      }
+    }
+    x.add("sweeps", block_key, block_item, "avg_busbw_gbps", BetterIs::kHigher,
+          number_at(s, "avg_busbw_gbps"));
+  }
+}
+
+void latency(const json& doc, Extractor& x) {
+  if (!doc.contains("latency") || !doc["latency"].is_array()) return;
+  for (const auto& l : doc["latency"]) {
+    if (!l.is_object()) continue;
+    const json key = {{"kind", l.value("kind", json())},
+                      {"pattern", l.value("pattern", json())},
+                      {"size_bytes", l.value("size_bytes", json())}};
+    const std::string item =
+        fmt::format("{} {} {}", text_of(key["kind"]), text_of(key["pattern"]), size_label(key["size_bytes"]));
+    const std::string sid =
+        x.samples("latency|" + key.dump(), histogram_samples(l.value("histogram", json())), "histogram");
+    for (const char* f : {"p50_us", "p90_us", "p99_us", "p999_us", "mean_us"})
+      x.add("latency", key, item, f, BetterIs::kLower, number_at(l, f), sid);
+    if (!l.contains("per_pair") || !l["per_pair"].is_array()) continue;
+    for (const auto& pp : l["per_pair"]) {
+      if (!pp.is_object() || !pp.contains("hosts")) continue;
+      json pkey = key;
+      pkey["pair"] = pp["hosts"];
+      std::string hosts;
+      if (pp["hosts"].is_array()) {
+        for (const auto& h : pp["hosts"]) hosts += (hosts.empty() ? "" : "<->") + text_of(h);
+      }
+      const std::string pitem = fmt::format("{} pair {}", item, hosts);
+      const std::string psid =
+          x.samples("latency|" + pkey.dump(), histogram_samples(pp.value("histogram", json())), "histogram");
+      x.add("latency", pkey, pitem, "per_pair.p50_us", BetterIs::kLower, number_at(pp, "p50_us"), psid);
+      x.add("latency", pkey, pitem, "per_pair.p99_us", BetterIs::kLower, number_at(pp, "p99_us"), psid);
+    }
+  }
+}
+
+void incast(const json& doc, Extractor& x) {
+  if (!doc.contains("incast") || !doc["incast"].is_array()) return;
+  for (const auto& p : doc["incast"]) {
+    if (!p.is_object()) continue;
+    const json key = {{"receiver", p.value("receiver", json())},
+                      {"fan_in", p.value("fan_in", json())},
+                      {"size_bytes", p.value("size_bytes", json())}};
+    const std::string item = fmt::format("receiver {} fan_in {} {}", text_of(key["receiver"]),
+                                         text_of(key["fan_in"]), size_label(key["size_bytes"]));
+    x.add("incast", key, item, "goodput_gbps", BetterIs::kHigher, number_at(p, "goodput_gbps"));
+    x.add("incast", key, item, "incast_efficiency", BetterIs::kHigher, number_at(p, "incast_efficiency"));
+    x.add("incast", key, item, "fairness", BetterIs::kHigher, number_at(p, "fairness"));
+    x.add("incast", key, item, "congestion_impact.mean", BetterIs::kLower,
+          number_at(p, "congestion_impact.mean"));
+    x.add("incast", key, item, "congestion_impact.p99", BetterIs::kLower,
+          number_at(p, "congestion_impact.p99"));
+  }
+}
+
+// Off-diagonal numbers of a square matrix: (min, max), nullopt when none.
+std::optional<std::pair<double, double>> off_diagonal_range(const json& m) {
+  if (!m.is_array()) return std::nullopt;
+  std::optional<std::pair<double, double>> r;
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    if (!m[i].is_array()) return std::nullopt;
+    for (std::size_t j = 0; j < m[i].size(); ++j) {
+      if (i == j || !m[i][j].is_number()) continue;
+      const double v = m[i][j].get<double>();
+      if (!r) r = std::pair{v, v};
+      r->first = std::min(r->first, v);
+      r->second = std::max(r->second, v);
+    }
+  }
+  return r;
+}
+
+void pairs(const json& doc, Extractor& x) {
+  if (!doc.contains("pairs") || !doc["pairs"].is_object()) return;
+  const json& p = doc["pairs"];
+  const json key = {{"size_bytes", p.value("size_bytes", json())}};
+  const std::string item = fmt::format("all links {}", size_label(key["size_bytes"]));
+  x.add("pairs", key, item, "bw_median_gbps", BetterIs::kHigher, number_at(p, "bw_median_gbps"));
+  const auto bw = off_diagonal_range(p.value("bw_gbps", json()));
+  x.add("pairs", key, item, "bw_min_gbps", BetterIs::kHigher, bw ? std::optional(bw->first) : std::nullopt);
+  x.add("pairs", key, item, "lat_median_us", BetterIs::kLower, number_at(p, "lat_median_us"));
+  const auto l99 = off_diagonal_range(p.value("lat_p99_us", json()));
+  x.add("pairs", key, item, "lat_p99_max_us", BetterIs::kLower,
+        l99 ? std::optional(l99->second) : std::nullopt);
+  if (!p.contains("hosts") || !p["hosts"].is_array()) return;
+  const json& hosts = p["hosts"];
+  const json& bwm = p.value("bw_gbps", json());
+  const json& latm = p.value("lat_p50_us", json());
+  auto cell = [](const json& m, std::size_t i, std::size_t j) -> std::optional<double> {
+    if (!m.is_array() || i >= m.size() || !m[i].is_array() || j >= m[i].size() || !m[i][j].is_number())
+      return std::nullopt;
+    return m[i][j].get<double>();
+  };
+  for (std::size_t i = 0; i < hosts.size(); ++i) {
+    for (std::size_t j = 0; j < hosts.size(); ++j) {
+      if (i == j) continue;
+      json lkey = key;
+      lkey["from"] = hosts[i];
+      lkey["to"] = hosts[j];
+      const std::string litem =
+          fmt::format("{} -> {} {}", text_of(hosts[i]), text_of(hosts[j]), size_label(key["size_bytes"]));
+      x.add("pairs", lkey, litem, "bw_gbps", BetterIs::kHigher, cell(bwm, i, j));
+      if (i < j) x.add("pairs", lkey, litem, "lat_p50_us", BetterIs::kLower, cell(latm, i, j));
+    }
+  }
+}
+
+void scaling(const json& doc, Extractor& x) {
+  if (doc.contains("scaling") && doc["scaling"].is_object()) {
+    const json& s = doc["scaling"];
+    if (s.contains("groups") && s["groups"].is_array()) {
+      for (const auto& g : s["groups"]) {
+        if (!g.is_object()) continue;
+        const json key = {{"hosts", g.value("hosts", json())}, {"collective", s.value("collective", json())}};
+        const std::string item =
+            fmt::format("{} group of {} hosts", text_of(key["collective"]), text_of(key["hosts"]));
+        x.add("scaling", key, item, "busbw_gbps", BetterIs::kHigher, number_at(g, "busbw_gbps"));
+        x.add("scaling", key, item, "time_us", BetterIs::kLower, number_at(g, "time_us"));
+        x.add("scaling", key, item, "vs_2host", BetterIs::kHigher, number_at(g, "vs_2host"));
+      }
+    }
+    if (s.contains("workloads") && s["workloads"].is_array()) {
+      for (const auto& w : s["workloads"]) {
+        if (!w.is_object()) continue;
+        const json key = {{"workload", w.value("workload", json())}};
+        const std::string item = fmt::format("workload {}", text_of(key["workload"]));
+        x.add("scaling", key, item, "efficiency", BetterIs::kHigher, number_at(w, "efficiency"));
+        x.add("scaling", key, item, "exposed_s", BetterIs::kLower, number_at(w, "exposed_s"));
+      }
+    }
+    if (s.contains("model") && s["model"].is_object()) {
+      for (const auto& [coll, m] : s["model"].items()) {
+        const json key = {{"model", coll}};
+        const std::string item = fmt::format("{} alpha-beta fit", coll);
+        x.add("scaling", key, item, "alpha_us", BetterIs::kLower, number_at(m, "alpha_us"));
+        x.add("scaling", key, item, "beta_gbps", BetterIs::kHigher, number_at(m, "beta_gbps"));
+      }
+    }
+  }
+  if (doc.contains("score") && doc["score"].is_object()) {
+    const json& sc = doc["score"];
+    const json key = {{"workload", sc.value("workload", json())}};
+    x.add("score", key, fmt::format("workload {}", text_of(key["workload"])), "scaling_efficiency",
+          BetterIs::kHigher, number_at(sc, "scaling_efficiency"));
+  }
+}
+
+}  // namespace
+
+MetricSet extract_metrics(const json& report) {
+  MetricSet out;
+  if (!report.is_object()) return out;
+  Extractor x(out);
+  sweeps(report, x);
+  latency(report, x);
+  incast(report, x);
+  pairs(report, x);
+  scaling(report, x);
+  return out;
+}
+
+}  // namespace fabcheck::report

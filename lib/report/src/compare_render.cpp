@@ -1,0 +1,180 @@
+// Console table and self-contained HTML page of a comparison.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "fabcheck/report/compare.hpp"
+
+namespace fabcheck::report {
+namespace {
+
+std::string value_text(double v) {
+  const double a = std::fabs(v);
+  if (a >= 1000) return fmt::format("{:.0f}", v);
+  if (a >= 100) return fmt::format("{:.1f}", v);
+  if (a >= 1) return fmt::format("{:.3f}", v);
+  if (a == 0) return "0";
+  return fmt::format("{:.4g}", v);
+}
+
+std::string delta_text(const CompareRow& r) {
+  if (!r.delta_pct) return "n/a";
+  return fmt::format("{:+.1f}", *r.delta_pct);
+}
+
+std::string p_text(const std::optional<double>& p) {
+  if (!p) return "-";
+  if (*p >= 0.001) return fmt::format("{:.3f}", *p);
+  return fmt::format("{:.1e}", *p);
+}
+
+std::string better_text(const CompareResult& c, const CompareRow& r) {
+  if (r.better == "equal") return "=";
+  return r.better == "b" ? c.b.label : c.a.label;
+}
+
+std::string verdict_text(const CompareResult& c, const CompareRow& r) {
+  switch (r.verdict) {
+    case CompareVerdict::kWorse:
+      return fmt::format("{} worse", c.b.label);
+    case CompareVerdict::kBetter:
+      return fmt::format("{} better", c.b.label);
+    case CompareVerdict::kWithinNoise:
+      return "within noise";
+    case CompareVerdict::kNoiseUnknown:
+      return "noise unknown";
+  }
+  return "";
+}
+
+std::string rule_text(const CompareResult& c) {
+  return fmt::format(
+      "significant when the Holm-adjusted two-sided Mann-Whitney p < {} (over {} tests of raw per-iteration "
+      "samples) and |delta| >= {:.0f} %; delta = ({} - {}) / {}",
+      c.rule.alpha, c.tests, c.rule.min_delta * 100.0, c.b.label, c.a.label, c.a.label);
+}
+
+std::string summary_text(const CompareResult& c) {
+  return fmt::format(
+      "{} metrics compared: {} {} worse, {} {} better, {} within noise, {} noise unknown (no raw samples); "
+      "{} "
+      "only in {}, {} only in {}",
+      c.rows.size(), c.count(CompareVerdict::kWorse), c.b.label, c.count(CompareVerdict::kBetter), c.b.label,
+      c.count(CompareVerdict::kWithinNoise), c.count(CompareVerdict::kNoiseUnknown), c.only_in_a.size(),
+      c.a.label, c.only_in_b.size(), c.b.label);
+}
+
+std::string html_escape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char ch : s) {
+    switch (ch) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += ch;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string render_compare(const CompareResult& c) {
+  std::string out;
+  out +=
+      fmt::format("# fabcheck compare: A = {} ({}), B = {} ({})\n", c.a.label, c.a.path, c.b.label, c.b.path);
+  out += fmt::format("# {}\n", rule_text(c));
+  using Row = std::array<std::string, 9>;
+  std::vector<Row> lines;
+  lines.push_back(
+      {"section", "item", "metric", c.a.label, c.b.label, "delta %", "better", "p(Holm)", "verdict"});
+  for (const auto& r : c.rows) {
+    lines.push_back({r.a_metric.section, r.a_metric.item, r.a_metric.metric, value_text(r.a), value_text(r.b),
+                     delta_text(r), better_text(c, r), p_text(r.p_holm), verdict_text(c, r)});
+  }
+  std::array<std::size_t, 9> width{};
+  for (const auto& l : lines)
+    for (std::size_t i = 0; i < l.size(); ++i) width[i] = std::max(width[i], l[i].size());
+  for (const auto& l : lines) {
+    std::string line;
+    for (std::size_t i = 0; i < l.size(); ++i) {
+      const bool right = i >= 3 && i <= 7 && i != 6;  // numbers right-aligned
+      if (i) line += "  ";
+      line += right ? fmt::format("{:>{}}", l[i], width[i])
+                    : (i + 1 == l.size() ? l[i] : fmt::format("{:<{}}", l[i], width[i]));
+    }
+    out += line + "\n";
+  }
+  out += fmt::format("# {}\n", summary_text(c));
+  return out;
+}
+
+std::string render_compare_html(const CompareResult& c) {
+  std::string h;
+  h += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n";
+  h += fmt::format("<title>fabcheck compare: {} vs {}</title>\n", html_escape(c.a.label),
+                   html_escape(c.b.label));
+  h += R"(<style>
+body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}
+table{border-collapse:collapse;font-size:13px}
+th,td{border:1px solid #ccc;padding:3px 7px}
+th{background:#eee;position:sticky;top:0}
+td.n{text-align:right;font-variant-numeric:tabular-nums}
+tr.worse td{background:#fde2e1}
+tr.better td{background:#e1f5e4}
+tr.noise_unknown td{color:#777}
+.summary{font-size:15px;margin:0.6em 0}
+code{background:#f4f4f4;padding:0 3px}
+</style></head><body>
+)";
+  h += fmt::format("<h1>fabcheck compare: {} against {}</h1>\n", html_escape(c.b.label),
+                   html_escape(c.a.label));
+  h += fmt::format("<p>A = <b>{}</b> (<code>{}</code>), B = <b>{}</b> (<code>{}</code>)</p>\n",
+                   html_escape(c.a.label), html_escape(c.a.path), html_escape(c.b.label),
+                   html_escape(c.b.path));
+  h += fmt::format("<p class=\"summary\" id=\"summary\">{}</p>\n", html_escape(summary_text(c)));
+  h += fmt::format("<p>Rule: {}.</p>\n", html_escape(rule_text(c)));
+  h += "<table id=\"compare\">\n<thead><tr>";
+  for (const std::string& col : {std::string("section"), std::string("item"), std::string("metric"),
+                                 c.a.label, c.b.label, std::string("delta %"), std::string("better"),
+                                 std::string("p (Holm)"), std::string("n A/B"), std::string("verdict")}) {
+    h += "<th>" + html_escape(col) + "</th>";
+  }
+  h += "</tr></thead>\n<tbody>\n";
+  for (const auto& r : c.rows) {
+    h += fmt::format("<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td>", name(r.verdict),
+                     html_escape(r.a_metric.section), html_escape(r.a_metric.item),
+                     html_escape(r.a_metric.metric));
+    h += fmt::format("<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>", value_text(r.a),
+                     value_text(r.b), delta_text(r));
+    h += fmt::format("<td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>\n",
+                     html_escape(better_text(c, r)), p_text(r.p_holm),
+                     r.n_a ? fmt::format("{}/{}", r.n_a, r.n_b) : std::string("-"),
+                     html_escape(verdict_text(c, r)));
+  }
+  h += "</tbody></table>\n";
+  h +=
+      "<p>Metrics without raw per-iteration samples on both sides (imported results, averages, derived "
+      "figures) "
+      "show their delta but say <i>noise unknown</i>: there is nothing to test the difference against.</p>\n";
+  h += "</body></html>\n";
+  return h;
+}
+
+}  // namespace fabcheck::report

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# `fabcheck compare` on a 4-host virtual fabric (issue 10): two clean allreduce sweeps and one with a host throttled.
+# compare(clean1, clean2) flags <= 5 % of the metrics; compare(clean1, throttled) calls every busBw point >= 1 MiB
+# worse (Mann-Whitney on the per-iteration samples, Holm, p < 0.01 and |delta| >= 10 %). Prints the flagged fractions.
+source "$(dirname "$0")/lib.sh"
+fab_init ftcmp 170
+: "${FABCHECK:?FABCHECK (the fabcheck binary) must be set; ctest sets it}"
+
+RATE=${FABCHECK_COMPARE_THROTTLE:-400mbit}
+"$VF" up --hosts 4 "${VFN[@]}"
+mapfile -t hosts < <("$VF" hosts "${VFN[@]}")
+sweep=(sweep --coll allreduce -b 64K -e 4M -f 2 -n 20 -w 2 -c 0)
+
+run_sweep() { # NAME
+  local t0
+  t0=$(date +%s)
+  timeout 60 "$VF" mpirun "${VFN[@]}" -- "$FABCHECK" "${sweep[@]}" -J "$FAB_TMP/$1.json" >"$FAB_TMP/$1.txt" ||
+    { cat "$FAB_TMP/$1.txt"; fail "sweep $1 failed"; }
+  note "sweep $1: $(($(date +%s) - t0)) s"
+}
+run_sweep clean1
+run_sweep clean2
+"$VF" throttle "${hosts[1]}" "$RATE" "${VFN[@]}"
+run_sweep slow
+
+"$FABCHECK" compare "$FAB_TMP/clean1.json" "$FAB_TMP/clean2.json" --label clean1 --label clean2 \
+  --json "$FAB_TMP/cc.json" >"$FAB_TMP/cc.txt" || fail "compare clean1 clean2 failed"
+"$FABCHECK" compare "$FAB_TMP/clean1.json" "$FAB_TMP/slow.json" --label clean --label throttled \
+  --json "$FAB_TMP/cs.json" --html "$FAB_TMP/cs.html" >"$FAB_TMP/cs.txt" || fail "compare clean slow failed"
+grep -E 'busbw_gbps|^#' "$FAB_TMP/cs.txt" >&2
+
+"$PY" - "$FAB_TMP/cc.json" "$FAB_TMP/cs.json" "$FAB_TMP/cs.html" "$RATE" <<'PYEOF' || fail "compare checks failed"
+import json, sys
+cc, cs = (json.load(open(p))["compare"] for p in sys.argv[1:3])
+html = open(sys.argv[3]).read()
+ok = True
+def check(cond, msg):
+    global ok
+    print(("ok:   " if cond else "FAIL: ") + msg, file=sys.stderr)
+    ok = ok and cond
+for name, c in (("clean1 vs clean2", cc), ("clean1 vs throttled", cs)):
+    s = c["summary"]
+    print(f"{name}: {s['flagged']}/{s['metrics']} metrics flagged ({100 * s['flagged'] / s['metrics']:.1f} %), "
+          f"{s['worse']} worse, {s['better']} better, {s['tests']} tests, {s['noise_unknown']} noise unknown",
+          file=sys.stderr)
+    check(s["tests"] == 14 and s["metrics"] >= 70, f"{name}: 14 sweep points tested, >= 70 metrics ({s})")
+s = cc["summary"]
+check(s["flagged"] <= 0.05 * s["metrics"], f"clean1 vs clean2 flags {s['flagged']} <= 5 % of {s['metrics']}")
+big = [m for m in cs["metrics"] if m["metric"] == "busbw_gbps" and m["key"].get("size_bytes", 0) >= 1 << 20]
+check(len(big) == 6, f"6 busBw points >= 1 MiB (3 sizes x 2 placements), got {len(big)}")
+for m in big:
+    check(m["verdict"] == "worse",
+          f"throttled ({sys.argv[4]}) {m['item']}: busbw {m['a']:.4f} -> {m['b']:.4f} GB/s "
+          f"({m['delta_pct']:+.1f} %), p_holm {m['p_holm']:.2g}, n {m['n_a']}/{m['n_b']}: {m['verdict']}")
+check(html.count('<tr class="worse">') == cs["summary"]["worse"], "HTML has one worse row per worse metric")
+sys.exit(0 if ok else 1)
+PYEOF
+
+"$VF" down "${VFN[@]}"
+fab_assert_clean
+echo PASS

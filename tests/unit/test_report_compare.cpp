@@ -1,0 +1,195 @@
+// compare_reports: metric matching, verdicts (worse / better / within noise / noise unknown), the shared test
+// per sample set, Holm over the tests, and the errors.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "fabcheck/core/error.hpp"
+#include "fabcheck/report/compare.hpp"
+
+using namespace fabcheck;
+using namespace fabcheck::report;
+using json = nlohmann::json;
+
+namespace {
+
+// A sweep point whose per-iteration samples are base·(1 + k/100) for k = 0..n−1 (distinct, no ties).
+json point(std::uint64_t size, const char* placement, double time_us, int n, double base_us) {
+  json samples = json::array();
+  for (int k = 0; k < n; ++k) samples.push_back(base_us * (1.0 + k / 100.0));
+  const double algbw = static_cast<double>(size) / 1e3 / time_us;
+  return {
+      {"size_bytes", size},
+      {"count", size / 4},
+      {"placement", placement},
+      {"time_us", time_us},
+      {"algbw_gbps", algbw},
+      {"busbw_gbps", algbw * 1.5},
+      {"wrong", 0},
+      {"per_iter",
+       n > 0 ? json{{"samples", n}, {"p50_us", base_us}, {"p99_us", base_us * 1.2}, {"samples_us", samples}}
+             : json(nullptr)}};
+}
+
+json report_with(json points) {
+  return {{"schema_version", 1},
+          {"sweeps", json::array({{{"collective", "allreduce"},
+                                   {"dtype", "float"},
+                                   {"redop", "sum"},
+                                   {"root", nullptr},
+                                   {"avg_busbw_gbps", 1.0},
+                                   {"points", std::move(points)}}})}};
+}
+
+const CompareRow* find(const CompareResult& r, std::uint64_t size, const std::string& metric) {
+  for (const auto& row : r.rows)
+    if (row.a_metric.section == "sweeps" && row.a_metric.key.value("size_bytes", json()) == size &&
+        row.a_metric.metric == metric)
+      return &row;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST(Compare, SlowerPointIsWorseEqualPointIsWithinNoise) {
+  // 1 MiB: B takes twice as long, samples fully separated → worse. 4 KiB: same samples, same time → within
+  // noise.
+  const json a =
+      report_with({point(1 << 20, "out_of_place", 1000, 30, 1000), point(4096, "out_of_place", 50, 30, 50)});
+  const json b =
+      report_with({point(1 << 20, "out_of_place", 2000, 30, 2000), point(4096, "out_of_place", 50, 30, 50)});
+  const auto r = compare_reports(a, b, {"a.json", "A", {}}, {"b.json", "B", {}});
+  const auto* bw = find(r, 1 << 20, "busbw_gbps");
+  ASSERT_NE(bw, nullptr);
+  EXPECT_NEAR(*bw->delta_pct, -50.0, 1e-9);
+  EXPECT_EQ(bw->better, "a");
+  EXPECT_EQ(bw->verdict, CompareVerdict::kWorse);
+  EXPECT_EQ(bw->method, "exact");
+  EXPECT_EQ(bw->n_a, 30u);
+  const auto* t = find(r, 1 << 20, "time_us");
+  EXPECT_NEAR(*t->delta_pct, 100.0, 1e-9);
+  EXPECT_EQ(t->verdict, CompareVerdict::kWorse);  // time up = worse, the same test as busbw
+  EXPECT_EQ(t->p_holm, bw->p_holm);
+  const auto* same = find(r, 4096, "busbw_gbps");
+  EXPECT_EQ(same->better, "equal");
+  EXPECT_EQ(same->verdict, CompareVerdict::kWithinNoise);
+  EXPECT_DOUBLE_EQ(*same->p, 1.0);
+  // Two sample sets → two tests in the Holm family; the separated one: exact p = 2/C(60,30), times 2 (Holm).
+  EXPECT_EQ(r.tests, 2u);
+  EXPECT_LT(*bw->p_holm, 1e-15);
+  // avg_busbw_gbps has no samples.
+  bool avg_unknown = false;
+  for (const auto& row : r.rows)
+    if (row.a_metric.metric == "avg_busbw_gbps") avg_unknown = row.verdict == CompareVerdict::kNoiseUnknown;
+  EXPECT_TRUE(avg_unknown);
+}
+
+TEST(Compare, SmallDeltaIsNotSignificantEvenWithTinyP) {
+  // 5 % slower and samples shifted by 5 %: p is tiny but |delta| < 10 % → within noise; with --min-delta 4 →
+  // worse.
+  const json a = report_with({point(1 << 20, "in_place", 1000, 40, 1000)});
+  const json b = report_with({point(1 << 20, "in_place", 1050, 40, 1500)});
+  const auto r = compare_reports(a, b, {"a", "A", {}}, {"b", "B", {}});
+  const auto* bw = find(r, 1 << 20, "busbw_gbps");
+  EXPECT_LT(*bw->p_holm, 0.01);
+  EXPECT_EQ(bw->verdict, CompareVerdict::kWithinNoise);
+  CompareRule loose;
+  loose.min_delta = 0.04;
+  const auto r2 = compare_reports(a, b, {"a", "A", {}}, {"b", "B", {}}, loose);
+  EXPECT_EQ(find(r2, 1 << 20, "busbw_gbps")->verdict, CompareVerdict::kWorse);
+}
+
+TEST(Compare, BetterAndDirectionConflict) {
+  // B twice as fast with samples that agree → better. A point whose table time improved while its samples got
+  // slower is not called significant (the value moved against its own samples).
+  const json a = report_with(
+      {point(1 << 20, "out_of_place", 2000, 30, 2000), point(2 << 20, "out_of_place", 4000, 30, 4000)});
+  const json b = report_with(
+      {point(1 << 20, "out_of_place", 1000, 30, 1000), point(2 << 20, "out_of_place", 2000, 30, 8000)});
+  const auto r = compare_reports(a, b, {"a", "roce", {}}, {"b", "ib", {}});
+  EXPECT_EQ(find(r, 1 << 20, "busbw_gbps")->verdict, CompareVerdict::kBetter);
+  EXPECT_EQ(find(r, 1 << 20, "busbw_gbps")->better, "b");
+  EXPECT_EQ(find(r, 2 << 20, "busbw_gbps")->verdict, CompareVerdict::kWithinNoise);
+  const std::string text = render_compare(r);
+  EXPECT_NE(text.find("ib better"), std::string::npos);
+  const std::string html = render_compare_html(r);
+  EXPECT_NE(html.find("<table id=\"compare\">"), std::string::npos);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("http"), std::string::npos);  // self-contained: no external reference
+}
+
+TEST(Compare, NoSamplesMeansNoiseUnknown) {
+  // Imported results carry no per-iteration samples: every row says noise unknown, even with a 50 % change.
+  const json a = report_with({point(1 << 20, "out_of_place", 1000, 0, 0)});
+  const json b = report_with({point(1 << 20, "out_of_place", 2000, 0, 0)});
+  const auto r = compare_reports(a, b, {"a", "A", {}}, {"b", "B", {}});
+  EXPECT_EQ(r.tests, 0u);
+  for (const auto& row : r.rows) EXPECT_EQ(row.verdict, CompareVerdict::kNoiseUnknown) << row.a_metric.id;
+  EXPECT_NEAR(*find(r, 1 << 20, "busbw_gbps")->delta_pct, -50.0, 1e-9);
+  const json j = compare_json(r);
+  EXPECT_EQ(j["summary"]["noise_unknown"], r.rows.size());
+  EXPECT_TRUE(j["metrics"][0]["p"].is_null());
+}
+
+TEST(Compare, UnmatchedMetricsAndNoneInCommon) {
+  const json a = report_with({point(1 << 20, "out_of_place", 1000, 5, 1000)});
+  const json b = report_with({point(2 << 20, "out_of_place", 1000, 5, 1000)});
+  const auto r = compare_reports(a, b, {"a", "A", {}}, {"b", "B", {}});
+  EXPECT_EQ(r.rows.size(), 1u);  // only avg_busbw_gbps is shared
+  EXPECT_EQ(r.only_in_a.size(), 5u);
+  EXPECT_EQ(r.only_in_b.size(), 5u);
+  const json latency_only = {{"schema_version", 1},
+                             {"latency", json::array({{{"kind", "p2p"},
+                                                       {"pattern", "pingpong"},
+                                                       {"size_bytes", 8},
+                                                       {"p50_us", 10.0},
+                                                       {"histogram", json::array({{10000, 10100, 5}})}}})}};
+  try {
+    (void)compare_reports(a, latency_only, {"a.json", "A", {}}, {"lat.json", "B", {}});
+    FAIL() << "expected UsageError";
+  } catch (const UsageError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("no metric in common"), std::string::npos);
+    EXPECT_EQ(msg.find('\n'), std::string::npos);
+  }
+}
+
+TEST(Compare, LatencyHistogramsAreTestedWithTies) {
+  // The latency section keeps histograms, not raw samples: buckets expand to ties at their lower edge.
+  auto lat = [](double p50, json hist) {
+    return json{{"schema_version", 1},
+                {"latency", json::array({{{"kind", "p2p"},
+                                          {"pattern", "pingpong"},
+                                          {"size_bytes", 8},
+                                          {"p50_us", p50},
+                                          {"p99_us", p50 * 2},
+                                          {"histogram", std::move(hist)}}})}};
+  };
+  const json a = lat(10, json::array({{10000, 10240, 300}, {20000, 20480, 10}}));
+  const json b = lat(30, json::array({{30000, 30720, 300}, {60000, 61440, 10}}));
+  const auto r = compare_reports(a, b, {"a", "A", {}}, {"b", "B", {}});
+  ASSERT_FALSE(r.rows.empty());
+  for (const auto& row : r.rows) {
+    EXPECT_EQ(row.samples_source, "histogram");
+    EXPECT_EQ(row.method, "normal");
+    EXPECT_EQ(row.n_a, 310u);
+    EXPECT_EQ(row.verdict, CompareVerdict::kWorse) << row.a_metric.metric;
+  }
+}
+
+TEST(Compare, AddCompareWritesSectionAndFinding) {
+  const json a = report_with({point(1 << 20, "out_of_place", 1000, 30, 1000)});
+  const json b = report_with({point(1 << 20, "out_of_place", 2000, 30, 2000)});
+  const auto r = compare_reports(a, b, {"a.json", "A", {}}, {"b.json", "B", {}});
+  Document doc({"fabcheck", "compare", "a.json", "b.json"});
+  add_compare(doc, r);
+  const json& j = doc.json();
+  EXPECT_EQ(j["schema_version"], kSchemaVersion);
+  EXPECT_EQ(j["run"]["sections"]["compare"]["status"], "ok");
+  EXPECT_EQ(j["compare"]["summary"]["worse"], r.count(CompareVerdict::kWorse));
+  EXPECT_EQ(j["compare"]["a"]["path"], "a.json");
+  ASSERT_EQ(j["findings"].size(), 1u);
+  EXPECT_EQ(j["findings"][0]["code"], "COMPARE_B_WORSE");
+  EXPECT_EQ(j["findings"][0]["severity"], "warn");
+}
