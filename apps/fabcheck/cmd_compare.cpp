@@ -11,7 +11,7 @@
 #include "fabcheck/report/compare.hpp"
 #include "fabcheck/report/document.hpp"
 #include "fabcheck/report/gate.hpp"
-#include "fabcheck/suite/config.hpp"
+#include "fabcheck/report/load.hpp"
 
 namespace fabcheck::app {
 namespace {
@@ -22,30 +22,6 @@ struct CompareCli {
   double alpha = 0.01;
   double min_delta_pct = 10.0;
 };
-
-// Reads one report file and checks that it is a report this fabcheck can read. One place to switch to the
-// shared report loader.
-nlohmann::json load_report(const std::string& path, std::string_view field) {
-  nlohmann::json rep = suite::load_json_file(path, field);
-  if (!rep.is_object() || !rep.contains("schema_version")) {
-    throw UsageError(
-        fmt::format("{}: {} is not a fabcheck report (no schema_version; give a report written "
-                    "with --json, or import foreign results with fabcheck import)",
-                    field, path));
-  }
-  const auto& v = rep["schema_version"];
-  if (!v.is_number_integer() || v.get<long long>() < 1) {
-    throw UsageError(
-        fmt::format("{}: {} has schema_version {}, expected a positive integer", field, path, v.dump()));
-  }
-  if (v.get<long long>() > report::kSchemaVersion) {
-    throw UsageError(
-        fmt::format("{}: {} has schema_version {}, newer than this fabcheck reads ({}); upgrade "
-                    "fabcheck",
-                    field, path, v.get<long long>(), report::kSchemaVersion));
-  }
-  return rep;
-}
 
 nlohmann::json side_info(const nlohmann::json& rep) {
   nlohmann::json info = {{"schema_version", rep["schema_version"]}};
@@ -70,7 +46,7 @@ std::function<int(const RunContext&)> setup_compare(CLI::App& sub) {
   sub.add_option("b", cli->b, "Report B (compared against A: after, or InfiniBand)")->required();
   sub.add_option("--label", cli->labels,
                  "Names of A and B in the output (give twice: --label roce --label ib)")
-      ->expected(1);
+      ->allow_extra_args(false);
   sub.add_option("--json,-J,--out", cli->json,
                  "Write the comparison as a report (schema_version, compare section)");
   sub.add_option("--html", cli->html, "Write the comparison as a self-contained HTML page");
@@ -102,8 +78,8 @@ std::function<int(const RunContext&)> setup_compare(CLI::App& sub) {
     for (const auto& [path, flag] : {std::pair{cli->json, "--json"}, std::pair{cli->html, "--html"}}) {
       if (!path.empty()) report::check_writable(path, flag);
     }
-    const nlohmann::json a = load_report(cli->a, "report A");
-    const nlohmann::json b = load_report(cli->b, "report B");
+    const nlohmann::json a = report::load_report(cli->a, "A");
+    const nlohmann::json b = report::load_report(cli->b, "B");
     report::CompareSide sa{cli->a, cli->labels.empty() ? "A" : cli->labels[0], side_info(a)};
     report::CompareSide sb{cli->b, cli->labels.empty() ? "B" : cli->labels[1], side_info(b)};
     report::CompareRule rule;

@@ -91,13 +91,13 @@ def bad(name, args, want):
           f"{name}: exit 2 (got {r.returncode}), one stderr line containing {want!r}, nothing written: {lines}")
 
 
-bad("not-a-report", [a, write("cfg.json", {"sweep": {"max_bytes": "64M"}})], "is not a fabcheck report")
-bad("not-json-object", [write("arr.json", [1, 2]), b], "is not a fabcheck report")
+bad("not-a-report", [a, write("cfg.json", {"sweep": {"max_bytes": "64M"}})], "not a fabcheck report")
+bad("not-json-object", [write("arr.json", [1, 2]), b], "not a fabcheck report")
 bad("newer-schema", [a, write("new.json", dict(json.load(open(b)), schema_version=2))], "newer than this fabcheck")
 text = open(b).read()
-bad("truncated", [a, write("trunc.json", text[: len(text) // 2])], "not valid JSON")
+bad("truncated", [a, write("trunc.json", text[: len(text) // 2])], "truncated JSON")
 bad("missing-file", [a, os.path.join(tmp, "nope.json")], "cannot read")
-lat = {"schema_version": 1, "latency": [{"kind": "p2p", "pattern": "pingpong", "size_bytes": 8, "p50_us": 12.0}]}
+lat = {"schema_version": 1, "tool": {"name": "fabcheck", "version": "test"}, "latency": [{"kind": "p2p", "pattern": "pingpong", "size_bytes": 8, "p50_us": 12.0}]}
 bad("nothing-in-common", [a, write("lat.json", lat)], "no metric in common")
 bad("one-label", [a, b, "--label", "x"], "--label")
 

@@ -70,7 +70,7 @@ TEST(Compare, SlowerPointIsWorseEqualPointIsWithinNoise) {
   const auto* t = find(r, 1 << 20, "time_us");
   EXPECT_NEAR(*t->delta_pct, 100.0, 1e-9);
   EXPECT_EQ(t->verdict, CompareVerdict::kWorse);  // time up = worse, the same test as busbw
-  EXPECT_EQ(t->p_holm, bw->p_holm);
+  EXPECT_EQ(*t->p_holm, *bw->p_holm);
   const auto* same = find(r, 4096, "busbw_gbps");
   EXPECT_EQ(same->better, "equal");
   EXPECT_EQ(same->verdict, CompareVerdict::kWithinNoise);

@@ -50,9 +50,10 @@ std::vector<double> histogram_samples(const json& h) {
   std::vector<double> out;
   if (!h.is_array()) return out;
   for (const auto& b : h) {
-    if (!b.is_array() || b.size() != 3 || !b[0].is_number() || !b[2].is_number_unsigned()) return {};
+    if (!b.is_array() || b.size() != 3 || !b[0].is_number() || !b[2].is_number_integer()) return {};
+    if (b[2].get<std::int64_t>() < 0) return {};
     const double lower_us = b[0].get<double>() / 1000.0;
-    const auto n = b[2].get<std::uint64_t>();
+    const auto n = static_cast<std::size_t>(b[2].get<std::int64_t>());
     if (out.size() + n > 10'000'000) return {};  // not a per-iteration histogram this tool wrote
     out.insert(out.end(), n, lower_us);
   }
