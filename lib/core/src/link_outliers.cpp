@@ -88,6 +88,53 @@ std::vector<bool> host_median_outliers(const std::vector<double>& med, Worse wor
   return out;
 }
 
+// Second look at the links of hosts the host stage singled out (on the log scale): a link not flagged by the
+// linear rule is flagged when it is worse than the clean links by more than 3 robust z on the log scale and
+// by more than 10 % of their median — the same §4 thresholds, on the scale the host stage used. On a noisy
+// fabric the clean links' MAD can exceed a third of their median, and then no link, however slow, reaches
+// −3 z on the linear scale. `st` holds the clean links' median (re-estimated by the host stage); z is the
+// log-scale z.
+void flag_odd_host_links(LinkKind kind, const std::vector<Cell>& cells, const std::vector<double>& values,
+                         Worse worse, const std::vector<bool>& odd, const LinkStats& st,
+                         std::vector<LinkOutlier>& out) {
+  if (std::none_of(odd.begin(), odd.end(), [](bool b) { return b; }) || !st.median || !(*st.median > 0))
+    return;
+  const auto touches = [&](std::size_t k) {
+    return odd[static_cast<std::size_t>(cells[k].from)] || odd[static_cast<std::size_t>(cells[k].to)];
+  };
+  std::vector<double> clean_log;
+  for (std::size_t k = 0; k < values.size(); ++k) {
+    if (touches(k)) continue;
+    if (!(values[k] > 0)) return;
+    clean_log.push_back(std::log(values[k]));
+  }
+  if (clean_log.size() < 3) return;
+  const LinkStats lg = stats_of(clean_log);
+  const double med = *st.median, lmed = *lg.median, lmad = *lg.mad;
+  for (std::size_t k = 0; k < values.size(); ++k) {
+    const double x = values[k];
+    if (!touches(k) || !(x > 0)) continue;
+    const bool already = std::any_of(out.begin(), out.end(), [&](const LinkOutlier& o) {
+      return o.kind == kind && o.from == cells[k].from && o.to == cells[k].to;
+    });
+    if (already) continue;
+    const double d = std::log(x) - lmed;
+    const double z = lmad > 0 ? d / (1.4826 * lmad)
+                              : (d == 0 ? 0.0 : (d > 0 ? 1 : -1) * std::numeric_limits<double>::infinity());
+    const bool robust = worse == Worse::kLower ? z < -3.0 && x < 0.9 * med : z > 3.0 && x > 1.1 * med;
+    if (!robust) continue;
+    LinkOutlier o;
+    o.kind = kind;
+    o.from = cells[k].from;
+    o.to = cells[k].to;
+    o.value = x;
+    o.median = med;
+    if (std::isfinite(z)) o.z = z;
+    o.robust = true;
+    out.push_back(o);
+  }
+}
+
 }  // namespace
 
 LinkAnalysis analyze_links(const LinkMatrix& bw, const LinkMatrix& lat, std::optional<double> expected_gbps) {
@@ -133,8 +180,9 @@ LinkAnalysis analyze_links(const LinkMatrix& bw, const LinkMatrix& lat, std::opt
   // slow the MAD inflates until a 10× slower link scores under 3 z. The link median and MAD are then
   // re-estimated from the links that touch none of those hosts (when at least 3 remain), and every link is
   // judged against them.
+  std::vector<bool> bw_odd(n, false), lat_odd(n, false);
   auto host_stage = [&](const std::vector<Cell>& cells, const std::vector<double>& values, Worse worse,
-                        bool split, LinkStats& st, const char* what) {
+                        bool split, LinkStats& st, const char* what, std::vector<bool>& odd_out) {
     if (n < 4 || values.size() < 3) return;
     std::vector<std::vector<double>> out(n), in(n);
     for (std::size_t h = 0; h < n; ++h) {
@@ -169,16 +217,18 @@ LinkAnalysis analyze_links(const LinkMatrix& bw, const LinkMatrix& lat, std::opt
     if (names.empty() || clean.size() < 3) return;
     st = stats_of(clean);
     st.values = values.size();
+    odd_out = odd;
     a.notes.push_back(
         std::string(what) + ": host(s) " + names +
         " stand out among the hosts' median links; median and MAD re-estimated without their links");
   };
-  host_stage(bw_cells, bw_values, Worse::kLower, true, a.bw, "bandwidth");
-  host_stage(lat_cells, lat_values, Worse::kHigher, false, a.lat, "latency");
+  host_stage(bw_cells, bw_values, Worse::kLower, true, a.bw, "bandwidth", bw_odd);
+  host_stage(lat_cells, lat_values, Worse::kHigher, false, a.lat, "latency", lat_odd);
 
   std::optional<double> floor;
   if (expected_gbps && *expected_gbps > 0) floor = 0.8 * *expected_gbps;
   flag(LinkKind::kBandwidth, bw_cells, bw_values, Worse::kLower, floor, a.bw, a.outliers);
+  flag_odd_host_links(LinkKind::kBandwidth, bw_cells, bw_values, Worse::kLower, bw_odd, a.bw, a.outliers);
   const std::size_t bw_flagged = a.outliers.size();
   flag(LinkKind::kLatency, lat_cells, lat_values, Worse::kHigher, std::nullopt, a.lat, a.outliers);
 
