@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "fabcheck/report/compare.hpp"
+#include "fabcheck/report/html.hpp"
 
 namespace fabcheck::report {
 namespace {
@@ -64,33 +65,6 @@ std::string summary_text(const CompareResult& c) {
       c.rows.size(), c.count(CompareVerdict::kWorse), c.b.label, c.count(CompareVerdict::kBetter), c.b.label,
       c.count(CompareVerdict::kWithinNoise), c.count(CompareVerdict::kNoiseUnknown), c.only_in_a.size(),
       c.a.label, c.only_in_b.size(), c.b.label);
-}
-
-std::string html_escape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char ch : s) {
-    switch (ch) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += ch;
-    }
-  }
-  return out;
 }
 
 }  // namespace
