@@ -17,6 +17,7 @@
 #include "fabcheck/parse/nccl_log.hpp"
 #include "fabcheck/parse/nccl_tests.hpp"
 #include "fabcheck/report/document.hpp"
+#include "fabcheck/report/load.hpp"
 #include "fabcheck/report/nccl_tests_import.hpp"
 #include "fabcheck/report/transport.hpp"
 
@@ -31,20 +32,7 @@ struct ImportCli {
 
 std::string read_input(const std::string& path) {
   const std::string origin = fmt::format("import {}", path);
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) {
-    throw UsageError(
-        fmt::format("{}: cannot read: {} (give an nccl-tests output file)", origin, std::strerror(errno)));
-  }
-  if (S_ISDIR(st.st_mode)) throw UsageError(fmt::format("{}: is a directory (give a file)", origin));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw UsageError(
-        fmt::format("{}: cannot read: {} (check the file's permissions)", origin, std::strerror(errno)));
-  }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string text = ss.str();
+  std::string text = report::read_input_file(path, origin, "nccl-tests output file");
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
     throw UsageError(
         fmt::format("{}: empty file (give the console output or -J file of an nccl-tests run)", origin));

@@ -75,16 +75,13 @@ json parse_report_text(std::string_view text, std::string_view origin) {
   return doc;
 }
 
-json load_report(const std::string& path, std::string_view what) {
-  const std::string origin = fmt::format("{} {}", what, path);
+std::string read_input_file(const std::string& path, std::string_view origin, std::string_view kind) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
     throw UsageError(
-        fmt::format("{}: cannot read: {} (give an existing report file)", origin, std::strerror(errno)));
+        fmt::format("{}: cannot read: {} (give an existing {})", origin, std::strerror(errno), kind));
   }
-  if (S_ISDIR(st.st_mode)) {
-    throw UsageError(fmt::format("{}: is a directory (give a report file)", origin));
-  }
+  if (S_ISDIR(st.st_mode)) throw UsageError(fmt::format("{}: is a directory (give a {})", origin, kind));
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     throw UsageError(
@@ -93,7 +90,12 @@ json load_report(const std::string& path, std::string_view what) {
   std::stringstream ss;
   ss << in.rdbuf();
   if (in.bad()) throw UsageError(fmt::format("{}: read error (check the file)", origin));
-  return parse_report_text(ss.str(), origin);
+  return ss.str();
+}
+
+json load_report(const std::string& path, std::string_view what) {
+  const std::string origin = fmt::format("{} {}", what, path);
+  return parse_report_text(read_input_file(path, origin, "report file"), origin);
 }
 
 }  // namespace fabcheck::report

@@ -23,6 +23,13 @@ void check_report(const nlohmann::json& doc, std::string_view origin);
 /// @throws UsageError on empty input, invalid or truncated JSON (with line and column), or check_report.
 nlohmann::json parse_report_text(std::string_view text, std::string_view origin);
 
+/// Reads a whole input file as text (reports, nccl-tests outputs). Errors read "<origin>: <problem> (<fix>)".
+/// @param path    the file. @param origin how errors name the input ("report r.json", "import out.txt").
+/// @param kind    what the caller expects, used in the fixes ("report file", "nccl-tests output file").
+/// @throws UsageError when the file is missing, a directory, unreadable or a read fails. Empty text is
+/// returned.
+std::string read_input_file(const std::string& path, std::string_view origin, std::string_view kind);
+
 /// Reads and checks one report file: the shared entry point for every command that reads a report.
 /// @param path the report file.
 /// @param what the argument or flag named in errors ("report", "A", "--baseline"); errors read
