@@ -269,10 +269,16 @@ TEST(LinkOutliers, NonSquareRefused) {
 TEST(LinkConfirm, StillOutlierRule) {
   EXPECT_TRUE(still_outlier(0.5, 10.0, 0.0, Worse::kLower));
   EXPECT_FALSE(still_outlier(9.5, 10.0, 0.0, Worse::kLower));  // within 10 %
-  EXPECT_FALSE(still_outlier(7.5, 10.0, 0.1, Worse::kLower));  // noisy matrix: margin 30 %
-  EXPECT_TRUE(still_outlier(6.5, 10.0, 0.1, Worse::kLower));
+  EXPECT_FALSE(still_outlier(7.8, 10.0, 0.1, Worse::kLower));  // noisy matrix: factor 1.3, 10 / 1.3 = 7.69
+  EXPECT_TRUE(still_outlier(7.6, 10.0, 0.1, Worse::kLower));
   EXPECT_TRUE(still_outlier(30.0, 20.0, 0.0, Worse::kHigher));
   EXPECT_FALSE(still_outlier(21.0, 20.0, 0.0, Worse::kHigher));
+  EXPECT_FALSE(still_outlier(25.0, 20.0, 0.1, Worse::kHigher));  // 20 x 1.3 = 26
+  EXPECT_TRUE(still_outlier(27.0, 20.0, 0.1, Worse::kHigher));
+  // Clean links scattered 0.14-0.69 GB/s (rel spread ~0.5, factor 2.5): a link 8x slower than the reference
+  // stays an outlier; one at 60 % of it does not. (A subtractive margin of 150 % confirmed nothing.)
+  EXPECT_TRUE(still_outlier(0.024, 0.2, 0.5, Worse::kLower));
+  EXPECT_FALSE(still_outlier(0.12, 0.2, 0.5, Worse::kLower));
   const std::vector<double> v = {9.0, 10.0, 11.0, 10.0, 10.0};
   EXPECT_NEAR(relative_spread(v), 0.0, 1e-12);  // MAD = 0
   const std::vector<double> w = {9.0, 10.0, 11.0};

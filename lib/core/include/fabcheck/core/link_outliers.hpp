@@ -85,10 +85,11 @@ LinkAnalysis analyze_links(const LinkMatrix& bw_gbps, const LinkMatrix& lat_us,
 /// values, MAD = 0 or the median is 0).
 double relative_spread(std::span<const double> values);
 
-/// Confirmation rule for a re-measured link (DESIGN §5): it is still an outlier when it is worse than
-/// `reference` (the median of good links re-measured the same way) by more than max(10 %, 3 × rel_spread) of
-/// the reference — the two thresholds of DESIGN §4 expressed relative to the median, with the spread taken
-/// from the full matrix.
+/// Confirmation rule for a re-measured link (DESIGN §5): with m = max(10 %, 3 × rel_spread) — the two
+/// thresholds of DESIGN §4 expressed relative to the median, the spread taken from the full matrix — it is
+/// still an outlier when worse than `reference` (the worst good link re-measured the same way) by the factor
+/// 1 + m: retest < reference / (1 + m) for Worse::kLower, retest > reference × (1 + m) for Worse::kHigher.
+/// Multiplicative, so a noisy matrix (m >= 1) still confirms a link many times slower than the reference.
 bool still_outlier(double retest, double reference, double rel_spread, Worse worse);
 
 }  // namespace fabcheck::core
