@@ -26,7 +26,7 @@ struct SweepFlags {
   long long step_factor = 1;
   int iters = 20, warmup = 1, check = 1, root = 0, average = 1, blocking = 0, cycles = 1;
   int nthreads = 1, ngpus = 1;
-  int per_iter = -1;
+  int per_iter = -1, per_iter_rounds = 10;
   long long samples_cap = 10000;
   std::string op = "sum", dtype = "float", coll = "allreduce", backend = "mpi", json;
 };
@@ -128,6 +128,7 @@ probes::SweepOptions to_options(const SweepFlags& f) {
   o.blocking = f.blocking;
   o.cycles = f.cycles;
   o.per_iter_iters = f.per_iter;
+  o.per_iter_rounds = f.per_iter_rounds;
   if (f.samples_cap < 1) throw UsageError("--samples-cap: must be >= 1");
   o.samples_cap = static_cast<std::size_t>(f.samples_cap);
   o.backend = f.backend;
@@ -214,6 +215,9 @@ const Registrar kSweep{CommandSpec{
           ->capture_default_str();
       sub.add_option("--per-iter-iters", f->per_iter,
                      "Iterations of the separate per-iteration pass (-1: same as -n, 0: off)")
+          ->capture_default_str();
+      sub.add_option("--per-iter-rounds", f->per_iter_rounds,
+                     "Take the per-iteration samples in this many rounds spread over the sweep (1: at once)")
           ->capture_default_str();
       sub.add_option("--samples-cap", f->samples_cap, "Per-iteration samples kept per point in the JSON")
           ->capture_default_str();

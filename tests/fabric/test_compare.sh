@@ -2,10 +2,11 @@
 # `fabcheck compare` on a 4-host virtual fabric (issue 10): two clean allreduce sweeps and one with a host throttled.
 # compare(clean1, clean2) flags <= 5 % of the metrics; compare(clean1, throttled) calls every busBw point >= 1 MiB
 # worse (Mann-Whitney on the per-iteration samples, Holm, p < 0.01 and |delta| >= 10 %). Prints the flagged fractions.
-# The clean-vs-clean bound (issue 10) is printed, NOT asserted: on this 2-core machine whole runs shift by 20-70 %
-# between two clean sweeps (4 ranks on 2 cores over veth/TCP), a run-to-run drift that a test on within-run
-# samples cannot see. Measured: 7-52 % flagged under load, 28.2 % on a quiet machine (clean-clone ci/test,
-# 2026-12-01). Issue 10 stays open on this point; the throttled comparison is asserted.
+# The per-iteration samples are taken in 10 rounds spread over each sweep (--per-iter-rounds, default 10): with the
+# whole pass in one burst per point (rounds 1), a point's 20 samples shared the conditions of one ~50 ms moment, and
+# on this 2-core machine those moments differ by 2x (a clean 1 MiB point: p50 3.5 ms in one sweep, 1.75 ms in the
+# next), so 7-52 % of clean-vs-clean metrics were flagged. Spread in 10 rounds: 0-1 of 14 points in 6 pairs of
+# clean sweeps, and 0/71 metrics in this test (3 runs, 2026-12-01).
 source "$(dirname "$0")/lib.sh"
 fab_init ftcmp 170
 : "${FABCHECK:?FABCHECK (the fabcheck binary) must be set; ctest sets it}"
@@ -55,9 +56,9 @@ for m in cc["metrics"]:
               f"({m['delta_pct']:+.1f} %), p_holm {m['p_holm']:.2g}", file=sys.stderr)
 s = cc["summary"]
 load, cores = float(sys.argv[5]), os.cpu_count() or 1
-print(f"NOTE: clean1 vs clean2 flagged {s['flagged']}/{s['metrics']} "
-      f"({100.0 * s['flagged'] / max(1, s['metrics']):.1f} %; issue 10 asks <= 5 %, not asserted: run-to-run drift "
-      f"on {cores} cores, load average {load:.1f} before the sweeps)", file=sys.stderr)
+check(s["flagged"] <= 0.05 * s["metrics"],
+      f"clean1 vs clean2 flagged {s['flagged']}/{s['metrics']} ({100.0 * s['flagged'] / max(1, s['metrics']):.1f} %, "
+      f"<= 5 %; {cores} cores, load average {load:.1f} before the sweeps)")
 big = [m for m in cs["metrics"] if m["metric"] == "busbw_gbps" and m["key"].get("size_bytes", 0) >= 1 << 20]
 check(len(big) == 6, f"6 busBw points >= 1 MiB (3 sizes x 2 placements), got {len(big)}")
 for m in big:

@@ -66,6 +66,9 @@ void validate(const SweepOptions& o) {
   if (o.per_iter_iters < -1)
     throw UsageError("--per-iter-iters: must be >= 0 (0 disables the per-iteration pass)");
   if (o.samples_cap < 1) throw UsageError("--samples-cap: must be >= 1");
+  if (o.per_iter_rounds < 1)
+    throw UsageError(fmt::format(
+        "--per-iter-rounds {}: must be >= 1 (1 = the whole per-iteration pass at once)", o.per_iter_rounds));
   if (o.backend != "mpi" && o.backend != "nccl") {
     throw UsageError(fmt::format("--backend: unknown backend \"{}\" (use mpi or nccl)", o.backend));
   }
@@ -491,6 +494,7 @@ class SeriesRunner {
     b.nranks = comm_.size();
     const std::string label = block_label(c, d, op, b.root);
     warmup(c, d, op, root, label);
+    pending_.clear();
     for (int cycle = 0; cycle < o_.cycles; ++cycle) {
       for (std::uint64_t req : sizes) {
         const core::CollGeometry g = core::geometry(c, d, req, comm_.size());
@@ -498,11 +502,12 @@ class SeriesRunner {
         pt.size_bytes = g.size_bytes;
         pt.count = g.count;
         pt.cycle = cycle;
-        pt.out_of_place = measure(c, d, op, root, g, false, label);
-        pt.in_place = measure(c, d, op, root, g, true, label);
+        pt.out_of_place = measure(c, d, op, root, g, false, label, b.points.size());
+        pt.in_place = measure(c, d, op, root, g, true, label, b.points.size());
         b.points.push_back(std::move(pt));
       }
     }
+    per_iter_rounds(b, label);
     double sum = 0;
     for (const auto& p : b.points) sum += p.out_of_place.busbw_gbps + p.in_place.busbw_gbps;
     b.avg_busbw_gbps = b.points.empty() ? 0.0 : sum / static_cast<double>(2 * b.points.size());
@@ -556,7 +561,8 @@ class SeriesRunner {
   }
 
   PlacementResult measure(Collective c, Dtype d, std::optional<RedOp> op, int root,
-                          const core::CollGeometry& g, bool in_place, const std::string& label) {
+                          const core::CollGeometry& g, bool in_place, const std::string& label,
+                          std::size_t point) {
     const char* placement = in_place ? "in_place" : "out_of_place";
     comm::enter_phase(fmt::format("sweep {} {} B {}", label, g.size_bytes, placement));
     const DataPattern pat = data_pattern(d, op && *op == RedOp::kProd, comm_.size());
@@ -574,7 +580,11 @@ class SeriesRunner {
     pr.busbw_gbps = core::busbw_gbps(c, comm_.size(), pr.algbw_gbps);
 
     const int per_iter = o_.per_iter_iters < 0 ? o_.iters : o_.per_iter_iters;
-    if (per_iter > 0) pr.per_iter = per_iter_pass(call, per_iter);
+    if (per_iter > 0) {
+      // The first round right after the timed loop, the others after every point's first round.
+      pending_.push_back({call, point, in_place, {}, {}});
+      per_iter_block(pending_.back(), round_iters(per_iter, 0), false);
+    }
 
     const CheckPlan plan = plan_check(be_, c, g, in_place, comm_.rank(), comm_.size(), root, o_.check);
     if (!plan.checked) {
@@ -609,35 +619,78 @@ class SeriesRunner {
     return pr;
   }
 
-  PerIterStats per_iter_pass(const comm::CollCall& call, int iters) {
+  /// One point's per-iteration pass in progress: this rank's entry and exit times over all rounds so far.
+  struct PendingPerIter {
+    comm::CollCall call;
+    std::size_t point = 0;
+    bool in_place = false;
+    std::vector<double> entry_us, exit_us;  // aligned to rank 0's clock
+  };
+
+  /// Iterations of round `r` when `total` are split over the rounds (the first total % rounds get one more).
+  int round_iters(int total, int r) const {
+    const int rounds = std::min(o_.per_iter_rounds, total);
+    if (r >= rounds) return 0;
+    return total / rounds + (r < total % rounds ? 1 : 0);
+  }
+
+  /// Runs `iters` timed iterations of `p`, after one untimed op when `untimed_first` (a later round: the
+  /// buffers and connections were last used by another size), appending this rank's aligned times.
+  void per_iter_block(PendingPerIter& p, int iters, bool untimed_first) {
+    if (iters <= 0) return;
     const bool delayed = fault_ && fault_->kind == core::Fault::Kind::kDelay && fault_->rank == comm_.rank();
     const std::uint64_t every = fault_ ? std::max<std::uint64_t>(1, fault_->every) : 1;
-    const auto m = static_cast<std::size_t>(iters);
-    std::vector<double> times(2 * m);  // entry[0..m), exit[m..2m)
+    if (untimed_first) be_.run(p.call);
     be_.synchronize();
     comm_.barrier();
-    for (std::size_t i = 0; i < m; ++i) {
+    for (int k = 0; k < iters; ++k) {
       // A common release per iteration: without it the rank that left the previous op last would always enter
       // last, and "entered last" would name the algorithm's ordering instead of a late rank.
       comm_.barrier();
+      const std::size_t i = p.entry_us.size();
       if (delayed && i % every == every - 1) sleep_us(fault_->us);
-      times[i] = comm::now_us();
-      be_.run(call);
+      const double t0 = comm::now_us();
+      be_.run(p.call);
       be_.synchronize();
-      times[m + i] = comm::now_us();
+      const double t1 = comm::now_us();
+      p.entry_us.push_back(t0 + clocks_.to_ref_us);
+      p.exit_us.push_back(t1 + clocks_.to_ref_us);
     }
-    for (double& t : times) t += clocks_.to_ref_us;
-    auto all = comm_.gather(times, 0);
-    PerIterStats st;
-    if (comm_.rank() != 0) return st;
-    std::vector<std::vector<double>> entry(all.size()), exit(all.size());
-    for (std::size_t r = 0; r < all.size(); ++r) {
-      entry[r].assign(all[r].begin(), all[r].begin() + static_cast<std::ptrdiff_t>(m));
-      exit[r].assign(all[r].begin() + static_cast<std::ptrdiff_t>(m), all[r].end());
-    }
-    return per_iter_stats(entry, exit, comm_.hosts_of_ranks(), o_.samples_cap, clocks_.max_error_us);
   }
 
+  /// The remaining rounds of every pending point, then their statistics (rank 0 fills b's points).
+  void per_iter_rounds(SweepBlock& b, const std::string& label) {
+    const int total = o_.per_iter_iters < 0 ? o_.iters : o_.per_iter_iters;
+    const int rounds = std::min(o_.per_iter_rounds, std::max(total, 1));
+    for (int r = 1; r < rounds; ++r) {
+      comm::enter_phase(fmt::format("sweep {} per-iteration round {}/{}", label, r + 1, rounds));
+      for (auto& p : pending_) per_iter_block(p, round_iters(total, r), true);
+    }
+    for (auto& p : pending_) {
+      std::vector<double> times(p.entry_us);
+      times.insert(times.end(), p.exit_us.begin(), p.exit_us.end());
+      const std::size_t m = p.entry_us.size();
+      auto all = comm_.gather(times, 0);
+      auto& pt = b.points[p.point];
+      auto& dest = (p.in_place ? pt.in_place : pt.out_of_place).per_iter;
+      if (comm_.rank() != 0) {
+        dest = PerIterStats{};  // statistics live on rank 0
+        continue;
+      }
+      std::vector<std::vector<double>> entry(all.size()), exit(all.size());
+      for (std::size_t r = 0; r < all.size(); ++r) {
+        entry[r].assign(all[r].begin(), all[r].begin() + static_cast<std::ptrdiff_t>(m));
+        exit[r].assign(all[r].begin() + static_cast<std::ptrdiff_t>(m), all[r].end());
+      }
+      PerIterStats st =
+          per_iter_stats(entry, exit, comm_.hosts_of_ranks(), o_.samples_cap, clocks_.max_error_us);
+      st.rounds = rounds;
+      dest = std::move(st);
+    }
+    pending_.clear();
+  }
+
+  std::vector<PendingPerIter> pending_;
   const comm::Communicator& comm_;
   comm::CollBackend& be_;
   const SweepOptions& o_;

@@ -42,6 +42,7 @@ nlohmann::json per_iter_json(const PerIterStats& s) {
           {"stragglers", strag},
           {"samples_us", s.samples_us},
           {"samples_us_cap", s.samples_cap},
+          {"rounds", s.rounds},
           {"straggler_ranks", s.straggler_ranks},
           {"straggler_resolution_us", s.straggler_resolution_us}};
 }
@@ -84,6 +85,7 @@ nlohmann::json options_json(const probes::SweepOptions& o) {
           {"blocking", o.blocking},
           {"run_cycles", o.cycles},
           {"per_iter_iters", o.per_iter_iters < 0 ? o.iters : o.per_iter_iters},
+          {"per_iter_rounds", o.per_iter_rounds},
           {"samples_cap", o.samples_cap},
           {"backend", o.backend}};
 }

@@ -160,6 +160,7 @@ const std::map<StepKind, std::vector<Field>>& schema() {
         {"iters", Kind::kInt, 1, 1e9},
         {"warmup_iters", Kind::kInt, 0, 1e9},
         {"per_iter_iters", Kind::kInt, 0, 1e9},
+        {"per_iter_rounds", Kind::kInt, 1, 1e6},
         {"check", Kind::kBool},
         {"dtype", Kind::kDtype},
         {"op", Kind::kRedop},

@@ -36,6 +36,7 @@ probes::SweepOptions to_options(const Step& st) {
   if (j.contains("iters")) o.iters = j["iters"].get<int>();
   if (j.contains("warmup_iters")) o.warmup_iters = j["warmup_iters"].get<int>();
   if (j.contains("per_iter_iters")) o.per_iter_iters = j["per_iter_iters"].get<int>();
+  if (j.contains("per_iter_rounds")) o.per_iter_rounds = j["per_iter_rounds"].get<int>();
   if (j.contains("check")) o.check = j["check"].get<bool>() ? 1 : 0;
   if (j.contains("dtype")) o.dtypes = {*core::parse_dtype(j["dtype"].get<std::string>())};
   if (j.contains("op")) o.redops = {*core::parse_redop(j["op"].get<std::string>())};

@@ -29,18 +29,24 @@ struct SweepOptions {
   int check = 1;                        ///< `-c/--check`: check rounds after timing (0 = #wrong N/A)
   std::vector<core::RedOp> redops{core::RedOp::kSum};    ///< `-o/--op` (`all` = sum prod min max)
   std::vector<core::Dtype> dtypes{core::Dtype::kFloat};  ///< `-d/--datatype` (`all` = every dtype)
-  int root = 0;                     ///< `-r/--root`; −1 = every root (rooted collectives only)
-  int average = 1;                  ///< `-a/--average`: 0 rank 0, 1 mean, 2 min, 3 max over ranks
-  int blocking = 0;                 ///< `-z/--blocking` 0..3 (nccl-tests meaning)
-  int cycles = 1;                   ///< `-N/--run_cycles` (≥ 1; nccl-tests' 0 = forever is refused)
-  int per_iter_iters = -1;          ///< iterations of the per-iteration pass; −1 = same as iters, 0 = off
+  int root = 0;             ///< `-r/--root`; −1 = every root (rooted collectives only)
+  int average = 1;          ///< `-a/--average`: 0 rank 0, 1 mean, 2 min, 3 max over ranks
+  int blocking = 0;         ///< `-z/--blocking` 0..3 (nccl-tests meaning)
+  int cycles = 1;           ///< `-N/--run_cycles` (≥ 1; nccl-tests' 0 = forever is refused)
+  int per_iter_iters = -1;  ///< iterations of the per-iteration pass; −1 = same as iters, 0 = off
+  /// The per-iteration pass of every point in this many rounds over the series (round r of every point runs
+  /// before round r+1 of any; at most per_iter_iters rounds), each round after one untimed op. Spread over
+  /// the run, a point's samples represent the run rather than the moment of one burst, so that two runs can
+  /// be compared on them (`fabcheck compare`); 1 = the whole pass right after the point's timed loop.
+  int per_iter_rounds = 10;
   std::size_t samples_cap = 10000;  ///< per-iteration samples kept in the result (statistics use all)
   std::string backend = "mpi";      ///< `--backend` mpi | nccl
 };
 
 /// Validates options that do not depend on the communicator.
 /// @throws UsageError naming the flag: -b > -e, -n < 1, -w < 0, -c < 0, -a ∉ 0..3, -z ∉ 0..3, -N < 1,
-///         -r < −1, -f < 1, -i < 1 with -f ≤ 1, -b 0 with -f > 1, empty --coll/-d/-o, unknown backend.
+///         -r < −1, -f < 1, -i < 1 with -f ≤ 1, -b 0 with -f > 1, empty --coll/-d/-o, unknown backend,
+///         --per-iter-rounds < 1.
 void validate(const SweepOptions& opts);
 
 /// The requested sizes in sweep order (nccl-tests loop: size = f > 1 ? size·f : size + step, while ≤ max).
@@ -66,6 +72,7 @@ struct PerIterStats {
   std::vector<int> straggler_ranks;    ///< straggler of each kept iteration, −1 = none (same length)
   double straggler_resolution_us = 0;  ///< lead over the second-last rank needed to name a straggler
   std::size_t samples_cap = 0;         ///< the cap applied to samples_us
+  int rounds = 1;                      ///< rounds the samples were taken in (SweepOptions::per_iter_rounds)
 };
 
 /// One placement (out-of-place or in-place) of one size.
