@@ -145,7 +145,8 @@ def mode_rows(np):
             if abs(float(t[off + 2]) - jp["busbw_gbps"]) > max(0.006, 0.001 * jp["busbw_gbps"]):
                 fail(f"printed busbw {t[off + 2]} vs json {jp['busbw_gbps']}")
             pi = jp["per_iter"]
-            if pi["samples"] != 2 or len(pi["samples_us"]) != 2 or not (pi["p50_us"] > 0):
+            # 2 samples in min(10, 2) = 2 rounds spread over the sweep (--per-iter-rounds default 10)
+            if pi["samples"] != 2 or len(pi["samples_us"]) != 2 or not (pi["p50_us"] > 0) or pi["rounds"] != 2:
                 fail(f"per_iter {pi}")
             busbws.append(jp["busbw_gbps"])
     lines = p.stdout.splitlines()
@@ -262,8 +263,9 @@ def mode_delay(np):
     for q in doc["sweeps"][0]["points"]:
         pi = q["per_iter"]
         sr = pi["straggler_ranks"]
-        if pi["samples"] != 100 or len(sr) != 100:
-            fail("samples")
+        # 100 samples in 10 rounds of 10: the fault counts iterations across rounds
+        if pi["samples"] != 100 or len(sr) != 100 or pi["rounds"] != 10:
+            fail(f"samples {pi['samples']} in {pi['rounds']} rounds")
         for i, r in enumerate(sr):
             if i % every == every - 1:
                 delayed += 1
@@ -294,6 +296,7 @@ def mode_bad(np):
         (["-g", "4"], "-g/--ngpus"),
         (["--coll", "allreduce,bogus"], "--coll"),
         (["--coll", "reduce", "-r", str(np)], "-r/--root"),
+        (["--per-iter-rounds", "0"], "--per-iter-rounds"),
     ]
     for args, flag in cases:
         sizes = [] if ("-b" in args or "-e" in args) else ["-b", "8", "-e", "8"]
