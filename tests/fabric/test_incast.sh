@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Issue 7 acceptance on a 6-host virtual fabric (receiver h1, senders h2..h5, victim h6):
-#   3 clean runs (fan-in 4), then the receiver throttled to 200mbit with its queue shortened to 100 packets
+#   3 clean runs (fan-in 4), then the receiver throttled to 200mbit with its queue shortened to 300 packets
 #   (fan-in 1,2,4): median-based congestion_impact at k=4 >= 5 and >= 3x the largest clean one; overlap >= 0.9;
 #   goodput <= 1.1x the tbf rate for every k (a timing sanity check). Clean goodput is printed, not asserted.
 # The victim's pings from h6 cross the same tbf queue (root-side veth egress toward h1) as the incast.
-# Queue: 100 packets (150 KB, ~6 ms at 200mbit; the default limit is ~870 packets). On 2 loaded cores a clean
-# incast at ~1 GB/s keeps the receiver's progress loop busy, which alone raises the victim's median up to ~8x
-# (measured 0.8-7.9); with 40 packets the throttled median rose ~22x, not the 3x margin over that. Both runs use
-# the same flags (sizes, rounds, victim pacing) so that they differ only in the fabric.
+# Queue: 300 packets (450 KB, ~18 ms at 200mbit; the default limit is ~870 packets). A clean incast at 1-4 GB/s
+# keeps the receiver's progress loop and the 2 cores busy, which alone raises the victim's median: measured 0.8-7.4x
+# on a quiet machine and up to 25-52x with 1-2 foreign CPU hogs (only 10-20 victim samples fall inside the short
+# clean incast). With 100 packets the throttled impact was 46-102x, so a loaded machine failed ">= 3x the largest
+# clean" (1 of 2 runs with one hog); with 300 packets it was 133-353x, and 8 of 8 runs passed (4 quiet, 2 with one
+# hog, 2 with two; 2026-12-01). With 40 packets it rose only ~22x. Both runs use the same flags (sizes, rounds,
+# victim pacing) so that they differ only in the fabric.
 # TCP in the namespaces is pinned to a loss-based congestion control (reno), whatever the host's default: the
 # default here is bbr, which paces at the bottleneck rate and keeps the queue nearly empty, so the victim's
 # latency would say which congestion control the host runs, not what an incast does to a shallow buffer.
@@ -37,7 +40,7 @@ measure() { # NAME ARGS...: one fabcheck incast run across the hosts, report in 
 
 for i in 1 2 3; do measure "clean$i" --fan-in 4; done
 "$VF" throttle "$recv" 200mbit "${VFN[@]}"
-"$VF" queue "$recv" 100 "${VFN[@]}"
+"$VF" queue "$recv" "${INCAST_QUEUE:-300}" "${VFN[@]}"
 measure congested --fan-in 1,2,4
 cat "$FAB_TMP/congested.txt"
 
