@@ -30,6 +30,8 @@ struct LatencyFlags {
   std::int64_t warmup = 100;
   std::string kind = "both";
   bool serial = false;
+  std::vector<int> pin_cpus;
+  int passes = 10;
   std::string json;
 };
 
@@ -50,6 +52,8 @@ probes::LatencyOptions to_options(const LatencyFlags& f, const CLI::App& sub) {
   o.duration_s = f.duration_s;
   o.warmup = static_cast<std::uint64_t>(f.warmup);
   o.serial_pairs = f.serial;
+  o.pin_cpus = f.pin_cpus;
+  o.passes = f.passes;
   o.p2p = f.kind != "collective";
   o.collective = f.kind != "p2p";
   probes::validate(o);
@@ -118,6 +122,14 @@ const Registrar kLatency{CommandSpec{
           ->capture_default_str();
       sub.add_flag("--serial", f->serial,
                    "Measure the pairs of a round one at a time (oversubscribed machines, virtual fabrics)");
+      sub.add_option("--passes", f->passes,
+                     "Measure every pair in N passes over the schedule (1: each pair in one go)")
+          ->capture_default_str();
+      sub.add_option("--pin-cpus", f->pin_cpus,
+                     "While a pair is measured: initiator on CPU I, responder on CPU R (one value: both), "
+                     "e.g. the NIC's CPU; 0,1 on a virtual fabric")
+          ->delimiter(',')
+          ->expected(1, 2);
       sub.add_option("--json,-J,--out", f->json, "Write the JSON report (DESIGN §6) to FILE");
       CLI::App* self = &sub;
       return [f, self](const RunContext& ctx) { return run_latency_command(ctx, *f, *self); };

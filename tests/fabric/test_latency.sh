@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # fabcheck latency on a 4-host virtual fabric (issue 5), LAT_RUNS times (default 3):
-#  clean fabric  -> no pair's p50 is a DESIGN §4 outlier (judged only when the load average is below 2 per core:
-#                   above that the p50 of a pair measures the scheduler) and no pair's p99 exceeds 3x the median
+#  clean fabric  -> no pair's p50 is a DESIGN §4 outlier (judged when the load average is below 2 per core, so
+#                   always in CI: above that foreign load measures the scheduler) and no pair's p99 exceeds 3x the median
 #                   pair p99;
 #  one host's link throttled to 20mbit with iperf3 pushing bulk data into it for the whole measurement
 #                -> that host's pairs rank first in the straggler ranking and their p99 is >= 3x the median p99
 #                   of the other pairs.
-# All pairs (circle method, 3 rounds of 2 pairs, measured one pair at a time: 2 cores here), 8 B, --iters 300 with --duration 2 (whichever ends first) so that
-# the throttled pairs stay bounded in time. Teardown leaves nothing behind.
+# All pairs (circle method, 3 rounds of 2 pairs, measured one pair at a time: 2 cores here), 8 B, each pair in 10
+# passes over the schedule (--passes, default), its two ends pinned to CPUs 0 and 1 (--pin-cpus 0,1); clean runs
+# 10000 samples per pair, throttled runs 300 with --duration 2 (whichever ends first) so that the throttled pairs
+# stay bounded in time. LAT_JUDGE=1 judges the clean p50 check on a busy machine too. Teardown leaves nothing behind.
 source "$(dirname "$0")/lib.sh"
 fab_init ftlat 270
 : "${FABCHECK:?FABCHECK (the fabcheck binary) must be set; ctest sets it}"
@@ -20,18 +22,24 @@ RUNS=${LAT_RUNS:-3}
 "$VF" up --hosts 4 "${VFN[@]}"
 mapfile -t hosts < <("$VF" hosts "${VFN[@]}")
 victim=${hosts[2]}
-lat=(latency --kind p2p --pattern all-pairs --serial --sizes 8 --iters 300 --duration 2 --warmup 20)
+# --pin-cpus 0,1: the two ends of the measured pair on different cores (the 4 hosts share 2 CPUs here). Without
+# it a pair whose ends the scheduler put on one core measured a context switch per hop: clean p50s split into
+# 12-16 us and 24-63 us by placement (2 of 3 runs had an outlier, 2026-12-01); pinned: 11.3-15.7 us.
+lat=(latency --kind p2p --pattern all-pairs --serial --sizes 8 --duration 2 --warmup 20 --pin-cpus 0,1)
+# Clean: 10000 samples per pair (~300 ms, osu_latency's default): with 300 (~10 ms) a momentary disturbance moved a whole pair's p50 by
+# 12 % (1 of 6 runs flagged). Throttled: 300 per pair, since the straggler ranking pools the samples of all pairs
+# and a throttled pair gets only ~50 within --duration (with 10000 per clean pair their 1 % tails outnumbered it).
 
-measure() { # NAME: one fabcheck latency run across the hosts, report in $FAB_TMP/NAME.json
+measure() { # NAME ITERS: one fabcheck latency run across the hosts, report in $FAB_TMP/NAME.json
   local t0=$(date +%s)
-  timeout 90 "$VF" mpirun "${VFN[@]}" -- -q "$FABCHECK" "${lat[@]}" -J "$FAB_TMP/$1.json" >"$FAB_TMP/$1.txt" ||
+  timeout 90 "$VF" mpirun "${VFN[@]}" -- -q "$FABCHECK" "${lat[@]}" --iters "$2" -J "$FAB_TMP/$1.json" >"$FAB_TMP/$1.txt" ||
     { cat "$FAB_TMP/$1.txt" >&2; fail "$1: fabcheck latency failed"; }
   note "$1: $(($(date +%s) - t0)) s"
 }
 
 for ((run = 1; run <= RUNS; run++)); do
   "$VF" clear "${VFN[@]}"
-  measure "clean$run"
+  measure "clean$run" 10000
 
   "$VF" throttle "$victim" 20mbit "${VFN[@]}"
   "$VF" exec "$victim" "${VFN[@]}" -- iperf3 -s -1 -p 5201 >/dev/null 2>&1 &
@@ -41,7 +49,7 @@ for ((run = 1; run <= RUNS; run++)); do
     >"$FAB_TMP/iperf$run.txt" 2>&1 &
   FAB_BG+=($!)
   sleep 2 # the queue into the victim is full
-  measure "throttled$run"
+  measure "throttled$run" 300
   kill "${FAB_BG[@]}" 2>/dev/null || true
   wait 2>/dev/null || true
   FAB_BG=()
@@ -54,15 +62,17 @@ import os
 load, cores = float(open("/proc/loadavg").read().split()[0]), os.cpu_count() or 1
 # With the machine oversubscribed (other builds, > 2 runnable tasks per core) an idle-looking pair's p50 swings
 # between ~15 us and ~2 ms with the scheduler; the clean-fabric p50 outlier test is then not about the fabric.
-# On fewer than 4 cores the 4 hosts' ping-pong processes share cores: measured here at load 3 on 2 cores, clean
-# pairs sat at 12-16 us or at 24-32 us depending on whether both ends shared a core (3 of 3 runs had one such
-# pair flagged). That check is then about CPU placement, not the fabric, and is reported, not judged.
-# Tried to make it decidable on 2 cores (3 runs each, load 10-15): every rank pinned to one CPU (taskset -c 0):
+# On 2 cores the 4 hosts' ping-pong processes share cores: without --pin-cpus, clean pairs sat at 12-16 us or at
+# 24-63 us depending on whether both ends shared a core (3 of 3 runs had one such pair flagged). With the ends
+# pinned to CPUs 0 and 1 and each pair in one go, 8 of 9 clean runs passed (the first round's pairs 20 % above the
+# rest once: a drift in time); with 10 passes spreading every pair over the run, 9 of 9 (p50s 12.5-16.1 us, no
+# pair more than 8 % above its run's median; 2026-12-01). Earlier attempts, recorded for the next person
+# (3 runs each, load 10-15): every rank pinned to one CPU (taskset -c 0):
 # clean p50s 29-123 us, outliers and a failed p99 check in 2 of 3 runs (a context switch per hop, on a CPU
 # shared with other builds); every rank SCHED_FIFO (chrt -f 1, each pair's ends on the two cores): clean p50s
 # 14.7-17.3 us, one flagged in 3 runs (17.28 us against a 10 % limit of 17.27), but the real-time pollers starve
 # iperf3, so the throttled host's queue no longer stays full and its pairs failed the 3x p99 check in 2 of 3 runs.
-busy = load > 2 * cores or cores < 4
+busy = load > 2 * cores and os.environ.get("LAT_JUDGE") != "1"
 ok = True
 def check(cond, msg):
     global ok
@@ -95,7 +105,7 @@ for run in range(1, runs + 1):
           + ", ".join(f"{p['pair']} {p['p50_us']:.1f}" for p in c["per_pair"])
           + "; per pair p99 " + ", ".join(f"{x:.1f}" for x in p99), file=sys.stderr)
     if busy:
-        print(f"NOTE: run {run} clean: p50 outlier check not judged (needs >= 4 idle cores): load average {load:.1f} on {cores} cores "
+        print(f"NOTE: run {run} clean: p50 outlier check not judged (foreign load above 2 per core): load average {load:.1f} on {cores} cores "
               f"(p50 outliers {[round(p, 1) for p, f in zip(p50, fl) if f]} measure the scheduler, not the fabric)",
               file=sys.stderr)
     else:

@@ -57,6 +57,7 @@ def check_sections(doc, want_pairs):
         if s["kind"] == "p2p":
             check(len(s["per_pair"]) == want_pairs, f'{tag}: {len(s["per_pair"])} pairs, want {want_pairs}')
             check(sum(p["samples"] for p in s["per_pair"]) == s["samples"], f"{tag}: pair samples add up")
+            check(s["passes"] >= 1 and isinstance(s["pin_cpus"], list), f'{tag}: passes {s.get("passes")}, pin_cpus')
             for p in s["per_pair"]:
                 check(hist_total(p["histogram"]) == p["samples"], f'{tag} {p["pair"]}: pair histogram adds up')
         else:
@@ -76,6 +77,10 @@ def basic():
         check_sections(doc, want_pairs=6)  # all pairs of 4 local ranks
         kinds = sorted({(s["kind"], s["size_bytes"]) for s in doc["latency"]})
         check(kinds == [("collective", 8), ("collective", 4096), ("p2p", 8), ("p2p", 4096)], f"sections {kinds}")
+        # 300 samples per pair taken in 10 passes (default); not pinned
+        for s in doc["latency"]:
+            if s["kind"] == "p2p":
+                check(s["passes"] == 10 and s["pin_cpus"] == [], f'p2p passes {s["passes"]} pin {s["pin_cpus"]}')
         for s in doc["latency"]:
             want = 300 * (6 if s["kind"] == "p2p" else 1)
             check(s["samples"] == want, f'{s["kind"]} {s["size_bytes"]}: {s["samples"]} samples, want {want}')
@@ -133,6 +138,9 @@ def badinput():
         (2, ["--iters", "-3"], "--iters"),
         (2, ["--sizes", "8", "--sweep"], "--sweep"),
         (1, ["--iters", "10"], "2 ranks"),
+        (2, ["--passes", "0"], "--passes"),
+        (2, ["--pin-cpus", "0,4096"], "--pin-cpus"),
+        (2, ["--pin-cpus", "1023"], "--pin-cpus"),  # a CPU number no rank here may run on (checked by every rank)
     ]
     with tempfile.TemporaryDirectory() as d:
         for n, args, needle in cases:

@@ -1,6 +1,8 @@
 #include "fabcheck/probes/latency.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <cmath>
@@ -67,9 +69,20 @@ bool keep_going(const IterPlan& plan, std::uint64_t k, double t_start) {
 }
 
 /// Initiator side of the ping-pong: byte 0 of every ping says whether the peer must answer (1) or stop (0).
+/// The part of `plan` that pass `pass` of `passes` runs: its share of the iterations (the first limit %
+/// passes passes one more) and of the duration.
+IterPlan pass_plan(const IterPlan& plan, int pass, int passes) {
+  IterPlan p = plan;
+  const auto n = static_cast<std::uint64_t>(passes), i = static_cast<std::uint64_t>(pass);
+  p.limit = plan.limit / n + (i < plan.limit % n ? 1 : 0);
+  p.duration_us = plan.duration_us / static_cast<double>(passes);
+  return p;
+}
+
+/// `k0`: timed iterations of this pair in earlier passes (the delay fault counts across passes).
 std::vector<double> ping_initiator(const comm::Communicator& comm, int peer, std::uint64_t size,
                                    std::uint64_t warmup, const IterPlan& plan,
-                                   const std::optional<core::Fault>& fault) {
+                                   const std::optional<core::Fault>& fault, std::uint64_t k0) {
   std::vector<unsigned char> sbuf(size, 0xA5), rbuf(size, 0);
   std::vector<double> samples;
   samples.reserve(std::min<std::uint64_t>(plan.limit, 1u << 16));
@@ -87,7 +100,7 @@ std::vector<double> ping_initiator(const comm::Communicator& comm, int peer, std
       break;
     }
     const double t0 = comm::now_us();
-    if (i >= warmup && delay_now(fault, i - warmup)) spin_us(static_cast<double>(fault->us));
+    if (i >= warmup && delay_now(fault, k0 + i - warmup)) spin_us(static_cast<double>(fault->us));
     comm.send(sbuf.data(), size, peer, kTagPing);
     comm.recv(rbuf.data(), size, peer, kTagPing);
     const double t1 = comm::now_us();
@@ -96,15 +109,19 @@ std::vector<double> ping_initiator(const comm::Communicator& comm, int peer, std
   return samples;
 }
 
-void ping_responder(const comm::Communicator& comm, int peer, std::uint64_t size, std::uint64_t warmup,
-                    const std::optional<core::Fault>& fault) {
+/// Answers until told to stop; returns the timed iterations answered (for `k0` of the next pass).
+std::uint64_t ping_responder(const comm::Communicator& comm, int peer, std::uint64_t size,
+                             std::uint64_t warmup, const std::optional<core::Fault>& fault,
+                             std::uint64_t k0) {
   std::vector<unsigned char> sbuf(size, 0x5A), rbuf(size, 0);
-  for (std::uint64_t i = 0;; ++i) {
+  std::uint64_t i = 0;
+  for (;; ++i) {
     comm.recv(rbuf.data(), size, peer, kTagPing);
     if (rbuf[0] == 0) break;
-    if (i >= warmup && delay_now(fault, i - warmup)) spin_us(static_cast<double>(fault->us));
+    if (i >= warmup && delay_now(fault, k0 + i - warmup)) spin_us(static_cast<double>(fault->us));
     comm.send(sbuf.data(), size, peer, kTagPing);
   }
+  return i > warmup ? i - warmup : 0;
 }
 
 std::string pair_label(int a, int b, const std::vector<std::string>& hosts_of_ranks) {
@@ -157,6 +174,14 @@ void validate(const LatencyOptions& o) {
   }
   if (o.warmup > 100000000) throw UsageError("--warmup: at most 100000000");
   if (o.max_samples == 0) throw UsageError("max_samples: must be at least 1");
+  if (o.pin_cpus.size() > 2)
+    throw UsageError(
+        "--pin-cpus: give one CPU (both ends) or two (initiator,responder), e.g. --pin-cpus 0,1");
+  for (int c : o.pin_cpus)
+    if (c < 0 || c >= CPU_SETSIZE)
+      throw UsageError(fmt::format("--pin-cpus: {} is not a CPU number (0 … {})", c, CPU_SETSIZE - 1));
+  if (o.passes < 1 || o.passes > 1000000)
+    throw UsageError(fmt::format("--passes {}: give 1 (each pair in one go) to 1000000", o.passes));
   if (!o.p2p && !o.collective) throw UsageError("--kind: nothing to measure (use p2p, collective or both)");
 }
 
@@ -223,6 +248,51 @@ void analyze_section(LatencySection& s, const std::vector<std::string>& hosts_of
   s.tail_cost = core::tail_cost(sorted, ns);
 }
 
+namespace {
+
+/// Every rank checks that the CPUs of --pin-cpus are in its affinity mask; all ranks throw the same error
+/// naming the highest rank that lacks one (collective, so that no rank is left waiting).
+void check_pin_cpus(const comm::Communicator& comm, const std::vector<int>& cpus) {
+  if (cpus.empty()) return;
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  bool ok = sched_getaffinity(0, sizeof mask, &mask) == 0;
+  for (int c : cpus) ok = ok && CPU_ISSET(c, &mask);
+  const std::int64_t bad = comm.allreduce(std::int64_t{ok ? -1 : comm.rank()}, comm::ScalarOp::kMax);
+  if (bad < 0) return;
+  const auto& hosts = comm.hosts_of_ranks();
+  throw UsageError(fmt::format(
+      "--pin-cpus: a CPU of {} is not available to rank {} on host {} (give CPUs every rank may run on; see "
+      "`taskset -p` or `nproc`)",
+      fmt::join(cpus, ","), bad, hosts[static_cast<std::size_t>(bad)]));
+}
+
+/// Pins the calling thread to cpus[role] (cpus[0] when only one is given) for its lifetime, then restores
+/// the previous affinity. Does nothing when cpus is empty.
+class CpuPin {
+ public:
+  CpuPin(const std::vector<int>& cpus, std::size_t role) {
+    if (cpus.empty()) return;
+    CPU_ZERO(&saved_);
+    if (sched_getaffinity(0, sizeof saved_, &saved_) != 0) return;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpus[std::min(role, cpus.size() - 1)], &one);
+    active_ = sched_setaffinity(0, sizeof one, &one) == 0;
+  }
+  ~CpuPin() {
+    if (active_) sched_setaffinity(0, sizeof saved_, &saved_);
+  }
+  CpuPin(const CpuPin&) = delete;
+  CpuPin& operator=(const CpuPin&) = delete;
+
+ private:
+  cpu_set_t saved_{};
+  bool active_ = false;
+};
+
+}  // namespace
+
 LatencyResult run_latency(const comm::Communicator& comm, const LatencyOptions& opts) {
   if (comm.size() < 2) {
     throw UsageError(
@@ -232,11 +302,13 @@ LatencyResult run_latency(const comm::Communicator& comm, const LatencyOptions& 
   validate(opts);
   const int me = comm.rank();
   const auto& hosts_of_ranks = comm.hosts_of_ranks();
+  check_pin_cpus(comm, opts.pin_cpus);
 
   LatencyResult res;
   res.nranks = comm.size();
   res.hosts = comm.hosts();
   res.pattern = name(opts.pattern);
+  res.pin_cpus = opts.pin_cpus;
   if (res.hosts.size() >= 2) {
     res.fabric_crossed = true;
     res.members = "host leaders";
@@ -278,21 +350,41 @@ LatencyResult run_latency(const comm::Communicator& comm, const LatencyOptions& 
       const std::uint64_t warmup = opts.warmup;
       LatencySection sec;
       sec.kind = "p2p";
+      sec.pin_cpus = opts.pin_cpus;
       sec.pattern = res.pattern;
       sec.size_bytes = size;
       sec.warmup = warmup;
       sec.tail_n = static_cast<std::uint64_t>(nm);
-      for (std::size_t r = 0; r < res.schedule.size(); ++r) {
-        comm::enter_phase(fmt::format("latency p2p {} B round {}", size, r));
-        std::vector<double> mine;
-        for (auto [a, b] : res.schedule[r]) {
-          if (me == a) mine = ping_initiator(comm, b, size, warmup, plan, fault);
-          if (me == b) ping_responder(comm, a, size, warmup, fault);
-          if (opts.serial_pairs) comm.lazy_barrier();  // one pair at a time
+      // Each pair's iterations in `passes` passes over the whole schedule: a drift in time (the machine, the
+      // fabric's load) then reaches every pair alike instead of whichever pair was measured at that moment.
+      const int passes = static_cast<int>(std::min<std::uint64_t>(
+          static_cast<std::uint64_t>(std::max(1, opts.passes)), std::max<std::uint64_t>(plan.limit, 1)));
+      sec.passes = passes;
+      std::vector<std::vector<double>> mine(res.schedule.size());
+      std::vector<std::uint64_t> answered(res.schedule.size(), 0);
+      for (int pass = 0; pass < passes; ++pass) {
+        const IterPlan pp = pass_plan(plan, pass, passes);
+        // Later passes: one untimed exchange (the connection sat idle while other pairs were measured).
+        const std::uint64_t wu = pass == 0 ? warmup : std::min<std::uint64_t>(warmup, 1);
+        for (std::size_t r = 0; r < res.schedule.size(); ++r) {
+          comm::enter_phase(fmt::format("latency p2p {} B round {} pass {}/{}", size, r, pass + 1, passes));
+          for (auto [a, b] : res.schedule[r]) {
+            if (me == a || me == b) {
+              const CpuPin pin(opts.pin_cpus, me == a ? 0 : 1);
+              if (me == a) {
+                auto got = ping_initiator(comm, b, size, wu, pp, fault, mine[r].size());
+                mine[r].insert(mine[r].end(), got.begin(), got.end());
+              }
+              if (me == b) answered[r] += ping_responder(comm, a, size, wu, fault, answered[r]);
+            }
+            if (opts.serial_pairs) comm.lazy_barrier();  // one pair at a time
+          }
+          comm.lazy_barrier();  // ranks without a pair this round sleep instead of spinning on the measured
+                                // cores
         }
-        comm.lazy_barrier();  // ranks without a pair this round sleep instead of spinning on the measured
-                              // cores
-        auto all = comm.gather(mine, 0);
+      }
+      for (std::size_t r = 0; r < res.schedule.size(); ++r) {
+        auto all = comm.gather(mine[r], 0);
         if (me == 0) {
           for (auto [a, b] : res.schedule[r]) {
             LatencyPair p;

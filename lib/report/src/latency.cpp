@@ -87,6 +87,10 @@ nlohmann::json latency_section_json(const probes::LatencySection& s) {
   j["kind"] = s.kind;
   j["pattern"] = s.pattern;
   j["size_bytes"] = s.size_bytes;
+  if (p2p) {
+    j["pin_cpus"] = s.pin_cpus;  // [initiator, responder] or [both]; [] = not pinned
+    j["passes"] = s.passes;
+  }
   if (!p2p) {
     j["dtype"] = "double";
     j["redop"] = "sum";
@@ -309,6 +313,10 @@ std::string render_latency(const probes::LatencyResult& r) {
                      r.pattern, rounds, rounds == 1 ? "" : "s");
   out += fmt::format("# clocks aligned to rank 0: max error {} us, max offset {} us; {}\n",
                      fmt_us(r.clock_error_us), fmt_us(r.clock_offset_us_max), r.iteration_rule);
+  if (!r.pin_cpus.empty()) {
+    out += fmt::format("# pairs pinned while measured: initiator on CPU {}, responder on CPU {}\n",
+                       r.pin_cpus.front(), r.pin_cpus.back());
+  }
   out +=
       "# p2p: half round trip per iteration (osu_latency); collective: span = max exit - min entry per "
       "iteration\n";

@@ -21,6 +21,7 @@ probes::LatencyOptions to_options(const Step& st) {
   if (j.contains("warmup_iters")) o.warmup = j["warmup_iters"].get<std::uint64_t>();
   if (j.contains("duration_s")) o.duration_s = j["duration_s"].get<double>();
   if (j.contains("collectives")) o.collective = j["collectives"].get<bool>();
+  if (j.contains("passes")) o.passes = j["passes"].get<int>();
   return o;
 }
 

@@ -47,6 +47,18 @@ struct LatencyOptions {
   /// cores than measuring ranks, where concurrent busy-polling pairs measure the scheduler rather than the
   /// fabric).
   bool serial_pairs = false;
+  /// `--pin-cpus I[,R]`: while a pair is measured, its initiator runs on CPU I and its responder on CPU R
+  /// (R = I when one is given); each rank's own affinity is restored afterwards. Empty: no pinning. On a
+  /// cluster, give the CPU next to the NIC (as perftest and OSU users do with taskset); on a virtual fabric
+  /// whose hosts share one machine, two CPUs keep the two ends of a pair off each other's core (otherwise a
+  /// pair whose ends the scheduler put on one core measures a context switch per hop: 25-60 µs against 13-16
+  /// µs).
+  std::vector<int> pin_cpus;
+  /// `--passes N`: every pair's iterations (and duration) split over N passes through the whole schedule,
+  /// each later pass after one untimed exchange, so that a drift in time reaches every pair alike (measured
+  /// on the virtual fabric: with one pass the first round's pairs sat 20 % above the rest in 1 of 9 clean
+  /// runs). At most the number of iterations; 1 = each pair measured in one go (osu_latency).
+  int passes = 10;
 };
 
 /// The sizes of `latency --sweep`: 1 B … 4 MiB, powers of two (osu_latency's range).
@@ -97,6 +109,8 @@ struct LatencySection {
   core::Summary summary;  ///< of samples_us (raw-sample percentiles, DESIGN §4)
   core::Histogram histogram;          ///< merged across pairs (p2p) / of the spans (collective)
   std::vector<LatencyPair> per_pair;  ///< p2p only: one entry per pair, in schedule order
+  std::vector<int> pin_cpus;          ///< p2p only: LatencyOptions::pin_cpus as applied (empty: not pinned)
+  int passes = 1;                     ///< p2p only: passes the samples were taken in (LatencyOptions::passes)
   /// Collective only: the rank that entered last in each iteration (the straggler), parallel to samples_us.
   std::vector<int> straggler_rank;
   double straggler_threshold_us = 0;         ///< global p99 used for the ranking
@@ -121,6 +135,7 @@ struct LatencyResult {
   double clock_error_us = 0;                               ///< max clock-alignment error bound over ranks
   double clock_offset_us_max = 0;                          ///< max |offset| to rank 0 over ranks
   std::string iteration_rule;  ///< "iters 10000", "duration 2 s" or "default (10000 ≤ 8K, 1000 above)"
+  std::vector<int> pin_cpus;   ///< LatencyOptions::pin_cpus (empty: not pinned)
   std::vector<LatencySection> sections;  ///< p2p sections (one per size), then collective sections
 };
 
