@@ -6,7 +6,7 @@
 # whole pass in one burst per point (rounds 1), a point's 20 samples shared the conditions of one ~50 ms moment, and
 # on this 2-core machine those moments differ by 2x (a clean 1 MiB point: p50 3.5 ms in one sweep, 1.75 ms in the
 # next), so 7-52 % of clean-vs-clean metrics were flagged. Spread in 10 rounds: 0-1 of 14 points in 6 pairs of
-# clean sweeps, and 0/71 metrics in this test (3 runs, 2026-12-01).
+# clean sweeps, and 0/71 metrics in this test (4 runs, 2026-12-01); the ranks are also pinned (below).
 source "$(dirname "$0")/lib.sh"
 fab_init ftcmp 170
 : "${FABCHECK:?FABCHECK (the fabcheck binary) must be set; ctest sets it}"
@@ -17,10 +17,16 @@ LOAD0=$(cut -d' ' -f1 /proc/loadavg)
 mapfile -t hosts < <("$VF" hosts "${VFN[@]}")
 sweep=(sweep --coll allreduce -b 64K -e 4M -f 2 -n 10 --per-iter-iters 20 -w 2 -c 0)
 
+# Each host's rank on its own CPU, hI on CPU (I-1) mod nproc, as a real host has its own cores: left to the
+# scheduler, the 4 busy-polling ranks on 2 CPUs were paired differently in every launch, and such a placement
+# persists for the whole sweep, so rounds cannot average it out: in a clean-clone CI run one point (1 MiB
+# out-of-place) was 46 % slower in the second sweep in all 10 rounds (5 of 71 metrics, 7 %). 6 clean sweeps each
+# way, same session: unpinned 3 of 15 pairs of sweeps had a point flagged, pinned 0 of 15 (twice; 2026-12-01).
+pin='i=$(hostname | sed "s/.*-h//"); exec taskset -c $(((i - 1) % $(nproc))) "$0" "$@"'
 run_sweep() { # NAME
   local t0
   t0=$(date +%s)
-  timeout 60 "$VF" mpirun "${VFN[@]}" -- "$FABCHECK" "${sweep[@]}" -J "$FAB_TMP/$1.json" >"$FAB_TMP/$1.txt" ||
+  timeout 60 "$VF" mpirun "${VFN[@]}" -- sh -c "$pin" "$FABCHECK" "${sweep[@]}" -J "$FAB_TMP/$1.json" >"$FAB_TMP/$1.txt" ||
     { cat "$FAB_TMP/$1.txt"; fail "sweep $1 failed"; }
   note "sweep $1: $(($(date +%s) - t0)) s"
 }
