@@ -68,7 +68,6 @@ bool keep_going(const IterPlan& plan, std::uint64_t k, double t_start) {
   return plan.duration_us <= 0 || k == 0 || comm::now_us() - t_start < plan.duration_us;
 }
 
-/// Initiator side of the ping-pong: byte 0 of every ping says whether the peer must answer (1) or stop (0).
 /// The part of `plan` that pass `pass` of `passes` runs: its share of the iterations (the first limit %
 /// passes passes one more) and of the duration.
 IterPlan pass_plan(const IterPlan& plan, int pass, int passes) {
@@ -79,6 +78,7 @@ IterPlan pass_plan(const IterPlan& plan, int pass, int passes) {
   return p;
 }
 
+/// Initiator side of the ping-pong: byte 0 of every ping says whether the peer must answer (1) or stop (0).
 /// `k0`: timed iterations of this pair in earlier passes (the delay fault counts across passes).
 std::vector<double> ping_initiator(const comm::Communicator& comm, int peer, std::uint64_t size,
                                    std::uint64_t warmup, const IterPlan& plan,
