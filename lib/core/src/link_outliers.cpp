@@ -33,6 +33,27 @@ LinkStats stats_of(std::span<const double> v) {
   return s;
 }
 
+// Robust z of `x` against a median and MAD: (x − median)/(1.4826·MAD), ±∞ when MAD = 0 and x ≠ median.
+double z_of(double x, double med, double mad) {
+  if (mad == 0) return x == med ? 0.0 : (x > med ? 1 : -1) * std::numeric_limits<double>::infinity();
+  return (x - med) / (1.4826 * mad);
+}
+
+// One flagged link; z is kept when finite.
+LinkOutlier make_outlier(LinkKind kind, const Cell& cell, double x, double med, std::optional<double> z,
+                         bool robust, bool below_line_rate) {
+  LinkOutlier o;
+  o.kind = kind;
+  o.from = cell.from;
+  o.to = cell.to;
+  o.value = x;
+  o.median = med;
+  if (z && std::isfinite(*z)) o.z = *z;
+  o.robust = robust;
+  o.below_line_rate = below_line_rate;
+  return o;
+}
+
 // The DESIGN §4 outlier rule of core::outliers / core::robust_z (z = (x − median)/(1.4826·MAD), ±∞ when MAD =
 // 0; flagged when worse by more than 3 z and by more than 10 % of the median; nothing below 3 values),
 // evaluated with the median and MAD computed once. A unit test checks it against core::outliers and
@@ -43,28 +64,13 @@ void flag(LinkKind kind, const std::vector<Cell>& cells, const std::vector<doubl
   const double med = st.median.value_or(0), mad = st.mad.value_or(0);
   for (std::size_t i = 0; i < values.size(); ++i) {
     const double x = values[i];
-    double z = 0;
-    if (judge) {
-      if (mad == 0) {
-        z = x == med ? 0.0 : (x > med ? 1 : -1) * std::numeric_limits<double>::infinity();
-      } else {
-        z = (x - med) / (1.4826 * mad);
-      }
-    }
+    const double z = judge ? z_of(x, med, mad) : 0.0;
     const bool robust = judge && (worse == Worse::kLower ? z < -3.0 && x < med - 0.10 * std::fabs(med)
                                                          : z > 3.0 && x > med + 0.10 * std::fabs(med));
     const bool below = line_rate_floor && x < *line_rate_floor;
     if (!robust && !below) continue;
-    LinkOutlier o;
-    o.kind = kind;
-    o.from = cells[i].from;
-    o.to = cells[i].to;
-    o.value = x;
-    o.median = med;
-    if (judge && std::isfinite(z)) o.z = z;
-    o.robust = robust;
-    o.below_line_rate = below;
-    out.push_back(o);
+    out.push_back(
+        make_outlier(kind, cells[i], x, med, judge ? std::optional(z) : std::nullopt, robust, below));
   }
 }
 
@@ -118,20 +124,9 @@ void flag_odd_host_links(LinkKind kind, const std::vector<Cell>& cells, const st
       return o.kind == kind && o.from == cells[k].from && o.to == cells[k].to;
     });
     if (already) continue;
-    const double d = std::log(x) - lmed;
-    const double z = lmad > 0 ? d / (1.4826 * lmad)
-                              : (d == 0 ? 0.0 : (d > 0 ? 1 : -1) * std::numeric_limits<double>::infinity());
+    const double z = z_of(std::log(x), lmed, lmad);
     const bool robust = worse == Worse::kLower ? z < -3.0 && x < 0.9 * med : z > 3.0 && x > 1.1 * med;
-    if (!robust) continue;
-    LinkOutlier o;
-    o.kind = kind;
-    o.from = cells[k].from;
-    o.to = cells[k].to;
-    o.value = x;
-    o.median = med;
-    if (std::isfinite(z)) o.z = z;
-    o.robust = true;
-    out.push_back(o);
+    if (robust) out.push_back(make_outlier(kind, cells[k], x, med, z, true, false));
   }
 }
 
