@@ -40,10 +40,35 @@ nlohmann::json side_info(const nlohmann::json& rep) {
   return info;
 }
 
+// One side: a report, or several runs of one fabric given as "A1.json,A2.json" (each loaded and checked).
+std::vector<nlohmann::json> load_runs(const std::string& list, const char* side) {
+  std::vector<nlohmann::json> runs;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = list.find(',', start);
+    const std::string path =
+        list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (path.empty()) {
+      throw UsageError(
+          fmt::format("{}: empty file name in '{}'; give one report or several separated by "
+                      "commas (A1.json,A2.json)",
+                      side, list));
+    }
+    runs.push_back(report::load_report(path, side));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return runs;
+}
+
 std::function<int(const RunContext&)> setup_compare(CLI::App& sub) {
   auto cli = std::make_shared<CompareCli>();
-  sub.add_option("a", cli->a, "Report A (the reference: before, or RoCE)")->required();
-  sub.add_option("b", cli->b, "Report B (compared against A: after, or InfiniBand)")->required();
+  sub.add_option("a", cli->a,
+                 "Report A (the reference: before, or RoCE); several runs of it: A1.json,A2.json")
+      ->required();
+  sub.add_option("b", cli->b,
+                 "Report B (compared against A: after, or InfiniBand); several runs: B1.json,B2.json")
+      ->required();
   sub.add_option("--label", cli->labels,
                  "Names of A and B in the output (give twice: --label roce --label ib)")
       ->allow_extra_args(false);
@@ -64,7 +89,9 @@ std::function<int(const RunContext&)> setup_compare(CLI::App& sub) {
       "per-iteration\n"
       "samples, Holm-corrected over all tests, gives p < 0.01 AND |delta| >= 10 %. Metrics without raw "
       "samples\n"
-      "(imported results, averages) say 'noise unknown'.\n"
+      "(imported results, averages) say 'noise unknown'. Samples within one run cannot show a drift that\n"
+      "lasts a whole run; give a side several runs (comma-separated) and a difference must also exceed 3x\n"
+      "the run-to-run spread (|ln(B/A)| >= 3 ln(max/min) of the runs of either side).\n"
       "Exit: 0 the comparison was made (whatever it found; use gate for pass/fail), 2 bad input (not a "
       "report,\n"
       "a newer schema_version, truncated JSON, no metric in common).");
@@ -78,10 +105,10 @@ std::function<int(const RunContext&)> setup_compare(CLI::App& sub) {
     for (const auto& [path, flag] : {std::pair{cli->json, "--json"}, std::pair{cli->html, "--html"}}) {
       if (!path.empty()) report::check_writable(path, flag);
     }
-    const nlohmann::json a = report::load_report(cli->a, "A");
-    const nlohmann::json b = report::load_report(cli->b, "B");
-    report::CompareSide sa{cli->a, cli->labels.empty() ? "A" : cli->labels[0], side_info(a)};
-    report::CompareSide sb{cli->b, cli->labels.empty() ? "B" : cli->labels[1], side_info(b)};
+    const std::vector<nlohmann::json> a = load_runs(cli->a, "A");
+    const std::vector<nlohmann::json> b = load_runs(cli->b, "B");
+    report::CompareSide sa{cli->a, cli->labels.empty() ? "A" : cli->labels[0], side_info(a.front())};
+    report::CompareSide sb{cli->b, cli->labels.empty() ? "B" : cli->labels[1], side_info(b.front())};
     report::CompareRule rule;
     rule.alpha = cli->alpha;
     rule.min_delta = cli->min_delta_pct / 100.0;

@@ -82,6 +82,33 @@ check(html.startswith("<!DOCTYPE html>") and "<script" not in html and "http" no
 r = run(a, b)
 check(r.returncode == 0 and "B worse" in r.stdout, "default labels A and B")
 
+# Several runs per side (comma-separated): B's second run drifted 25 % slower at 1 MiB as a whole. One run
+# against one run calls it worse; with two runs per side it is within 3x the run-to-run spread.
+a2 = write("a2.json", report([point(65536, "out_of_place", 100, 100), point(1 << 20, "out_of_place", 1000, 1000)]))
+b1 = write("b1.json", report([point(65536, "out_of_place", 100, 100), point(1 << 20, "out_of_place", 1000, 1000)]))
+b2 = write("b2.json", report([point(65536, "out_of_place", 100, 100), point(1 << 20, "out_of_place", 1250, 1250)]))
+r = run(a, b2)
+check(r.returncode == 0 and [l for l in r.stdout.splitlines() if "1MiB" in l and "busbw_gbps" in l][0].rstrip()
+      .endswith("B worse"), "one run each: the drifted 1 MiB point is B worse")
+out_runs = os.path.join(tmp, "runs.json")
+r = run(f"{a},{a2}", f"{b1},{b2}", "--json", out_runs)
+print(r.stdout)
+bw1m = [l for l in r.stdout.splitlines() if "1MiB" in l and "busbw_gbps" in l]
+check(r.returncode == 0 and "(2 runs:" in r.stdout and len(bw1m) == 1
+      and bw1m[0].rstrip().endswith("within run spread"), f"two runs each: 1 MiB busbw within run spread: {bw1m}")
+c = json.load(open(out_runs))["compare"]
+m = [x for x in c["metrics"] if x["metric"] == "busbw_gbps" and x["key"]["size_bytes"] == 1 << 20][0]
+check(c["a"]["runs"] == 2 and c["b"]["runs"] == 2 and c["summary"]["flagged"] == 0
+      and c["summary"]["within_run_spread"] == 5 and abs(m["run_spread_pct"] - 25) < 1e-9
+      and len(m["b_runs"]) == 2 and m["p_holm"] < 0.01 and "run-to-run spread" in m["noise_reason"],
+      f"JSON: runs 2/2, nothing flagged, 5 rows within the run spread, 1 MiB busbw row {m}")
+# A real difference still stands out: B twice as slow in both runs.
+b3 = write("b3.json", report([point(65536, "out_of_place", 100, 100), point(1 << 20, "out_of_place", 2100, 2100)]))
+r = run(f"{a},{a2}", f"{b},{b3}")
+bw1m = [l for l in r.stdout.splitlines() if "1MiB" in l and "busbw_gbps" in l]
+check(r.returncode == 0 and len(bw1m) == 1 and bw1m[0].rstrip().endswith("B worse"),
+      f"two runs each, B twice as slow: B worse: {bw1m}")
+
 
 def bad(name, args, want):
     out = [os.path.join(tmp, f"bad-{name}.json"), os.path.join(tmp, f"bad-{name}.html")]
@@ -100,5 +127,7 @@ bad("missing-file", [a, os.path.join(tmp, "nope.json")], "cannot read")
 lat = {"schema_version": 1, "tool": {"name": "fabcheck", "version": "test"}, "latency": [{"kind": "p2p", "pattern": "pingpong", "size_bytes": 8, "p50_us": 12.0}]}
 bad("nothing-in-common", [a, write("lat.json", lat)], "no metric in common")
 bad("one-label", [a, b, "--label", "x"], "--label")
+bad("empty-run-name", [f"{a},", b], "empty file name")
+bad("bad-second-run", [a, f"{b},{os.path.join(tmp, 'nope.json')}"], "cannot read")
 
 sys.exit(1 if failures else 0)

@@ -193,3 +193,94 @@ TEST(Compare, AddCompareWritesSectionAndFinding) {
   EXPECT_EQ(j["findings"][0]["code"], "COMPARE_B_WORSE");
   EXPECT_EQ(j["findings"][0]["severity"], "warn");
 }
+
+TEST(CompareRuns, MergeTakesTheMedianPoolsSamplesAndDropsPartialMetrics) {
+  // Three runs of one point: time 1000, 1200, 1100 µs → median 1100; 30 samples each → 90 pooled. The 4 KiB
+  // point is missing from run 2: left out of the merge and listed.
+  const json r1 =
+      report_with({point(1 << 20, "in_place", 1000, 30, 1000), point(4096, "in_place", 50, 30, 50)});
+  const json r2 = report_with({point(1 << 20, "in_place", 1200, 30, 1200)});
+  const json r3 =
+      report_with({point(1 << 20, "in_place", 1100, 30, 1100), point(4096, "in_place", 50, 30, 50)});
+  const SideMetrics s = merge_runs({extract_metrics(r1), extract_metrics(r2), extract_metrics(r3)});
+  EXPECT_EQ(s.runs, 3u);
+  const CompareMetric* time = nullptr;
+  for (const auto& m : s.merged.metrics)
+    if (m.metric == "time_us") time = &m;
+  ASSERT_NE(time, nullptr);
+  EXPECT_DOUBLE_EQ(time->value, 1100.0);
+  EXPECT_EQ(s.run_values.at(time->id), (std::vector<double>{1000, 1200, 1100}));
+  ASSERT_FALSE(time->samples_id.empty());
+  EXPECT_EQ(s.merged.samples.at(time->samples_id).values.size(), 90u);
+  EXPECT_EQ(s.merged.samples.at(time->samples_id).values[30], 1200.0);  // run 2's first sample
+  std::size_t partial_4k = 0;
+  for (const auto& id : s.not_in_every_run) partial_4k += id.find("\"size_bytes\":4096") != std::string::npos;
+  EXPECT_EQ(partial_4k, 5u);  // time, algbw, busbw, p50, p99 of the 4 KiB point
+  for (const auto& m : s.merged.metrics) {
+    EXPECT_NE(m.key.value("size_bytes", json()), 4096);
+  }
+  // Two runs: the mean of the two middle values.
+  const SideMetrics two = merge_runs({extract_metrics(r1), extract_metrics(r2)});
+  for (const auto& m : two.merged.metrics)
+    if (m.metric == "time_us") {
+      EXPECT_DOUBLE_EQ(m.value, 1100.0);
+    }
+  EXPECT_THROW(merge_runs({}), std::invalid_argument);
+}
+
+TEST(CompareRuns, RunSpreadIsTheLogOfMaxOverMin) {
+  EXPECT_NEAR(*run_spread_ln({2.0, 1.0, 1.5}), std::log(2.0), 1e-12);
+  EXPECT_FALSE(run_spread_ln({1.0}).has_value());
+  EXPECT_FALSE(run_spread_ln({0.0, 1.0}).has_value());
+  EXPECT_DOUBLE_EQ(*run_spread_ln({3.0, 3.0}), 0.0);
+}
+
+TEST(CompareRuns, AWholeRunDriftIsWithinTheRunSpread) {
+  // A: two runs at 1000 µs. B: one run at 1000 µs and one where the whole run drifted 25 % slower. Compared
+  // run to run (B's slow run alone) the point is "worse"; with both runs per side the difference (B's median
+  // time 1125 µs, busbw −10 %) is within 3 × B's run spread ln(1.25), so within noise.
+  const json a1 = report_with({point(1 << 20, "in_place", 1000, 30, 1000)});
+  const json a2 = report_with({point(1 << 20, "in_place", 1000, 30, 1000)});
+  const json b1 = report_with({point(1 << 20, "in_place", 1000, 30, 1000)});
+  const json b2 = report_with({point(1 << 20, "in_place", 1250, 30, 1250)});
+  const auto single = compare_reports(a1, b2, {"a1", "A", {}}, {"b2", "B", {}});
+  EXPECT_EQ(find(single, 1 << 20, "busbw_gbps")->verdict, CompareVerdict::kWorse);
+  EXPECT_FALSE(find(single, 1 << 20, "busbw_gbps")->run_spread_pct.has_value());
+
+  const auto r = compare_reports(std::vector<json>{a1, a2}, std::vector<json>{b1, b2}, {"a1,a2", "A", {}},
+                                 {"b1,b2", "B", {}});
+  EXPECT_EQ(r.a.runs, 2u);
+  EXPECT_EQ(r.b.runs, 2u);
+  const auto* bw = find(r, 1 << 20, "busbw_gbps");
+  ASSERT_NE(bw, nullptr);
+  EXPECT_NEAR(*bw->delta_pct, -10.0, 1e-9);  // B's busbw: the mean of its runs' x and x / 1.25
+  EXPECT_LT(*bw->p_holm, 0.01);              // the pooled samples alone would call it
+  EXPECT_NEAR(*bw->run_spread_pct, 25.0, 1e-9);
+  EXPECT_NEAR(*bw->needed_delta_pct, (std::exp(-3.0 * std::log(1.25)) - 1.0) * 100.0, 1e-9);  // −48.8 %
+  EXPECT_TRUE(bw->within_run_spread);
+  EXPECT_EQ(bw->verdict, CompareVerdict::kWithinNoise);
+  EXPECT_EQ(bw->b_runs.size(), 2u);
+  const json j = compare_json(r);
+  EXPECT_EQ(j["a"]["runs"], 2);
+  EXPECT_EQ(j["summary"]["within_run_spread"].get<int>(), 5);  // time, algbw, busbw, p50, p99 share the test
+  EXPECT_EQ(j["summary"]["flagged"], 0);
+}
+
+TEST(CompareRuns, ADifferenceBeyondTheRunSpreadIsCalled) {
+  // A runs 1000 and 1050 µs, B runs 2000 and 2100 µs: spread ln(1.05) → needs |ln(B/A)| >= 0.146; the
+  // difference is ln 2 → worse. A single run on one side uses the other side's spread.
+  const json a1 = report_with({point(1 << 20, "in_place", 1000, 30, 1000)});
+  const json a2 = report_with({point(1 << 20, "in_place", 1050, 30, 1050)});
+  const json b1 = report_with({point(1 << 20, "in_place", 2000, 30, 2000)});
+  const json b2 = report_with({point(1 << 20, "in_place", 2100, 30, 2100)});
+  const auto r =
+      compare_reports(std::vector<json>{a1, a2}, std::vector<json>{b1, b2}, {"a", "A", {}}, {"b", "B", {}});
+  const auto* t = find(r, 1 << 20, "time_us");
+  EXPECT_NEAR(*t->delta_pct, 100.0, 1e-9);
+  EXPECT_NEAR(*t->needed_delta_pct, (std::pow(1.05, 3.0) - 1.0) * 100.0, 1e-9);
+  EXPECT_EQ(t->verdict, CompareVerdict::kWorse);
+  const auto one_b =
+      compare_reports(std::vector<json>{a1, a2}, std::vector<json>{b1}, {"a", "A", {}}, {"b", "B", {}});
+  EXPECT_EQ(find(one_b, 1 << 20, "busbw_gbps")->verdict, CompareVerdict::kWorse);
+  EXPECT_NEAR(*find(one_b, 1 << 20, "busbw_gbps")->run_spread_pct, 5.0, 1e-9);
+}

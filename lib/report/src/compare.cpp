@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <unordered_map>
 
@@ -46,12 +47,27 @@ std::string better_side(double a, double b, BetterIs dir) {
 
 CompareResult compare_reports(const json& a, const json& b, CompareSide side_a, CompareSide side_b,
                               const CompareRule& rule) {
+  return compare_reports(std::vector<json>{a}, std::vector<json>{b}, std::move(side_a), std::move(side_b),
+                         rule);
+}
+
+CompareResult compare_reports(const std::vector<json>& a_runs, const std::vector<json>& b_runs,
+                              CompareSide side_a, CompareSide side_b, const CompareRule& rule) {
   CompareResult r;
   r.a = std::move(side_a);
   r.b = std::move(side_b);
   r.rule = rule;
-  const MetricSet ma = extract_metrics(a);
-  const MetricSet mb = extract_metrics(b);
+  auto side_of = [](const std::vector<json>& docs) {
+    std::vector<MetricSet> runs;
+    for (const auto& d : docs) runs.push_back(extract_metrics(d));
+    return merge_runs(runs);
+  };
+  const SideMetrics side_a_m = side_of(a_runs);
+  const SideMetrics side_b_m = side_of(b_runs);
+  r.a.runs = side_a_m.runs;
+  r.b.runs = side_b_m.runs;
+  const MetricSet& ma = side_a_m.merged;
+  const MetricSet& mb = side_b_m.merged;
 
   std::unordered_map<std::string, const CompareMetric*> in_b;
   for (const auto& m : mb.metrics) in_b.emplace(m.id, &m);
@@ -81,6 +97,8 @@ CompareResult compare_reports(const json& a, const json& b, CompareSide side_a, 
     row.b = mbm.value;
     if (m.value != 0) row.delta_pct = (mbm.value - m.value) / std::fabs(m.value) * 100.0;
     row.better = better_side(m.value, mbm.value, m.better);
+    row.a_runs = side_a_m.run_values.at(m.id);
+    row.b_runs = side_b_m.run_values.at(m.id);
     std::optional<std::size_t> t;
     if (!m.samples_id.empty() && !mbm.samples_id.empty()) {
       const auto key = std::pair{m.samples_id, mbm.samples_id};
@@ -98,6 +116,8 @@ CompareResult compare_reports(const json& a, const json& b, CompareSide side_a, 
   }
   for (const auto& m : mb.metrics)
     if (!matched_b.count(m.id)) r.only_in_b.push_back(m.id);
+  r.only_in_a.insert(r.only_in_a.end(), side_a_m.not_in_every_run.begin(), side_a_m.not_in_every_run.end());
+  r.only_in_b.insert(r.only_in_b.end(), side_b_m.not_in_every_run.begin(), side_b_m.not_in_every_run.end());
 
   if (r.rows.empty()) {
     throw UsageError(
@@ -136,7 +156,20 @@ CompareResult compare_reports(const json& a, const json& b, CompareSide side_a, 
     // A's samples below its null mean. A row whose value moved against its samples is not called significant.
     const double null_mean = static_cast<double>(mw.n_a) * static_cast<double>(mw.n_b) / 2.0;
     const bool samples_agree = row.better == "a" ? mw.u_a < null_mean : mw.u_a > null_mean;
-    if (holm[t] < rule.alpha && big && row.better != "equal" && samples_agree) {
+    // Repeated runs: the difference must also stand out against how much the runs of one side differ.
+    const auto spread_a = run_spread_ln(row.a_runs);
+    const auto spread_b = run_spread_ln(row.b_runs);
+    bool beyond_runs = true;
+    if (spread_a || spread_b) {
+      const double spread = std::max(spread_a.value_or(0.0), spread_b.value_or(0.0));
+      row.run_spread_pct = std::expm1(spread) * 100.0;
+      const double needed = rule.run_spread_factor * spread;
+      row.needed_delta_pct = std::expm1(row.b >= row.a ? needed : -needed) * 100.0;
+      beyond_runs = row.a > 0 && row.b > 0 && std::fabs(std::log(row.b / row.a)) >= needed;
+    }
+    const bool significant = holm[t] < rule.alpha && big && row.better != "equal" && samples_agree;
+    row.within_run_spread = significant && !beyond_runs;
+    if (significant && beyond_runs) {
       row.verdict = row.better == "b" ? CompareVerdict::kBetter : CompareVerdict::kWorse;
     } else {
       row.verdict = CompareVerdict::kWithinNoise;
@@ -169,12 +202,24 @@ json compare_json(const CompareResult& r) {
     if (!row.delta_pct) j["delta_reason"] = "A is 0";
     if (row.verdict == CompareVerdict::kNoiseUnknown)
       j["noise_reason"] = "no raw per-iteration samples in both reports for this metric";
+    if (row.within_run_spread) {
+      j["noise_reason"] = fmt::format(
+          "beyond the samples' noise, but within {} x the run-to-run spread ({:.1f} %): needs {:+.1f} %",
+          r.rule.run_spread_factor, *row.run_spread_pct, *row.needed_delta_pct);
+    }
+    if (r.a.runs > 1 || r.b.runs > 1) {
+      j["a_runs"] = row.a_runs;
+      j["b_runs"] = row.b_runs;
+      j["run_spread_pct"] = opt(row.run_spread_pct);
+      j["needed_delta_pct"] = opt(row.needed_delta_pct);
+    }
     rows.push_back(std::move(j));
   }
   auto side = [](const CompareSide& s) {
     json j = s.info;
     j["path"] = s.path;
     j["label"] = s.label;
+    j["runs"] = s.runs;
     return j;
   };
   return {
@@ -189,7 +234,13 @@ json compare_json(const CompareResult& r) {
         {"correction", "Holm step-down across the distinct tests of this comparison (Holm 1979)"},
         {"alpha", r.rule.alpha},
         {"min_delta_pct", r.rule.min_delta * 100.0},
-        {"significant", "p_holm < alpha and |delta_pct| >= min_delta_pct"},
+        {"run_spread_factor", r.rule.run_spread_factor},
+        {"significant",
+         "p_holm < alpha and |delta_pct| >= min_delta_pct and, when a side has >= 2 runs, |ln(b/a)| >= "
+         "run_spread_factor * ln(max/min) of the runs of the side that differ most"},
+        {"runs",
+         "a side of several reports: a = the median of its runs' values (the mean of the two middle ones for "
+         "an even count), samples pooled over its runs"},
         {"delta", "delta_pct = (b - a) / |a| * 100; verdicts read B against A"},
         {"shared_tests",
          "metrics derived from the same samples (time, algbw, busbw, p50, p99 of one point) share one "
@@ -201,6 +252,8 @@ json compare_json(const CompareResult& r) {
         {"worse", r.count(CompareVerdict::kWorse)},
         {"better", r.count(CompareVerdict::kBetter)},
         {"within_noise", r.count(CompareVerdict::kWithinNoise)},
+        {"within_run_spread", std::count_if(r.rows.begin(), r.rows.end(),
+                                            [](const CompareRow& x) { return x.within_run_spread; })},
         {"noise_unknown", r.count(CompareVerdict::kNoiseUnknown)},
         {"flagged", r.count(CompareVerdict::kWorse) + r.count(CompareVerdict::kBetter)}}},
       {"metrics", rows},

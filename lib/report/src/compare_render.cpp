@@ -43,7 +43,7 @@ std::string verdict_text(const CompareResult& c, const CompareRow& r) {
     case CompareVerdict::kBetter:
       return fmt::format("{} better", c.b.label);
     case CompareVerdict::kWithinNoise:
-      return "within noise";
+      return r.within_run_spread ? "within run spread" : "within noise";
     case CompareVerdict::kNoiseUnknown:
       return "noise unknown";
   }
@@ -51,28 +51,48 @@ std::string verdict_text(const CompareResult& c, const CompareRow& r) {
 }
 
 std::string rule_text(const CompareResult& c) {
-  return fmt::format(
+  std::string t = fmt::format(
       "significant when the Holm-adjusted two-sided Mann-Whitney p < {} (over {} tests of raw per-iteration "
-      "samples) and |delta| >= {:.0f} %; delta = ({} - {}) / {}",
-      c.rule.alpha, c.tests, c.rule.min_delta * 100.0, c.b.label, c.a.label, c.a.label);
+      "samples) and |delta| >= {:.0f} %",
+      c.rule.alpha, c.tests, c.rule.min_delta * 100.0);
+  if (c.a.runs > 1 || c.b.runs > 1) {
+    t += fmt::format(
+        " and |ln(B/A)| >= {} x the larger run-to-run spread ln(max/min) (a side of several runs: the median "
+        "of its runs, samples pooled)",
+        c.rule.run_spread_factor);
+  } else {
+    t += " (one run per side: a drift lasting a whole run is not seen; give each side several runs, "
+         "A1.json,A2.json)";
+  }
+  return t + fmt::format("; delta = ({} - {}) / {}", c.b.label, c.a.label, c.a.label);
+}
+
+std::string side_text(const CompareSide& s) {
+  return s.runs > 1 ? fmt::format("{} ({} runs: {})", s.label, s.runs, s.path)
+                    : fmt::format("{} ({})", s.label, s.path);
+}
+
+std::size_t within_run_spread(const CompareResult& c) {
+  return static_cast<std::size_t>(
+      std::count_if(c.rows.begin(), c.rows.end(), [](const CompareRow& r) { return r.within_run_spread; }));
 }
 
 std::string summary_text(const CompareResult& c) {
+  const std::size_t spread = within_run_spread(c);
   return fmt::format(
-      "{} metrics compared: {} {} worse, {} {} better, {} within noise, {} noise unknown (no raw samples); "
-      "{} "
-      "only in {}, {} only in {}",
+      "{} metrics compared: {} {} worse, {} {} better, {} within noise{}, {} noise unknown (no raw samples); "
+      "{} only in {}, {} only in {}",
       c.rows.size(), c.count(CompareVerdict::kWorse), c.b.label, c.count(CompareVerdict::kBetter), c.b.label,
-      c.count(CompareVerdict::kWithinNoise), c.count(CompareVerdict::kNoiseUnknown), c.only_in_a.size(),
-      c.a.label, c.only_in_b.size(), c.b.label);
+      c.count(CompareVerdict::kWithinNoise),
+      spread ? fmt::format(" ({} of them within the run-to-run spread only)", spread) : std::string(),
+      c.count(CompareVerdict::kNoiseUnknown), c.only_in_a.size(), c.a.label, c.only_in_b.size(), c.b.label);
 }
 
 }  // namespace
 
 std::string render_compare(const CompareResult& c) {
   std::string out;
-  out +=
-      fmt::format("# fabcheck compare: A = {} ({}), B = {} ({})\n", c.a.label, c.a.path, c.b.label, c.b.path);
+  out += fmt::format("# fabcheck compare: A = {}, B = {}\n", side_text(c.a), side_text(c.b));
   out += fmt::format("# {}\n", rule_text(c));
   using Row = std::array<std::string, 9>;
   std::vector<Row> lines;
@@ -119,9 +139,10 @@ code{background:#f4f4f4;padding:0 3px}
 )";
   h += fmt::format("<h1>fabcheck compare: {} against {}</h1>\n", html_escape(c.b.label),
                    html_escape(c.a.label));
-  h += fmt::format("<p>A = <b>{}</b> (<code>{}</code>), B = <b>{}</b> (<code>{}</code>)</p>\n",
-                   html_escape(c.a.label), html_escape(c.a.path), html_escape(c.b.label),
-                   html_escape(c.b.path));
+  h += fmt::format("<p>A = <b>{}</b> (<code>{}</code>{}), B = <b>{}</b> (<code>{}</code>{})</p>\n",
+                   html_escape(c.a.label), html_escape(c.a.path),
+                   c.a.runs > 1 ? fmt::format("; {} runs", c.a.runs) : std::string(), html_escape(c.b.label),
+                   html_escape(c.b.path), c.b.runs > 1 ? fmt::format("; {} runs", c.b.runs) : std::string());
   h += fmt::format("<p class=\"summary\" id=\"summary\">{}</p>\n", html_escape(summary_text(c)));
   h += fmt::format("<p>Rule: {}.</p>\n", html_escape(rule_text(c)));
   h += "<table id=\"compare\">\n<thead><tr>";

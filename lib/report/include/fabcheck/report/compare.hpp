@@ -63,10 +63,33 @@ struct MetricSet {
 /// values are left out; malformed sections are skipped, never thrown on.
 MetricSet extract_metrics(const nlohmann::json& report);
 
+/// The metrics of one side of a comparison made of one or more reports of the same fabric (repeated runs).
+struct SideMetrics {
+  MetricSet merged;  ///< metrics present in every run, in the first run's order: value = median of the runs'
+                     ///< values (the mean of the two middle ones for an even count); samples = every run's
+                     ///< samples pooled (none when a run lacks them)
+  std::map<std::string, std::vector<double>> run_values;  ///< by metric id: each run's value, in run order
+  std::vector<std::string> not_in_every_run;              ///< metric ids missing from at least one run
+  std::size_t runs = 0;                                   ///< reports on this side
+};
+
+/// Merges the metric sets of repeated runs of one side (see SideMetrics). One run: its metrics unchanged.
+/// @throws std::invalid_argument when `runs` is empty.
+SideMetrics merge_runs(const std::vector<MetricSet>& runs);
+
+/// Run-to-run spread of one metric on one side: ln(max/min) of its runs' values; none with fewer than two
+/// runs or any value <= 0 (a log ratio, so that "B is 90 % lower" and "B is 10x higher" read alike).
+std::optional<double> run_spread_ln(const std::vector<double>& run_values);
+
 /// The significance rule of the comparison.
 struct CompareRule {
   double alpha = 0.01;      ///< Holm-adjusted p below this ...
-  double min_delta = 0.10;  ///< ... and |B − A|/|A| at least this (0.10 = 10 %)
+  double min_delta = 0.10;  ///< ... and |B − A|/|A| at least this (0.10 = 10 %) ...
+  /// ... and, when a side has two or more runs, |ln(B/A)| at least this times the larger run-to-run spread
+  /// ln(max/min) of the two sides (run_spread_ln). Samples within one run cannot show a drift that lasts a
+  /// whole run (another tenant, a different placement); repeated runs can. 3 keeps the false-flag rate of
+  /// two runs per side at ~4 % per metric when runs scatter log-normally (simulated, sigma 5-40 %).
+  double run_spread_factor = 3.0;
 };
 
 /// Verdict of one row, from B's viewpoint against A.
@@ -82,25 +105,31 @@ std::string_view name(CompareVerdict v);
 
 /// One row of the comparison.
 struct CompareRow {
-  CompareMetric a_metric;           ///< the metric as found in A (id, key, direction, A's value)
-  double a = 0, b = 0;              ///< values in A and B
-  std::optional<double> delta_pct;  ///< (B − A)/|A|·100; none when A is 0
-  std::string better;               ///< "a", "b" or "equal" (by value and direction)
-  std::string samples_source;       ///< "samples_us", "histogram", or "" (none)
-  std::size_t n_a = 0, n_b = 0;     ///< samples tested (0 when none)
-  std::optional<double> u_a;        ///< Mann–Whitney U of A's samples
-  std::optional<double> p;          ///< raw two-sided p
-  std::optional<double> p_holm;     ///< Holm-adjusted p
-  std::string method;               ///< "exact" or "normal" when tested
+  CompareMetric a_metric;                ///< the metric as found in A (id, key, direction, A's value)
+  double a = 0, b = 0;                   ///< values in A and B
+  std::optional<double> delta_pct;       ///< (B − A)/|A|·100; none when A is 0
+  std::string better;                    ///< "a", "b" or "equal" (by value and direction)
+  std::string samples_source;            ///< "samples_us", "histogram", or "" (none)
+  std::size_t n_a = 0, n_b = 0;          ///< samples tested (0 when none)
+  std::optional<double> u_a;             ///< Mann–Whitney U of A's samples
+  std::optional<double> p;               ///< raw two-sided p
+  std::optional<double> p_holm;          ///< Holm-adjusted p
+  std::string method;                    ///< "exact" or "normal" when tested
+  std::vector<double> a_runs, b_runs;    ///< each run's value (one entry per report of the side)
+  std::optional<double> run_spread_pct;  ///< (exp(larger side's run_spread_ln) − 1)·100; none: 1 run each
+  std::optional<double> needed_delta_pct;  ///< the |delta| the run spread demands, as B/A − 1 in % (the
+                                           ///< direction of the row); none without a run spread
+  bool within_run_spread = false;          ///< p and min_delta passed, but |delta| is within the run spread
   CompareVerdict verdict = CompareVerdict::kNoiseUnknown;  ///< see CompareVerdict
 };
 
 /// Identity of one compared report.
 struct CompareSide {
-  std::string path;   ///< file as given
+  std::string path;   ///< file as given (several runs: joined with ",")
   std::string label;  ///< --label, default "A" / "B"
   nlohmann::json info =
       nlohmann::json::object();  ///< tool version, run.started, schema_version, topology summary
+  std::size_t runs = 1;          ///< reports on this side (set by compare_reports)
 };
 
 /// The whole comparison.
@@ -115,11 +144,20 @@ struct CompareResult {
   std::size_t count(CompareVerdict v) const;
 };
 
-/// Compares two report documents. Metrics sharing a sample set share one Mann–Whitney test (the test is on
-/// ranks, so time, algbw and busbw of one point — monotone functions of the same samples — give the same p);
-/// Holm's correction runs over the distinct tests.
+/// Compares two report documents (one run per side). Metrics sharing a sample set share one Mann–Whitney test
+/// (the test is on ranks, so time, algbw and busbw of one point — monotone functions of the same samples —
+/// give the same p); Holm's correction runs over the distinct tests.
 /// @throws UsageError "compare: <A> and <B> have no metric in common (...)" when no row results.
 CompareResult compare_reports(const nlohmann::json& a, const nlohmann::json& b, CompareSide side_a,
+                              CompareSide side_b, const CompareRule& rule = {});
+
+/// Compares two sides of one or more reports each (repeated runs of one fabric, merged by merge_runs): the
+/// Mann–Whitney test runs on the pooled samples, and with two or more runs on a side a difference must also
+/// exceed CompareRule::run_spread_factor times the run-to-run spread. Metrics missing from a run of a side
+/// are left out (listed in only_in_a / only_in_b).
+/// @throws UsageError as above; std::invalid_argument when a side has no report.
+CompareResult compare_reports(const std::vector<nlohmann::json>& a_runs,
+                              const std::vector<nlohmann::json>& b_runs, CompareSide side_a,
                               CompareSide side_b, const CompareRule& rule = {});
 
 /// The `compare` section as JSON (sides, rule, summary, metrics[], only_in_a, only_in_b).
