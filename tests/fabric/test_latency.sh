@@ -6,10 +6,10 @@
 #  one host's link throttled to 20mbit with iperf3 pushing bulk data into it for the whole measurement
 #                -> that host's pairs rank first in the straggler ranking and their p99 is >= 3x the median p99
 #                   of the other pairs.
-# All pairs (circle method, 3 rounds of 2 pairs, measured one pair at a time: 2 cores here), 8 B, each pair in 10
-# passes over the schedule (--passes, default), its two ends pinned to CPUs 0 and 1 (--pin-cpus 0,1); clean runs
-# 10000 samples per pair, throttled runs 300 with --duration 2 (whichever ends first) so that the throttled pairs
-# stay bounded in time. LAT_JUDGE=1 judges the clean p50 check on a busy machine too. Teardown leaves nothing behind.
+# All pairs (circle method, 3 rounds of 2 pairs, measured one pair at a time: 2 cores here), 8 B, its two ends
+# pinned to CPUs 0 and 1 (--pin-cpus 0,1); clean runs 10000 samples per pair in 50 passes over the schedule
+# (--passes 50), throttled runs 300 in 10 passes with --duration 2 (whichever ends first) so that the throttled
+# pairs stay bounded in time (each later pass starts with an untimed exchange, ~100 ms through the full queue). LAT_JUDGE=1 judges the clean p50 check on a busy machine too. Teardown leaves nothing behind.
 source "$(dirname "$0")/lib.sh"
 fab_init ftlat 270
 : "${FABCHECK:?FABCHECK (the fabcheck binary) must be set; ctest sets it}"
@@ -30,16 +30,16 @@ lat=(latency --kind p2p --pattern all-pairs --serial --sizes 8 --duration 2 --wa
 # 12 % (1 of 6 runs flagged). Throttled: 300 per pair, since the straggler ranking pools the samples of all pairs
 # and a throttled pair gets only ~50 within --duration (with 10000 per clean pair their 1 % tails outnumbered it).
 
-measure() { # NAME ITERS: one fabcheck latency run across the hosts, report in $FAB_TMP/NAME.json
+measure() { # NAME ITERS PASSES: one fabcheck latency run across the hosts, report in $FAB_TMP/NAME.json
   local t0=$(date +%s)
-  timeout 90 "$VF" mpirun "${VFN[@]}" -- -q "$FABCHECK" "${lat[@]}" --iters "$2" -J "$FAB_TMP/$1.json" >"$FAB_TMP/$1.txt" ||
+  timeout 90 "$VF" mpirun "${VFN[@]}" -- -q "$FABCHECK" "${lat[@]}" --iters "$2" --passes "$3" -J "$FAB_TMP/$1.json" >"$FAB_TMP/$1.txt" ||
     { cat "$FAB_TMP/$1.txt" >&2; fail "$1: fabcheck latency failed"; }
   note "$1: $(($(date +%s) - t0)) s"
 }
 
 for ((run = 1; run <= RUNS; run++)); do
   "$VF" clear "${VFN[@]}"
-  measure "clean$run" 10000
+  measure "clean$run" 10000 50
 
   "$VF" throttle "$victim" 20mbit "${VFN[@]}"
   "$VF" exec "$victim" "${VFN[@]}" -- iperf3 -s -1 -p 5201 >/dev/null 2>&1 &
@@ -49,7 +49,7 @@ for ((run = 1; run <= RUNS; run++)); do
     >"$FAB_TMP/iperf$run.txt" 2>&1 &
   FAB_BG+=($!)
   sleep 2 # the queue into the victim is full
-  measure "throttled$run" 300
+  measure "throttled$run" 300 10
   kill "${FAB_BG[@]}" 2>/dev/null || true
   wait 2>/dev/null || true
   FAB_BG=()
@@ -75,6 +75,11 @@ load, cores = float(open("/proc/loadavg").read().split()[0]), os.cpu_count() or 
 # Judged only with LAT_JUDGE=1 (issue 5 stays open on it): pinned + 10 passes, 12 of 13 clean runs passed, but a
 # clean-clone CI run (2026-12-01) had three pairs at 13.3-13.6 us against 12.0-12.1 us (11-12 % above the median
 # with a MAD of ~0.1 us), a split that still follows something of this VM rather than the fabric.
+# 50 passes instead of 10 (2026-12-01, same session, worst pair p50 / median pair p50 per run): 10 passes 1.002-1.095
+# over 20 runs in a noisy hour, 50 passes 1.002-1.020 over 10 runs quiet and 12 in this test; but with one foreign
+# CPU hog 50 passes still gave 1.002-1.055 (10 runs), pairs sitting at ~12.3 or ~13.3 us for the whole run. A split
+# that 50 passes do not average out is a state of the pair (its connection or processes), not a drift in time, and
+# its ~8-12 % step sits on the rule's 10 %: still judged only with LAT_JUDGE=1.
 busy = os.environ.get("LAT_JUDGE") != "1"
 ok = True
 def check(cond, msg):
