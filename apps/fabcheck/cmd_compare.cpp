@@ -4,7 +4,9 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
+#include <set>
 
 #include "command.hpp"
 #include "fabcheck/core/error.hpp"
@@ -40,9 +42,18 @@ nlohmann::json side_info(const nlohmann::json& rep) {
   return info;
 }
 
-// One side: a report, or several runs of one fabric given as "A1.json,A2.json" (each loaded and checked).
+// One side: a report, or several runs of one fabric given as "A1.json,A2.json" (each loaded and checked; a
+// file whose own name holds a comma is taken whole). A run given twice, or runs with different rank counts,
+// are bad input.
 std::vector<nlohmann::json> load_runs(const std::string& list, const char* side) {
   std::vector<nlohmann::json> runs;
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(list, ec)) {
+    runs.push_back(report::load_report(list, side));
+    return runs;
+  }
+  std::set<std::filesystem::path> seen;
+  std::vector<std::string> paths;
   std::size_t start = 0;
   while (true) {
     const std::size_t comma = list.find(',', start);
@@ -54,9 +65,28 @@ std::vector<nlohmann::json> load_runs(const std::string& list, const char* side)
                       "commas (A1.json,A2.json)",
                       side, list));
     }
+    const auto canonical = std::filesystem::weakly_canonical(path, ec);
+    if (!seen.insert(ec ? std::filesystem::path(path) : canonical).second) {
+      throw UsageError(fmt::format("{}: {} is given twice; give each run of a side once", side, path));
+    }
     runs.push_back(report::load_report(path, side));
+    paths.push_back(path);
     if (comma == std::string::npos) break;
     start = comma + 1;
+  }
+  const auto nranks = [](const nlohmann::json& rep) {
+    return rep.contains("topology") && rep["topology"].is_object()
+               ? rep["topology"].value("nranks", nlohmann::json())
+               : nlohmann::json();
+  };
+  for (std::size_t i = 1; i < runs.size(); ++i) {
+    const auto n0 = nranks(runs[0]), ni = nranks(runs[i]);
+    if (n0.is_number() && ni.is_number() && n0 != ni) {
+      throw UsageError(
+          fmt::format("{}: the runs of one side must be of one fabric: {} has topology.nranks {}, {} "
+                      "has {}; compare runs of the same size",
+                      side, paths[0], n0.dump(), paths[i], ni.dump()));
+    }
   }
   return runs;
 }

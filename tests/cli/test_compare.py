@@ -128,6 +128,13 @@ lat = {"schema_version": 1, "tool": {"name": "fabcheck", "version": "test"}, "la
 bad("nothing-in-common", [a, write("lat.json", lat)], "no metric in common")
 bad("one-label", [a, b, "--label", "x"], "--label")
 bad("empty-run-name", [f"{a},", b], "empty file name")
+bad("run-twice", [f"{a},{a}", b], "given twice")
+bad("runs-of-two-sizes", [f"{a},{write('a8.json', report([point(1 << 20, 'out_of_place', 1000, 1000)], {'topology': {'nranks': 8}}))}", b],
+    "topology.nranks")
+# A file whose name holds a comma is still one report.
+comma = write("a,1.json", json.load(open(a)))
+r = run(comma, b)
+check(r.returncode == 0 and "B worse" in r.stdout, f"a report named 'a,1.json' is read whole (exit {r.returncode}, {r.stderr.strip()!r})")
 bad("bad-second-run", [a, f"{b},{os.path.join(tmp, 'nope.json')}"], "cannot read")
 
 sys.exit(1 if failures else 0)

@@ -284,3 +284,29 @@ TEST(CompareRuns, ADifferenceBeyondTheRunSpreadIsCalled) {
   EXPECT_EQ(find(one_b, 1 << 20, "busbw_gbps")->verdict, CompareVerdict::kWorse);
   EXPECT_NEAR(*find(one_b, 1 << 20, "busbw_gbps")->run_spread_pct, 5.0, 1e-9);
 }
+
+TEST(CompareRuns, UnknownSpreadFailsClosedAndPartialMetricsAreListedPerSide) {
+  // A's first run reports busbw 0 at 1 MiB (a broken run): its spread has no ratio, so even a large,
+  // significant difference is not called. A metric missing from one of A's runs (4 KiB) is listed as not in
+  // every run of A, not as "only in B".
+  json a1 = report_with({point(1 << 20, "in_place", 1000, 30, 1000), point(4096, "in_place", 50, 30, 50)});
+  a1["sweeps"][0]["points"][0]["busbw_gbps"] = 0.0;
+  const json a2 = report_with({point(1 << 20, "in_place", 1000, 30, 1000)});
+  const json b1 =
+      report_with({point(1 << 20, "in_place", 4000, 30, 4000), point(4096, "in_place", 50, 30, 50)});
+  const auto r =
+      compare_reports(std::vector<json>{a1, a2}, std::vector<json>{b1}, {"a", "A", {}}, {"b", "B", {}});
+  const auto* bw = find(r, 1 << 20, "busbw_gbps");
+  ASSERT_NE(bw, nullptr);
+  EXPECT_TRUE(bw->run_spread_unknown);
+  EXPECT_TRUE(bw->within_run_spread);
+  EXPECT_FALSE(bw->run_spread_pct.has_value());
+  EXPECT_EQ(bw->verdict, CompareVerdict::kWithinNoise);
+  EXPECT_EQ(find(r, 1 << 20, "time_us")->verdict, CompareVerdict::kWorse);  // its runs agree: 1000, 1000
+  EXPECT_EQ(r.not_in_every_run_a.size(), 5u);
+  EXPECT_TRUE(r.not_in_every_run_b.empty());
+  EXPECT_TRUE(r.only_in_b.empty());
+  EXPECT_TRUE(r.only_in_a.empty());
+  const json j = compare_json(r);
+  EXPECT_EQ(j["not_in_every_run_a"].size(), 5u);
+}

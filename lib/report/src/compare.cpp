@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <unordered_map>
 
 #include "fabcheck/core/error.hpp"
@@ -83,10 +84,12 @@ CompareResult compare_reports(const std::vector<json>& a_runs, const std::vector
   std::map<std::pair<std::string, std::string>, std::size_t> test_of;
   std::vector<std::optional<std::size_t>> row_test;
 
+  const std::set<std::string> partial_a(side_a_m.not_in_every_run.begin(), side_a_m.not_in_every_run.end());
+  const std::set<std::string> partial_b(side_b_m.not_in_every_run.begin(), side_b_m.not_in_every_run.end());
   for (const auto& m : ma.metrics) {
     auto it = in_b.find(m.id);
     if (it == in_b.end()) {
-      r.only_in_a.push_back(m.id);
+      if (!partial_b.count(m.id)) r.only_in_a.push_back(m.id);
       continue;
     }
     const CompareMetric& mbm = *it->second;
@@ -115,9 +118,9 @@ CompareResult compare_reports(const std::vector<json>& a_runs, const std::vector
     r.rows.push_back(std::move(row));
   }
   for (const auto& m : mb.metrics)
-    if (!matched_b.count(m.id)) r.only_in_b.push_back(m.id);
-  r.only_in_a.insert(r.only_in_a.end(), side_a_m.not_in_every_run.begin(), side_a_m.not_in_every_run.end());
-  r.only_in_b.insert(r.only_in_b.end(), side_b_m.not_in_every_run.begin(), side_b_m.not_in_every_run.end());
+    if (!matched_b.count(m.id) && !partial_a.count(m.id)) r.only_in_b.push_back(m.id);
+  r.not_in_every_run_a = side_a_m.not_in_every_run;
+  r.not_in_every_run_b = side_b_m.not_in_every_run;
 
   if (r.rows.empty()) {
     throw UsageError(
@@ -160,7 +163,10 @@ CompareResult compare_reports(const std::vector<json>& a_runs, const std::vector
     const auto spread_a = run_spread_ln(row.a_runs);
     const auto spread_b = run_spread_ln(row.b_runs);
     bool beyond_runs = true;
-    if (spread_a || spread_b) {
+    if ((row.a_runs.size() > 1 && !spread_a) || (row.b_runs.size() > 1 && !spread_b)) {
+      row.run_spread_unknown = true;  // a run's value <= 0: no ratio to measure the spread with; fail closed
+      beyond_runs = false;
+    } else if (spread_a || spread_b) {
       const double spread = std::max(spread_a.value_or(0.0), spread_b.value_or(0.0));
       row.run_spread_pct = std::expm1(spread) * 100.0;
       const double needed = rule.run_spread_factor * spread;
@@ -201,8 +207,11 @@ json compare_json(const CompareResult& r) {
               {"verdict", std::string(name(row.verdict))}};
     if (!row.delta_pct) j["delta_reason"] = "A is 0";
     if (row.verdict == CompareVerdict::kNoiseUnknown)
-      j["noise_reason"] = "no raw per-iteration samples in both reports for this metric";
-    if (row.within_run_spread) {
+      j["noise_reason"] = "no raw per-iteration samples for this metric in every report of both sides";
+    if (row.within_run_spread && row.run_spread_unknown) {
+      j["noise_reason"] =
+          "beyond the samples' noise, but the run-to-run spread is unknown (a run's value is <= 0)";
+    } else if (row.within_run_spread) {
       j["noise_reason"] = fmt::format(
           "beyond the samples' noise, but within {} x the run-to-run spread ({:.1f} %): needs {:+.1f} %",
           r.rule.run_spread_factor, *row.run_spread_pct, *row.needed_delta_pct);
@@ -258,7 +267,9 @@ json compare_json(const CompareResult& r) {
         {"flagged", r.count(CompareVerdict::kWorse) + r.count(CompareVerdict::kBetter)}}},
       {"metrics", rows},
       {"only_in_a", r.only_in_a},
-      {"only_in_b", r.only_in_b}};
+      {"only_in_b", r.only_in_b},
+      {"not_in_every_run_a", r.not_in_every_run_a},
+      {"not_in_every_run_b", r.not_in_every_run_b}};
 }
 
 void add_compare(Document& doc, const CompareResult& r) {

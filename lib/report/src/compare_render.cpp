@@ -81,11 +81,15 @@ std::string summary_text(const CompareResult& c) {
   const std::size_t spread = within_run_spread(c);
   return fmt::format(
       "{} metrics compared: {} {} worse, {} {} better, {} within noise{}, {} noise unknown (no raw samples); "
-      "{} only in {}, {} only in {}",
+      "{} only in {}, {} only in {}{}",
       c.rows.size(), c.count(CompareVerdict::kWorse), c.b.label, c.count(CompareVerdict::kBetter), c.b.label,
       c.count(CompareVerdict::kWithinNoise),
       spread ? fmt::format(" ({} of them within the run-to-run spread only)", spread) : std::string(),
-      c.count(CompareVerdict::kNoiseUnknown), c.only_in_a.size(), c.a.label, c.only_in_b.size(), c.b.label);
+      c.count(CompareVerdict::kNoiseUnknown), c.only_in_a.size(), c.a.label, c.only_in_b.size(), c.b.label,
+      c.not_in_every_run_a.size() + c.not_in_every_run_b.size()
+          ? fmt::format(", {} not in every run of {} and {} not in every run of {} (left out)",
+                        c.not_in_every_run_a.size(), c.a.label, c.not_in_every_run_b.size(), c.b.label)
+          : std::string());
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
 #pragma once
 /// @file `fabcheck compare A B`: every metric two reports share, side by side, with a test of whether the
 /// difference is beyond run-to-run noise (two-sided Mann–Whitney U on the raw per-iteration samples,
-/// Holm-corrected across every test of the comparison; significant when p < alpha AND |delta| >= min_delta).
+/// Holm-corrected across every test of the comparison; significant when p < alpha AND |delta| >= min_delta
+/// AND, when a side holds several runs of its fabric, |ln(B/A)| >= run_spread_factor × the larger run
+/// spread).
 ///
 /// The compared metrics, per section: the row key; the metrics (↑ higher is better, ↓ lower is better); the
 /// samples tested. One extractor per section in compare_metrics.cpp.
@@ -116,10 +118,13 @@ struct CompareRow {
   std::optional<double> p_holm;          ///< Holm-adjusted p
   std::string method;                    ///< "exact" or "normal" when tested
   std::vector<double> a_runs, b_runs;    ///< each run's value (one entry per report of the side)
-  std::optional<double> run_spread_pct;  ///< (exp(larger side's run_spread_ln) − 1)·100; none: 1 run each
+  std::optional<double> run_spread_pct;  ///< (exp(larger side's run_spread_ln) − 1)·100; none: 1 run each,
+                                         ///< or run_spread_unknown
   std::optional<double> needed_delta_pct;  ///< the |delta| the run spread demands, as B/A − 1 in % (the
                                            ///< direction of the row); none without a run spread
-  bool within_run_spread = false;          ///< p and min_delta passed, but |delta| is within the run spread
+  bool within_run_spread = false;   ///< p and min_delta passed, but |delta| is within the run spread (or the
+                                    ///< spread is unknown: run_spread_unknown)
+  bool run_spread_unknown = false;  ///< a side of several runs has a run value <= 0 (no ratio): never flagged
   CompareVerdict verdict = CompareVerdict::kNoiseUnknown;  ///< see CompareVerdict
 };
 
@@ -134,12 +139,14 @@ struct CompareSide {
 
 /// The whole comparison.
 struct CompareResult {
-  CompareSide a, b;                    ///< the two reports
-  CompareRule rule;                    ///< the rule applied
-  std::vector<CompareRow> rows;        ///< A's order
-  std::size_t tests = 0;               ///< distinct sample-set tests in the Holm family
-  std::vector<std::string> only_in_a;  ///< metric ids present only in A
-  std::vector<std::string> only_in_b;  ///< metric ids present only in B
+  CompareSide a, b;                             ///< the two reports
+  CompareRule rule;                             ///< the rule applied
+  std::vector<CompareRow> rows;                 ///< A's order
+  std::size_t tests = 0;                        ///< distinct sample-set tests in the Holm family
+  std::vector<std::string> only_in_a;           ///< metric ids present only in A
+  std::vector<std::string> only_in_b;           ///< metric ids present only in B
+  std::vector<std::string> not_in_every_run_a;  ///< metric ids some but not all of A's runs hold (left out)
+  std::vector<std::string> not_in_every_run_b;  ///< the same for B
   /// Rows with the given verdict.
   std::size_t count(CompareVerdict v) const;
 };
@@ -154,7 +161,7 @@ CompareResult compare_reports(const nlohmann::json& a, const nlohmann::json& b, 
 /// Compares two sides of one or more reports each (repeated runs of one fabric, merged by merge_runs): the
 /// Mann–Whitney test runs on the pooled samples, and with two or more runs on a side a difference must also
 /// exceed CompareRule::run_spread_factor times the run-to-run spread. Metrics missing from a run of a side
-/// are left out (listed in only_in_a / only_in_b).
+/// are left out (listed in not_in_every_run_a / not_in_every_run_b).
 /// @throws UsageError as above; std::invalid_argument when a side has no report.
 CompareResult compare_reports(const std::vector<nlohmann::json>& a_runs,
                               const std::vector<nlohmann::json>& b_runs, CompareSide side_a,
