@@ -370,7 +370,8 @@ LatencyResult run_latency(const comm::Communicator& comm, const LatencyOptions& 
           comm::enter_phase(fmt::format("latency p2p {} B round {} pass {}/{}", size, r, pass + 1, passes));
           for (auto [a, b] : res.schedule[r]) {
             if (me == a || me == b) {
-              const CpuPin pin(opts.pin_cpus, me == a ? 0 : 1);
+              // Odd passes swap the two CPUs (LatencyOptions::pin_cpus).
+              const CpuPin pin(opts.pin_cpus, (me == a ? 0u : 1u) ^ (pass % 2 == 1 ? 1u : 0u));
               if (me == a) {
                 auto got = ping_initiator(comm, b, size, wu, pp, fault, mine[r].size());
                 mine[r].insert(mine[r].end(), got.begin(), got.end());

@@ -48,11 +48,14 @@ struct LatencyOptions {
   /// fabric).
   bool serial_pairs = false;
   /// `--pin-cpus I[,R]`: while a pair is measured, its initiator runs on CPU I and its responder on CPU R
-  /// (R = I when one is given); each rank's own affinity is restored afterwards. Empty: no pinning. On a
-  /// cluster, give the CPU next to the NIC (as perftest and OSU users do with taskset); on a virtual fabric
-  /// whose hosts share one machine, two CPUs keep the two ends of a pair off each other's core (otherwise a
-  /// pair whose ends the scheduler put on one core measures a context switch per hop: 25-60 µs against 13-16
-  /// µs).
+  /// (R = I when one is given), swapped in odd passes; each rank's own affinity is restored afterwards.
+  /// Empty: no pinning. On a cluster, give the CPU next to the NIC (as perftest and OSU users do with
+  /// taskset); on a virtual fabric whose hosts share one machine, two CPUs keep the two ends of a pair off
+  /// each other's core (otherwise a pair whose ends the scheduler put on one core measures a context switch
+  /// per hop: 25-60 µs against 13-16 µs). The swap: with fixed roles a rank that is initiator (or responder)
+  /// in all its pairs never changed CPU while the others did, and the pairs of such ranks were faster (4
+  /// hosts on 2 CPUs, 50 passes, one foreign CPU hog: fastest / slowest pair p50 1.012-1.067 in 8 runs, the
+  /// pair of the two never-moving ranks the fastest; swapped per pass 1.005-1.026 in 8 runs).
   std::vector<int> pin_cpus;
   /// `--passes N`: every pair's iterations (and duration) split over N passes through the whole schedule,
   /// each later pass after one untimed exchange, so that a drift in time reaches every pair alike (measured
