@@ -120,3 +120,12 @@ TEST(Histogram, MergeAddsCounts) {
   EXPECT_EQ(sum, 4u);
   EXPECT_EQ(a.buckets().size(), 3u);
 }
+
+TEST(MedianMidpoint, MiddleValueOrMeanOfTheTwoMiddle) {
+  EXPECT_FALSE(median_midpoint(std::vector<double>{}).has_value());
+  EXPECT_DOUBLE_EQ(*median_midpoint(std::vector<double>{1200, 1000}), 1100.0);
+  EXPECT_DOUBLE_EQ(*median_midpoint(std::vector<double>{3, 1, 2}), 2.0);
+  EXPECT_DOUBLE_EQ(*median_midpoint(std::vector<double>{4, 1, 3, 2}), 2.5);
+  // The DESIGN §4 nearest-rank median of {1000, 1200} is the lower value.
+  EXPECT_DOUBLE_EQ(*median(std::vector<double>{1200, 1000}), 1000.0);
+}

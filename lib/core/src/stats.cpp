@@ -48,6 +48,14 @@ std::optional<double> median(std::span<const double> values) {
   return percentile_sorted(v, 5000);
 }
 
+std::optional<double> median_midpoint(std::span<const double> values) {
+  if (values.empty()) return std::nullopt;
+  std::vector<double> v(values.begin(), values.end());
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
 std::vector<double> robust_z(std::span<const double> values) {
   if (values.size() < 3) return {};
   const double med = *median(values);

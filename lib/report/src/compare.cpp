@@ -36,6 +36,12 @@ std::size_t CompareResult::count(CompareVerdict v) const {
   return n;
 }
 
+std::size_t CompareResult::count_within_run_spread() const {
+  std::size_t n = 0;
+  for (const auto& r : rows) n += r.within_run_spread;
+  return n;
+}
+
 namespace {
 
 std::string better_side(double a, double b, BetterIs dir) {
@@ -261,8 +267,7 @@ json compare_json(const CompareResult& r) {
         {"worse", r.count(CompareVerdict::kWorse)},
         {"better", r.count(CompareVerdict::kBetter)},
         {"within_noise", r.count(CompareVerdict::kWithinNoise)},
-        {"within_run_spread", std::count_if(r.rows.begin(), r.rows.end(),
-                                            [](const CompareRow& x) { return x.within_run_spread; })},
+        {"within_run_spread", r.count_within_run_spread()},
         {"noise_unknown", r.count(CompareVerdict::kNoiseUnknown)},
         {"flagged", r.count(CompareVerdict::kWorse) + r.count(CompareVerdict::kBetter)}}},
       {"metrics", rows},

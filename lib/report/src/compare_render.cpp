@@ -72,13 +72,8 @@ std::string side_text(const CompareSide& s) {
                     : fmt::format("{} ({})", s.label, s.path);
 }
 
-std::size_t within_run_spread(const CompareResult& c) {
-  return static_cast<std::size_t>(
-      std::count_if(c.rows.begin(), c.rows.end(), [](const CompareRow& r) { return r.within_run_spread; }));
-}
-
 std::string summary_text(const CompareResult& c) {
-  const std::size_t spread = within_run_spread(c);
+  const std::size_t spread = c.count_within_run_spread();
   return fmt::format(
       "{} metrics compared: {} {} worse, {} {} better, {} within noise{}, {} noise unknown (no raw samples); "
       "{} only in {}, {} only in {}{}",

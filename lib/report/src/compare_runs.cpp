@@ -4,20 +4,10 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "fabcheck/core/stats.hpp"
 #include "fabcheck/report/compare.hpp"
 
 namespace fabcheck::report {
-
-namespace {
-
-// The conventional median of a few run values: the middle one, or the mean of the two middle ones.
-double run_median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
-}
-
-}  // namespace
 
 SideMetrics merge_runs(const std::vector<MetricSet>& runs) {
   if (runs.empty()) throw std::invalid_argument("merge_runs: no run");
@@ -41,7 +31,7 @@ SideMetrics merge_runs(const std::vector<MetricSet>& runs) {
     CompareMetric m = first;
     std::vector<double> values;
     for (const auto* f : found) values.push_back(f->value);
-    m.value = run_median(values);
+    m.value = *core::median_midpoint(values);
     side.run_values[m.id] = std::move(values);
     // Pool the samples when every run has them (a sample set shared by several metrics is pooled once).
     bool all_samples = !m.samples_id.empty();

@@ -38,6 +38,10 @@ Summary summarize(std::span<const double> samples);
 /// Median by the DESIGN §4 rule (p50 nearest rank) of unsorted values; nullopt when empty.
 std::optional<double> median(std::span<const double> values);
 
+/// Conventional median of a few unsorted values: the middle one, or the mean of the two middle ones for an
+/// even count (used where values are whole runs, not samples: {1000, 1200} → 1100). nullopt when empty.
+std::optional<double> median_midpoint(std::span<const double> values);
+
 /// Robust z-scores: z_i = (x_i − median)/(1.4826·MAD). When MAD = 0, z = +∞ (or −∞) for x ≠ median and 0
 /// otherwise.
 /// @return one z per input (same order); empty when fewer than 3 values (too few to judge).

@@ -149,6 +149,8 @@ struct CompareResult {
   std::vector<std::string> not_in_every_run_b;  ///< the same for B
   /// Rows with the given verdict.
   std::size_t count(CompareVerdict v) const;
+  /// Rows that passed the samples' test but not the run-spread rule (CompareRow::within_run_spread).
+  std::size_t count_within_run_spread() const;
 };
 
 /// Compares two report documents (one run per side). Metrics sharing a sample set share one Mann–Whitney test
