@@ -19,7 +19,9 @@
 #include "fabcheck/report/inventory.hpp"
 #include "fabcheck/report/signature_sources.hpp"
 #include "fabcheck/report/transport.hpp"
+#include "fabcheck/report/transport_accumulator.hpp"
 #include "inspect_nccl_log.hpp"
+#include "option_cli.hpp"
 
 namespace fabcheck::app {
 namespace {
@@ -28,8 +30,8 @@ struct InspectFlags {
   std::vector<std::string> nccl_logs;
   std::string json;
   bool quiet = false;
-  probes::InventoryOptions inv;
-  bool no_verbs = false;
+  std::shared_ptr<BoundOptions<probes::InventoryOptions>> opts;
+  probes::InventoryOptions inv;  // from opts, after parsing
   bool no_signature = false;
 };
 
@@ -69,7 +71,6 @@ std::vector<report::MpiSignature> quick_signature(const comm::Communicator& worl
 int run_inventory_mode(const RunContext& ctx) {
   auto t0 = std::chrono::steady_clock::now();
   auto& fl = flags();
-  fl.inv.use_verbs = !fl.no_verbs;
   probes::validate(fl.inv);  // same flags on every rank: every rank throws alike, rank 0 prints once
   auto world = comm::Communicator::world();
   // --json is checked on rank 0 (it writes the report); the verdict is shared so no rank waits alone.
@@ -90,11 +91,11 @@ int run_inventory_mode(const RunContext& ctx) {
   if (world.rank() == 0) {
     report::Document doc(ctx.argv);
     report::add_inventory(doc, inv);
-    report::TransportInput in;
-    in.hosts = report::rdma_evidence(inv);
-    in.env = probes::filter_transport_env(probes::process_environment());
-    in.signatures = sigs;
-    report::TransportResult tr = report::analyze_transport(in);
+    report::TransportAccumulator acc;
+    acc.add_inventory(report::rdma_evidence(inv),
+                      probes::filter_transport_env(probes::process_environment()));
+    acc.add_signatures(sigs);
+    const report::TransportResult tr = acc.result();
     report::add_transport(doc, tr);
     code = doc.has_fail() ? static_cast<int>(ExitCode::kFail) : static_cast<int>(ExitCode::kOk);
     doc.finish("complete", code,
@@ -117,13 +118,7 @@ const Registrar kInspect{CommandSpec{
     "inspect", "What the hosts have and what NCCL/MPI actually used (inventory + transport verdict)", true,
     60, [](CLI::App& sub) -> std::function<int(const RunContext&)> {
       auto& fl = flags();
-      sub.add_option("--sysfs-root", fl.inv.sysfs_root,
-                     "Read sysfs under DIR (a host model tree; default /sys)");
-      sub.add_option("--etc-root", fl.inv.etc_root,
-                     "Read Open MPI's openmpi/openmpi-mca-params.conf under DIR (default /etc)");
-      sub.add_option("--nccl-version", fl.inv.nccl_version,
-                     "NCCL version to judge GPUDirect peer-memory visibility against (e.g. 2.18.5)");
-      sub.add_flag("--no-verbs", fl.no_verbs, "Do not ask libibverbs (sysfs only)");
+      fl.opts = bind_options(sub, model::inventory_option_table());
       sub.add_flag("--no-signature", fl.no_signature,
                    "Do not measure the MPI signature between hosts (8 B latency and 4 MiB bandwidth of each "
                    "host pair, judged against what RDMA gives)");
@@ -142,9 +137,11 @@ const Registrar kInspect{CommandSpec{
 const bool kInspectMpi = [] {
   mpi_deciders()["inspect"] = [] {
     auto& f = flags();
+    f.inv = f.opts->options();
     if (!f.nccl_logs.empty()) {
       // Offline: the inventory flags would be silently ignored, so refuse them (usage error before MPI).
-      if (f.inv.sysfs_root != "/sys" || f.inv.etc_root != "/etc" || f.no_verbs || f.no_signature)
+      if (f.opts->given("sysfs_root") || f.opts->given("etc_root") || f.opts->given("verbs") ||
+          f.no_signature)
         throw UsageError(
             "--nccl-log: reads logs offline; --sysfs-root/--etc-root/--no-verbs/--no-signature belong to "
             "the host inventory (run inspect without --nccl-log for that)");

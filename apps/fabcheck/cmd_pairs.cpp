@@ -9,22 +9,18 @@
 #include "command.hpp"
 #include "fabcheck/comm/communicator.hpp"
 #include "fabcheck/core/error.hpp"
-#include "fabcheck/core/size.hpp"
 #include "fabcheck/probes/pairs.hpp"
 #include "fabcheck/probes/topology.hpp"
 #include "fabcheck/report/document.hpp"
 #include "fabcheck/report/pairs.hpp"
 #include "fabcheck/report/topology.hpp"
+#include "option_cli.hpp"
 
 namespace fabcheck::app {
 namespace {
 
 struct PairsFlags {
-  std::string size = "64M";
-  probes::PairsOptions opts;
-  bool no_retest = false;
-  double line_rate_gbit = 0;
-  CLI::Option* line_rate_opt = nullptr;
+  std::shared_ptr<BoundOptions<probes::PairsOptions>> opts;
   std::string json_path;
   std::string exclude_hostfile;
 };
@@ -42,10 +38,7 @@ void write_hostfile(const std::string& path, const std::vector<std::string>& hos
 }
 
 int run(const PairsFlags& fl, const RunContext& ctx) {
-  probes::PairsOptions opts = fl.opts;
-  opts.size_bytes = core::parse_size(fl.size, "--size");
-  opts.retest = !fl.no_retest;
-  if (fl.line_rate_opt && fl.line_rate_opt->count() > 0) opts.line_rate_gbit = fl.line_rate_gbit;
+  const probes::PairsOptions opts = fl.opts->options();
   probes::validate(opts);
 
   const auto comm = comm::Communicator::world();
@@ -81,29 +74,7 @@ const Registrar kPairs{CommandSpec{
     "pairs", "Every host pair: bandwidth and latency matrix, outliers, the slow link or bad host", true, 50,
     [](CLI::App& sub) -> std::function<int(const RunContext&)> {
       auto fl = std::make_shared<PairsFlags>();
-      sub.add_option("--size", fl->size,
-                     "Bytes per window per direction (binary K/M/G); each message is size/window bytes")
-          ->capture_default_str();
-      sub.add_option("--window", fl->opts.window, "Messages in flight per window, as osu_bw")
-          ->capture_default_str();
-      sub.add_option("--iters", fl->opts.iters, "At most this many timed windows per direction")
-          ->capture_default_str();
-      sub.add_option("--warmup", fl->opts.warmup, "Untimed windows per direction")->capture_default_str();
-      sub.add_option("--budget-ms", fl->opts.budget_ms,
-                     "Time per direction: timed windows = clamp(budget / warmup window time, 1, iters)")
-          ->capture_default_str();
-      sub.add_option("--lat-iters", fl->opts.lat_iters, "8 B ping-pong samples per pair")
-          ->capture_default_str();
-      sub.add_option("--lat-warmup", fl->opts.lat_warmup, "Untimed ping-pongs per pair")
-          ->capture_default_str();
-      sub.add_flag("--bidir", fl->opts.bidir, "Also measure simultaneous both-way bandwidth (osu_bibw)");
-      sub.add_flag(
-          "--all-ranks", fl->opts.all_ranks,
-          "Pair local rank i with local rank i of the peer host (one matrix per local rank; multi-NIC)");
-      sub.add_flag("--no-retest", fl->no_retest, "Skip re-measuring suspects against good partners");
-      fl->line_rate_opt =
-          sub.add_option("--line-rate-gbit", fl->line_rate_gbit,
-                         "Expected line rate in Gbit/s: links below 80 % of it are outliers too");
+      fl->opts = bind_options(sub, model::pairs_option_table());
       sub.add_option("--exclude-hostfile", fl->exclude_hostfile,
                      "Write the hosts that passed (one per line) for the next job's hostfile");
       sub.add_option("--json,-J,--out", fl->json_path, "Write the JSON report to FILE (atomically)");

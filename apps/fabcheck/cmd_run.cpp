@@ -68,7 +68,9 @@ std::function<int(const RunContext&)> setup_run(CLI::App& sub) {
       "Collective backend of the sweep step: mpi (host buffers) or nccl (CUDA buffers, one rank per "
       "GPU; NCCL's own log gives the transport section). Default: the config's sweep.backend, mpi");
   sub.add_flag("--dry-run", cli->dry_run, "Print the expanded plan and its time budget; measure nothing");
-  sub.add_flag("--show-config", cli->show_config, "Print the effective config JSON (after extends) and exit");
+  sub.add_flag("--show-config", cli->show_config,
+               "Print the effective config (every option of every step, defaults filled in; a valid "
+               "--config) and exit");
   sub.add_flag("--quiet,-q", cli->quiet, "No progress line on stderr");
   sub.add_flag("--progress", cli->progress, "Progress line on stderr even when it is not a terminal");
   return [cli](const RunContext& ctx) -> int {
@@ -104,12 +106,9 @@ std::function<int(const RunContext&)> setup_run(CLI::App& sub) {
       if (cli->backend != "mpi" && cli->backend != "nccl") {
         throw UsageError(fmt::format("--backend: unknown backend \"{}\" (use mpi or nccl)", cli->backend));
       }
-      for (auto& st : plan.steps) {
-        if (st.kind == suite::StepKind::kSweep) st.options["backend"] = cli->backend;
-      }
-      if (plan.config.contains("sweep") && plan.config["sweep"].is_object())
-        plan.config["sweep"]["backend"] = cli->backend;
+      suite::set_option(plan, suite::StepKind::kSweep, "backend", cli->backend, "--backend");
     }
+    plan.config = suite::effective_config(plan);  // after --timeout and --criteria
     suite::validate_plan_options(plan);
     if (cli->show_config) {
       if (world.rank() == 0) std::printf("%s\n", plan.config.dump(2).c_str());

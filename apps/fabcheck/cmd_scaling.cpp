@@ -17,17 +17,17 @@
 #include "fabcheck/report/document.hpp"
 #include "fabcheck/report/scaling.hpp"
 #include "fabcheck/report/sweep.hpp"
+#include "option_cli.hpp"
 
 namespace fabcheck::app {
 namespace {
 
 struct ScalingCli {
-  std::string min_bytes = "1M", max_bytes = "64M", coll = "allreduce,allgather,reducescatter";
-  std::string reference = "allreduce";
+  std::shared_ptr<BoundOptions<probes::ScalingOptions>> opts;
+  // The standalone command's own sweep (in `run` the sweep step provides it): CLI-only.
+  std::string min_bytes = "1M", coll = "allreduce,allgather,reducescatter";
   long long step_factor = 2;
-  int iters = 5, warmup = 1, group_iters = 5;
-  std::string backend = "mpi";
-  std::string workload, workloads_file, json;
+  std::string json;
 };
 
 std::vector<core::Collective> parse_colls(const std::string& text) {
@@ -51,30 +51,19 @@ std::vector<core::Collective> parse_colls(const std::string& text) {
 
 int run_scaling_cmd(const RunContext& ctx, const ScalingCli& f) {
   const double t_start = comm::now_us();
+  const probes::ScalingOptions opts = f.opts->options();
+  probes::validate(opts);
   probes::SweepOptions so;
   so.collectives = parse_colls(f.coll);
   so.min_bytes = core::parse_size(f.min_bytes, "-b/--minbytes");
-  so.max_bytes = core::parse_size(f.max_bytes, "-e/--maxbytes");
+  so.max_bytes = opts.size_bytes;
   if (f.step_factor < 1) throw UsageError("-f/--stepfactor: must be >= 1");
   so.step_factor = static_cast<std::uint64_t>(f.step_factor);
-  so.iters = f.iters;
-  so.warmup_iters = f.warmup;
+  so.iters = opts.iters;
+  so.warmup_iters = opts.warmup_iters;
   so.per_iter_iters = 0;  // the score needs the table times only
-  so.backend = f.backend;
+  so.backend = opts.backend;
   probes::validate(so);
-
-  probes::ScalingOptions opts;
-  const auto ref = core::parse_collective(f.reference);
-  if (!ref)
-    throw UsageError(fmt::format("--reference: unknown collective \"{}\" (use allreduce)", f.reference));
-  opts.collective = *ref;
-  opts.size_bytes = so.max_bytes;
-  opts.iters = f.group_iters;
-  opts.warmup_iters = f.warmup;
-  opts.backend = f.backend;
-  opts.workload = f.workload;
-  opts.workloads_file = f.workloads_file;
-  probes::validate(opts);
 
   const auto world = comm::Communicator::world();
   // Rank 0 reads the workloads and owns the report file: check both before measuring, stop together.
@@ -103,23 +92,14 @@ const Registrar kScaling{CommandSpec{
     "scaling", "Scaling-efficiency score: sweep, host-group busBw, training-workload projection", true, 60,
     [](CLI::App& sub) -> std::function<int(const RunContext&)> {
       auto f = std::make_shared<ScalingCli>();
-      sub.add_option("-b,--minbytes", f->min_bytes, "Smallest swept size (binary suffixes K M G)")
+      f->opts = bind_options(sub, model::scaling_option_table());
+      sub.add_option("-b,--minbytes", f->min_bytes, "Smallest size of the command's own sweep (K M G)")
           ->capture_default_str();
-      sub.add_option("-e,--maxbytes", f->max_bytes, "Largest swept size; the host groups are measured at it")
+      sub.add_option("-f,--stepfactor", f->step_factor, "Multiplicative step of the command's own sweep")
           ->capture_default_str();
-      sub.add_option("-f,--stepfactor", f->step_factor, "Multiplicative step")->capture_default_str();
-      sub.add_option("-n,--iters", f->iters, "Timed ops per swept size and placement")->capture_default_str();
-      sub.add_option("-w,--warmup_iters", f->warmup, "Warm-up ops")->capture_default_str();
-      sub.add_option("--coll", f->coll, "Collectives to sweep (the workload model uses these)")
+      sub.add_option("--coll", f->coll,
+                     "Collectives of the command's own sweep (the workload model uses these)")
           ->capture_default_str();
-      sub.add_option("--reference", f->reference, "Collective measured on the host groups")
-          ->capture_default_str();
-      sub.add_option("--group-iters", f->group_iters, "Timed ops per host group")->capture_default_str();
-      sub.add_option("--backend", f->backend, "Collective backend: mpi or nccl")->capture_default_str();
-      sub.add_option("--workload", f->workload,
-                     "Reference training profile (default: the workloads file's default)");
-      sub.add_option("--workloads", f->workloads_file,
-                     "Workloads JSON (default: built-in configs/workloads.json)");
       sub.add_option("-J,--json,--out", f->json, "Write the JSON report here (atomically)");
       return [f](const RunContext& ctx) { return run_scaling_cmd(ctx, *f); };
     }}};

@@ -139,14 +139,8 @@ std::string host_of(int r, const std::vector<std::string>& hosts_of_ranks) {
 
 }  // namespace
 
-const char* name(LatencyPattern p) {
-  return p == LatencyPattern::kRing ? "ring" : "all-pairs";
-}
-
 std::vector<std::uint64_t> sweep_sizes() {
-  std::vector<std::uint64_t> s;
-  for (std::uint64_t b = 1; b <= (std::uint64_t{4} << 20); b *= 2) s.push_back(b);
-  return s;
+  return model::latency_sweep_sizes();
 }
 
 std::vector<std::uint64_t> collective_sizes(const std::vector<std::uint64_t>& sizes) {

@@ -31,6 +31,18 @@ using core::Dtype;
 using core::RedOp;
 
 void validate(const SweepOptions& o) {
+  if (o.nthreads != 1) {
+    throw UsageError(
+        fmt::format("-t/--nthreads: {} threads per process are not supported (run one MPI rank per "
+                    "GPU or process instead: mpirun -np N fabcheck sweep)",
+                    o.nthreads));
+  }
+  if (o.ngpus != 1) {
+    throw UsageError(
+        fmt::format("-g/--ngpus: {} GPUs per process are not supported (run one MPI rank per GPU "
+                    "instead: mpirun -np N fabcheck sweep)",
+                    o.ngpus));
+  }
   if (o.collectives.empty())
     throw UsageError("--coll: no collective given (use a list such as allreduce,allgather or all)");
   if (o.dtypes.empty()) throw UsageError("-d/--datatype: no type given (use e.g. float, or all)");

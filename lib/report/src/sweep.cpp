@@ -1,5 +1,8 @@
 #include "fabcheck/report/sweep.hpp"
 
+#include "fabcheck/model/options_sweep.hpp"
+#include "fabcheck/report/transport_accumulator.hpp"
+
 #include <fmt/format.h>
 #include <fmt/printf.h>
 
@@ -64,32 +67,6 @@ nlohmann::json point_json(const probes::SweepPoint& p, const PlacementResult& pr
   return j;
 }
 
-nlohmann::json options_json(const probes::SweepOptions& o) {
-  nlohmann::json colls = nlohmann::json::array(), dtypes = nlohmann::json::array(),
-                 ops = nlohmann::json::array();
-  for (auto c : o.collectives) colls.push_back(std::string(core::name(c)));
-  for (auto d : o.dtypes) dtypes.push_back(std::string(core::name(d)));
-  for (auto op : o.redops) ops.push_back(std::string(core::name(op)));
-  return {{"collectives", colls},
-          {"minimum_bytes", o.min_bytes},
-          {"maximum_bytes", o.max_bytes},
-          {"step_bytes", o.step_bytes},
-          {"step_factor", o.step_factor},
-          {"iterations", o.iters},
-          {"warmup_iters", o.warmup_iters},
-          {"validation", o.check},
-          {"redops", ops},
-          {"dtypes", dtypes},
-          {"root", o.root},
-          {"average", o.average},
-          {"blocking", o.blocking},
-          {"run_cycles", o.cycles},
-          {"per_iter_iters", o.per_iter_iters < 0 ? o.iters : o.per_iter_iters},
-          {"per_iter_rounds", o.per_iter_rounds},
-          {"samples_cap", o.samples_cap},
-          {"backend", o.backend}};
-}
-
 std::string redop_name(const SweepBlock& b) {
   return b.redop ? std::string(core::name(*b.redop)) : "none";
 }
@@ -99,7 +76,11 @@ std::string redop_name(const SweepBlock& b) {
 void add_sweep(Document& doc, const SweepResult& r) {
   auto& j = doc.json();
   add_topology(doc, r.topology);
-  j["run"]["config"]["sweep"] = options_json(r.options);
+  // The sweep's options as its config section (issue 16: a valid --config); a run's enabled/budget_s stay.
+  auto& cfg = j["run"]["config"];
+  if (!cfg.is_object()) cfg = nlohmann::json::object();
+  const nlohmann::json opts = model::sweep_option_table().to_json(r.options);
+  for (const auto& [k, v] : opts.items()) cfg["sweep"][k] = v;
   nlohmann::json sweeps = nlohmann::json::array();
   nlohmann::json bad = nlohmann::json::array();
   for (const auto& b : r.blocks) {
@@ -183,12 +164,9 @@ void add_sweep(Document& doc, const SweepResult& r) {
 
 std::optional<TransportResult> sweep_transport(const SweepResult& r) {
   if (r.nccl_logs.empty() && r.nccl_log_notes.empty()) return std::nullopt;
-  TransportInput in;
-  in.nccl_logs = r.nccl_logs;
-  in.env = r.nccl_env;
-  TransportResult t = analyze_transport(in);
-  for (const auto& note : r.nccl_log_notes) t.evidence.push_back({"nccl_log", "", note});
-  return t;
+  TransportAccumulator acc;
+  acc.add_nccl_logs(r.nccl_logs, r.nccl_env, r.nccl_log_notes);
+  return acc.result();
 }
 
 std::string render_sweep(const SweepResult& r) {

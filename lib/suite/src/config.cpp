@@ -5,12 +5,20 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sstream>
 
 #include "fabcheck/core/collective.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/core/size.hpp"
+#include "fabcheck/model/json_value.hpp"
+#include "fabcheck/model/options_incast.hpp"
+#include "fabcheck/model/options_inventory.hpp"
+#include "fabcheck/model/options_latency.hpp"
+#include "fabcheck/model/options_pairs.hpp"
+#include "fabcheck/model/options_scaling.hpp"
+#include "fabcheck/model/options_sweep.hpp"
 #include "fabcheck/report/gate.hpp"
 
 namespace fabcheck::suite {
@@ -87,248 +95,56 @@ std::string ptr_join(std::string_view base, std::string_view key) {
   return fmt::format("{}/{}", base, esc);
 }
 
-std::string brief(const json& v) {
-  std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
-  if (s.size() > 60) s = s.substr(0, 57) + "...";
-  return s;
-}
-
-std::string type_word(const json& v) {
-  switch (v.type()) {
-    case json::value_t::null:
-      return "null";
-    case json::value_t::boolean:
-      return "a boolean";
-    case json::value_t::string:
-      return "a string";
-    case json::value_t::array:
-      return "an array";
-    case json::value_t::object:
-      return "an object";
-    case json::value_t::number_float:
-      return "a fractional number";
-    default:
-      return "a number";
-  }
-}
+using model::bad_value;
+using model::brief;
+using model::type_word;
+using model::want_number;
+using model::want_string;
 
 [[noreturn]] void bad(std::string_view ptr, std::string_view what) {
-  throw UsageError(fmt::format("{}: {}", ptr, what));
+  bad_value(ptr, what);
 }
 
 bool is_comment_key(std::string_view k) {
   return !k.empty() && k.front() == '_';
 }
 
-enum class Kind {
-  kBool,
-  kInt,
-  kNumber,
-  kSize,
-  kSizeList,
-  kIntList,
-  kString,
-  kCollectiveList,
-  kCollective,
-  kDtype,
-  kRedop,
-  kEnum
+// A probe's option table without its Options type: what the config layer needs.
+struct StepOptions {
+  std::vector<model::OptionInfo> infos;
+  // normalized given options -> every option's effective value (the table's make + to_json; runs `finish`)
+  std::function<json(const json& given, const model::KeyNamer& name)> effective;
 };
 
-struct Field {
-  const char* key;
-  Kind kind;
-  double min = 0;         // kInt/kNumber/kIntList: lower bound (inclusive); kSize/kSizeList: min bytes
-  double max = 1e18;      // upper bound
-  const char* help = "";  // enum values ("ring|all-pairs") or a hint
-};
+template <class O>
+StepOptions erase(const model::OptionTable<O>& t) {
+  return {t.infos(),
+          [&t](const json& given, const model::KeyNamer& name) { return t.to_json(t.make(given, name)); }};
+}
 
-// The schema of every step section (besides enabled/budget_s). Keys are the probes' long flags with '_'.
-const std::map<StepKind, std::vector<Field>>& schema() {
-  static const std::map<StepKind, std::vector<Field>> s = {
-      {StepKind::kInspect,
-       {{"sysfs_root", Kind::kString},
-        {"etc_root", Kind::kString},
-        {"nvidia_smi", Kind::kBool},
-        {"nccl_version", Kind::kString}}},
-      {StepKind::kSweep,
-       {{"collectives", Kind::kCollectiveList},
-        {"min_bytes", Kind::kSize, 0},
-        {"max_bytes", Kind::kSize, 0},
-        {"step_factor", Kind::kInt, 2, 1024},
-        {"step_bytes", Kind::kSize, 1},
-        {"iters", Kind::kInt, 1, 1e9},
-        {"warmup_iters", Kind::kInt, 0, 1e9},
-        {"per_iter_iters", Kind::kInt, 0, 1e9},
-        {"per_iter_rounds", Kind::kInt, 1, 1e6},
-        {"check", Kind::kBool},
-        {"dtype", Kind::kDtype},
-        {"op", Kind::kRedop},
-        {"average", Kind::kInt, 0, 3},
-        {"backend", Kind::kEnum, 0, 0, "mpi|nccl"}}},
-      {StepKind::kLatency,
-       {{"pattern", Kind::kEnum, 0, 0, "ring|all-pairs"},
-        {"sizes", Kind::kSizeList, 0},
-        {"iters", Kind::kInt, 1, 1e9},
-        {"warmup_iters", Kind::kInt, 0, 1e9},
-        {"duration_s", Kind::kNumber, 0, 1e6},
-        {"collectives", Kind::kBool},
-        {"passes", Kind::kInt, 1, 1e6}}},
-      {StepKind::kIncast,
-       {{"receiver", Kind::kString},
-        {"fan_in", Kind::kIntList, 1, 1e6},
-        {"sizes", Kind::kSizeList, 1},
-        {"rounds", Kind::kInt, 1, 1e9},
-        {"duration_s", Kind::kNumber, 0, 1e6},
-        {"victim", Kind::kBool},
-        {"victim_iters", Kind::kInt, 1, 1e9},
-        {"victim_interval_us", Kind::kNumber, 0, 1e6}}},
-      {StepKind::kPairs,
-       {{"size", Kind::kSize, 1},
-        {"window", Kind::kInt, 1, 1e6},
-        {"iters", Kind::kInt, 1, 1e9},
-        {"lat_iters", Kind::kInt, 1, 1e9},
-        {"retest", Kind::kBool},
-        {"bidir", Kind::kBool},
-        {"all_ranks", Kind::kBool}}},
-      {StepKind::kScaling,
-       {{"collective", Kind::kCollective},
-        {"workload", Kind::kString},
-        {"workloads_file", Kind::kString},
-        {"max_bytes", Kind::kSize, 1},
-        {"iters", Kind::kInt, 1, 1e9}}},
-      {StepKind::kGate, {}},
+// The schema of every step section (besides enabled/budget_s): the probes' option tables (issue 16).
+const StepOptions& step_options(StepKind k) {
+  static const std::map<StepKind, StepOptions> s = {
+      {StepKind::kInspect, erase(model::inventory_option_table())},
+      {StepKind::kSweep, erase(model::sweep_option_table())},
+      {StepKind::kLatency, erase(model::latency_option_table())},
+      {StepKind::kIncast, erase(model::incast_option_table())},
+      {StepKind::kPairs, erase(model::pairs_option_table())},
+      {StepKind::kScaling, erase(model::scaling_option_table())},
+      {StepKind::kGate, StepOptions{{}, [](const json&, const model::KeyNamer&) { return json::object(); }}},
   };
-  return s;
+  return s.at(k);
 }
 
 std::string known_keys(StepKind k) {
   std::string out = k == StepKind::kGate ? "enabled, checks" : "enabled, budget_s";
-  for (const auto& f : schema().at(k)) out += fmt::format(", {}", f.key);
+  for (const auto& f : step_options(k).infos) out += fmt::format(", {}", f.key);
   return out;
 }
 
-std::int64_t want_int(const json& v, std::string_view ptr, double lo, double hi) {
-  if (!v.is_number_integer() && !v.is_number_unsigned()) {
-    bad(ptr, fmt::format("expected an integer, got {} {}", type_word(v), brief(v)));
-  }
-  const double d = v.get<double>();
-  if (d < lo || d > hi) bad(ptr, fmt::format("{} is out of range (allowed {}..{})", brief(v), lo, hi));
-  return v.get<std::int64_t>();
-}
-
-double want_number(const json& v, std::string_view ptr, double lo, double hi) {
-  if (!v.is_number()) bad(ptr, fmt::format("expected a number, got {} {}", type_word(v), brief(v)));
-  const double d = v.get<double>();
-  if (!std::isfinite(d) || d < lo || d > hi) {
-    bad(ptr, fmt::format("{} is out of range (allowed {}..{})", brief(v), lo, hi));
-  }
-  return d;
-}
-
-const std::string& want_string(const json& v, std::string_view ptr) {
-  if (!v.is_string()) bad(ptr, fmt::format("expected a string, got {} {}", type_word(v), brief(v)));
-  return v.get_ref<const std::string&>();
-}
-
-std::uint64_t want_size(const json& v, std::string_view ptr, double min_bytes) {
-  std::uint64_t b = 0;
-  if (v.is_number_unsigned() || v.is_number_integer()) {
-    if (v.get<std::int64_t>() < 0)
-      bad(ptr, fmt::format("{} is not a size (sizes are not negative)", brief(v)));
-    b = v.get<std::uint64_t>();
-  } else if (v.is_string()) {
-    b = core::parse_size(v.get_ref<const std::string&>(), ptr);
-  } else {
-    bad(ptr,
-        fmt::format("{} is not a size (give bytes as an integer or a string such as \"64M\")", brief(v)));
-  }
-  if (static_cast<double>(b) < min_bytes) {
-    bad(ptr,
-        fmt::format("{} is too small (at least {} bytes)", brief(v), static_cast<std::uint64_t>(min_bytes)));
-  }
-  return b;
-}
-
-json normalize_field(const Field& f, const json& v, const std::string& ptr) {
-  switch (f.kind) {
-    case Kind::kBool:
-      if (!v.is_boolean()) bad(ptr, fmt::format("expected true or false, got {} {}", type_word(v), brief(v)));
-      return v;
-    case Kind::kInt:
-      return want_int(v, ptr, f.min, f.max);
-    case Kind::kNumber:
-      return want_number(v, ptr, f.min, f.max);
-    case Kind::kSize:
-      return want_size(v, ptr, f.min);
-    case Kind::kString:
-      return want_string(v, ptr);
-    case Kind::kSizeList:
-    case Kind::kIntList: {
-      json items = v;
-      if (f.kind == Kind::kSizeList && v.is_string()) {  // "8,4K,64K" as on the command line
-        items = json::array();
-        for (auto b : core::parse_size_list(v.get_ref<const std::string&>(), ptr)) items.push_back(b);
-      }
-      if (!items.is_array()) bad(ptr, fmt::format("expected an array, got {} {}", type_word(v), brief(v)));
-      if (items.empty()) bad(ptr, "empty list (give at least one value, or remove the key for the default)");
-      json out = json::array();
-      for (std::size_t i = 0; i < items.size(); ++i) {
-        const std::string ip = fmt::format("{}/{}", ptr, i);
-        out.push_back(f.kind == Kind::kSizeList ? json(want_size(items[i], ip, f.min))
-                                                : json(want_int(items[i], ip, f.min, f.max)));
-      }
-      return out;
-    }
-    case Kind::kCollectiveList: {
-      if (v.is_string() && v.get<std::string>() == "all") return v;
-      if (!v.is_array())
-        bad(ptr, fmt::format("expected an array of collective names or \"all\", got {}", brief(v)));
-      if (v.empty()) bad(ptr, "empty list (give collective names, e.g. [\"allreduce\"], or \"all\")");
-      json out = json::array();
-      for (std::size_t i = 0; i < v.size(); ++i) {
-        const std::string ip = fmt::format("{}/{}", ptr, i);
-        const auto& s = want_string(v[i], ip);
-        auto c = core::parse_collective(s);
-        if (!c) bad(ip, fmt::format("\"{}\" is not a collective (see fabcheck --list)", s));
-        out.push_back(std::string(core::name(*c)));
-      }
-      return out;
-    }
-    case Kind::kCollective: {
-      const auto& s = want_string(v, ptr);
-      auto c = core::parse_collective(s);
-      if (!c) bad(ptr, fmt::format("\"{}\" is not a collective (see fabcheck --list)", s));
-      return std::string(core::name(*c));
-    }
-    case Kind::kDtype: {
-      const auto& s = want_string(v, ptr);
-      auto d = core::parse_dtype(s);
-      if (!d)
-        bad(ptr,
-            fmt::format(
-                "\"{}\" is not a dtype (int8 uint8 int32 uint32 int64 uint64 half float double bfloat16)",
-                s));
-      return std::string(core::name(*d));
-    }
-    case Kind::kRedop: {
-      const auto& s = want_string(v, ptr);
-      auto o = core::parse_redop(s);
-      if (!o) bad(ptr, fmt::format("\"{}\" is not a reduction op (sum prod min max)", s));
-      return std::string(core::name(*o));
-    }
-    case Kind::kEnum: {
-      const auto& s = want_string(v, ptr);
-      std::string allowed = f.help;
-      std::stringstream ss(allowed);
-      std::string item;
-      while (std::getline(ss, item, '|')) {
-        if (item == s) return v;
-      }
-      bad(ptr, fmt::format("\"{}\" is not one of {}", s, allowed));
-    }
-  }
-  return v;
+void compute_effective(Step& st, const std::string& ptr) {
+  st.effective =
+      step_options(st.kind).effective(st.options, [&](std::string_view key) { return ptr_join(ptr, key); });
 }
 
 Step make_step(StepKind kind, const json* section, const std::string& ptr) {
@@ -336,12 +152,13 @@ Step make_step(StepKind kind, const json* section, const std::string& ptr) {
   st.kind = kind;
   if (!section) {
     st.disabled_reason = fmt::format("not in the config (add a \"{}\" section to run it)", config_key(kind));
+    compute_effective(st, ptr);
     return st;
   }
   if (!section->is_object())
     bad(ptr, fmt::format("expected an object, got {} {}", type_word(*section), brief(*section)));
   st.enabled = true;
-  const auto& fields = schema().at(kind);
+  const auto& fields = step_options(kind).infos;
   for (const auto& [key, v] : section->items()) {
     const std::string kp = ptr_join(ptr, key);
     if (is_comment_key(key)) continue;
@@ -356,18 +173,13 @@ Step make_step(StepKind kind, const json* section, const std::string& ptr) {
       continue;
     }
     if (key == "checks" && kind == StepKind::kGate) continue;  // validated by validate_gate_block
-    auto it = std::find_if(fields.begin(), fields.end(), [&](const Field& f) { return key == f.key; });
+    auto it =
+        std::find_if(fields.begin(), fields.end(), [&](const model::OptionInfo& f) { return key == f.key; });
     if (it == fields.end())
       bad(kp, fmt::format("unknown key (known: {}; comments start with _)", known_keys(kind)));
-    st.options[key] = normalize_field(*it, v, kp);
+    st.options[key] = model::normalize_value(*it, v, kp);
   }
-  if (kind == StepKind::kSweep && st.options.contains("min_bytes") && st.options.contains("max_bytes") &&
-      st.options["min_bytes"].get<std::uint64_t>() > st.options["max_bytes"].get<std::uint64_t>()) {
-    bad(ptr_join(ptr, "min_bytes"), "is larger than max_bytes (give min_bytes <= max_bytes)");
-  }
-  if (kind == StepKind::kSweep && st.options.contains("step_factor") && st.options.contains("step_bytes")) {
-    bad(ptr_join(ptr, "step_bytes"), "give step_factor or step_bytes, not both");
-  }
+  compute_effective(st, ptr);
   return st;
 }
 
@@ -477,7 +289,6 @@ Plan make_plan(const json& config_in, std::string_view source) {
     }
     Plan plan;
     plan.source = prefix;
-    plan.config = config;
     for (const auto& [key, v] : config.items()) {
       if (is_comment_key(key)) continue;
       const std::string kp = ptr_join("", key);
@@ -510,6 +321,7 @@ Plan make_plan(const json& config_in, std::string_view source) {
         }
       }
     }
+    plan.config = effective_config(plan);
     return plan;
   } catch (const UsageError& e) {
     if (prefix.empty()) throw;
@@ -543,6 +355,38 @@ json load_criteria(const std::string& path, std::string_view flag) {
   } catch (const UsageError& e) {
     throw UsageError(fmt::format("{}: {}", origin, e.what()));
   }
+}
+
+json effective_config(const Plan& plan) {
+  json out = json::object();
+  if (!plan.name.empty()) out["name"] = plan.name;
+  out["timeout_s"] = plan.timeout_s;
+  for (const auto& st : plan.steps) {
+    json sec = json::object();
+    sec["enabled"] = st.enabled;
+    if (st.kind == StepKind::kGate) {
+      sec["checks"] = plan.gate_checks;
+    } else {
+      sec["budget_s"] = st.budget_s;
+      for (const auto& [k, v] : st.effective.items()) sec[k] = v;
+    }
+    out[std::string(config_key(st.kind))] = sec;
+  }
+  return out;
+}
+
+void set_option(Plan& plan, StepKind kind, const std::string& key, const json& value,
+                std::string_view where) {
+  for (auto& st : plan.steps) {
+    if (st.kind != kind) continue;
+    const auto& infos = step_options(kind).infos;
+    auto it =
+        std::find_if(infos.begin(), infos.end(), [&](const model::OptionInfo& f) { return key == f.key; });
+    if (it == infos.end()) throw std::logic_error("set_option: no such option");
+    st.options[key] = model::normalize_value(*it, value, where);
+    compute_effective(st, "/" + std::string(config_key(kind)));
+  }
+  plan.config = effective_config(plan);
 }
 
 std::string render_plan(const Plan& plan, int nranks, int nhosts) {

@@ -2,22 +2,27 @@
 // Private to lib/suite: one adapter per probe, mapping a config section onto the probe contract
 // (XOptions / validate / run_X / add_X / render_X). An adapter whose probe is not in this build returns
 // nullptr.
+#include <fmt/format.h>
+
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "fabcheck/comm/communicator.hpp"
+#include "fabcheck/model/option_table.hpp"
 #include "fabcheck/report/document.hpp"
 #include "fabcheck/report/transport.hpp"
+#include "fabcheck/report/transport_accumulator.hpp"
 #include "fabcheck/suite/config.hpp"
 #include "fabcheck/suite/runner.hpp"
 
 namespace fabcheck::suite::detail {
 
-// What a step leaves for later steps (rank 0): the transport verdict's input and result, so that latency and
-// pairs can add their MPI signature to it (DESIGN §5: the transport section is redrawn once they ran).
+// What a step leaves for later steps (rank 0): every piece of transport evidence so far and the verdict last
+// written, so that each step that brings evidence (inspect, an NCCL sweep, latency/pairs signatures) redraws
+// the transport section from all of it (DESIGN §5).
 struct SuiteState {
-  std::optional<report::TransportInput> transport_in;
+  report::TransportAccumulator transport_evidence;
   std::optional<report::TransportResult> transport;
 };
 
@@ -29,10 +34,22 @@ struct StepContext {
   SuiteState* state = nullptr;      // rank 0 only (nullptr elsewhere)
 };
 
-// Rank 0: adds `sigs` (measured by `probe`) to the transport input of the inspect step and redraws the
-// transport section (report::update_transport); appends one console line with the new verdict. Does nothing
-// when inspect did not run or there is no signature.
+// Rank 0: redraws the transport section from all evidence in ctx.state (replacing the one written before,
+// report::update_transport) and returns the new verdict's console text line.
+std::string redraw_transport(StepContext& ctx);
+
+// Rank 0: adds `sigs` (measured by `probe`) to the transport evidence and redraws the transport section;
+// appends one console line with the new verdict. Does nothing when inspect did not run (no host evidence) or
+// there is no signature.
 void add_signatures(StepContext& ctx, const char* probe, std::vector<report::MpiSignature> sigs);
+
+/// The step's options from its config section through the probe's option table (issue 16: the table's
+/// defaults, then the section's keys); errors name the key's JSON pointer.
+template <class O>
+O options_of(const model::OptionTable<O>& table, const Step& st) {
+  return table.make(st.options,
+                    [&](std::string_view key) { return fmt::format("/{}/{}", config_key(st.kind), key); });
+}
 
 struct ProbeAdapter {
   const char* probe;                   // "sweep"

@@ -1,4 +1,5 @@
 // Adapter: config section "incast" -> probes::IncastOptions -> run_incast -> add_incast / render_incast.
+#include "fabcheck/model/options_incast.hpp"
 #include "steps.hpp"
 
 #include "fabcheck/probes/incast.hpp"
@@ -8,17 +9,7 @@ namespace fabcheck::suite::detail {
 namespace {
 
 probes::IncastOptions to_options(const Step& st) {
-  probes::IncastOptions o;
-  const auto& j = st.options;
-  if (j.contains("receiver")) o.receiver = j["receiver"].get<std::string>();
-  if (j.contains("fan_in")) o.fan_in = j["fan_in"].get<std::vector<int>>();
-  if (j.contains("sizes")) o.sizes_bytes = j["sizes"].get<std::vector<std::uint64_t>>();
-  if (j.contains("rounds")) o.rounds = j["rounds"].get<int>();
-  if (j.contains("duration_s")) o.duration_s = j["duration_s"].get<double>();
-  if (j.contains("victim")) o.victim = j["victim"].get<bool>();
-  if (j.contains("victim_iters")) o.victim_iters = j["victim_iters"].get<int>();
-  if (j.contains("victim_interval_us")) o.victim_interval_us = j["victim_interval_us"].get<double>();
-  return o;
+  return options_of(model::incast_option_table(), st);
 }
 
 void validate_incast(const Step& st) {

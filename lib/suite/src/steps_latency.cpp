@@ -2,6 +2,7 @@
 // then its 8 B pairs across hosts as MPI signature evidence for the transport verdict.
 #include "fabcheck/probes/latency.hpp"
 
+#include "fabcheck/model/options_latency.hpp"
 #include "fabcheck/report/latency.hpp"
 #include "fabcheck/report/signature_sources.hpp"
 #include "steps.hpp"
@@ -10,19 +11,7 @@ namespace fabcheck::suite::detail {
 namespace {
 
 probes::LatencyOptions to_options(const Step& st) {
-  probes::LatencyOptions o;
-  const auto& j = st.options;
-  if (j.contains("pattern")) {
-    o.pattern =
-        j["pattern"] == "all-pairs" ? probes::LatencyPattern::kAllPairs : probes::LatencyPattern::kRing;
-  }
-  if (j.contains("sizes")) o.sizes = j["sizes"].get<std::vector<std::uint64_t>>();
-  if (j.contains("iters")) o.iters = j["iters"].get<std::uint64_t>();
-  if (j.contains("warmup_iters")) o.warmup = j["warmup_iters"].get<std::uint64_t>();
-  if (j.contains("duration_s")) o.duration_s = j["duration_s"].get<double>();
-  if (j.contains("collectives")) o.collective = j["collectives"].get<bool>();
-  if (j.contains("passes")) o.passes = j["passes"].get<int>();
-  return o;
+  return options_of(model::latency_option_table(), st);
 }
 
 void validate_latency(const Step& st) {

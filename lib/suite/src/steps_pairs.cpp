@@ -1,5 +1,6 @@
 // Adapter: config section "pairs" -> probes::PairsOptions -> run_pairs -> add_pairs / render_pairs, then its
 // host-pair latency and bandwidth as MPI signature evidence for the transport verdict.
+#include "fabcheck/model/options_pairs.hpp"
 #include "steps.hpp"
 
 #include "fabcheck/core/error.hpp"
@@ -11,16 +12,7 @@ namespace fabcheck::suite::detail {
 namespace {
 
 probes::PairsOptions to_options(const Step& st) {
-  probes::PairsOptions o;
-  const auto& j = st.options;
-  if (j.contains("size")) o.size_bytes = j["size"].get<std::uint64_t>();
-  if (j.contains("window")) o.window = j["window"].get<int>();
-  if (j.contains("iters")) o.iters = j["iters"].get<int>();
-  if (j.contains("lat_iters")) o.lat_iters = j["lat_iters"].get<int>();
-  if (j.contains("retest")) o.retest = j["retest"].get<bool>();
-  if (j.contains("bidir")) o.bidir = j["bidir"].get<bool>();
-  if (j.contains("all_ranks")) o.all_ranks = j["all_ranks"].get<bool>();
-  return o;
+  return options_of(model::pairs_option_table(), st);
 }
 
 void validate_pairs(const Step& st) {

@@ -3,6 +3,7 @@
 #include "fabcheck/probes/scaling.hpp"
 
 #include "fabcheck/core/collective.hpp"
+#include "fabcheck/model/options_scaling.hpp"
 #include "fabcheck/report/scaling.hpp"
 #include "steps.hpp"
 
@@ -10,14 +11,7 @@ namespace fabcheck::suite::detail {
 namespace {
 
 probes::ScalingOptions to_options(const Step& st) {
-  probes::ScalingOptions o;
-  const auto& j = st.options;
-  if (j.contains("collective")) o.collective = *core::parse_collective(j["collective"].get<std::string>());
-  if (j.contains("max_bytes")) o.size_bytes = j["max_bytes"].get<std::uint64_t>();
-  if (j.contains("iters")) o.iters = j["iters"].get<int>();
-  if (j.contains("workload")) o.workload = j["workload"].get<std::string>();
-  if (j.contains("workloads_file")) o.workloads_file = j["workloads_file"].get<std::string>();
-  return o;
+  return options_of(model::scaling_option_table(), st);
 }
 
 void validate_scaling(const Step& st) {

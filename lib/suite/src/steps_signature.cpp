@@ -6,15 +6,25 @@
 
 namespace fabcheck::suite::detail {
 
-void add_signatures(StepContext& ctx, const char* probe, std::vector<report::MpiSignature> sigs) {
-  if (!ctx.doc || !ctx.state || !ctx.state->transport_in || !ctx.state->transport || sigs.empty()) return;
-  auto& in = *ctx.state->transport_in;
-  for (auto& s : sigs) in.signatures.push_back(std::move(s));
-  report::TransportResult next = report::analyze_transport(in);
-  report::update_transport(*ctx.doc, *ctx.state->transport, next);
-  ctx.console += fmt::format("# transport verdict with the MPI signature of {}: {} (was {})\n", probe,
-                             next.run.verdict, ctx.state->transport->run.verdict);
+std::string redraw_transport(StepContext& ctx) {
+  if (!ctx.doc || !ctx.state) return "";
+  report::TransportResult next = ctx.state->transport_evidence.result();
+  std::string was = ctx.state->transport ? ctx.state->transport->run.verdict : "";
+  if (ctx.state->transport) {
+    report::update_transport(*ctx.doc, *ctx.state->transport, next);
+  } else {
+    report::add_transport(*ctx.doc, next);
+  }
+  std::string line = was.empty() ? next.run.verdict : fmt::format("{} (was {})", next.run.verdict, was);
   ctx.state->transport = std::move(next);
+  return line;
+}
+
+void add_signatures(StepContext& ctx, const char* probe, std::vector<report::MpiSignature> sigs) {
+  if (!ctx.doc || !ctx.state || !ctx.state->transport || sigs.empty()) return;
+  ctx.state->transport_evidence.add_signatures(std::move(sigs));
+  ctx.console +=
+      fmt::format("# transport verdict with the MPI signature of {}: {}\n", probe, redraw_transport(ctx));
 }
 
 }  // namespace fabcheck::suite::detail

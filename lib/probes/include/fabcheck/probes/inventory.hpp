@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <vector>
+#include "fabcheck/model/options_inventory.hpp"
 
 namespace fabcheck::comm {
 class Communicator;
@@ -17,18 +18,7 @@ class Communicator;
 
 namespace fabcheck::probes {
 
-/// What to read and where.
-struct InventoryOptions {
-  std::string sysfs_root = "/sys";  ///< root of every sysfs read (`--sysfs-root`); must be a directory
-  std::string etc_root = "/etc";    ///< root of Open MPI's `openmpi/openmpi-mca-params.conf` (`--etc-root`)
-  bool use_verbs = true;            ///< ask libibverbs too (only when compiled in)
-  /// Run `nvidia-smi topo -m` when it is on PATH. Only honoured when sysfs_root is "/sys" (a fixture tree is
-  /// not the machine nvidia-smi describes).
-  bool run_nvidia_smi = true;
-  /// NCCL version to judge GPUDirect visibility against ("2.18.5"); empty = unknown (then every range is
-  /// reported).
-  std::string nccl_version;
-};
+using InventoryOptions = model::InventoryOptions;
 
 /// Checks the options. @throws UsageError "--sysfs-root: <path> is not a directory (...)" and the like.
 void validate(const InventoryOptions& opts);

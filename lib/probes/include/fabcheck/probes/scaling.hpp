@@ -11,21 +11,11 @@
 
 #include "fabcheck/comm/communicator.hpp"
 #include "fabcheck/core/collective.hpp"
+#include "fabcheck/model/options_scaling.hpp"
 
 namespace fabcheck::probes {
 
-/// Options of the scaling probe (and the `scaling` block of a config).
-struct ScalingOptions {
-  core::Collective collective =
-      core::Collective::kAllReduce;        ///< reference collective (allreduce, allgather,
-                                           ///< reducescatter: those with a ring model)
-  std::uint64_t size_bytes = 64ull << 20;  ///< size measured on every group: the sweep's largest size
-  int iters = 5;                           ///< timed operations per group (table loop)
-  int warmup_iters = 1;                    ///< warm-up operations per group
-  std::string backend = "mpi";             ///< collective backend (as the sweep's --backend)
-  std::string workload;  ///< reference workload of the score ("" = the workloads file's default); report only
-  std::string workloads_file;  ///< workloads JSON ("" = the built-in configs/workloads.json); report only
-};
+using ScalingOptions = model::ScalingOptions;
 
 /// Checks option ranges. @throws UsageError naming the field: collective without a ring model, size 0,
 /// iters < 1, warmup < 0.

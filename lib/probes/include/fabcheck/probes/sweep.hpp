@@ -11,37 +11,13 @@
 #include "fabcheck/comm/backend.hpp"
 #include "fabcheck/comm/communicator.hpp"
 #include "fabcheck/core/collective.hpp"
+#include "fabcheck/model/options_sweep.hpp"
 #include "fabcheck/parse/nccl_log.hpp"
 #include "fabcheck/probes/topology.hpp"
 
 namespace fabcheck::probes {
 
-/// Sweep options: nccl-tests flags with nccl-tests defaults (reference/nccl-tests.md §2), plus fabcheck's
-/// own.
-struct SweepOptions {
-  std::vector<core::Collective> collectives{core::Collective::kAllReduce};  ///< `--coll` (table order)
-  std::uint64_t min_bytes = 32u << 20;  ///< `-b/--minbytes` (binary suffixes)
-  std::uint64_t max_bytes = 32u << 20;  ///< `-e/--maxbytes`
-  std::uint64_t step_bytes = 1u << 20;  ///< `-i/--stepbytes`, used when step_factor ≤ 1
-  std::uint64_t step_factor = 1;        ///< `-f/--stepfactor`: size *= f when f > 1, else size += step_bytes
-  int iters = 20;                       ///< `-n/--iters`: timed ops per size and placement (≥ 1)
-  int warmup_iters = 1;                 ///< `-w/--warmup_iters` (≥ 0)
-  int check = 1;                        ///< `-c/--check`: check rounds after timing (0 = #wrong N/A)
-  std::vector<core::RedOp> redops{core::RedOp::kSum};    ///< `-o/--op` (`all` = sum prod min max)
-  std::vector<core::Dtype> dtypes{core::Dtype::kFloat};  ///< `-d/--datatype` (`all` = every dtype)
-  int root = 0;             ///< `-r/--root`; −1 = every root (rooted collectives only)
-  int average = 1;          ///< `-a/--average`: 0 rank 0, 1 mean, 2 min, 3 max over ranks
-  int blocking = 0;         ///< `-z/--blocking` 0..3 (nccl-tests meaning)
-  int cycles = 1;           ///< `-N/--run_cycles` (≥ 1; nccl-tests' 0 = forever is refused)
-  int per_iter_iters = -1;  ///< iterations of the per-iteration pass; −1 = same as iters, 0 = off
-  /// The per-iteration pass of every point in this many rounds over the series (round r of every point runs
-  /// before round r+1 of any; at most per_iter_iters rounds), each round after one untimed op. Spread over
-  /// the run, a point's samples represent the run rather than the moment of one burst, so that two runs can
-  /// be compared on them (`fabcheck compare`); 1 = the whole pass right after the point's timed loop.
-  int per_iter_rounds = 10;
-  std::size_t samples_cap = 10000;  ///< per-iteration samples kept in the result (statistics use all)
-  std::string backend = "mpi";      ///< `--backend` mpi | nccl
-};
+using SweepOptions = model::SweepOptions;
 
 /// Validates options that do not depend on the communicator.
 /// @throws UsageError naming the flag: -b > -e, -n < 1, -w < 0, -c < 0, -a ∉ 0..3, -z ∉ 0..3, -N < 1,

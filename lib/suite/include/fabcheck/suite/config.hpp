@@ -33,10 +33,12 @@ struct Step {
   bool enabled = false;              ///< present in the config and not `enabled: false`
   std::string disabled_reason;       ///< why not enabled ("not in the config", "enabled: false")
   double budget_s = 0;               ///< expected seconds (0 = no budget given)
-  /// The section's options, normalized: comment keys and `enabled`/`budget_s` removed, sizes converted to
-  /// integer bytes, size lists to arrays of integers. Defaults are not filled in here (the probe's XOptions
-  /// defaults apply).
+  /// The section's options as given, normalized: comment keys and `enabled`/`budget_s` removed, sizes
+  /// converted to integer bytes, lists to arrays, names to their canonical spelling.
   nlohmann::json options = nlohmann::json::object();
+  /// Every option of the step with its effective value (the probe's Options defaults filled in), from the
+  /// probe's option table (model/options_*.hpp).
+  nlohmann::json effective = nlohmann::json::object();
 };
 
 /// A validated plan.
@@ -47,7 +49,9 @@ struct Plan {
   std::vector<Step> steps;  ///< every step in run order (disabled ones included)
   nlohmann::json gate_checks = nlohmann::json::array();  ///< validated `gate.checks` (possibly empty)
   std::string gate_source;  ///< where gate_checks came from when not the config ("--criteria FILE")
-  nlohmann::json config;    ///< the effective config (after `extends`), recorded in run.config
+  /// The effective config (effective_config()): recorded in run.config and printed by --show-config; a
+  /// valid --config that gives the same plan.
+  nlohmann::json config;
   /// Sum of the budgets of enabled steps (seconds).
   double total_budget_s() const;
   /// The step of a kind (always present).
@@ -78,6 +82,15 @@ nlohmann::json validate_gate_block(const nlohmann::json& gate, std::string_view 
 /// Reads a criteria file (`--criteria FILE`): a whole config with a `gate` block, or a bare gate block
 /// (`{"gate": {...}}` or `{"checks": [...]}`). @throws UsageError naming the flag, the file and the pointer.
 nlohmann::json load_criteria(const std::string& path, std::string_view flag);
+
+/// The effective config of a plan: name, timeout_s, and every step with `enabled`, `budget_s` and every
+/// option's effective value (gate: its checks). No `extends`: it stands alone.
+nlohmann::json effective_config(const Plan& plan);
+
+/// Overrides one option of a step (e.g. `run --backend`), validated as a config value named `where`; the
+/// step's effective options and Plan::config are redrawn. @throws UsageError naming `where`.
+void set_option(Plan& plan, StepKind kind, const std::string& key, const nlohmann::json& value,
+                std::string_view where);
 
 /// Human-readable expanded plan with its time budget (for --dry-run): one line per step with its options.
 std::string render_plan(const Plan& plan, int nranks, int nhosts);

@@ -1,0 +1,91 @@
+#pragma once
+// A probe's option table (lib/model, issue 16) registered as CLI11 options of its subcommand: the flags, help
+// and defaults come from the table, and the given values go through the same normalization as a config's.
+#include <CLI/CLI.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fabcheck/model/option_table.hpp"
+
+namespace fabcheck::app {
+
+/// The table's options on one subcommand. Create it in the command's setup; call options() after parsing.
+template <class O>
+class BoundOptions {
+ public:
+  BoundOptions(CLI::App& sub, const model::OptionTable<O>& table)
+      : table_(&table), text_(table.options.size()), flag_(new bool[table.options.size()]) {
+    const O defaults{};
+    for (std::size_t i = 0; i < table.options.size(); ++i) {
+      const auto& spec = table.options[i];
+      const nlohmann::json d = spec.get(defaults);
+      flag_[i] = d.is_boolean() && d.get<bool>();
+      CLI::Option* opt = spec.info.kind == model::OptKind::kBool
+                             ? sub.add_flag(spec.info.flags, flag_[i], spec.info.help)
+                             : sub.add_option(spec.info.flags, text_[i], spec.info.help);
+      if (!d.is_null() && !(d.is_string() && d.get<std::string>().empty()))
+        opt->default_str(model::value_text(d));
+      if (spec.info.kind != model::OptKind::kBool) opt->type_name(type_name(spec.info));
+      opts_.push_back(opt);
+    }
+  }
+
+  /// Whether the option of `key` was given on the command line.
+  bool given(std::string_view key) const {
+    for (std::size_t i = 0; i < opts_.size(); ++i) {
+      if (table_->options[i].info.key == key) return opts_[i]->count() > 0;
+    }
+    return false;
+  }
+
+  /// The probe's Options: its defaults, then every given flag (normalized, errors naming the flag), then the
+  /// table's cross-key rules. @throws UsageError naming the flag.
+  O options() const {
+    nlohmann::json given = nlohmann::json::object();
+    for (std::size_t i = 0; i < opts_.size(); ++i) {
+      if (opts_[i]->count() == 0) continue;
+      const auto& info = table_->options[i].info;
+      const std::string where = model::flag_display(info);
+      const nlohmann::json raw = info.kind == model::OptKind::kBool
+                                     ? nlohmann::json(flag_[i])
+                                     : model::from_cli_text(info, text_[i], where);
+      given[info.key] = model::normalize_value(info, raw, where);
+    }
+    return table_->make(given, [this](std::string_view key) {
+      const auto* s = table_->find(key);
+      return s ? model::flag_display(s->info) : std::string(key);
+    });
+  }
+
+ private:
+  static std::string type_name(const model::OptionInfo& i) {
+    switch (i.kind) {
+      case model::OptKind::kInt:
+        return "INT";
+      case model::OptKind::kNumber:
+        return "NUM";
+      case model::OptKind::kSize:
+        return "SIZE";
+      case model::OptKind::kChoice:
+        return "{" + i.choices + "}";
+      case model::OptKind::kString:
+        return "TEXT";
+      default:
+        return "LIST";
+    }
+  }
+  const model::OptionTable<O>* table_;
+  std::vector<std::string> text_;
+  std::unique_ptr<bool[]> flag_;
+  std::vector<CLI::Option*> opts_;
+};
+
+/// Registers `table` on `sub`.
+template <class O>
+std::shared_ptr<BoundOptions<O>> bind_options(CLI::App& sub, const model::OptionTable<O>& table) {
+  return std::make_shared<BoundOptions<O>>(sub, table);
+}
+
+}  // namespace fabcheck::app

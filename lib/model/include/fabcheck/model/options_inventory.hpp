@@ -1,0 +1,31 @@
+#pragma once
+/// @file Options of the inventory probe (issue 16: the model owns every probe's Options; its option table is
+/// inventory_option_table(), the one definition of every flag and config key).
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fabcheck/core/collective.hpp"
+#include "fabcheck/model/option_table.hpp"
+
+namespace fabcheck::model {
+
+/// What to read and where.
+struct InventoryOptions {
+  std::string sysfs_root = "/sys";  ///< root of every sysfs read (`--sysfs-root`); must be a directory
+  std::string etc_root = "/etc";    ///< root of Open MPI's `openmpi/openmpi-mca-params.conf` (`--etc-root`)
+  bool use_verbs = true;            ///< ask libibverbs too (only when compiled in)
+  /// Run `nvidia-smi topo -m` when it is on PATH. Only honoured when sysfs_root is "/sys" (a fixture tree is
+  /// not the machine nvidia-smi describes).
+  bool run_nvidia_smi = true;
+  /// NCCL version to judge GPUDirect visibility against ("2.18.5"); empty = unknown (then every range is
+  /// reported).
+  std::string nccl_version;
+};
+
+/// The option table of `fabcheck inventory` and of the `inspect` section of a config.
+const OptionTable<InventoryOptions>& inventory_option_table();
+
+}  // namespace fabcheck::model

@@ -1,0 +1,31 @@
+#pragma once
+/// @file Options of the scaling probe (issue 16: the model owns every probe's Options; its option table is
+/// scaling_option_table(), the one definition of every flag and config key).
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fabcheck/core/collective.hpp"
+#include "fabcheck/model/option_table.hpp"
+
+namespace fabcheck::model {
+
+/// Options of the scaling probe (and the `scaling` block of a config).
+struct ScalingOptions {
+  core::Collective collective =
+      core::Collective::kAllReduce;        ///< reference collective (allreduce, allgather,
+                                           ///< reducescatter: those with a ring model)
+  std::uint64_t size_bytes = 64ull << 20;  ///< size measured on every group: the sweep's largest size
+  int iters = 5;                           ///< timed operations per group (table loop)
+  int warmup_iters = 1;                    ///< warm-up operations per group
+  std::string backend = "mpi";             ///< collective backend (as the sweep's --backend)
+  std::string workload;  ///< reference workload of the score ("" = the workloads file's default); report only
+  std::string workloads_file;  ///< workloads JSON ("" = the built-in configs/workloads.json); report only
+};
+
+/// The option table of `fabcheck scaling` and of the `scaling` section of a config.
+const OptionTable<ScalingOptions>& scaling_option_table();
+
+}  // namespace fabcheck::model
