@@ -15,6 +15,7 @@
 #include "fabcheck/core/build_info.hpp"
 #include "fabcheck/core/collective.hpp"
 #include "fabcheck/core/error.hpp"
+#include "list_options.hpp"
 
 namespace fabcheck::app {
 
@@ -59,9 +60,12 @@ std::string features_line() {
 int main_impl(int argc, char** argv) {
   CLI::App app{"fabcheck: tells a cluster team the truth about their GPU/HPC network fabric", "fabcheck"};
   app.require_subcommand(0, 1);
-  bool show_version = false, list = false;
+  bool show_version = false, list = false, list_options = false;
   app.add_flag("--version", show_version, "Print the version and the compiled-in features");
   app.add_flag("--list", list, "List subcommands and collectives");
+  app.add_flag(
+      "--list-options", list_options,
+      "Every probe's option table (config key, flags, default) as JSON, beside its subcommand's flags");
 
   auto& reg = registry();
   std::stable_sort(reg.begin(), reg.end(),
@@ -90,6 +94,10 @@ int main_impl(int argc, char** argv) {
 
   if (show_version) {
     if (launcher_rank() == 0) std::printf("fabcheck %s\n%s\n", build::kVersion, features_line().c_str());
+    return 0;
+  }
+  if (list_options) {
+    if (launcher_rank() == 0) std::printf("%s\n", list_options_json(app).c_str());
     return 0;
   }
   if (list) {

@@ -5,3 +5,6 @@ fabcheck_script_test(NAME mpi.run.hang LABEL mpi TIMEOUT 90
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/run_hang.py)
 fabcheck_script_test(NAME mpi.run.kill LABEL mpi TIMEOUT 300
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/run_kill.py)
+# One definition per option (issue 16): run.config is a valid --config; latency alone and in run write the same keys.
+fabcheck_script_test(NAME mpi.run.one_definition LABEL mpi TIMEOUT 300
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/run_one_definition.py)

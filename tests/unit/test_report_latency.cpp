@@ -16,15 +16,15 @@ namespace {
 
 /// Three host pairs of a 4-host ring with 2000 samples each around 10 us; the pair h2-h3 has every 50th
 /// sample at 400 us (it owns the tail).
-probes::LatencyResult synthetic_p2p() {
-  probes::LatencyResult r;
+model::LatencyResult synthetic_p2p() {
+  model::LatencyResult r;
   r.nranks = 4;
   r.hosts = {"h0", "h1", "h2", "h3"};
   r.fabric_crossed = true;
   r.members = "host leaders";
   r.pattern = "ring";
   r.schedule = {{{0, 1}, {2, 3}}, {{1, 2}, {0, 3}}};
-  probes::LatencySection s;
+  model::LatencySection s;
   s.kind = "p2p";
   s.pattern = "ring";
   s.size_bytes = 8;
@@ -33,7 +33,7 @@ probes::LatencyResult synthetic_p2p() {
   std::uniform_real_distribution<double> u(9.0, 11.0);
   const int pairs[4][2] = {{0, 1}, {2, 3}, {1, 2}, {0, 3}};
   for (auto [a, b] : pairs) {
-    probes::LatencyPair p;
+    model::LatencyPair p;
     p.a_rank = a;
     p.b_rank = b;
     p.a_host = r.hosts[static_cast<std::size_t>(a)];
@@ -80,7 +80,7 @@ TEST(LatencyAnalysis, P2PHistogramMergedAndPairOwnsTail) {
 }
 
 TEST(LatencyAnalysis, CollectiveStragglerIsTheRankThatEnteredLast) {
-  probes::LatencySection s;
+  model::LatencySection s;
   s.kind = "collective";
   s.pattern = "allreduce";
   s.size_bytes = 8;
@@ -152,7 +152,7 @@ TEST(LatencyReport, JsonSectionShape) {
 }
 
 TEST(LatencyReport, EmptySectionGivesNullsNotNaN) {
-  probes::LatencySection s;
+  model::LatencySection s;
   s.kind = "p2p";
   s.pattern = "ring";
   s.size_bytes = 8;

@@ -20,15 +20,15 @@ core::LinkMatrix filled(int n, double v) {
 }
 
 // 6 hosts; link h2 -> h4 slow; host h5 slow both ways when `slow_host`.
-probes::PairsResult synthetic(bool slow_host) {
-  probes::PairsResult r;
+model::PairsResult synthetic(bool slow_host) {
+  model::PairsResult r;
   for (int i = 0; i < 6; ++i) r.hosts.push_back("h" + std::to_string(i));
   r.size_bytes = 8u << 20;
   r.window = 64;
   r.message_bytes = r.size_bytes / 64;
   r.schedule = core::circle_schedule(6);
   r.retest = true;
-  probes::PairsRail rail;
+  model::PairsRail rail;
   rail.bw_gbps = filled(6, 1.0);
   rail.lat_p50_us = filled(6, 20.0);
   rail.lat_p99_us = filled(6, 40.0);

@@ -48,8 +48,8 @@ WorkloadSet one_profile(double compute_s, double overlap) {
 
 namespace {
 
-probes::ScalingResult groups_result(double busbw2, double busbw4) {
-  probes::ScalingResult r;
+model::ScalingResult groups_result(double busbw2, double busbw4) {
+  model::ScalingResult r;
   r.options.workload = "demo";
   r.world_nranks = 4;
   r.world_hosts = 4;
@@ -80,7 +80,7 @@ TEST(ScalingSection, CurvesFromSweepsUseOutOfPlaceTimes) {
 TEST(ScalingSection, ScoreIsTheReferenceProjectionWithInputs) {
   Document doc;
   doc.json()["sweeps"] = json::array({sweep_entry(Collective::kAllReduce, 4, 64.0 * 1024 * 1024)});
-  const probes::ScalingResult r = groups_result(2.0, 1.9);
+  const model::ScalingResult r = groups_result(2.0, 1.9);
   const WorkloadSet set = one_profile(0.004, 0.25);
   add_scaling(doc, r, set);
   const json& j = doc.json();
@@ -144,7 +144,7 @@ TEST(ScalingSection, NoSweepGivesNullScoreWithReason) {
   EXPECT_EQ(j["run"]["sections"]["scaling"]["status"], "ok");  // the groups ran
   // Nothing at all: skipped with the reason.
   Document empty;
-  probes::ScalingResult none;
+  model::ScalingResult none;
   none.options.workload = "demo";
   none.skipped_reason = "one rank: nothing to scale";
   add_scaling(empty, none, one_profile(0.04, 0.25));
@@ -156,7 +156,7 @@ TEST(ScalingSection, NoSweepGivesNullScoreWithReason) {
 TEST(ScalingSection, FsdpWithoutAllgatherSweepHasNullWithReason) {
   Document doc;
   doc.json()["sweeps"] = json::array({sweep_entry(Collective::kAllReduce, 4, 1024.0 * 1024)});
-  probes::ScalingResult r = groups_result(2.0, 2.0);
+  model::ScalingResult r = groups_result(2.0, 2.0);
   r.options.workload = "llama-70b-fsdp-bf16";
   add_scaling(doc, r, builtin_workloads());
   const json& j = doc.json();

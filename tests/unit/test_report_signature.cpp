@@ -221,9 +221,9 @@ TEST(SignaturePrecedence, BandwidthJudgedAgainstTheSlowerEnd) {
 // ---------------------------------------------------------------- sources
 
 TEST(SignatureSources, FromPairsTakesLeaderMatrices) {
-  probes::PairsResult p;
+  model::PairsResult p;
   p.hosts = {"a", "b", "c"};
-  probes::PairsRail rail;
+  model::PairsRail rail;
   rail.bw_gbps = {{std::nullopt, 0.9, 0.8}, {0.7, std::nullopt, std::nullopt}, {0.85, 0.95, std::nullopt}};
   rail.lat_p50_us = {
       {std::nullopt, 17.0, 18.0}, {17.0, std::nullopt, std::nullopt}, {18.0, std::nullopt, std::nullopt}};
@@ -240,22 +240,22 @@ TEST(SignatureSources, FromPairsTakesLeaderMatrices) {
   EXPECT_EQ(s[2].large_msg_bw_gbps, 0.95);
   EXPECT_FALSE(s[2].p2p_8b_latency_us);
   EXPECT_EQ(s[2].source, "pairs");
-  EXPECT_TRUE(report::signatures_from_pairs(probes::PairsResult{}).empty());
+  EXPECT_TRUE(report::signatures_from_pairs(model::PairsResult{}).empty());
 }
 
 TEST(SignatureSources, FromLatencyTakesCrossHost8BytePairs) {
-  probes::LatencyResult l;
+  model::LatencyResult l;
   l.fabric_crossed = true;
-  probes::LatencySection s8;
+  model::LatencySection s8;
   s8.kind = "p2p";
   s8.size_bytes = 8;
-  probes::LatencyPair p;
+  model::LatencyPair p;
   p.a_host = "a";
   p.b_host = "b";
   p.summary.samples = 100;
   p.summary.p50 = 16.0;
   s8.per_pair.push_back(p);
-  probes::LatencySection s4k = s8;
+  model::LatencySection s4k = s8;
   s4k.size_bytes = 4096;
   s4k.per_pair[0].summary.p50 = 40.0;
   l.sections = {s4k, s8};

@@ -399,15 +399,6 @@ std::optional<double> pcie_gbit(double gts, int width) {
   return static_cast<double>(per_lane_mbit * width) / 1000.0;
 }
 
-int distance_rank(const std::string& level) {
-  if (level == "PIX") return 1;
-  if (level == "PXB") return 2;
-  if (level == "PHB") return 3;
-  if (level == "NODE") return 4;
-  if (level == "SYS") return 5;
-  return 6;
-}
-
 GpuNicDistance pci_distance(const PciLocation& a, const PciLocation& b) {
   GpuNicDistance d;
   if (a.root_complex != b.root_complex) {

@@ -17,7 +17,7 @@ std::string fmt_opt(const std::optional<double>& v, const char* spec_fmt) {
 
 }  // namespace
 
-void add_incast(Document& doc, const probes::IncastResult& r) {
+void add_incast(Document& doc, const model::IncastResult& r) {
   auto arr = nlohmann::json::array();
   for (const auto& p : r.points) {
     nlohmann::json j = {
@@ -121,7 +121,7 @@ void add_incast(Document& doc, const probes::IncastResult& r) {
   }
 }
 
-std::string render_incast(const probes::IncastResult& r) {
+std::string render_incast(const model::IncastResult& r) {
   std::string out;
   std::string current;
   for (const auto& p : r.points) {

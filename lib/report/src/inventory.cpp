@@ -12,9 +12,9 @@
 namespace fabcheck::report {
 
 using nlohmann::json;
-using probes::HostInventory;
-using probes::RdmaDevice;
-using probes::RdmaPort;
+using model::HostInventory;
+using model::RdmaDevice;
+using model::RdmaPort;
 
 namespace {
 
@@ -199,7 +199,7 @@ void placement_findings(const HostInventory& h, std::vector<Finding>& out) {
   std::vector<std::string> far;
   json ev = json::array();
   for (const auto& r : rails) {
-    if (probes::distance_rank(r.level) <= kGdrMaxRank) continue;
+    if (model::distance_rank(r.level) <= kGdrMaxRank) continue;
     far.push_back(fmt::format("GPU{} {} {}", r.gpu, r.level, r.nic));
     ev.push_back({{"gpu", r.gpu}, {"nic", r.nic}, {"level", r.level}});
   }
@@ -231,7 +231,7 @@ std::optional<int> env_int(const HostInventory& h, const char* key) {
   return static_cast<int>(v);
 }
 
-const probes::GidEntry* gid_at(const RdmaPort& p, int idx) {
+const model::GidEntry* gid_at(const RdmaPort& p, int idx) {
   for (const auto& g : p.gids)
     if (g.index == idx) return &g;
   return nullptr;
@@ -303,7 +303,7 @@ void gid_findings(const HostInventory& h, std::vector<Finding>& out) {
     }
 }
 
-void gid_tables_differ(const probes::InventoryResult& r, std::vector<Finding>& out) {
+void gid_tables_differ(const model::InventoryResult& r, std::vector<Finding>& out) {
   if (r.hosts.size() < 2) return;
   std::map<std::string, std::vector<std::string>> by_value;  // configured value → hosts
   std::vector<std::string> works, fails;
@@ -407,7 +407,7 @@ void mpi_findings(const HostInventory& h, std::vector<Finding>& out) {
       fastest_mbit = std::max(fastest_mbit, static_cast<double>(*n.speed_mbit));
   for (const auto& name : split_commas(it->second)) {
     if (name.find('/') != std::string::npos) continue;  // a CIDR subnet, not an interface name
-    const probes::NetInterface* ni = nullptr;
+    const model::NetInterface* ni = nullptr;
     for (const auto& n : h.net_interfaces)
       if (n.name == name) ni = &n;
     // From the environment, a management/container name is already reported by the transport analysis
@@ -476,7 +476,7 @@ void gdr_findings(const HostInventory& h, std::vector<Finding>& out) {
   out.push_back(std::move(f));
 }
 
-std::string pcie_text(const std::optional<probes::PciLocation>& p) {
+std::string pcie_text(const std::optional<model::PciLocation>& p) {
   if (!p || !p->link.current_gts || !p->link.current_width) return "-";
   std::string s = fmt::format("{:g}GT/s x{}", *p->link.current_gts, *p->link.current_width);
   if (p->link.speed_below_cap || p->link.width_below_cap)
@@ -490,17 +490,17 @@ std::vector<GpuRail> gpu_rails(const HostInventory& h) {
   std::vector<GpuRail> out;
   bool peer = peer_memory_seen(h);
   for (const auto& g : h.gpus) {
-    const probes::GpuNicDistance* best = nullptr;
+    const model::GpuNicDistance* best = nullptr;
     double best_rate = -1;
-    std::vector<const probes::GpuNicDistance*> mine;
+    std::vector<const model::GpuNicDistance*> mine;
     for (const auto& d : h.distances) {
       if (d.gpu != g.index) continue;
       mine.push_back(&d);
       const RdmaDevice* dev = find_dev(h, d.nic);
       double rate = dev ? best_active_rate(*dev) : 0;
-      int rk = probes::distance_rank(d.level);
-      if (!best || rk < probes::distance_rank(best->level) ||
-          (rk == probes::distance_rank(best->level) &&
+      int rk = model::distance_rank(d.level);
+      if (!best || rk < model::distance_rank(best->level) ||
+          (rk == model::distance_rank(best->level) &&
            (rate > best_rate || (rate == best_rate && d.nic < best->nic)))) {
         best = &d;
         best_rate = rate;
@@ -513,7 +513,7 @@ std::vector<GpuRail> gpu_rails(const HostInventory& h) {
     r.level = best->level;
     for (const auto* d : mine)
       if (d != best && d->level == best->level) r.ties.push_back(d->nic);
-    r.gdr_eligible = peer && probes::distance_rank(r.level) <= kGdrMaxRank;
+    r.gdr_eligible = peer && model::distance_rank(r.level) <= kGdrMaxRank;
     out.push_back(std::move(r));
   }
   return out;
@@ -532,7 +532,7 @@ std::string gdr_summary(const HostInventory& h) {
   return "no peer-memory module (DMA-BUF may still work: kernel >= 5.12, CUDA >= 11.7, NCCL >= 2.13)";
 }
 
-std::vector<Finding> inventory_findings(const probes::InventoryResult& r) {
+std::vector<Finding> inventory_findings(const model::InventoryResult& r) {
   std::vector<Finding> out;
   for (const auto& h : r.hosts) {
     port_findings(h, out);
@@ -546,10 +546,10 @@ std::vector<Finding> inventory_findings(const probes::InventoryResult& r) {
   return out;
 }
 
-void add_inventory(Document& doc, const probes::InventoryResult& r) {
+void add_inventory(Document& doc, const model::InventoryResult& r) {
   json hosts = json::array();
   for (const auto& h : r.hosts) {
-    json j = json::parse(probes::to_json_text(h));
+    json j = json::parse(model::to_json_text(h));
     json rails = json::array();
     for (const auto& x : gpu_rails(h))
       rails.push_back({{"gpu", x.gpu},
@@ -569,7 +569,7 @@ void add_inventory(Document& doc, const probes::InventoryResult& r) {
   for (const auto& f : inventory_findings(r)) doc.add_finding(f);
 }
 
-std::vector<HostRdmaEvidence> rdma_evidence(const probes::InventoryResult& r) {
+std::vector<HostRdmaEvidence> rdma_evidence(const model::InventoryResult& r) {
   std::vector<HostRdmaEvidence> out;
   for (const auto& h : r.hosts) {
     HostRdmaEvidence e;
@@ -603,7 +603,7 @@ std::vector<HostRdmaEvidence> rdma_evidence(const probes::InventoryResult& r) {
   return out;
 }
 
-std::string render_inventory(const probes::InventoryResult& r) {
+std::string render_inventory(const model::InventoryResult& r) {
   std::string s;
   for (const auto& h : r.hosts) {
     s += fmt::format("host {}: rdma {}{}; {} GPU(s); GPUDirect: {}\n", h.host, h.rdma_status,
@@ -639,7 +639,7 @@ std::string render_inventory(const probes::InventoryResult& r) {
         const GpuRail* rr = nullptr;
         for (const auto& x : rails)
           if (x.gpu == g.index) rr = &x;
-        std::optional<probes::PciLocation> loc = g.pci;
+        std::optional<model::PciLocation> loc = g.pci;
         s += fmt::format("  GPU{:<2} {:<13} {:>4}  {:<22} {:<12} {:<5} {}\n", g.index, g.pci.bdf,
                          g.pci.numa_node ? std::to_string(*g.pci.numa_node) : "-", pcie_text(loc),
                          rr ? rr->nic + (rr->ties.empty() ? "" : "+") : "-", rr ? rr->level : "-",

@@ -26,7 +26,7 @@ json histogram_json(const core::Histogram& h) {
   return out;
 }
 
-json source_json(const probes::LatencySource& s, bool pair) {
+json source_json(const model::LatencySource& s, bool pair) {
   json j = json::object();
   if (pair) {
     j["pair"] = s.label;
@@ -42,7 +42,7 @@ json source_json(const probes::LatencySource& s, bool pair) {
   return j;
 }
 
-std::string pair_name(const probes::LatencyPair& p) {
+std::string pair_name(const model::LatencyPair& p) {
   if (p.a_host != p.b_host) return fmt::format("{}-{}", p.a_host, p.b_host);
   return fmt::format("rank {}-rank {}", p.a_rank, p.b_rank);
 }
@@ -71,7 +71,7 @@ std::string fmt_us(double us) {
   return fmt::format("{:.2f}", us);
 }
 
-const probes::LatencySection* first_section(const probes::LatencyResult& r, const char* kind) {
+const model::LatencySection* first_section(const model::LatencyResult& r, const char* kind) {
   for (const auto& s : r.sections) {
     if (s.kind == kind) return &s;
   }
@@ -80,7 +80,7 @@ const probes::LatencySection* first_section(const probes::LatencyResult& r, cons
 
 }  // namespace
 
-nlohmann::json latency_section_json(const probes::LatencySection& s) {
+nlohmann::json latency_section_json(const model::LatencySection& s) {
   const bool have = s.summary.samples > 0;
   const bool p2p = s.kind == "p2p";
   json j = json::object();
@@ -160,7 +160,7 @@ nlohmann::json latency_section_json(const probes::LatencySection& s) {
   return j;
 }
 
-void add_latency(Document& doc, const probes::LatencyResult& r) {
+void add_latency(Document& doc, const model::LatencyResult& r) {
   json arr = json::array();
   for (const auto& s : r.sections) {
     json j = latency_section_json(s);
@@ -289,7 +289,7 @@ std::string render_histogram(const core::Histogram& h, int bar_width, int max_li
   return out;
 }
 
-std::string tail_sentence(const probes::LatencySection& s, std::uint64_t n) {
+std::string tail_sentence(const model::LatencySection& s, std::uint64_t n) {
   if (s.summary.samples == 0) return {};
   std::vector<double> sorted = s.samples_us;
   std::sort(sorted.begin(), sorted.end());
@@ -304,7 +304,7 @@ std::string tail_sentence(const probes::LatencySection& s, std::uint64_t n) {
   return text;
 }
 
-std::string render_latency(const probes::LatencyResult& r) {
+std::string render_latency(const model::LatencyResult& r) {
   std::string out;
   const std::size_t rounds = r.schedule.size();
   out += fmt::format("# fabcheck latency: {} ranks on {} host{}; pairs are {} ({}), pattern {}, {} round{}\n",

@@ -13,8 +13,8 @@ namespace fabcheck::report {
 namespace {
 
 using nlohmann::json;
-using probes::PairsRail;
-using probes::PairsResult;
+using model::PairsRail;
+using model::PairsResult;
 
 json num(std::optional<double> v) {
   if (!v || !std::isfinite(*v)) return nullptr;

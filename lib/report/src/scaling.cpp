@@ -181,16 +181,16 @@ json fit_json(const CommCurve& curve) {
       {"note", "on the MPI backend alpha and beta are effective values of whatever algorithms MPI chose"}};
 }
 
-void check_scaling_workload(const probes::ScalingOptions& opts) {
+void check_scaling_workload(const model::ScalingOptions& opts) {
   const WorkloadSet set = load_workloads(opts.workloads_file, "--workloads");
   (void)find_workload(set, opts.workload, "--workload");
 }
 
-void add_scaling(Document& doc, const probes::ScalingResult& r) {
+void add_scaling(Document& doc, const model::ScalingResult& r) {
   add_scaling(doc, r, load_workloads(r.options.workloads_file, "--workloads"));
 }
 
-void add_scaling(Document& doc, const probes::ScalingResult& r, const WorkloadSet& workloads) {
+void add_scaling(Document& doc, const model::ScalingResult& r, const WorkloadSet& workloads) {
   const WorkloadProfile& reference = find_workload(workloads, r.options.workload, "--workload");
   json& root = doc.json();
   const bool intra = r.intra_node_only;
@@ -407,7 +407,7 @@ void add_scaling(Document& doc, const probes::ScalingResult& r, const WorkloadSe
   }
 }
 
-std::string render_scaling(const probes::ScalingResult& r) {
+std::string render_scaling(const model::ScalingResult& r) {
   std::string out;
   const char* unit = r.intra_node_only ? "ranks" : "hosts";
   if (r.groups.empty()) {
@@ -429,7 +429,7 @@ std::string render_scaling(const probes::ScalingResult& r) {
   return out;
 }
 
-std::string render_scaling(const probes::ScalingResult& r, const Document& doc) {
+std::string render_scaling(const model::ScalingResult& r, const Document& doc) {
   std::string out = render_scaling(r);
   const json& root = doc.json();
   if (!root.contains("scaling") || !root.contains("score")) return out;

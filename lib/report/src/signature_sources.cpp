@@ -5,7 +5,7 @@
 
 namespace fabcheck::report {
 
-std::vector<MpiSignature> signatures_from_pairs(const probes::PairsResult& r) {
+std::vector<MpiSignature> signatures_from_pairs(const model::PairsResult& r) {
   std::vector<MpiSignature> out;
   if (r.rails.empty()) return out;
   const auto& rail = r.rails.front();
@@ -32,7 +32,7 @@ std::vector<MpiSignature> signatures_from_pairs(const probes::PairsResult& r) {
   return out;
 }
 
-std::vector<MpiSignature> signatures_from_latency(const probes::LatencyResult& r) {
+std::vector<MpiSignature> signatures_from_latency(const model::LatencyResult& r) {
   std::vector<MpiSignature> out;
   if (!r.fabric_crossed) return out;
   for (const auto& sec : r.sections) {

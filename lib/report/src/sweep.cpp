@@ -13,10 +13,10 @@
 
 namespace fabcheck::report {
 
-using probes::PerIterStats;
-using probes::PlacementResult;
-using probes::SweepBlock;
-using probes::SweepResult;
+using model::PerIterStats;
+using model::PlacementResult;
+using model::SweepBlock;
+using model::SweepResult;
 
 std::string nccl_float(double value, int width) {
   for (int prec = 2; prec >= 0; --prec) {
@@ -50,7 +50,7 @@ nlohmann::json per_iter_json(const PerIterStats& s) {
           {"straggler_resolution_us", s.straggler_resolution_us}};
 }
 
-nlohmann::json point_json(const probes::SweepPoint& p, const PlacementResult& pr, const char* placement) {
+nlohmann::json point_json(const model::SweepPoint& p, const PlacementResult& pr, const char* placement) {
   nlohmann::json j = {{"size_bytes", p.size_bytes},  {"count", p.count},      {"cycle", p.cycle},
                       {"placement", placement},      {"time_us", pr.time_us}, {"algbw_gbps", pr.algbw_gbps},
                       {"busbw_gbps", pr.busbw_gbps}, {"wrong", nullptr},      {"per_iter", nullptr}};

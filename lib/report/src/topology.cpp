@@ -2,7 +2,7 @@
 
 namespace fabcheck::report {
 
-nlohmann::json topology_json(const probes::Topology& t) {
+nlohmann::json topology_json(const model::Topology& t) {
   nlohmann::json hosts = nlohmann::json::array();
   for (const auto& h : t.hosts) hosts.push_back({{"host", h.host}, {"ranks", h.ranks}});
   nlohmann::json j = {{"nranks", t.nranks},
@@ -20,7 +20,7 @@ nlohmann::json topology_json(const probes::Topology& t) {
   return j;
 }
 
-void add_topology(Document& doc, const probes::Topology& t) {
+void add_topology(Document& doc, const model::Topology& t) {
   doc.json()["topology"] = topology_json(t);
 }
 

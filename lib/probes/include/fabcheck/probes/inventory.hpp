@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <vector>
+#include "fabcheck/model/inventory.hpp"
 #include "fabcheck/model/options_inventory.hpp"
 
 namespace fabcheck::comm {
@@ -17,175 +18,41 @@ class Communicator;
 }
 
 namespace fabcheck::probes {
+using GidEntry = model::GidEntry;
+using RdmaPort = model::RdmaPort;
+using PcieLink = model::PcieLink;
+using PciLocation = model::PciLocation;
+using RdmaDevice = model::RdmaDevice;
+using Gpu = model::Gpu;
+using GpuNicDistance = model::GpuNicDistance;
+using GdrInfo = model::GdrInfo;
+using NetInterface = model::NetInterface;
+using MpiConfigFile = model::MpiConfigFile;
+using MpiConfig = model::MpiConfig;
+using VerbsPort = model::VerbsPort;
+using VerbsDevice = model::VerbsDevice;
+using VerbsListing = model::VerbsListing;
+using HostInventory = model::HostInventory;
+using InventoryResult = model::InventoryResult;
+using model::distance_rank;
+using model::host_inventory_from_json_text;
+using model::to_json_text;
 
 using InventoryOptions = model::InventoryOptions;
 
 /// Checks the options. @throws UsageError "--sysfs-root: <path> is not a directory (...)" and the like.
 void validate(const InventoryOptions& opts);
 
-/// One non-empty GID slot (rdma-sysfs.md §3). Empty slots (all-zero GID) are not listed.
-struct GidEntry {
-  int index = 0;            ///< slot index in gids/
-  std::string gid;          ///< 8 groups of 4 hex digits as sysfs prints it
-  std::string type;         ///< "IB", "RoCE v1", "RoCE v2", or "" when the type file could not be read
-  std::string netdev;       ///< gid_attrs/ndevs/<i> (RoCE), "" on IB
-  bool link_local = false;  ///< fe80::/64
-  std::string ipv4;         ///< dotted IPv4 for an IPv4-mapped GID (::ffff:a.b.c.d), else ""
-};
-
-/// One port of an RDMA device (rdma-sysfs.md §3).
-struct RdmaPort {
-  int port = 1;                     ///< port number (from 1)
-  std::string state;                ///< "ACTIVE", "DOWN", ... (text after "N: ")
-  int state_num = 0;                ///< 4 = ACTIVE
-  std::string phys_state;           ///< "LinkUp", "Polling", "Disabled", ...
-  std::string link_layer;           ///< "InfiniBand", "Ethernet" (= RoCE), "Unknown"
-  std::string rate_raw;             ///< the rate file as read ("400 Gb/sec (4X NDR)")
-  std::optional<double> rate_gbit;  ///< Gb/s, only when ACTIVE (rates of down ports are fiction)
-  std::optional<int> mtu;           ///< active MTU in bytes (verbs, or RoCE: iboe_get_mtu(netdev mtu))
-  std::string mtu_source;           ///< "verbs", "netdev <name> mtu <n>", or why it is unknown
-  std::string lid;                  ///< "0x80"; "0xffff" = unassigned
-  int gid_tbl_len = 0;              ///< number of slots in gids/
-  std::vector<GidEntry> gids;       ///< non-empty slots, by index
-  std::optional<int>
-      rocev2_gid_index;  ///< first routable RoCE v2 GID (NCCL validGid && !linkLocal), RoCE only
-  bool active() const { return state_num == 4; }
-};
-
-/// A PCIe link as sysfs shows it (rdma-sysfs.md §5). Speeds in GT/s.
-struct PcieLink {
-  std::optional<double> current_gts;     ///< current_link_speed
-  std::optional<int> current_width;      ///< current_link_width
-  std::optional<double> max_gts;         ///< max_link_speed of the device
-  std::optional<int> max_width;          ///< max_link_width of the device
-  std::optional<double> parent_max_gts;  ///< max_link_speed of the parent bridge (upstream port)
-  std::optional<int> parent_max_width;   ///< max_link_width of the parent bridge
-  std::optional<double> cap_gts;         ///< min(device max, parent max)
-  std::optional<int> cap_width;          ///< min(device max, parent max)
-  bool speed_below_cap = false;          ///< current speed < cap
-  bool width_below_cap = false;          ///< current width < cap
-  std::optional<double> current_gbit;  ///< usable bandwidth at the current link (kernel pcie_bandwidth maths)
-  std::optional<double> cap_gbit;      ///< usable bandwidth at the capability
-};
-
 /// Usable PCIe bandwidth in Gb/s of `width` lanes at `gts` GT/s, as the kernel prints it (drivers/pci/pci.c
 /// `pcie_bandwidth_available`, PCIE_SPEED2MBS_ENC: 2.5→2000, 5→4000, 8→7876, 16→15753, 32→31507, 64→64000
 /// Mb/s per lane). Example: 16 GT/s x16 → 252.048. Returns nullopt for an unknown speed.
 std::optional<double> pcie_gbit(double gts, int width);
 
-/// A PCI function's place in the tree: root complex and bridge chain from `realpath(bus/pci/devices/<bdf>)`.
-struct PciLocation {
-  std::string bdf;                        ///< "0000:1a:00.0"
-  std::string root_complex;               ///< "pci0000:15"
-  std::vector<std::string> chain;         ///< bridges from the root port down, then the device itself (last)
-  std::optional<int> numa_node;           ///< numa_node, nullopt when -1 or missing
-  std::string local_cpulist;              ///< "0-47,96-143"
-  std::string vendor, device, pci_class;  ///< "0x15b3", "0x1021", "0x020700"
-  PcieLink link;                          ///< PCIe link of the function
-};
-
-/// An RDMA device (rdma-sysfs.md §1-§2).
-struct RdmaDevice {
-  std::string name;                  ///< ibdev name ("mlx5_0", "mlx5_bond_0")
-  std::string node_type;             ///< "CA", "RNIC", ...
-  std::string fw_ver;                ///< "28.41.1000"
-  std::string hca_type;              ///< "MT4129" (optional, driver-specific)
-  std::string board_id;              ///< PSID (optional)
-  std::string node_guid;             ///< "58a2:e103:0000:0010"
-  std::string sys_image_guid;        ///< equal on the PFs of one card
-  std::optional<PciLocation> pci;    ///< nullopt for a device without a PCI parent (soft RoCE)
-  std::vector<std::string> netdevs;  ///< device/net/* (PF netdevs, IPoIB)
-  std::vector<RdmaPort> ports;       ///< by port number
-};
-
-/// An NVIDIA GPU found in PCI sysfs (vendor 0x10de, class 0x0302xx/0x0300xx).
-struct Gpu {
-  int index = 0;    ///< order by PCI address (the order nvidia-smi uses)
-  PciLocation pci;  ///< location, NUMA node and link
-};
-
-/// Distance of a GPU to an RDMA device, as `nvidia-smi topo -m` prints it (rdma-sysfs.md §5).
-struct GpuNicDistance {
-  int gpu = 0;        ///< Gpu::index
-  std::string nic;    ///< RdmaDevice::name
-  std::string level;  ///< "PIX", "PXB", "PHB", "NODE", "SYS"
-  int switches = 0;   ///< PCIe switches on the path (PIX/PXB only)
-};
-
-/// Distance level rank: PIX 1, PXB 2, PHB 3, NODE 4, SYS 5, unknown 6. Lower is closer.
-int distance_rank(const std::string& level);
-
 /// Computes the distance between two PCI locations (lowest common ancestor; rdma-sysfs.md §5).
 GpuNicDistance pci_distance(const PciLocation& gpu, const PciLocation& nic);
 
-/// GPUDirect RDMA readiness (rdma-sysfs.md §7).
-struct GdrInfo {
-  bool nvidia_peermem_loaded = false;      ///< <root>/module/nvidia_peermem exists
-  bool nv_peer_mem_loaded = false;         ///< <root>/module/nv_peer_mem exists (legacy Mellanox module)
-  std::string module_version;              ///< module/<m>/version
-  std::vector<std::string> paths_present;  ///< which of the NCCL-checked paths exist (relative to the root)
-  /// Which NCCL releases see a peer-memory client here: keys "<=2.9.7", "2.9.8-2.21", "2.22", ">=2.23.4".
-  std::map<std::string, bool> seen_by_nccl;
-  std::string nccl_version;               ///< the version judged against (empty = unknown)
-  std::optional<bool> seen_by_this_nccl;  ///< for nccl_version when known
-};
-
 /// Which `seen_by_nccl` key a NCCL version falls into ("2.18.5" → "2.9.8-2.21"); "" when unparseable.
 std::string nccl_gdr_range(const std::string& nccl_version);
-
-/// An Ethernet / IPoIB interface from <root>/class/net.
-struct NetInterface {
-  std::string name;                ///< "ens3np0", "docker0"
-  std::string operstate;           ///< "up", "down", "unknown"
-  std::optional<int> mtu;          ///< bytes
-  std::optional<long> speed_mbit;  ///< Mb/s; nullopt when unreadable or negative (link down)
-  bool is_virtual = false;         ///< under devices/virtual (bridges, veth, docker0, lo)
-  std::string pci_bdf;             ///< PCI function, "" for virtual
-  std::string rdma_device;         ///< ibdev on the same PCI function, "" if none
-  std::string type;                ///< ARPHRD number as read: "1" Ethernet, "32" InfiniBand, "772" loopback
-};
-
-/// One Open MPI MCA parameter file.
-struct MpiConfigFile {
-  std::string path;                                         ///< as opened (under etc_root)
-  std::vector<std::pair<std::string, std::string>> params;  ///< in file order
-};
-
-/// Open MPI configuration that decides whether MPI can use RDMA.
-struct MpiConfig {
-  std::vector<MpiConfigFile> files;              ///< files read (missing files are not listed)
-  std::map<std::string, std::string> effective;  ///< btl, pml, mtl, osc, btl_tcp_if_include ... (env wins)
-  std::map<std::string, std::string> origin;     ///< key → "file <path>" or "env OMPI_MCA_<key>"
-  std::vector<std::string> rdma_excluded;        ///< e.g. "pml ^ucx", "btl ^uct,openib,ofi"
-};
-
-/// libibverbs' view of one port (rdma-sysfs.md §6).
-struct VerbsPort {
-  int port = 1;              ///< port number
-  int state = 0;             ///< enum ibv_port_state (4 = ACTIVE)
-  int active_mtu_bytes = 0;  ///< 256..4096, 0 unknown
-  int link_layer = 0;        ///< 0 unspecified, 1 InfiniBand, 2 Ethernet
-  double rate_gbit = 0;      ///< lanes(active_width) × per-lane(active_speed_ex or active_speed)
-  int gid_tbl_len = 0;       ///< port attribute
-};
-
-/// libibverbs' view of one device.
-struct VerbsDevice {
-  std::string name;              ///< ibv_get_device_name
-  std::string error;             ///< why it could not be opened/queried, "" when fine
-  std::vector<VerbsPort> ports;  ///< queried ports
-};
-
-/// Result of enumerating devices through libibverbs.
-struct VerbsListing {
-  /// "ok" (list returned, possibly empty), "unavailable" (ibv_get_device_list returned NULL: ENOSYS = kernel
-  /// RDMA stack absent → no RDMA hardware), "not_compiled" (built without libibverbs), "disabled" (not
-  /// asked).
-  std::string status = "not_compiled";
-  int err = 0;                       ///< errno when unavailable
-  std::string error_text;            ///< strerror(err), e.g. "Function not implemented"
-  std::vector<VerbsDevice> devices;  ///< when ok
-};
 
 /// Seam over libibverbs enumeration (enumeration asks the running kernel and cannot be pointed at a tree).
 class VerbsBackend {
@@ -199,29 +66,6 @@ class VerbsBackend {
 /// "not_compiled".
 std::unique_ptr<VerbsBackend> make_system_verbs();
 
-/// Everything known about one host.
-struct HostInventory {
-  std::string host;                          ///< host name
-  std::string sysfs_root;                    ///< root the reads went through
-  std::string rdma_status;                   ///< "present" or "none"
-  std::string rdma_reason;                   ///< why "none" ("no /sys/class/infiniband"), else ""
-  bool uverbs_present = false;               ///< <root>/class/infiniband_verbs exists (ib_uverbs loaded)
-  std::vector<RdmaDevice> rdma_devices;      ///< sorted by name
-  std::vector<Gpu> gpus;                     ///< sorted by PCI address
-  std::vector<GpuNicDistance> distances;     ///< every GPU × RDMA device
-  std::string nvidia_smi_topo;               ///< raw `nvidia-smi topo -m` output when it ran, else ""
-  GdrInfo gdr;                               ///< GPUDirect RDMA readiness
-  std::vector<NetInterface> net_interfaces;  ///< class/net, sorted by name
-  std::map<std::string, std::string> env;    ///< NCCL_*, UCX_*, OMPI_MCA_* only
-  MpiConfig mpi_config;                      ///< Open MPI MCA parameter files + env
-  VerbsListing verbs;                        ///< libibverbs view
-};
-
-/// Inventory of every host (rank 0 holds all; other ranks may hold none).
-struct InventoryResult {
-  std::vector<HostInventory> hosts;  ///< one per host, in host order of the communicator
-};
-
 /// Keeps only the transport-steering variables of `environ`-style entries ("KEY=VALUE"): NCCL_*, UCX_*,
 /// OMPI_MCA_*.
 std::map<std::string, std::string> filter_transport_env(const std::vector<std::string>& entries);
@@ -234,11 +78,6 @@ std::vector<std::string> process_environment();
 /// @throws UsageError when the options are invalid (see validate).
 HostInventory collect_host_inventory(const InventoryOptions& opts, const VerbsBackend& verbs,
                                      const std::map<std::string, std::string>& env, const std::string& host);
-
-/// Serializes a host inventory as the DESIGN §6 `inventory.hosts[]` JSON object (text).
-std::string to_json_text(const HostInventory& h);
-/// Parses what to_json_text wrote. @throws RuntimeFailure on malformed text.
-HostInventory host_inventory_from_json_text(const std::string& text);
 
 /// Collective over comm: each host's leader (local rank 0) collects its host's inventory, the JSON texts are
 /// gathered to rank 0. Returns every host on rank 0, nothing elsewhere.

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "fabcheck/probes/inventory.hpp"
+#include "fabcheck/model/inventory.hpp"
 #include "fabcheck/report/document.hpp"
 #include "fabcheck/report/transport.hpp"
 
@@ -24,28 +24,28 @@ struct GpuRail {
 };
 
 /// Chooses each GPU's NIC on one host. Empty when the host has no GPU or no RDMA device with a PCI location.
-std::vector<GpuRail> gpu_rails(const probes::HostInventory& h);
+std::vector<GpuRail> gpu_rails(const model::HostInventory& h);
 
 /// PCIe, GID, port, placement, GPUDirect and MPI findings for every host, plus GID_TABLES_DIFFER across
 /// hosts. Each finding's evidence names the host (and device/port/GPU where it applies).
-std::vector<Finding> inventory_findings(const probes::InventoryResult& r);
+std::vector<Finding> inventory_findings(const model::InventoryResult& r);
 
 /// One-line GPUDirect RDMA state of a host: "not applicable: no RDMA device", "not applicable: no GPU",
 /// "peer memory: <path>", or "no peer-memory module (...)".
-std::string gdr_summary(const probes::HostInventory& h);
+std::string gdr_summary(const model::HostInventory& h);
 
 /// Writes `inventory: {hosts: [...]}` (DESIGN §6; per host also `rails` and `gdr.summary`), appends
 /// inventory_findings(r) and marks run.sections.inventory ok (skipped with a reason when r has no host).
-void add_inventory(Document& doc, const probes::InventoryResult& r);
+void add_inventory(Document& doc, const model::InventoryResult& r);
 
 /// The inventory's evidence for the transport verdict, one entry per host: RDMA device names, ACTIVE port
 /// count, majority link layer of the ACTIVE ports ("InfiniBand" | "RoCE" | ""), their fastest rate (Gbit/s),
 /// IPoIB/RoCE netdevs, the libibverbs error text (ENOSYS → "Function not implemented"), peer-memory
 /// visibility (nullopt on a host without GPUs), the transport env and whether Open MPI's MCA files exclude
 /// UCX.
-std::vector<HostRdmaEvidence> rdma_evidence(const probes::InventoryResult& r);
+std::vector<HostRdmaEvidence> rdma_evidence(const model::InventoryResult& r);
 
 /// Console text: one table per host (RDMA ports, GPUs and their NIC, GPUDirect, MPI config, env).
-std::string render_inventory(const probes::InventoryResult& r);
+std::string render_inventory(const model::InventoryResult& r);
 
 }  // namespace fabcheck::report

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "fabcheck/probes/latency.hpp"
+#include "fabcheck/model/latency.hpp"
 #include "fabcheck/report/document.hpp"
 
 namespace fabcheck::report {
@@ -15,13 +15,13 @@ namespace fabcheck::report {
 /// stragglers, spikes, tail_cost: [{n, expected_us, vs_p50, low_confidence}]} plus min/mean/stdev,
 /// low_confidence flags and notes. Percentiles are null (with `percentile_reason`) when the section has no
 /// samples.
-nlohmann::json latency_section_json(const probes::LatencySection& s);
+nlohmann::json latency_section_json(const model::LatencySection& s);
 
 /// Fills `latency` (array of sections), `run.sections.latency` and the findings: LATENCY_FABRIC_NOT_CROSSED
 /// (info, one host), LATENCY_PAIR_OUTLIER (warn: a pair's p50 is a DESIGN §4 outlier among the pairs),
 /// LATENCY_PAIR_TAIL (warn: a pair's p99 exceeds 3× the median pair p99), LATENCY_SPIKES (info: samples above
 /// 10× the median).
-void add_latency(Document& doc, const probes::LatencyResult& r);
+void add_latency(Document& doc, const model::LatencyResult& r);
 
 /// Lines of an ASCII histogram of `h` (µs labels): log buckets (4, 2 or 1 per power of two so that at most
 /// `max_lines` lines result; fine buckets nest exactly in them), one line per bucket from the first to the
@@ -31,9 +31,9 @@ std::string render_histogram(const core::Histogram& h, int bar_width = 50, int m
 
 /// "at 512 ranks the tail makes each exchange X× slower than its median" for a section (empty without
 /// samples).
-std::string tail_sentence(const probes::LatencySection& s, std::uint64_t n = 512);
+std::string tail_sentence(const model::LatencySection& s, std::uint64_t n = 512);
 
 /// Console text of the whole result (rank 0 prints it to stdout).
-std::string render_latency(const probes::LatencyResult& r);
+std::string render_latency(const model::LatencyResult& r);
 
 }  // namespace fabcheck::report

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "fabcheck/probes/pairs.hpp"
+#include "fabcheck/model/pairs.hpp"
 #include "fabcheck/report/document.hpp"
 
 namespace fabcheck::report {
@@ -18,15 +18,15 @@ namespace fabcheck::report {
 /// `refuted_suspects`), retests, retest_reference, notes}; with --all-ranks and more than one rank per host a
 /// `rails` array holds the same per local rank {local_rank, ranks, bw_gbps, …} (top level = local rank 0). z
 /// is null when MAD = 0 (z = ±∞), with `z_reason`.
-nlohmann::json pairs_json(const probes::PairsResult& r);
+nlohmann::json pairs_json(const model::PairsResult& r);
 
 /// Fills doc["pairs"], run.sections.pairs = ok, and the findings: PAIRS_SLOW_HOST (warn when confirmed or not
 /// retested, info when refuted), PAIRS_SLOW_LINK / PAIRS_HIGH_LATENCY (warn, links not explained by a suspect
 /// host), PAIRS_RULE_LIMIT (info: too few hosts for the rule). None of them is `fail`.
-void add_pairs(Document& doc, const probes::PairsResult& r);
+void add_pairs(Document& doc, const model::PairsResult& r);
 
 /// Console text: the bandwidth and latency matrices (outliers marked `*`, refuted `?`), the outliers and the
 /// suspects, one line each.
-std::string render_pairs(const probes::PairsResult& r);
+std::string render_pairs(const model::PairsResult& r);
 
 }  // namespace fabcheck::report

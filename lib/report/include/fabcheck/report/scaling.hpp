@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "fabcheck/probes/scaling.hpp"
+#include "fabcheck/model/scaling.hpp"
 #include "fabcheck/report/document.hpp"
 #include "fabcheck/report/scaling_model.hpp"
 #include "fabcheck/report/workloads.hpp"
@@ -58,20 +58,20 @@ nlohmann::json fit_json(const CommCurve& curve);
 /// @throws UsageError when r.options.workloads_file cannot be read or names no such workload (validate
 /// earlier with
 ///         check_scaling_workload to fail before measuring).
-void add_scaling(Document& doc, const probes::ScalingResult& r);
+void add_scaling(Document& doc, const model::ScalingResult& r);
 
 /// As add_scaling(doc, r) with an explicit workload set (tests, callers that loaded the file already).
-void add_scaling(Document& doc, const probes::ScalingResult& r, const WorkloadSet& workloads);
+void add_scaling(Document& doc, const model::ScalingResult& r, const WorkloadSet& workloads);
 
 /// Checks, before measuring, that r.options' workloads file reads and names the workload.
 /// @throws UsageError naming --workloads / --workload.
-void check_scaling_workload(const probes::ScalingOptions& opts);
+void check_scaling_workload(const model::ScalingOptions& opts);
 
 /// Console text of the group scaling (a table: hosts, nranks, busbw_gbps, vs_2host).
-std::string render_scaling(const probes::ScalingResult& r);
+std::string render_scaling(const model::ScalingResult& r);
 
 /// Console text of the group scaling followed by the α–β fits, the bucket advice, the score sentence and the
 /// projection, read from a document that add_scaling filled. Use this one in `fabcheck run`.
-std::string render_scaling(const probes::ScalingResult& r, const Document& doc);
+std::string render_scaling(const model::ScalingResult& r, const Document& doc);
 
 }  // namespace fabcheck::report

@@ -3,8 +3,8 @@
 /// the latency probe's 8 B point-to-point pairs. Pure conversions of probe results; no MPI.
 #include <vector>
 
-#include "fabcheck/probes/latency.hpp"
-#include "fabcheck/probes/pairs.hpp"
+#include "fabcheck/model/latency.hpp"
+#include "fabcheck/model/pairs.hpp"
 #include "fabcheck/report/signature.hpp"
 
 namespace fabcheck::report {
@@ -13,11 +13,11 @@ namespace fabcheck::report {
 /// half round trip), bandwidth = the slower of the two directions of bw_gbps (GB/s; one direction alone when
 /// only one was measured). Pairs with neither figure are left out. source = "pairs". Empty on ranks other
 /// than 0.
-std::vector<MpiSignature> signatures_from_pairs(const probes::PairsResult& r);
+std::vector<MpiSignature> signatures_from_pairs(const model::PairsResult& r);
 
 /// One signature per pair of the 8 B point-to-point section whose ends are on different hosts: latency =
 /// the pair's p50 (µs); no bandwidth (the latency probe measures none). Empty when the pairs did not cross
 /// the fabric (local ranks of one host) or no 8 B p2p section ran. source = "latency".
-std::vector<MpiSignature> signatures_from_latency(const probes::LatencyResult& r);
+std::vector<MpiSignature> signatures_from_latency(const model::LatencyResult& r);
 
 }  // namespace fabcheck::report

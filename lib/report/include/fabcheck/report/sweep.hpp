@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "fabcheck/probes/sweep.hpp"
+#include "fabcheck/model/sweep.hpp"
 #include "fabcheck/report/document.hpp"
 #include "fabcheck/report/transport.hpp"
 
@@ -15,20 +15,20 @@ namespace fabcheck::report {
 /// [{size_bytes, count, cycle, placement, time_us, algbw_gbps, busbw_gbps, wrong, per_iter}]}), `topology`,
 /// run.config.sweep, run.sections.sweeps, and the findings WRONG_DATA (fail, when Σ#wrong > 0) and
 /// SINGLE_RANK (warn, n = 1: busBw 0).
-void add_sweep(Document& doc, const probes::SweepResult& r);
+void add_sweep(Document& doc, const model::SweepResult& r);
 
 /// Console text in the nccl-tests layout: per collective a preamble (`# Collective test starting`, `# nThread
 /// …`,
 /// `# Using devices` with one line per rank), the 3-line header, one row per size (out-of-place then in-place
 /// block), and the footer (`# Out of bounds values`, `# Avg bus bandwidth`, `# Collective test concluded`).
 /// Rows: "%12li  %12li  %8s  %6s  %6s" then per placement "  %7s  %6s  %6s  %6g" or "  %7s  %6s  %6s    N/A".
-std::string render_sweep(const probes::SweepResult& r);
+std::string render_sweep(const model::SweepResult& r);
 
 /// The transport verdict of an nccl-backend sweep, drawn from NCCL's own log of every rank exactly as
 /// `inspect --nccl-log` draws it (analyze_transport over r.nccl_logs, with r.nccl_env as the environment);
 /// the log notes (missing, cut or thin logs) are added as `nccl_log` evidence lines. nullopt when the sweep
 /// captured no NCCL log at all (mpi backend). Write it with add_transport, print it with render_transport.
-std::optional<TransportResult> sweep_transport(const probes::SweepResult& r);
+std::optional<TransportResult> sweep_transport(const model::SweepResult& r);
 
 /// nccl-tests' HEAD `getFloatStr`: the first of %.2f, %.1f, %.0f that fits in `width` characters
 /// (right-aligned), otherwise %<width>.1e when width ≥ 7, else %<width>.0e.

@@ -24,7 +24,7 @@
 namespace fabcheck::report {
 
 /// What the host inventory knows about one host's RDMA capability (filled by `fabcheck inspect` from
-/// probes::HostInventory; every field may stay empty when not inspected).
+/// model::HostInventory; every field may stay empty when not inspected).
 struct HostRdmaEvidence {
   std::string host;  ///< host name (as MPI/hostname reports it, cut at the first '.')
   std::vector<std::string>

@@ -1,13 +1,15 @@
 // JSON form of a host inventory: the DESIGN §6 `inventory.hosts[]` object. Also the wire format host leaders
 // send to rank 0, so it round-trips.
+// The inventory section's wire format (host leaders -> rank 0) and the report's `inventory` JSON: one writer
+// and one reader of HostInventory (issue 16: the model defines the schema, not the measurement code).
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
 
 #include "fabcheck/core/error.hpp"
-#include "fabcheck/probes/inventory.hpp"
+#include "fabcheck/model/inventory.hpp"
 
-namespace fabcheck::probes {
+namespace fabcheck::model {
 
 using nlohmann::json;
 
@@ -318,4 +320,4 @@ HostInventory host_inventory_from_json_text(const std::string& text) {
   }
 }
 
-}  // namespace fabcheck::probes
+}  // namespace fabcheck::model

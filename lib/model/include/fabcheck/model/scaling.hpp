@@ -1,0 +1,33 @@
+#pragma once
+/// @file Result structs of the scaling probe, as the report model holds them (issue 16: the model owns every
+/// probe's data; lib/probes fills them and lib/report reads them, without MPI).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "fabcheck/core/collective.hpp"
+#include "fabcheck/model/options_scaling.hpp"
+
+namespace fabcheck::model {
+/// One group's measurement.
+struct ScalingGroup {
+  int hosts = 0;                        ///< hosts in the group (1 for local-rank groups on one host)
+  int nranks = 0;                       ///< ranks in the group
+  std::vector<std::string> host_names;  ///< the hosts of the group, in rank order
+  std::uint64_t size_bytes = 0;         ///< the size column measured (after the sweep's chunk rounding)
+  double time_us = 0;                   ///< per-op time, mean over ranks (nccl-tests -a 1)
+  double algbw_gbps = 0;                ///< size/time
+  double busbw_gbps = 0;                ///< algbw · busbw_factor(collective, nranks)
+  bool intra_node_only = false;         ///< every rank of the group is on one host
+};
+/// Whole result (complete on rank 0).
+struct ScalingResult {
+  ScalingOptions options;            ///< options as run
+  int world_nranks = 0;              ///< ranks in the run
+  int world_hosts = 0;               ///< hosts in the run
+  bool intra_node_only = false;      ///< the run has one host: local-rank groups
+  std::vector<ScalingGroup> groups;  ///< ascending group size; the first is the 2-host (or 2-rank) baseline
+  std::string skipped_reason;        ///< non-empty when no group could run (one rank)
+};
+
+}  // namespace fabcheck::model

@@ -1,0 +1,27 @@
+#pragma once
+/// @file Result structs of the topology probe, as the report model holds them (issue 16: the model owns every
+/// probe's data; lib/probes fills them and lib/report reads them, without MPI).
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fabcheck::model {
+/// The ranks on one host.
+struct HostRanks {
+  std::string host;        ///< host name (cut at the first '.')
+  std::vector<int> ranks;  ///< ranks on it, ascending
+};
+/// `topology` of the report: {nranks, hosts: [{host, ranks}], backend, mpi_library, nccl_version,
+/// clock_offset_us_max}.
+struct Topology {
+  int nranks = 0;                           ///< ranks in the communicator
+  std::vector<HostRanks> hosts;             ///< hosts in order of their lowest rank
+  std::string backend;                      ///< collective backend: "mpi" | "nccl"
+  std::string mpi_library;                  ///< MPI_Get_library_version, first line
+  std::optional<std::string> nccl_version;  ///< e.g. "NCCL 2.28.3"; nullopt when NCCL was not used
+  double clock_offset_us_max = 0;           ///< max |clock offset to rank 0| over ranks, µs
+  double clock_error_us_max = 0;            ///< max error bound (half round trip) of that alignment, µs
+};
+
+}  // namespace fabcheck::model

@@ -1,0 +1,83 @@
+"""Issue 16 on a real run (2 local ranks): (1) the report's run.config, written to a file, is a valid --config
+with the same effective config as the run's own (`--show-config` equal); (2) `fabcheck latency` and `fabcheck
+run` with only latency enabled write the same section keys (the latency entries and the topology alike)."""
+import json, os, sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from run_common import fail, fabcheck, load, mpirun, tmpdir  # noqa: E402
+
+d = tmpdir()
+cfg = {"name": "one definition", "timeout_s": 60,
+       "sweep": {"collectives": ["allreduce"], "min_bytes": "8", "max_bytes": "64K", "step_factor": 8,
+                 "iters": 2, "per_iter_iters": 2, "budget_s": 5},
+       "latency": {"sizes": "8,4K", "iters": 200, "warmup_iters": 10, "passes": 2, "budget_s": 5}}
+cfg_path = os.path.join(d, "cfg.json")
+with open(cfg_path, "w") as f:
+    json.dump(cfg, f)
+
+
+def show_config(path):
+    p = fabcheck(["run", "--config", path, "--show-config"])
+    if p.returncode != 0:
+        fail(f"--show-config --config {path}: exit {p.returncode}: {p.stderr.strip()}")
+    return json.loads(p.stdout)
+
+
+rep = os.path.join(d, "r.json")
+p, wall = mpirun(2, ["run", "--config", cfg_path, "--json", rep, "-q"])
+if p.returncode != 0:
+    fail(f"run: exit {p.returncode}: {p.stderr[-2000:]}")
+r = load(rep)
+again = os.path.join(d, "run-config.json")
+with open(again, "w") as f:
+    json.dump(r["run"]["config"], f)
+a, b = show_config(cfg_path), show_config(again)
+if a != b:
+    diff = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+    fail(f"run.config read back as --config gives another effective config (sections {diff})")
+print(f"run ({wall:.1f} s): run.config read back gives the same effective config ({len(json.dumps(a))} bytes)")
+
+# (2) latency standalone vs latency-only run, same options.
+only = {"latency": cfg["latency"]}
+only_path = os.path.join(d, "latency-only.json")
+with open(only_path, "w") as f:
+    json.dump(only, f)
+run_rep = os.path.join(d, "run-latency.json")
+p, _ = mpirun(2, ["run", "--config", only_path, "--json", run_rep, "-q"])
+if p.returncode != 0:
+    fail(f"latency-only run: exit {p.returncode}: {p.stderr[-2000:]}")
+alone_rep = os.path.join(d, "latency.json")
+p, _ = mpirun(2, ["latency", "--sizes", "8,4K", "--iters", "200", "--warmup-iters", "10", "--passes", "2",
+                  "--json", alone_rep])
+if p.returncode != 0:
+    fail(f"fabcheck latency: exit {p.returncode}: {p.stderr[-2000:]}")
+run_r, alone_r = load(run_rep), load(alone_rep)
+
+
+def paths(v, prefix=""):
+    """Key paths of a JSON value; list items merged (their union), numbers/strings as leaves."""
+    out = set()
+    if isinstance(v, dict):
+        for k, x in v.items():
+            out.add(prefix + "/" + k)
+            out |= paths(x, prefix + "/" + k)
+    elif isinstance(v, list):
+        for x in v:
+            out |= paths(x, prefix + "/*")
+    return out
+
+
+for section in ["latency", "topology"]:
+    pa, pb = paths(run_r.get(section)), paths(alone_r.get(section))
+    if not pa:
+        fail(f"run wrote no {section} section")
+    if pa != pb:
+        fail(f"{section}: run and standalone differ in keys: run only {sorted(pa - pb)[:8]}, "
+             f"standalone only {sorted(pb - pa)[:8]}")
+    print(f"{section}: {len(pa)} key paths, the same in both reports")
+if run_r["run"]["config"]["latency"].get("sizes") != alone_r["run"]["config"]["latency"].get("sizes"):
+    fail("run.config.latency differs between run and standalone")
+lat_keys = set(run_r["run"]["config"]["latency"]) - {"enabled", "budget_s"}
+if lat_keys != set(alone_r["run"]["config"]["latency"]):
+    fail(f"run.config.latency keys differ: {sorted(lat_keys ^ set(alone_r['run']['config']['latency']))}")
+print("PASS")
