@@ -11,6 +11,7 @@
 #include "command.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/report/compare.hpp"
+#include "fabcheck/report/compare_render.hpp"
 #include "fabcheck/report/document.hpp"
 #include "fabcheck/report/gate.hpp"
 #include "fabcheck/report/load.hpp"

@@ -36,8 +36,8 @@ endfunction()
 
 set(_layering_file ${CMAKE_CURRENT_BINARY_DIR}/layering.txt)
 file(WRITE ${_layering_file} "")
-# lib/model and lib/report (analysis + rendering; lib/analysis and lib/render once split) must stay MPI-free.
-foreach(mod model report)
+# lib/model, lib/analysis and lib/render must stay free of MPI, NCCL, CUDA, verbs and the measurement code.
+foreach(mod model analysis render)
   if(TARGET fabcheck_${mod})
     _fabcheck_link_closure(fabcheck_${mod} _closure)
     list(JOIN _closure " " _closure_text)

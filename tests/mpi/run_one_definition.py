@@ -54,16 +54,17 @@ if p.returncode != 0:
 run_r, alone_r = load(run_rep), load(alone_rep)
 
 
-def paths(v, prefix=""):
-    """Key paths of a JSON value; list items merged (their union), numbers/strings as leaves."""
+def paths(v, prefix="", top=True):
+    """Key paths of a JSON value. The section's own list (latency entries) is descended into, item keys merged;
+    lists inside an entry are leaves, since how many spikes or stragglers a run saw is data, not schema."""
     out = set()
     if isinstance(v, dict):
         for k, x in v.items():
             out.add(prefix + "/" + k)
-            out |= paths(x, prefix + "/" + k)
-    elif isinstance(v, list):
+            out |= paths(x, prefix + "/" + k, False)
+    elif isinstance(v, list) and top:
         for x in v:
-            out |= paths(x, prefix + "/*")
+            out |= paths(x, prefix + "/*", False)
     return out
 
 

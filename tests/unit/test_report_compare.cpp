@@ -7,6 +7,7 @@
 
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/report/compare.hpp"
+#include "fabcheck/report/compare_render.hpp"
 
 using namespace fabcheck;
 using namespace fabcheck::report;

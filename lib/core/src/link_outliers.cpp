@@ -33,12 +33,6 @@ LinkStats stats_of(std::span<const double> v) {
   return s;
 }
 
-// Robust z of `x` against a median and MAD: (x − median)/(1.4826·MAD), ±∞ when MAD = 0 and x ≠ median.
-double z_of(double x, double med, double mad) {
-  if (mad == 0) return x == med ? 0.0 : (x > med ? 1 : -1) * std::numeric_limits<double>::infinity();
-  return (x - med) / (1.4826 * mad);
-}
-
 // One flagged link; z is kept when finite.
 LinkOutlier make_outlier(LinkKind kind, const Cell& cell, double x, double med, std::optional<double> z,
                          bool robust, bool below_line_rate) {
@@ -60,13 +54,12 @@ LinkOutlier make_outlier(LinkKind kind, const Cell& cell, double x, double med, 
 // core::robust_z.
 void flag(LinkKind kind, const std::vector<Cell>& cells, const std::vector<double>& values, Worse worse,
           std::optional<double> line_rate_floor, const LinkStats& st, std::vector<LinkOutlier>& out) {
-  const bool judge = values.size() >= 3;
+  const bool judge = values.size() >= OutlierRule::kMinValues;
   const double med = st.median.value_or(0), mad = st.mad.value_or(0);
   for (std::size_t i = 0; i < values.size(); ++i) {
     const double x = values[i];
-    const double z = judge ? z_of(x, med, mad) : 0.0;
-    const bool robust = judge && (worse == Worse::kLower ? z < -3.0 && x < med - 0.10 * std::fabs(med)
-                                                         : z > 3.0 && x > med + 0.10 * std::fabs(med));
+    const double z = judge ? OutlierRule::z(x, med, mad) : 0.0;
+    const bool robust = judge && OutlierRule::is_outlier(x, med, z, worse);
     const bool below = line_rate_floor && x < *line_rate_floor;
     if (!robust && !below) continue;
     out.push_back(
@@ -89,8 +82,7 @@ std::vector<bool> host_median_outliers(const std::vector<double>& med, Worse wor
   for (std::size_t i = 0; i < med.size(); ++i) lg[i] = std::log(med[i]);
   const auto z = robust_z(lg);
   const double m = *median(med);
-  for (std::size_t i = 0; i < med.size(); ++i)
-    out[i] = worse == Worse::kLower ? z[i] < -3.0 && med[i] < 0.9 * m : z[i] > 3.0 && med[i] > 1.1 * m;
+  for (std::size_t i = 0; i < med.size(); ++i) out[i] = OutlierRule::is_outlier(med[i], m, z[i], worse);
   return out;
 }
 
@@ -124,8 +116,8 @@ void flag_odd_host_links(LinkKind kind, const std::vector<Cell>& cells, const st
       return o.kind == kind && o.from == cells[k].from && o.to == cells[k].to;
     });
     if (already) continue;
-    const double z = z_of(std::log(x), lmed, lmad);
-    const bool robust = worse == Worse::kLower ? z < -3.0 && x < 0.9 * med : z > 3.0 && x > 1.1 * med;
+    const double z = OutlierRule::z(std::log(x), lmed, lmad);
+    const bool robust = OutlierRule::is_outlier(x, med, z, worse);
     if (robust) out.push_back(make_outlier(kind, cells[k], x, med, z, true, false));
   }
 }
@@ -285,14 +277,14 @@ double relative_spread(std::span<const double> values) {
   if (values.size() < 3) return 0;
   const LinkStats s = stats_of(values);
   if (!s.median || *s.median == 0 || !s.mad) return 0;
-  return 1.4826 * *s.mad / std::fabs(*s.median);
+  return OutlierRule::kMadScale * *s.mad / std::fabs(*s.median);
 }
 
 bool still_outlier(double retest, double reference, double rel_spread, Worse worse) {
   // Multiplicative on both sides: `reference - margin` reaches 0 once the spread passes 1/3, and then no
   // bandwidth, however low, would stay an outlier (seen: clean links 0.14-0.69 GB/s, a throttled host's links
   // 0.024 GB/s refuted).
-  const double factor = 1.0 + std::max(0.10, 3.0 * rel_spread);
+  const double factor = 1.0 + std::max(OutlierRule::kMinRelative, OutlierRule::kMinZ * rel_spread);
   return worse == Worse::kLower ? retest * factor < reference : retest > reference * factor;
 }
 

@@ -57,7 +57,7 @@ std::optional<double> median_midpoint(std::span<const double> values) {
 }
 
 std::vector<double> robust_z(std::span<const double> values) {
-  if (values.size() < 3) return {};
+  if (values.size() < OutlierRule::kMinValues) return {};
   const double med = *median(values);
   std::vector<double> dev;
   dev.reserve(values.size());
@@ -65,29 +65,27 @@ std::vector<double> robust_z(std::span<const double> values) {
   const double mad = *median(dev);
   std::vector<double> z;
   z.reserve(values.size());
-  for (double x : values) {
-    if (mad == 0) {
-      z.push_back(x == med ? 0.0 : (x > med ? 1 : -1) * std::numeric_limits<double>::infinity());
-    } else {
-      z.push_back((x - med) / (1.4826 * mad));
-    }
-  }
+  for (double x : values) z.push_back(OutlierRule::z(x, med, mad));
   return z;
+}
+
+double OutlierRule::z(double x, double median, double mad) {
+  if (mad == 0) return x == median ? 0.0 : (x > median ? 1 : -1) * std::numeric_limits<double>::infinity();
+  return (x - median) / (kMadScale * mad);
+}
+
+bool OutlierRule::is_outlier(double x, double median, double z, Worse worse) {
+  const double margin = kMinRelative * std::fabs(median);
+  return worse == Worse::kLower ? z < -kMinZ && x < median - margin : z > kMinZ && x > median + margin;
 }
 
 std::vector<bool> outliers(std::span<const double> values, Worse worse) {
   std::vector<bool> out(values.size(), false);
-  if (values.size() < 3) return out;
+  if (values.size() < OutlierRule::kMinValues) return out;
   const double med = *median(values);
   const auto z = robust_z(values);
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    const double x = values[i];
-    if (worse == Worse::kLower) {
-      out[i] = z[i] < -3.0 && x < med - 0.10 * std::fabs(med);
-    } else {
-      out[i] = z[i] > 3.0 && x > med + 0.10 * std::fabs(med);
-    }
-  }
+  for (std::size_t i = 0; i < values.size(); ++i)
+    out[i] = OutlierRule::is_outlier(values[i], med, z[i], worse);
   return out;
 }
 

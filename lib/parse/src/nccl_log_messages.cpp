@@ -17,7 +17,7 @@ constexpr NcclVersionCode V(int major, int minor, int patch) {
 
 // Narrows the process' inferred version range to [lo, hi] (inclusive). An empty intersection keeps the widest
 // evidence (it means several NCCL builds share a host:pid label, e.g. redacted logs) — the mismatch check in
-// lib/report compares hosts, not single lines.
+// lib/analysis compares hosts, not single lines.
 void narrow(NcclProcessLog& p, NcclVersionCode lo, NcclVersionCode hi) {
   NcclVersionCode nlo = p.version_min == 0 ? lo : std::max(p.version_min, lo);
   NcclVersionCode nhi = p.version_max == 0 ? hi : std::min(p.version_max, hi);

@@ -549,7 +549,9 @@ PairsResult run_pairs(const comm::Communicator& comm, const PairsOptions& opts) 
       const double bw_ref = rail.retest_bw_reference.value_or(a.bw.median.value_or(0));
       const double lat_ref = rail.retest_lat_reference.value_or(a.lat.median.value_or(0));
       auto spread = [](const core::LinkStats& s) {
-        return s.median && *s.median != 0 && s.mad ? 1.4826 * *s.mad / std::fabs(*s.median) : 0.0;
+        return s.median && *s.median != 0 && s.mad
+                   ? core::OutlierRule::kMadScale * *s.mad / std::fabs(*s.median)
+                   : 0.0;
       };
       const double bw_spread = spread(a.bw), lat_spread = spread(a.lat);
 

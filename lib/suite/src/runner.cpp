@@ -10,8 +10,10 @@
 
 #include "fabcheck/comm/phase.hpp"
 #include "fabcheck/core/error.hpp"
+#include "fabcheck/probes/topology.hpp"
 #include "fabcheck/report/document.hpp"
 #include "fabcheck/report/gate.hpp"
+#include "fabcheck/report/topology.hpp"
 #include "fabcheck/suite/watchdog.hpp"
 #include "steps.hpp"
 
@@ -123,16 +125,6 @@ void mark_pending(report::Document& doc, const Plan& plan) {
   }
 }
 
-json topology_json(const comm::Communicator& world) {
-  json hosts = json::array();
-  for (std::size_t i = 0; i < world.hosts().size(); ++i) {
-    hosts.push_back({{"host", world.hosts()[i]}, {"ranks", world.ranks_by_host()[i]}});
-  }
-  return {{"nranks", world.size()},  {"hosts", hosts},
-          {"backend", "mpi"},        {"mpi_library", comm::Runtime::library_version()},
-          {"nccl_version", nullptr}, {"clock_offset_us_max", nullptr}};
-}
-
 // All ranks agree on a step's outcome: the most severe status wins; the reason is the first rank's with that
 // status.
 StepOutcome agree(const comm::Communicator& world, const StepOutcome& mine, std::string_view step) {
@@ -213,12 +205,15 @@ int run_suite(const comm::Communicator& world, const Plan& plan, const RunOption
   for (const auto& st : plan.steps) sh.step_count += st.enabled ? 1 : 0;
 
   report::Document doc(opts.argv);
+  // The topology section of every command comes from one writer (report::add_topology) with the clocks
+  // aligned as a standalone probe aligns them (issue 16: a run and a standalone probe write the same keys).
+  const comm::ClockAlignment clocks = comm::align_clocks(world);
   if (root) {
     doc.json()["run"]["config"] = plan.config;
     doc.json()["run"]["config_source"] = plan.source;
     doc.json()["run"]["timeout_s"] = plan.timeout_s;
     doc.json()["run"]["budget_s"] = plan.total_budget_s();
-    doc.json()["topology"] = topology_json(world);
+    report::add_topology(doc, probes::describe_topology(world, "mpi", clocks));
     mark_pending(doc, plan);
     write_report(doc, sh);
   }

@@ -42,13 +42,29 @@ std::optional<double> median(std::span<const double> values);
 /// even count (used where values are whole runs, not samples: {1000, 1200} → 1100). nullopt when empty.
 std::optional<double> median_midpoint(std::span<const double> values);
 
+/// Direction in which a value is "worse" for outlier tests.
+enum class Worse { kLower, kHigher };
+
+/// The outlier rule of DESIGN §4, defined once (issue 16) and used by every outlier test (core::outliers,
+/// core::find_link_outliers, the pairs retest): robust z = (x − median)/(kMadScale·MAD), ±∞ when MAD = 0 and
+/// x ≠ median; x is an outlier when it is worse than the median by more than kMinZ robust z **and** by more
+/// than kMinRelative of the median; at least kMinValues values. kMadScale = 1/Φ⁻¹(3/4) ≈ 1.4826 makes the MAD
+/// a consistent estimator of σ for normal data (Rousseeuw & Croux, JASA 88(424), 1993).
+struct OutlierRule {
+  static constexpr double kMadScale = 1.4826;
+  static constexpr double kMinZ = 3.0;
+  static constexpr double kMinRelative = 0.10;
+  static constexpr std::size_t kMinValues = 3;
+  /// Robust z of x against a median and MAD.
+  static double z(double x, double median, double mad);
+  /// Whether x with robust z `z` is an outlier in direction `worse`.
+  static bool is_outlier(double x, double median, double z, Worse worse);
+};
+
 /// Robust z-scores: z_i = (x_i − median)/(1.4826·MAD). When MAD = 0, z = +∞ (or −∞) for x ≠ median and 0
 /// otherwise.
 /// @return one z per input (same order); empty when fewer than 3 values (too few to judge).
 std::vector<double> robust_z(std::span<const double> values);
-
-/// Direction in which a value is "worse" for outlier tests.
-enum class Worse { kLower, kHigher };
 
 /// Outlier rule of DESIGN §4: worse than the median by more than 3 robust z AND by more than 10 % of the
 /// median.

@@ -5,7 +5,7 @@
 /// --tag-output` (`[1,R]<stdout>:`) or `srun --label` (`R: `) prefixes, with NCCL INFO/WARN lines, ssh and
 /// launcher noise interleaved; fabcheck's own `sweep` console output (the same layout); and the JSON file of
 /// `-J` (versions 2 and 3). Facts only: the numbers as printed, with their printed precision. Checking them
-/// (busBw recomputation) and building a report happens in lib/report (nccl_tests_import.hpp).
+/// (busBw recomputation) and building a report happens in lib/analysis (report/nccl_tests_import.hpp).
 #include <cstddef>
 #include <cstdint>
 #include <optional>

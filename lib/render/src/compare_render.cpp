@@ -5,7 +5,7 @@
 #include <array>
 #include <cmath>
 
-#include "fabcheck/report/compare.hpp"
+#include "fabcheck/report/compare_render.hpp"
 #include "fabcheck/report/html.hpp"
 
 namespace fabcheck::report {

@@ -1,6 +1,6 @@
 #pragma once
 // Internal pieces of the HTML report (html.hpp): JSON reading helpers that never throw, the SVG plot helper
-// and one renderer per page section. Not installed; only lib/report/src/html_*.cpp include it.
+// and one renderer per page section. Not installed; only lib/render/src/html_*.cpp include it.
 #include <nlohmann/json.hpp>
 
 #include <string>

@@ -176,10 +176,4 @@ nlohmann::json compare_json(const CompareResult& r);
 /// (COMPARE_B_WORSE, COMPARE_B_BETTER) into a report document.
 void add_compare(Document& doc, const CompareResult& r);
 
-/// Console table (one line per row) with a header naming the files and the rule, and a summary line.
-std::string render_compare(const CompareResult& r);
-
-/// A self-contained HTML page (inline CSS, no script, no network) with the same table and summary.
-std::string render_compare_html(const CompareResult& r);
-
 }  // namespace fabcheck::report
