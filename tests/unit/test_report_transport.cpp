@@ -11,6 +11,7 @@
 #include "fabcheck/parse/nccl_log.hpp"
 #include "fabcheck/report/document.hpp"
 #include "fabcheck/report/transport.hpp"
+#include "transport_fixtures.hpp"
 
 using namespace fabcheck;
 using nlohmann::json;
@@ -102,15 +103,7 @@ report::HostRdmaEvidence no_rdma_host(const std::string& h) {
   return e;
 }
 
-report::MpiSignature tcp_signature(const std::string& a, const std::string& b) {
-  report::MpiSignature s;
-  s.from_host = a;
-  s.to_host = b;
-  s.p2p_8b_latency_us = 17.0;
-  s.large_msg_bw_gbps = 0.9;
-  s.source = "pairs";
-  return s;
-}
+using testing_fixtures::tcp_signature;
 
 bool has_source(const report::TransportResult& r, const std::string& src) {
   for (const auto& e : r.evidence)

@@ -11,10 +11,10 @@
 
 namespace fabcheck::report {
 
-using nlohmann::json;
 using model::HostInventory;
 using model::RdmaDevice;
 using model::RdmaPort;
+using nlohmann::json;
 
 namespace {
 
@@ -616,13 +616,7 @@ std::string render_inventory(const model::InventoryResult& r) {
                        "netdev");
       for (const auto& d : h.rdma_devices)
         for (const auto& p : d.ports) {
-          std::string nd;
-          for (const auto& g : p.gids)
-            if (!g.netdev.empty()) {
-              nd = g.netdev;
-              break;
-            }
-          if (nd.empty() && !d.netdevs.empty()) nd = d.netdevs.front();
+          const std::string nd = model::port_netdev(d, p);
           s += fmt::format("  {:<12} {:>4} {:<8} {:<10} {:<10} {:>9} {:>5} {:>4}  {:<22} {:>6}  {}\n", d.name,
                            p.port, p.state, p.phys_state, p.link_layer == "Ethernet" ? "RoCE" : p.link_layer,
                            p.rate_gbit ? fmt_num(*p.rate_gbit) : "-", p.mtu ? std::to_string(*p.mtu) : "-",

@@ -12,4 +12,10 @@ int distance_rank(const std::string& level) {
   return 6;
 }
 
+std::string port_netdev(const RdmaDevice& d, const RdmaPort& p) {
+  for (const auto& g : p.gids)
+    if (!g.netdev.empty()) return g.netdev;
+  return d.netdevs.empty() ? std::string() : d.netdevs.front();
+}
+
 }  // namespace fabcheck::model

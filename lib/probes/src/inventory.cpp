@@ -543,13 +543,7 @@ HostInventory collect_host_inventory(const InventoryOptions& opts, const VerbsBa
         p.mtu = vp->active_mtu_bytes;
         p.mtu_source = "verbs active_mtu";
       } else if (p.link_layer == "Ethernet") {
-        std::string nd;
-        for (const auto& g : p.gids)
-          if (!g.netdev.empty()) {
-            nd = g.netdev;
-            break;
-          }
-        if (nd.empty() && !d.netdevs.empty()) nd = d.netdevs.front();
+        const std::string nd = model::port_netdev(d, p);
         if (nd.empty()) {
           p.mtu_source = "unknown: no netdev for this RoCE port";
         } else if (auto m = netdev_mtu(nd)) {

@@ -101,9 +101,10 @@ std::string heatmap(const json& rail, std::string_view matrix_key, std::string_v
     }
   }
   s += "</svg>\n";
-  s += fmt::format("<p class=\"muted\">{} {}; median {} {}; red outline and ! = outlier (DESIGN §4).</p>\n",
-                   html_escape(title), higher_better ? "(higher is better)" : "(lower is better)",
-                   fmt_number(med, 4), html_escape(unit));
+  s += fmt::format(
+      "<p class=\"muted\">{} {}; median {} {}; red outline and ! = outlier (docs/DESIGN.md §4).</p>\n",
+      html_escape(title), higher_better ? "(higher is better)" : "(lower is better)", fmt_number(med, 4),
+      html_escape(unit));
   return s + "</figure>\n";
 }
 

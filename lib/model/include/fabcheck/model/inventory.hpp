@@ -89,6 +89,10 @@ struct GpuNicDistance {
 };
 /// Distance level rank: PIX 1, PXB 2, PHB 3, NODE 4, SYS 5, unknown 6. Lower is closer.
 int distance_rank(const std::string& level);
+
+/// The netdev of an RDMA port: the first GID entry's netdev, else the device's first netdev, else "" (one
+/// rule for the inventory's MTU reading and its console table).
+std::string port_netdev(const RdmaDevice& d, const RdmaPort& p);
 /// GPUDirect RDMA readiness (rdma-sysfs.md §7).
 struct GdrInfo {
   bool nvidia_peermem_loaded = false;      ///< <root>/module/nvidia_peermem exists
