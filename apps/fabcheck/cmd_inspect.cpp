@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "command.hpp"
+#include "fabcheck/comm/agree.hpp"
 #include "fabcheck/comm/communicator.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/probes/inventory.hpp"
@@ -74,16 +75,7 @@ int run_inventory_mode(const RunContext& ctx) {
   probes::validate(fl.inv);  // same flags on every rank: every rank throws alike, rank 0 prints once
   auto world = comm::Communicator::world();
   // --json is checked on rank 0 (it writes the report); the verdict is shared so no rank waits alone.
-  std::string bad;
-  if (world.rank() == 0 && !fl.json.empty()) {
-    try {
-      report::check_writable(fl.json, "--json");
-    } catch (const UsageError& e) {
-      bad = e.what();
-    }
-  }
-  world.bcast(bad, 0);
-  if (!bad.empty()) throw UsageError(bad);
+  if (!fl.json.empty()) comm::agree_on_root(world, [&] { report::check_writable(fl.json, "--json"); });
 
   probes::InventoryResult inv = probes::run_inventory(world, fl.inv);
   const auto sigs = quick_signature(world, fl.no_signature);

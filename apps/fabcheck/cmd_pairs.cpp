@@ -5,15 +5,17 @@
 #include <cstdio>
 #include <fstream>
 
-#include "agree.hpp"
 #include "command.hpp"
+#include "fabcheck/comm/agree.hpp"
 #include "fabcheck/comm/communicator.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/probes/pairs.hpp"
 #include "fabcheck/probes/topology.hpp"
 #include "fabcheck/report/document.hpp"
+#include "fabcheck/report/gate.hpp"
 #include "fabcheck/report/pairs.hpp"
 #include "fabcheck/report/topology.hpp"
+#include "fabcheck/suite/single.hpp"
 #include "option_cli.hpp"
 
 namespace fabcheck::app {
@@ -25,49 +27,23 @@ struct PairsFlags {
   std::string exclude_hostfile;
 };
 
-// Writes the hosts that passed, one per line, atomically (temporary file + rename).
-void write_hostfile(const std::string& path, const std::vector<std::string>& hosts) {
-  const std::string tmp = fmt::format("{}.tmp.{}", path, getpid());
-  {
-    std::ofstream f(tmp, std::ios::trunc);
-    for (const auto& h : hosts) f << h << '\n';
-    if (!f) throw RuntimeFailure(fmt::format("--exclude-hostfile: cannot write {}", tmp));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    throw RuntimeFailure(fmt::format("--exclude-hostfile: cannot rename {} to {}", tmp, path));
-}
-
 int run(const PairsFlags& fl, const RunContext& ctx) {
-  const probes::PairsOptions opts = fl.opts->options();
-  probes::validate(opts);
-
+  probes::validate(fl.opts->options());  // errors name the flag
   const auto comm = comm::Communicator::world();
   // Only rank 0 writes: its file system decides, and every rank stops together when it cannot.
-  agree_on_root_check(comm, [&] {
-    if (!fl.json_path.empty()) report::check_writable(fl.json_path, "--json");
-    if (!fl.exclude_hostfile.empty()) report::check_writable(fl.exclude_hostfile, "--exclude-hostfile");
-  });
+  if (!fl.exclude_hostfile.empty())
+    comm::agree_on_root(comm, [&] { report::check_writable(fl.exclude_hostfile, "--exclude-hostfile"); });
   if (auto why = probes::pairs_skip_reason(comm)) throw UsageError(*why);
-  const double t0 = comm::now_us();
-  report::Document doc(ctx.argv);
-  const auto clocks = comm::align_clocks(comm);  // for topology.clock_offset_us_max (pairs needs no clocks)
-  const auto res = probes::run_pairs(comm, opts);
-  if (comm.rank() != 0) return 0;
-
-  report::add_topology(doc, probes::describe_topology(comm, "mpi", clocks));
-  report::add_pairs(doc, res);
-  std::fputs(report::render_pairs(res).c_str(), stdout);
-  std::fflush(stdout);
-  const int code = doc.has_fail() ? static_cast<int>(ExitCode::kFail) : static_cast<int>(ExitCode::kOk);
-  doc.finish("complete", code, (comm::now_us() - t0) / 1e6);
-  if (!fl.json_path.empty()) doc.write_atomic(fl.json_path);
-  if (!fl.exclude_hostfile.empty()) {
-    const auto passed = res.passed_hosts();
-    write_hostfile(fl.exclude_hostfile, passed);
-    std::fprintf(stderr, "fabcheck pairs: %zu of %zu hosts passed, written to %s\n", passed.size(),
-                 res.hosts.size(), fl.exclude_hostfile.c_str());
+  const suite::Step step = suite::make_single_step(suite::StepKind::kPairs, fl.opts->given_json());
+  const auto out = suite::run_single(comm, {step}, suite::SingleOptions::of(ctx.argv, fl.json_path));
+  if (comm.rank() == 0 && !fl.exclude_hostfile.empty()) {
+    std::string text;
+    for (const auto& h : out.pairs_passed_hosts) text += h + "\n";
+    report::write_text_atomic(fl.exclude_hostfile, text, "--exclude-hostfile");
+    std::fprintf(stderr, "fabcheck pairs: %zu of %zu hosts passed, written to %s\n",
+                 out.pairs_passed_hosts.size(), out.pairs_hosts, fl.exclude_hostfile.c_str());
   }
-  return code;
+  return out.exit_code;
 }
 
 const Registrar kPairs{CommandSpec{

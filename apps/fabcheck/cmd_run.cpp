@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "command.hpp"
+#include "fabcheck/comm/agree.hpp"
 #include "fabcheck/comm/backend.hpp"
 #include "fabcheck/comm/communicator.hpp"
 #include "fabcheck/core/error.hpp"
@@ -27,21 +28,9 @@ struct RunCli {
 };
 
 // Rank 0 runs `fn` (which may throw UsageError); every rank gets its result or throws the same UsageError.
+// Rank 0 reads the files; every rank gets their JSON, or the same usage error.
 nlohmann::json on_root_agreed(const comm::Communicator& world, const std::function<nlohmann::json()>& fn) {
-  std::string payload;
-  if (world.rank() == 0) {
-    nlohmann::json msg;
-    try {
-      msg = {{"ok", true}, {"value", fn()}};
-    } catch (const UsageError& e) {
-      msg = {{"ok", false}, {"error", e.what()}};
-    }
-    payload = msg.dump();
-  }
-  world.bcast(payload, 0);
-  auto msg = nlohmann::json::parse(payload);
-  if (!msg["ok"].get<bool>()) throw UsageError(msg["error"].get<std::string>());
-  return msg["value"];
+  return nlohmann::json::parse(comm::agree_on_root_value(world, [&] { return fn().dump(); }));
 }
 
 std::function<int(const RunContext&)> setup_run(CLI::App& sub) {

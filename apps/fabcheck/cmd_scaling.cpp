@@ -7,8 +7,8 @@
 #include <memory>
 #include <string>
 
-#include "agree.hpp"
 #include "command.hpp"
+#include "fabcheck/comm/agree.hpp"
 #include "fabcheck/comm/communicator.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/core/size.hpp"
@@ -17,6 +17,7 @@
 #include "fabcheck/report/document.hpp"
 #include "fabcheck/report/scaling.hpp"
 #include "fabcheck/report/sweep.hpp"
+#include "fabcheck/suite/single.hpp"
 #include "option_cli.hpp"
 
 namespace fabcheck::app {
@@ -50,42 +51,25 @@ std::vector<core::Collective> parse_colls(const std::string& text) {
 }
 
 int run_scaling_cmd(const RunContext& ctx, const ScalingCli& f) {
-  const double t_start = comm::now_us();
-  const probes::ScalingOptions opts = f.opts->options();
+  const probes::ScalingOptions opts = f.opts->options();  // errors name the flag
   probes::validate(opts);
-  probes::SweepOptions so;
-  so.collectives = parse_colls(f.coll);
-  so.min_bytes = core::parse_size(f.min_bytes, "-b/--minbytes");
-  so.max_bytes = opts.size_bytes;
+  // The command's own sweep: what the sweep step gives the scaling step inside `run`.
+  nlohmann::json colls = nlohmann::json::array();
+  for (auto c : parse_colls(f.coll)) colls.push_back(std::string(core::name(c)));
   if (f.step_factor < 1) throw UsageError("-f/--stepfactor: must be >= 1");
-  so.step_factor = static_cast<std::uint64_t>(f.step_factor);
-  so.iters = opts.iters;
-  so.warmup_iters = opts.warmup_iters;
-  so.per_iter_iters = 0;  // the score needs the table times only
-  so.backend = opts.backend;
-  probes::validate(so);
-
+  const nlohmann::json sweep = {
+      {"collectives", colls},         {"min_bytes", core::parse_size(f.min_bytes, "-b/--minbytes")},
+      {"max_bytes", opts.size_bytes}, {"step_factor", f.step_factor},
+      {"iters", opts.iters},          {"warmup_iters", opts.warmup_iters},
+      {"per_iter_iters", 0},  // the score needs the table times only
+      {"backend", opts.backend}};
   const auto world = comm::Communicator::world();
-  // Rank 0 reads the workloads and owns the report file: check both before measuring, stop together.
-  agree_on_root_check(world, [&] {
-    report::check_scaling_workload(opts);
-    if (!f.json.empty()) report::check_writable(f.json, "--json");
-  });
-
-  const probes::SweepResult sweep = probes::run_sweep(world, so);
-  const probes::ScalingResult scaling = probes::run_scaling(world, opts);
-  if (world.rank() != 0) return 0;
-
-  report::Document doc(ctx.argv);
-  report::add_sweep(doc, sweep);
-  report::add_scaling(doc, scaling);
-  const std::string text = report::render_scaling(scaling, doc);
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  std::fflush(stdout);
-  const int code = doc.has_fail() ? static_cast<int>(ExitCode::kFail) : static_cast<int>(ExitCode::kOk);
-  doc.finish("complete", code, (comm::now_us() - t_start) * 1e-6);
-  if (!f.json.empty()) doc.write_atomic(f.json);
-  return code;
+  const std::vector<suite::Step> steps = {
+      suite::make_single_step(suite::StepKind::kSweep, sweep),
+      suite::make_single_step(suite::StepKind::kScaling, f.opts->given_json())};
+  auto so = suite::SingleOptions::of(ctx.argv, f.json);
+  so.silent = {suite::StepKind::kSweep};
+  return suite::run_single(world, steps, so).exit_code;
 }
 
 const Registrar kScaling{CommandSpec{

@@ -40,6 +40,21 @@ class BoundOptions {
     return false;
   }
 
+  /// The given flags as a config section: {key: normalized value}. @throws UsageError naming the flag.
+  nlohmann::json given_json() const {
+    nlohmann::json given = nlohmann::json::object();
+    for (std::size_t i = 0; i < opts_.size(); ++i) {
+      if (opts_[i]->count() == 0) continue;
+      const auto& info = table_->options[i].info;
+      const std::string where = model::flag_display(info);
+      const nlohmann::json raw = info.kind == model::OptKind::kBool
+                                     ? nlohmann::json(flag_[i])
+                                     : model::from_cli_text(info, text_[i], where);
+      given[info.key] = model::normalize_value(info, raw, where);
+    }
+    return given;
+  }
+
   /// The probe's Options: its defaults, then every given flag (normalized, errors naming the flag), then the
   /// table's cross-key rules. @throws UsageError naming the flag.
   O options() const {

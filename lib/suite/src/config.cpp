@@ -357,6 +357,11 @@ json load_criteria(const std::string& path, std::string_view flag) {
   }
 }
 
+Step make_single_step(StepKind kind, const json& options) {
+  const std::string ptr = "/" + std::string(config_key(kind));
+  return make_step(kind, &options, ptr);
+}
+
 json effective_config(const Plan& plan) {
   json out = json::object();
   if (!plan.name.empty()) out["name"] = plan.name;

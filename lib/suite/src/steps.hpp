@@ -24,6 +24,9 @@ namespace fabcheck::suite::detail {
 struct SuiteState {
   report::TransportAccumulator transport_evidence;
   std::optional<report::TransportResult> transport;
+  std::vector<std::string>
+      pairs_passed_hosts;       // pairs: hosts without a confirmed fault (`--exclude-hostfile`)
+  std::size_t pairs_hosts = 0;  // pairs: all hosts measured (0 = pairs did not run)
 };
 
 struct StepContext {

@@ -25,6 +25,10 @@ void run_pairs_step(StepContext& ctx) {
   const auto r = probes::run_pairs(ctx.world, to_options(ctx.step));
   if (ctx.doc) {
     report::add_pairs(*ctx.doc, r);
+    if (ctx.state) {
+      ctx.state->pairs_passed_hosts = r.passed_hosts();
+      ctx.state->pairs_hosts = r.hosts.size();
+    }
     ctx.console = report::render_pairs(r);
     add_signatures(ctx, "pairs", report::signatures_from_pairs(r));
   }

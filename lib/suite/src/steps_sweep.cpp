@@ -2,6 +2,8 @@
 #include "fabcheck/model/options_sweep.hpp"
 #include "steps.hpp"
 
+#include <fmt/format.h>
+
 #include "fabcheck/core/collective.hpp"
 #include "fabcheck/probes/sweep.hpp"
 #include "fabcheck/report/sweep.hpp"
@@ -25,13 +27,25 @@ void run_sweep_step(StepContext& ctx) {
     // nccl backend: NCCL's own log is direct evidence of the transport; it joins the inventory's evidence
     // and the verdict is redrawn from both (later signatures keep it).
     if (!r.nccl_logs.empty() || !r.nccl_log_notes.empty()) {
+      std::string t;
       if (ctx.state) {
         ctx.state->transport_evidence.add_nccl_logs(r.nccl_logs, r.nccl_env, r.nccl_log_notes);
         redraw_transport(ctx);
-        ctx.console += "# Transport, with NCCL's own log\n" + report::render_transport(*ctx.state->transport);
-      } else if (const auto t = report::sweep_transport(r)) {
-        report::add_transport(*ctx.doc, *t);
-        ctx.console += "# Transport, from NCCL's own log\n" + report::render_transport(*t);
+        t = report::render_transport(*ctx.state->transport);
+      } else if (const auto tr = report::sweep_transport(r)) {
+        report::add_transport(*ctx.doc, *tr);
+        t = report::render_transport(*tr);
+      }
+      // as comment lines, so that nccl-tests table parsers skip them
+      ctx.console += fmt::format("#\n# Transport, from NCCL's own log ({} of {} ranks)\n", r.nccl_logs.size(),
+                                 r.topology.nranks);
+      std::size_t start = 0;
+      while (start < t.size()) {
+        const auto nl = t.find('\n', start);
+        ctx.console +=
+            "# " + t.substr(start, nl == std::string::npos ? std::string::npos : nl - start) + "\n";
+        if (nl == std::string::npos) break;
+        start = nl + 1;
       }
     }
   }

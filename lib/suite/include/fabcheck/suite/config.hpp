@@ -92,6 +92,10 @@ nlohmann::json effective_config(const Plan& plan);
 void set_option(Plan& plan, StepKind kind, const std::string& key, const nlohmann::json& value,
                 std::string_view where);
 
+/// A step of `kind` from options given as a config section gives them (see suite/single.hpp).
+/// @throws UsageError naming `/<step>/<key>`.
+Step make_single_step(StepKind kind, const nlohmann::json& options);
+
 /// Human-readable expanded plan with its time budget (for --dry-run): one line per step with its options.
 std::string render_plan(const Plan& plan, int nranks, int nhosts);
 

@@ -1,0 +1,51 @@
+#pragma once
+/// @file One pipeline per probe (issue 16): `fabcheck sweep | latency | pairs | incast | scaling` run their
+/// probe through the same step adapter as `fabcheck run` (options → validate → measure → section writers →
+/// console text; steps are made with make_single_step() of config.hpp), so a standalone command and the same
+/// step inside `run` write identical sections. What the standalone form leaves out is the suite around the
+/// step: the watchdog thread (and so MPI_THREAD_MULTIPLE), progress, the other steps' sections and the gate.
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "fabcheck/comm/communicator.hpp"
+#include "fabcheck/suite/config.hpp"
+
+namespace fabcheck::suite {
+
+/// How a standalone command runs its steps.
+struct SingleOptions {
+  std::vector<std::string> argv;  ///< the command line (run.argv)
+  std::string json_path;          ///< report file ("" = none), written atomically at the end
+  bool announce_report = false;   ///< say on stderr where the report was written
+  std::vector<StepKind> silent;   ///< steps whose console text is not printed (e.g. scaling's own sweep)
+
+  /// The usual form: the command line and the report path.
+  static SingleOptions of(std::vector<std::string> argv, std::string json_path, bool announce = false) {
+    SingleOptions o;
+    o.argv = std::move(argv);
+    o.json_path = std::move(json_path);
+    o.announce_report = announce;
+    return o;
+  }
+};
+
+/// What rank 0 learned beyond the exit code.
+struct SingleOutcome {
+  int exit_code = 0;                            ///< 0, or 1 when the report holds a `fail` finding
+  bool pairs_ran = false;                       ///< a pairs step ran
+  std::vector<std::string> pairs_passed_hosts;  ///< its hosts without a confirmed fault
+  std::size_t pairs_hosts = 0;                  ///< all its hosts
+};
+
+/// Runs `steps` in order on every rank (collective). Rank 0 prints each step's console text on stdout as it
+/// finishes and writes the report (`run.config` = the steps' effective options, `topology`, the steps'
+/// sections, `findings`). @throws UsageError when a step's options are invalid, its probe cannot run here
+/// (the case `run` reports as a skipped section) or the report path is not writable — on every rank alike;
+/// RuntimeFailure from the probe.
+SingleOutcome run_single(const comm::Communicator& world, const std::vector<Step>& steps,
+                         const SingleOptions& opts);
+
+}  // namespace fabcheck::suite

@@ -1,0 +1,68 @@
+// Standalone probe commands through the step adapters of `run` (single.hpp).
+#include "fabcheck/suite/single.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+
+#include "fabcheck/comm/agree.hpp"
+#include "fabcheck/core/error.hpp"
+#include "fabcheck/probes/topology.hpp"
+#include "fabcheck/report/document.hpp"
+#include "fabcheck/report/topology.hpp"
+#include "steps.hpp"
+
+namespace fabcheck::suite {
+
+SingleOutcome run_single(const comm::Communicator& world, const std::vector<Step>& steps,
+                         const SingleOptions& opts) {
+  const double t0 = comm::now_us();
+  const bool root = world.rank() == 0;
+  for (const auto& st : steps) {
+    const auto* a = detail::adapter_for(st.kind);
+    if (!a)
+      throw UsageError(fmt::format("{}: this probe is not built into this binary", config_key(st.kind)));
+    a->validate(st);  // the same options on every rank: every rank throws alike
+  }
+  if (!opts.json_path.empty())
+    comm::agree_on_root(world, [&] { report::check_writable(opts.json_path, "--json"); });
+
+  const comm::ClockAlignment clocks = comm::align_clocks(world);
+  report::Document doc(opts.argv);
+  if (root) {
+    nlohmann::json cfg = nlohmann::json::object();
+    for (const auto& st : steps) cfg[std::string(config_key(st.kind))] = st.effective;
+    doc.json()["run"]["config"] = cfg;
+    report::add_topology(doc, probes::describe_topology(world, "mpi", clocks));
+  }
+  detail::SuiteState state;
+  for (const auto& st : steps) {
+    detail::StepContext ctx{world, st, root ? &doc : nullptr, {}, root ? &state : nullptr};
+    detail::adapter_for(st.kind)->run(ctx);
+    const bool silent = std::find(opts.silent.begin(), opts.silent.end(), st.kind) != opts.silent.end();
+    if (root && !silent) {
+      std::fwrite(ctx.console.data(), 1, ctx.console.size(), stdout);
+      std::fflush(stdout);
+    }
+  }
+  SingleOutcome out;
+  const int mine =
+      root && doc.has_fail() ? static_cast<int>(ExitCode::kFail) : static_cast<int>(ExitCode::kOk);
+  // Every rank returns the same exit code.
+  out.exit_code = static_cast<int>(world.allreduce(static_cast<std::int64_t>(mine), comm::ScalarOp::kMax));
+  if (!root) return out;
+  out.pairs_ran = state.pairs_hosts > 0;
+  out.pairs_passed_hosts = state.pairs_passed_hosts;
+  out.pairs_hosts = state.pairs_hosts;
+  doc.finish("complete", out.exit_code, (comm::now_us() - t0) * 1e-6);
+  if (!opts.json_path.empty()) {
+    doc.write_atomic(opts.json_path);
+    if (opts.announce_report)
+      std::fprintf(stderr, "fabcheck: report written to %s\n", opts.json_path.c_str());
+  }
+  return out;
+}
+
+}  // namespace fabcheck::suite
