@@ -28,6 +28,7 @@ struct ScalingCli {
   // The standalone command's own sweep (in `run` the sweep step provides it): CLI-only.
   std::string min_bytes = "1M", coll = "allreduce,allgather,reducescatter";
   long long step_factor = 2;
+  int sweep_iters = 5;
   std::string json;
 };
 
@@ -60,7 +61,7 @@ int run_scaling_cmd(const RunContext& ctx, const ScalingCli& f) {
   const nlohmann::json sweep = {
       {"collectives", colls},         {"min_bytes", core::parse_size(f.min_bytes, "-b/--minbytes")},
       {"max_bytes", opts.size_bytes}, {"step_factor", f.step_factor},
-      {"iters", opts.iters},          {"warmup_iters", opts.warmup_iters},
+      {"iters", f.sweep_iters},       {"warmup_iters", opts.warmup_iters},
       {"per_iter_iters", 0},  // the score needs the table times only
       {"backend", opts.backend}};
   const auto world = comm::Communicator::world();
@@ -80,6 +81,8 @@ const Registrar kScaling{CommandSpec{
       sub.add_option("-b,--minbytes", f->min_bytes, "Smallest size of the command's own sweep (K M G)")
           ->capture_default_str();
       sub.add_option("-f,--stepfactor", f->step_factor, "Multiplicative step of the command's own sweep")
+          ->capture_default_str();
+      sub.add_option("-n,--sweep-iters", f->sweep_iters, "Timed ops per size of the command's own sweep")
           ->capture_default_str();
       sub.add_option("--coll", f->coll,
                      "Collectives of the command's own sweep (the workload model uses these)")

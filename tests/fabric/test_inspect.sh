@@ -23,9 +23,12 @@ excl = [f["evidence"]["host"] for f in doc["findings"] if f["code"] == "MPI_RDMA
 assert sorted(excl) == want, f"MPI_RDMA_EXCLUDED for {excl}"
 assert doc["run"]["exit_code"] == 0
 # the signature: one line per host pair (3 hosts: 3 pairs), each sockets-like, and it decided the network
+# TCP over veth: 12-18 us when a pair's two ranks share a core, 5-7 us when they do not (both seen on 2 idle
+# cores, the base binary alike): "inconclusive" (5-8 us) is right for the latter; never RDMA-like.
 sig = [e for e in t["evidence"] if e["source"] == "signature" and "inspect" in e["message"]]
 assert len(sig) == 3, f"signature lines {sig}"
-assert all("sockets_like" in e["message"] for e in sig), sig
+assert all("sockets_like" in e["message"] or "inconclusive" in e["message"] for e in sig), sig
+assert any("sockets_like" in e["message"] for e in sig), sig
 assert t["network"] == "socket" and t["network_source"] == "signature", (t["network"], t["network_source"])
 assert t["inter_node"] is True, t["inter_node"]
 print("inventory hosts:", got, "verdict:", t["verdict"], "|", sig[0]["message"])
@@ -46,8 +49,11 @@ doc = json.load(open(sys.argv[1]))
 assert doc["run"]["sections"]["pairs"]["status"] == "ok", doc["run"]["sections"]["pairs"]
 t = doc["transport"]
 sig = [e for e in t["evidence"] if e["source"] == "signature" and "(pairs)" in e["message"]]
-assert len(sig) == 3 and all("sockets_like" in e["message"] for e in sig), sig
-assert t["verdict"] == "no_rdma_hardware" and t["network_source"] == "signature", t
+assert len(sig) == 3, sig
+assert all("sockets_like" in e["message"] or "inconclusive" in e["message"] for e in sig), sig
+assert t["verdict"] == "no_rdma_hardware", t
+if any("sockets_like" in e["message"] for e in sig):
+    assert t["network_source"] == "signature", t
 codes = [f["code"] for f in doc["findings"]]
 assert codes.count("MPI_RDMA_EXCLUDED") == 3, codes  # inventory findings kept, not duplicated by the redraw
 print("run: transport redrawn after pairs:", t["verdict"], "|", sig[0]["message"])

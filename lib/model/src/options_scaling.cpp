@@ -21,9 +21,7 @@ OptionTable<ScalingOptions> make_table() {
       field({"max_bytes", "-e,--maxbytes,--max-bytes", K::kSize, 1, 0, "",
              "Size measured on every host group (standalone: also the sweep's largest size)"},
             &O::size_bytes),
-      field({"iters", "-n,--iters,--group-iters", K::kInt, 1, 1e9, "",
-             "Timed ops per host group (standalone: also per swept size)"},
-            &O::iters),
+      field({"iters", "--iters,--group-iters", K::kInt, 1, 1e9, "", "Timed ops per host group"}, &O::iters),
       field({"warmup_iters", "-w,--warmup_iters,--warmup-iters", K::kInt, 0, 1e9, "", "Warm-up ops"},
             &O::warmup_iters),
       field({"backend", "--backend", K::kChoice, 0, 0, "mpi|nccl", "Collective backend: mpi or nccl"},
@@ -38,6 +36,7 @@ OptionTable<ScalingOptions> make_table() {
   t.cli_only = {{"json", "the report file of the standalone command (run: --json)"},
                 {"out", "alias of --json"},
                 {"minbytes", "the standalone command's own sweep (run: the sweep step's min_bytes)"},
+                {"sweep-iters", "the standalone command's own sweep, -n (run: the sweep step's iters)"},
                 {"stepfactor", "the standalone command's own sweep (run: the sweep step's step_factor)"},
                 {"coll", "the standalone command's own sweep (run: the sweep step's collectives)"}};
   return t;
