@@ -140,7 +140,7 @@ int run_project(const ProjectCli& cli, const RunContext& ctx) {
   out += fmt::format("#  {:>6}  {:>7}  {:>12}  {:>12}  {:>10}\n", "hosts", "nranks", "t_comm_s", "exposed_s",
                      "efficiency");
   nlohmann::json proj = nlohmann::json::array();
-  for (int k : {2, 4, 8}) {
+  for (int k : report::kProjectionFactors) {
     const long long n2 = nranks_ll * k;
     if (n2 > 8000000) break;
     const report::WorkloadProjection pk = project_at(static_cast<int>(n2));

@@ -578,23 +578,4 @@ std::string exclude_hostfile_text(const GateResult& g) {
   return o;
 }
 
-void write_text_atomic(const std::string& path, const std::string& text, std::string_view flag) {
-  const std::string tmp = fmt::format("{}.tmp.{}", path, ::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw UsageError(fmt::format("{}: cannot write {}: {}", flag, path, std::strerror(errno)));
-    out << text;
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw UsageError(fmt::format("{}: cannot write {}: write failed", flag, path));
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    std::remove(tmp.c_str());
-    throw UsageError(fmt::format("{}: cannot write {}: {}", flag, path, std::strerror(err)));
-  }
-}
-
 }  // namespace fabcheck::report

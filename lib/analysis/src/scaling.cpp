@@ -15,8 +15,6 @@ using nlohmann::json;
 
 namespace {
 
-constexpr int kProjectionFactors[] = {2, 4, 8};
-
 std::string size_text(double bytes) {
   const double r = std::round(bytes);
   if (r >= 1 && std::abs(r - bytes) < 1e-9) return core::format_size(static_cast<std::uint64_t>(r));

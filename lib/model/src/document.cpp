@@ -102,22 +102,27 @@ void Document::finish(std::string_view status, int exit_code, double duration_s)
 }
 
 void Document::write_atomic(const std::string& path) const {
+  // error_handler replace: never throw on odd bytes in foreign strings (hostnames, log lines).
+  write_text_atomic(path, doc_.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n",
+                    "--json");
+}
+
+void write_text_atomic(const std::string& path, const std::string& text, std::string_view flag) {
   const std::string tmp = fmt::format("{}.tmp.{}", path, ::getpid());
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw UsageError(fmt::format("--json: cannot write {}: {}", path, std::strerror(errno)));
-    // error_handler replace: never throw on odd bytes in foreign strings (hostnames, log lines).
-    out << doc_.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+    if (!out) throw UsageError(fmt::format("{}: cannot write {}: {}", flag, path, std::strerror(errno)));
+    out << text;
     out.flush();
     if (!out) {
       std::remove(tmp.c_str());
-      throw UsageError(fmt::format("--json: cannot write {}: write failed", path));
+      throw UsageError(fmt::format("{}: cannot write {}: write failed", flag, path));
     }
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     const int err = errno;
     std::remove(tmp.c_str());
-    throw UsageError(fmt::format("--json: cannot write {}: {}", path, std::strerror(err)));
+    throw UsageError(fmt::format("{}: cannot write {}: {}", flag, path, std::strerror(err)));
   }
 }
 

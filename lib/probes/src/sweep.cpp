@@ -23,6 +23,7 @@
 #include "fabcheck/core/half.hpp"
 #include "fabcheck/core/size.hpp"
 #include "fabcheck/core/stats.hpp"
+#include "fabcheck/probes/inventory.hpp"
 
 namespace fabcheck::probes {
 
@@ -752,13 +753,9 @@ void collect_library_logs(const comm::Communicator& comm, const comm::nccl::LogC
     if (!texts[r].empty())
       res.nccl_logs.push_back(parse::parse_nccl_log(texts[r], hosts[r] + ":" + paths[r]));
   }
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
-    const std::string_view kv(*e);
-    const auto eq = kv.find('=');
-    if (kv.rfind("NCCL_", 0) == 0 && eq != std::string_view::npos) {
-      res.nccl_env.emplace(std::string(kv.substr(0, eq)), std::string(kv.substr(eq + 1)));
-    }
-  }
+  // NCCL's environment, read as the inventory reads it (one reader of the process environment).
+  for (const auto& [k, v] : filter_transport_env(process_environment()))
+    if (k.rfind("NCCL_", 0) == 0) res.nccl_env.emplace(k, v);
 }
 
 /// Frees backend buffers on every exit path.

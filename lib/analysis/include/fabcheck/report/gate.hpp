@@ -122,10 +122,6 @@ std::string junit_xml(const GateResult& g);
 /// the excluded hosts), for the next job's `--hostfile`.
 std::string exclude_hostfile_text(const GateResult& g);
 
-/// Writes `text` to `path` atomically (temporary file + rename). @throws UsageError naming `flag` and the
-/// path.
-void write_text_atomic(const std::string& path, const std::string& text, std::string_view flag);
-
 /// XML-escapes text (& < > " ' and control characters other than tab/newline dropped).
 std::string xml_escape(std::string_view s);
 

@@ -18,6 +18,8 @@ namespace fabcheck::report {
 
 /// Label of every projection made with the ring model to another rank count (DESIGN §5).
 inline constexpr const char* kRingProjectionLabel = "ring model, upper bound on latency terms";
+/// Host-count factors of the ring-model projection (2×, 4×, 8× this run), for `scaling` and `project` alike.
+inline constexpr int kProjectionFactors[] = {2, 4, 8};
 
 /// Coefficients of the ring model t = latency_steps·α + bandwidth_factor·S/β (DESIGN §5):
 /// allreduce 2(n−1) and 2(n−1)/n; allgather and reducescatter (n−1) and (n−1)/n.

@@ -66,6 +66,10 @@ class Document {
 /// @throws UsageError "<flag>: cannot write <path>: <reason>".
 void check_writable(const std::string& path, std::string_view flag);
 
+/// Writes `text` to `path` atomically (temporary file + rename). @throws UsageError naming `flag` and the
+/// path.
+void write_text_atomic(const std::string& path, const std::string& text, std::string_view flag);
+
 /// Current UTC time as ISO 8601 ("2026-11-29T09:45:30Z").
 std::string utc_now_iso8601();
 
