@@ -177,6 +177,27 @@ TEST(Gate, PerHostVerdictsAndExcludeHostfile) {
   EXPECT_EQ(g.checks[0].value, 1);
 }
 
+TEST(Gate, AHostWithAFailFindingNeverReachesTheGoodHostsFile) {
+  // The criteria check nothing per host, yet a confirmed slow host (a `fail` finding naming it) is left out.
+  auto rep = sample_report();
+  rep["findings"] = json::array({{{"severity", "fail"},
+                                  {"code", "PAIRS_SLOW_HOST"},
+                                  {"message", "host n3: ..."},
+                                  {"evidence", {{"host", "n3"}, {"confirmed", true}}}},
+                                 {{"severity", "warn"},
+                                  {"code", "PAIRS_SLOW_HOST"},
+                                  {"message", "host n4: not retested"},
+                                  {"evidence", {{"host", "n4"}}}}});
+  const auto g = report::evaluate_gate(rep, check("score.scaling_efficiency", ">=", 0), "test");
+  EXPECT_TRUE(g.passed);
+  EXPECT_EQ(g.hosts_failed, std::vector<std::string>{"n3"});
+  EXPECT_EQ(g.hosts_passed, (std::vector<std::string>{"n1", "n2", "n4"}));
+  // And the gate the embedded default and the acceptance configs carry fails on it.
+  const auto f = report::evaluate_gate(rep, check("findings.severity=fail#count", "==", 0), "test");
+  EXPECT_FALSE(f.passed);
+  EXPECT_EQ(f.checks[0].value, 1);
+}
+
 TEST(Gate, JUnitHasOneTestcasePerCheck) {
   const auto rep = sample_report();
   json checks = json::array({{{"metric", "transport.verdict"}, {"op", "=="}, {"threshold", "rdma"}},

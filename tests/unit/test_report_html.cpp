@@ -3,6 +3,8 @@
 // reasons.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "fabcheck/report/html.hpp"
@@ -135,3 +137,16 @@ TEST(ReportHtml, PairsHeatmapMarksOutliersInBothDirectionsForLatency) {
 }
 
 }  // namespace
+
+TEST(ReportHtml, CitesTheDesignDocumentThatIsInTheRepository) {
+  const std::string html = render_html({{"schema_version", 1}, {"sweeps", json::array({sweep("allreduce", {8})})}});
+  EXPECT_EQ(count(html, "docs/DESIGN.md"), 1u);
+  std::ifstream design(std::string(FABCHECK_SOURCE_DIR) + "/docs/DESIGN.md");
+  ASSERT_TRUE(design.good()) << "the page cites docs/DESIGN.md, which must be in the repository";
+  std::string first;
+  std::getline(design, first);
+  EXPECT_EQ(first, "# fabcheck design");
+  std::ifstream readme(std::string(FABCHECK_SOURCE_DIR) + "/README.md");
+  const std::string text((std::istreambuf_iterator<char>(readme)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("(docs/DESIGN.md)"), std::string::npos) << "README links the design document";
+}

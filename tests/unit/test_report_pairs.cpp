@@ -93,19 +93,45 @@ TEST(ReportPairs, SlowHostFindingAndLinkFinding) {
   EXPECT_EQ(p["suspects"][0]["links"].size(), 10u);
   int host_findings = 0, link_findings = 0;
   for (const auto& f : doc.json()["findings"]) {
-    if (f["code"] == "PAIRS_SLOW_HOST") ++host_findings;
+    if (f["code"] == "PAIRS_SLOW_HOST") {
+      ++host_findings;
+      EXPECT_EQ(f["severity"], "fail");  // confirmed against good partners: not fit for the job (DESIGN §5)
+      EXPECT_EQ(f["evidence"]["host"], "h5");
+    }
     if (f["code"] == "PAIRS_SLOW_LINK") {
       ++link_findings;
       EXPECT_EQ(f["evidence"]["from"], "h2");  // h5's links are explained by the host
+      EXPECT_EQ(f["severity"], "fail");        // confirmed by the retest
     }
-    EXPECT_NE(f["severity"], "fail");
   }
   EXPECT_EQ(host_findings, 1);
   EXPECT_EQ(link_findings, 1);
-  EXPECT_FALSE(doc.has_fail());
+  EXPECT_TRUE(doc.has_fail());
   const auto passed = r.passed_hosts();
   EXPECT_EQ(passed.size(), 5u);
   for (const auto& h : passed) EXPECT_NE(h, "h5");
+}
+
+TEST(ReportPairs, SeverityFollowsTheRetest) {
+  for (const std::optional<bool> confirmed : {std::optional<bool>(false), std::optional<bool>()}) {
+    auto r = synthetic(true);
+    for (auto& s : r.rails[0].suspects) s.confirmed = confirmed;
+    for (auto& o : r.rails[0].outliers) o.confirmed = confirmed ? *confirmed : std::optional<bool>();
+    report::Document doc;
+    report::add_pairs(doc, r);
+    for (const auto& f : doc.json()["findings"]) {
+      if (f["code"] == "PAIRS_SLOW_HOST") {
+        EXPECT_EQ(f["severity"], "warn") << "not retested: a likely problem";
+      }
+      if (f["code"] == "PAIRS_SUSPECT_REFUTED") {
+        EXPECT_EQ(f["severity"], "info");
+      }
+      if (f["code"] == "PAIRS_SLOW_LINK") {
+        EXPECT_EQ(f["severity"], "warn");
+      }
+    }
+    EXPECT_FALSE(doc.has_fail()) << (confirmed ? "refuted" : "not retested");
+  }
 }
 
 TEST(ReportPairs, ConsoleMarksTheOutlierCell) {

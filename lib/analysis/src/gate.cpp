@@ -429,6 +429,16 @@ GateResult evaluate_gate(const json& report, const json& checks, std::string_vie
     for (const auto& v : r.values) add_unique(g.hosts, v.host);
     for (const auto& h : r.failed_hosts) add_unique(g.hosts_failed, h);
   }
+  // A host named by a `fail` finding (evidence.host) is not fit for the job whatever the criteria check:
+  // it never reaches the good-hosts file (issue 17).
+  if (report.contains("findings") && report["findings"].is_array()) {
+    for (const auto& f : report["findings"]) {
+      if (!f.is_object() || f.value("severity", "") != "fail" || !f.contains("evidence")) continue;
+      const auto& ev = f["evidence"];
+      if (ev.is_object() && ev.contains("host") && ev["host"].is_string() && !ev["host"].get<std::string>().empty())
+        add_unique(g.hosts_failed, ev["host"].get<std::string>());
+    }
+  }
   for (const auto& h : g.hosts) {
     if (std::find(g.hosts_failed.begin(), g.hosts_failed.end(), h) == g.hosts_failed.end())
       g.hosts_passed.push_back(h);

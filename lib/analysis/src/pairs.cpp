@@ -201,7 +201,9 @@ void add_pairs(Document& doc, const PairsResult& r) {
       const auto& s = ps.host;
       Finding f;
       const bool refuted = ps.confirmed == false;
-      f.severity = refuted ? Severity::kInfo : Severity::kWarn;
+      // DESIGN §5 severity: a slow host confirmed against good partners is not fit for the job (fail);
+      // one not retested is a likely problem (warn); one the retest refuted is context (info).
+      f.severity = refuted ? Severity::kInfo : ps.confirmed == true ? Severity::kFail : Severity::kWarn;
       f.code = refuted ? "PAIRS_SUSPECT_REFUTED" : "PAIRS_SLOW_HOST";
       f.message = fmt::format(
           "host {}{}: {}/{} outgoing, {}/{} incoming bandwidth links and {}/{} latency pairs are outliers{}",
@@ -224,8 +226,10 @@ void add_pairs(Document& doc, const PairsResult& r) {
       if (po.confirmed == false || expl.count(k)) continue;
       const auto& o = po.link;
       Finding f;
-      f.severity = Severity::kWarn;
       const bool bw = o.kind == core::LinkKind::kBandwidth;
+      // A bandwidth outlier confirmed by the retest is a slow link (fail); latency outliers and unconfirmed
+      // ones need a look (warn): an 8 B p50 on shared cores measures the scheduler as much as the link.
+      f.severity = bw && po.confirmed == true ? Severity::kFail : Severity::kWarn;
       f.code = bw ? "PAIRS_SLOW_LINK" : "PAIRS_HIGH_LATENCY";
       f.message = bw ? fmt::format("link {} -> {}{}: {:.3f} GB/s, median {:.3f} GB/s ({})", host(o.from),
                                    host(o.to), where, o.value, o.median, rule_name(o))

@@ -124,7 +124,9 @@ std::string render_html(const nlohmann::json& report) {
   out += render_incast(r);
   out += render_scaling(r);
   out += render_environment(r);
-  out += fmt::format("<footer>schema_version {} · rendered by fabcheck · one self-contained file</footer>\n",
+  out += fmt::format(
+      "<footer>schema_version {} · rendered by fabcheck · one self-contained file · definitions (busBw, "
+      "percentiles, outliers, verdicts, score): docs/DESIGN.md in the fabcheck repository</footer>\n",
                      text(get(r, "schema_version")));
   out += "</body>\n</html>\n";
   return out;

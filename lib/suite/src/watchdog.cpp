@@ -1,8 +1,8 @@
-// The watchdog thread of `fabcheck run` (see watchdog.hpp). MPI stays inside this file.
+// The watchdog thread of `fabcheck run` (see watchdog.hpp). Its MPI part (the side channel to rank 0) is
+// lib/comm's SideChannel: no <mpi.h> here (issue 16).
 #include "fabcheck/suite/watchdog.hpp"
 
 #include <fmt/format.h>
-#include <mpi.h>
 
 #include <algorithm>
 #include <atomic>
@@ -14,11 +14,11 @@
 #include <thread>
 
 #include "fabcheck/comm/phase.hpp"
+#include "fabcheck/comm/side_channel.hpp"
 
 namespace fabcheck::suite {
 namespace {
 
-constexpr int kTag = 7101;
 constexpr std::uint64_t kBye = std::numeric_limits<std::uint64_t>::max();
 constexpr auto kPoll = std::chrono::milliseconds(20);
 
@@ -34,9 +34,7 @@ double now_s() {
 }  // namespace
 
 bool mpi_thread_multiple() {
-  int provided = 0;
-  MPI_Query_thread(&provided);
-  return provided >= MPI_THREAD_MULTIPLE;
+  return comm::thread_multiple();
 }
 
 std::string WatchdogTimeout::message() const {
@@ -66,7 +64,7 @@ std::string WatchdogTimeout::message() const {
 
 struct Watchdog::Impl {
   comm::Communicator comm;
-  MPI_Comm dup = MPI_COMM_NULL;
+  std::unique_ptr<comm::SideChannel> chan;  // arrival reports to rank 0 (MPI_THREAD_MULTIPLE only)
   double timeout_s = 0;
   bool table = true;
   std::function<void(const WatchdogTimeout&)> on_timeout;
@@ -96,14 +94,14 @@ struct Watchdog::Impl {
         Msg m;
         m.seq = p.seq;
         std::strncpy(m.name, p.name.c_str(), sizeof(m.name) - 1);
-        MPI_Send(&m, sizeof m, MPI_BYTE, 0, kTag, dup);
+        chan->send_to_root(&m, sizeof m);
         sent = p.seq;
       }
       std::this_thread::sleep_for(kPoll);
     }
     Msg bye;
     bye.seq = kBye;
-    MPI_Send(&bye, sizeof bye, MPI_BYTE, 0, kTag, dup);
+    chan->send_to_root(&bye, sizeof bye);
   }
 
   void run_self_only() {  // no MPI_THREAD_MULTIPLE: every rank watches its own phase
@@ -139,19 +137,16 @@ struct Watchdog::Impl {
     std::vector<std::string> name(static_cast<std::size_t>(n));
     int byes = 0;
     Msg buf;
-    MPI_Request req = MPI_REQUEST_NULL;
-    if (n > 1) MPI_Irecv(&buf, sizeof buf, MPI_BYTE, MPI_ANY_SOURCE, kTag, dup, &req);
+    if (n > 1) chan->post_receive(&buf, sizeof buf);
     double last_progress = now_s();
     double last_tick = last_progress;
     double stop_seen = 0;
     while (true) {
       // Drain the arrivals.
-      while (req != MPI_REQUEST_NULL) {
-        int flag = 0;
-        MPI_Status st;
-        MPI_Test(&req, &flag, &st);
-        if (!flag) break;
-        const auto src = static_cast<std::size_t>(st.MPI_SOURCE);
+      while (chan->pending()) {
+        int source = 0;
+        if (!chan->test(source)) break;
+        const auto src = static_cast<std::size_t>(source);
         if (buf.seq == kBye) {
           ++byes;
         } else if (src < seq.size() && buf.seq > seq[src]) {
@@ -160,8 +155,7 @@ struct Watchdog::Impl {
           name[src] = buf.name;
           last_progress = now_s();
         }
-        req = MPI_REQUEST_NULL;
-        if (byes < n - 1) MPI_Irecv(&buf, sizeof buf, MPI_BYTE, MPI_ANY_SOURCE, kTag, dup, &req);
+        if (byes < n - 1) chan->post_receive(&buf, sizeof buf);
       }
       const auto own = comm::current_phase();
       if (own.seq > seq[0]) {
@@ -174,10 +168,7 @@ struct Watchdog::Impl {
         if (stop_seen == 0) stop_seen = t;
         if (byes >= n - 1) break;
         if (t - stop_seen > 30) {  // a rank never said goodbye: do not hang in shutdown either
-          if (req != MPI_REQUEST_NULL) {
-            MPI_Cancel(&req);
-            MPI_Request_free(&req);
-          }
+          chan->cancel();
           break;
         }
       } else if (t - last_progress > timeout_s) {
@@ -219,11 +210,7 @@ Watchdog::Watchdog(const comm::Communicator& c, double timeout_s, bool thread_mu
   impl_->table = thread_multiple;
   impl_->on_timeout = std::move(on_timeout);
   impl_->tick = std::move(tick);
-  MPI_Comm base = *static_cast<MPI_Comm*>(c.native_handle());
-  if (thread_multiple) {
-    MPI_Comm_dup(base, &impl_->dup);
-    MPI_Comm_set_errhandler(impl_->dup, MPI_ERRORS_RETURN);
-  }
+  if (thread_multiple) impl_->chan = std::make_unique<comm::SideChannel>(c);
   Impl* p = impl_.get();
   if (!thread_multiple) {
     p->th = std::thread([p] { p->run_self_only(); });
@@ -239,7 +226,7 @@ void Watchdog::stop() {
   impl_->stopped = true;
   impl_->stop_flag.store(true);
   if (impl_->th.joinable()) impl_->th.join();
-  if (impl_->dup != MPI_COMM_NULL) MPI_Comm_free(&impl_->dup);
+  impl_->chan.reset();
 }
 
 Watchdog::~Watchdog() {

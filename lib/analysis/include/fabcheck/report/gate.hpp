@@ -97,7 +97,7 @@ struct GateResult {
   bool passed = true;                   ///< every check passed (true for zero checks)
   std::vector<GateCheckResult> checks;  ///< in criteria order
   std::vector<std::string> hosts;       ///< every host of the run (topology.hosts), else those seen in values
-  std::vector<std::string> hosts_failed;  ///< hosts named by a failing per-host check
+  std::vector<std::string> hosts_failed;  ///< hosts named by a failing per-host check or a `fail` finding
   std::vector<std::string> hosts_passed;  ///< hosts minus hosts_failed, in topology order
   std::string criteria_source;            ///< where the checks came from ("config", a file path)
 };
