@@ -12,6 +12,7 @@
 #include "fabcheck/comm/communicator.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/core/size.hpp"
+#include "fabcheck/model/option_tables.hpp"
 #include "fabcheck/probes/latency.hpp"
 #include "fabcheck/probes/topology.hpp"
 #include "fabcheck/report/document.hpp"

@@ -9,6 +9,7 @@
 #include "fabcheck/comm/agree.hpp"
 #include "fabcheck/comm/communicator.hpp"
 #include "fabcheck/core/error.hpp"
+#include "fabcheck/model/option_tables.hpp"
 #include "fabcheck/probes/pairs.hpp"
 #include "fabcheck/probes/topology.hpp"
 #include "fabcheck/report/document.hpp"

@@ -13,6 +13,7 @@
 #include "fabcheck/core/collective.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/core/fault.hpp"
+#include "fabcheck/model/option_tables.hpp"
 #include "fabcheck/probes/sweep.hpp"
 #include "fabcheck/report/document.hpp"
 #include "fabcheck/report/sweep.hpp"

@@ -2,12 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fabcheck/model/options_incast.hpp"
-#include "fabcheck/model/options_inventory.hpp"
-#include "fabcheck/model/options_latency.hpp"
-#include "fabcheck/model/options_pairs.hpp"
-#include "fabcheck/model/options_scaling.hpp"
-#include "fabcheck/model/options_sweep.hpp"
+#include "fabcheck/model/option_tables.hpp"
 
 namespace fabcheck::app {
 

@@ -1,6 +1,6 @@
 #include "fabcheck/report/sweep.hpp"
 
-#include "fabcheck/model/options_sweep.hpp"
+#include "fabcheck/model/option_tables.hpp"
 #include "fabcheck/report/transport_accumulator.hpp"
 
 #include <fmt/format.h>

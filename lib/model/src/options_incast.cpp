@@ -1,5 +1,5 @@
 // The incast probe's option table (issue 16).
-#include "fabcheck/model/options_incast.hpp"
+#include "fabcheck/model/option_tables.hpp"
 
 namespace fabcheck::model {
 

@@ -1,5 +1,5 @@
 // The inspect step's option table (issue 16).
-#include "fabcheck/model/options_inventory.hpp"
+#include "fabcheck/model/option_tables.hpp"
 
 namespace fabcheck::model {
 

@@ -1,5 +1,5 @@
 // The latency probe's option table (issue 16). Defaults follow osu_latency (LatencyOptions).
-#include "fabcheck/model/options_latency.hpp"
+#include "fabcheck/model/option_tables.hpp"
 
 #include <fmt/format.h>
 

@@ -1,5 +1,5 @@
 // The pairs probe's option table (issue 16). The window loop follows osu_bw (PairsOptions).
-#include "fabcheck/model/options_pairs.hpp"
+#include "fabcheck/model/option_tables.hpp"
 
 namespace fabcheck::model {
 

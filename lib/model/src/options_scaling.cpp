@@ -1,6 +1,6 @@
 // The scaling probe's option table (issue 16). The standalone `fabcheck scaling` runs its own sweep first;
 // inside `fabcheck run` the sweep step provides it, so the standalone sweep's range flags are CLI-only.
-#include "fabcheck/model/options_scaling.hpp"
+#include "fabcheck/model/option_tables.hpp"
 
 namespace fabcheck::model {
 

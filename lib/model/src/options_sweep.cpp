@@ -1,7 +1,7 @@
 // The sweep's option table (issue 16). Flags and meanings follow nccl-tests
 // (../shared/reference/nccl-tests.md as copied into docs/DESIGN.md §7); fabcheck's own spellings with '-' are
 // the config keys.
-#include "fabcheck/model/options_sweep.hpp"
+#include "fabcheck/model/option_tables.hpp"
 
 #include <fmt/format.h>
 

@@ -13,12 +13,7 @@
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/core/size.hpp"
 #include "fabcheck/model/json_value.hpp"
-#include "fabcheck/model/options_incast.hpp"
-#include "fabcheck/model/options_inventory.hpp"
-#include "fabcheck/model/options_latency.hpp"
-#include "fabcheck/model/options_pairs.hpp"
-#include "fabcheck/model/options_scaling.hpp"
-#include "fabcheck/model/options_sweep.hpp"
+#include "fabcheck/model/option_tables.hpp"
 #include "fabcheck/report/gate.hpp"
 
 namespace fabcheck::suite {

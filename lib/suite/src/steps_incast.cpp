@@ -1,5 +1,5 @@
 // Adapter: config section "incast" -> probes::IncastOptions -> run_incast -> add_incast / render_incast.
-#include "fabcheck/model/options_incast.hpp"
+#include "fabcheck/model/option_tables.hpp"
 #include "steps.hpp"
 
 #include "fabcheck/probes/incast.hpp"

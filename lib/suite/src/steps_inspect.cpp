@@ -3,7 +3,7 @@
 // SuiteState so that latency and pairs can redraw the verdict with their MPI signature.
 #include "fabcheck/probes/inventory.hpp"
 
-#include "fabcheck/model/options_inventory.hpp"
+#include "fabcheck/model/option_tables.hpp"
 #include "fabcheck/report/inventory.hpp"
 #include "fabcheck/report/transport.hpp"
 #include "steps.hpp"

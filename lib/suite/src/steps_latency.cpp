@@ -2,7 +2,7 @@
 // then its 8 B pairs across hosts as MPI signature evidence for the transport verdict.
 #include "fabcheck/probes/latency.hpp"
 
-#include "fabcheck/model/options_latency.hpp"
+#include "fabcheck/model/option_tables.hpp"
 #include "fabcheck/report/latency.hpp"
 #include "fabcheck/report/signature_sources.hpp"
 #include "steps.hpp"

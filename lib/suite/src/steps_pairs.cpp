@@ -1,6 +1,6 @@
 // Adapter: config section "pairs" -> probes::PairsOptions -> run_pairs -> add_pairs / render_pairs, then its
 // host-pair latency and bandwidth as MPI signature evidence for the transport verdict.
-#include "fabcheck/model/options_pairs.hpp"
+#include "fabcheck/model/option_tables.hpp"
 #include "steps.hpp"
 
 #include "fabcheck/core/error.hpp"

@@ -3,7 +3,7 @@
 #include "fabcheck/probes/scaling.hpp"
 
 #include "fabcheck/core/collective.hpp"
-#include "fabcheck/model/options_scaling.hpp"
+#include "fabcheck/model/option_tables.hpp"
 #include "fabcheck/report/scaling.hpp"
 #include "steps.hpp"
 

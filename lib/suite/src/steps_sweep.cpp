@@ -1,5 +1,5 @@
 // Adapter: config section "sweep" -> probes::SweepOptions -> run_sweep -> add_sweep / render_sweep.
-#include "fabcheck/model/options_sweep.hpp"
+#include "fabcheck/model/option_tables.hpp"
 #include "steps.hpp"
 
 #include <fmt/format.h>

@@ -1,6 +1,6 @@
 #pragma once
 /// @file Options of the incast probe (issue 16: the model owns every probe's Options; its option table is
-/// incast_option_table(), the one definition of every flag and config key).
+/// incast_option_table() in model/option_tables.hpp, the one definition of every flag and config key).
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "fabcheck/core/collective.hpp"
-#include "fabcheck/model/option_table.hpp"
 
 namespace fabcheck::model {
 
@@ -29,8 +28,5 @@ struct IncastOptions {
   bool congestors = true;  ///< run the bursts (false with --victim-only)
   double lead_us = 3000;   ///< release time = now + lead (on rank 0's clock)
 };
-
-/// The option table of `fabcheck incast` and of the `incast` section of a config.
-const OptionTable<IncastOptions>& incast_option_table();
 
 }  // namespace fabcheck::model

@@ -1,6 +1,6 @@
 #pragma once
 /// @file Options of the inventory probe (issue 16: the model owns every probe's Options; its option table is
-/// inventory_option_table(), the one definition of every flag and config key).
+/// inventory_option_table() in model/option_tables.hpp, the one definition of every flag and config key).
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "fabcheck/core/collective.hpp"
-#include "fabcheck/model/option_table.hpp"
 
 namespace fabcheck::model {
 
@@ -24,8 +23,5 @@ struct InventoryOptions {
   /// reported).
   std::string nccl_version;
 };
-
-/// The option table of `fabcheck inventory` and of the `inspect` section of a config.
-const OptionTable<InventoryOptions>& inventory_option_table();
 
 }  // namespace fabcheck::model

@@ -1,6 +1,6 @@
 #pragma once
 /// @file Options of the latency probe (issue 16: the model owns every probe's Options; its option table is
-/// latency_option_table(), the one definition of every flag and config key).
+/// latency_option_table() in model/option_tables.hpp, the one definition of every flag and config key).
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "fabcheck/core/collective.hpp"
-#include "fabcheck/model/option_table.hpp"
 
 namespace fabcheck::model {
 
@@ -61,8 +60,5 @@ struct LatencyOptions {
 
 /// The sizes of `latency --sweep`: 1 B … 4 MiB, powers of two (osu_latency's range).
 std::vector<std::uint64_t> latency_sweep_sizes();
-
-/// The option table of `fabcheck latency` and of the `latency` section of a config.
-const OptionTable<LatencyOptions>& latency_option_table();
 
 }  // namespace fabcheck::model

@@ -1,6 +1,6 @@
 #pragma once
 /// @file Options of the pairs probe (issue 16: the model owns every probe's Options; its option table is
-/// pairs_option_table(), the one definition of every flag and config key).
+/// pairs_option_table() in model/option_tables.hpp, the one definition of every flag and config key).
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "fabcheck/core/collective.hpp"
-#include "fabcheck/model/option_table.hpp"
 
 namespace fabcheck::model {
 
@@ -30,8 +29,5 @@ struct PairsOptions {
   bool retest = true;      ///< re-measure suspects against good partners before the verdict (`--no-retest`)
   std::optional<double> line_rate_gbit;  ///< expected line rate in Gbit/s (`--line-rate-gbit`), if known
 };
-
-/// The option table of `fabcheck pairs` and of the `pairs` section of a config.
-const OptionTable<PairsOptions>& pairs_option_table();
 
 }  // namespace fabcheck::model

@@ -1,6 +1,6 @@
 #pragma once
 /// @file Options of the scaling probe (issue 16: the model owns every probe's Options; its option table is
-/// scaling_option_table(), the one definition of every flag and config key).
+/// scaling_option_table() in model/option_tables.hpp, the one definition of every flag and config key).
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "fabcheck/core/collective.hpp"
-#include "fabcheck/model/option_table.hpp"
 
 namespace fabcheck::model {
 
@@ -24,8 +23,5 @@ struct ScalingOptions {
   std::string workload;  ///< reference workload of the score ("" = the workloads file's default); report only
   std::string workloads_file;  ///< workloads JSON ("" = the built-in configs/workloads.json); report only
 };
-
-/// The option table of `fabcheck scaling` and of the `scaling` section of a config.
-const OptionTable<ScalingOptions>& scaling_option_table();
 
 }  // namespace fabcheck::model

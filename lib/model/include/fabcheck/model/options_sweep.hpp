@@ -1,6 +1,6 @@
 #pragma once
 /// @file Options of the sweep probe (issue 16: the model owns every probe's Options; its option table is
-/// sweep_option_table(), the one definition of every flag and config key).
+/// sweep_option_table() in model/option_tables.hpp, the one definition of every flag and config key).
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "fabcheck/core/collective.hpp"
-#include "fabcheck/model/option_table.hpp"
 
 namespace fabcheck::model {
 
@@ -40,8 +39,5 @@ struct SweepOptions {
   int nthreads = 1;                 ///< `-t/--nthreads`: nccl-tests' threads per process (only 1)
   int ngpus = 1;                    ///< `-g/--ngpus`: nccl-tests' GPUs per thread (only 1)
 };
-
-/// The option table of `fabcheck sweep` and of the `sweep` section of a config.
-const OptionTable<SweepOptions>& sweep_option_table();
 
 }  // namespace fabcheck::model
