@@ -87,6 +87,8 @@ class BoundOptions {
         return "{" + i.choices + "}";
       case model::OptKind::kString:
         return "TEXT";
+      case model::OptKind::kCollective:
+        return "NAME";
       default:
         return "LIST";
     }

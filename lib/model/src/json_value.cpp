@@ -36,13 +36,20 @@ std::string brief(const json& v) {
   return s;
 }
 
+namespace {
+// "a string \"x\"", "an array [1]", or just "null".
+std::string got(const json& v) {
+  return v.is_null() ? "null" : fmt::format("{} {}", type_word(v), brief(v));
+}
+}  // namespace
+
 void bad_value(std::string_view where, std::string_view what) {
   throw UsageError(fmt::format("{}: {}", where, what));
 }
 
 std::int64_t want_int(const json& v, std::string_view where, double lo, double hi) {
   if (!v.is_number_integer() && !v.is_number_unsigned()) {
-    bad_value(where, fmt::format("expected an integer, got {} {}", type_word(v), brief(v)));
+    bad_value(where, fmt::format("expected an integer, got {}", got(v)));
   }
   const double d = v.get<double>();
   if (d < lo || d > hi)
@@ -51,7 +58,7 @@ std::int64_t want_int(const json& v, std::string_view where, double lo, double h
 }
 
 double want_number(const json& v, std::string_view where, double lo, double hi) {
-  if (!v.is_number()) bad_value(where, fmt::format("expected a number, got {} {}", type_word(v), brief(v)));
+  if (!v.is_number()) bad_value(where, fmt::format("expected a number, got {}", got(v)));
   const double d = v.get<double>();
   if (!std::isfinite(d) || d < lo || d > hi) {
     bad_value(where, fmt::format("{} is out of range (allowed {}..{})", brief(v), lo, hi));
@@ -60,13 +67,12 @@ double want_number(const json& v, std::string_view where, double lo, double hi) 
 }
 
 const std::string& want_string(const json& v, std::string_view where) {
-  if (!v.is_string()) bad_value(where, fmt::format("expected a string, got {} {}", type_word(v), brief(v)));
+  if (!v.is_string()) bad_value(where, fmt::format("expected a string, got {}", got(v)));
   return v.get_ref<const std::string&>();
 }
 
 bool want_bool(const json& v, std::string_view where) {
-  if (!v.is_boolean())
-    bad_value(where, fmt::format("expected true or false, got {} {}", type_word(v), brief(v)));
+  if (!v.is_boolean()) bad_value(where, fmt::format("expected true or false, got {}", got(v)));
   return v.get<bool>();
 }
 

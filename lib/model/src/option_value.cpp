@@ -62,6 +62,9 @@ json numbers(const OptionInfo& o, const json& v, std::string_view where) {
   if (o.kind == OptKind::kSizeList && v.is_string()) {  // "8,4K,64K" as on the command line
     items = json::array();
     for (auto b : core::parse_size_list(v.get_ref<const std::string&>(), where)) items.push_back(b);
+  } else if (o.kind == OptKind::kIntList && v.is_string()) {  // "0,1" as on the command line
+    items = v.get_ref<const std::string&>().empty() ? json::array()
+                                                    : from_cli_text(o, v.get<std::string>(), where);
   }
   if (!items.is_array())
     bad_value(where, fmt::format("expected an array, got {} {}", type_word(v), brief(v)));

@@ -27,7 +27,7 @@ const OptionTable<IncastOptions>& incast_option_table();
 /// The option table of `fabcheck scaling` and of the `scaling` section of a config.
 const OptionTable<ScalingOptions>& scaling_option_table();
 
-/// The option table of `fabcheck inventory` and of the `inspect` section of a config.
+/// The option table of `fabcheck inspect` and of the `inspect` section of a config.
 const OptionTable<InventoryOptions>& inventory_option_table();
 
 }  // namespace fabcheck::model
