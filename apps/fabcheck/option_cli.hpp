@@ -58,17 +58,7 @@ class BoundOptions {
   /// The probe's Options: its defaults, then every given flag (normalized, errors naming the flag), then the
   /// table's cross-key rules. @throws UsageError naming the flag.
   O options() const {
-    nlohmann::json given = nlohmann::json::object();
-    for (std::size_t i = 0; i < opts_.size(); ++i) {
-      if (opts_[i]->count() == 0) continue;
-      const auto& info = table_->options[i].info;
-      const std::string where = model::flag_display(info);
-      const nlohmann::json raw = info.kind == model::OptKind::kBool
-                                     ? nlohmann::json(flag_[i])
-                                     : model::from_cli_text(info, text_[i], where);
-      given[info.key] = model::normalize_value(info, raw, where);
-    }
-    return table_->make(given, [this](std::string_view key) {
+    return table_->make(given_json(), [this](std::string_view key) {
       const auto* s = table_->find(key);
       return s ? model::flag_display(s->info) : std::string(key);
     });
