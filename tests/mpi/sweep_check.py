@@ -5,7 +5,8 @@ MODE rows     -b 8 -e 64M -f 2: recomputes every printed row (algbw from size/ti
               and the JSON's unrounded values to 1e-9; 24 rows per placement, #wrong 0, footers.
 MODE all      every collective, dtype, op and root on small sizes: #wrong 0 everywhere, geometry and factors of
               each block recomputed here from the nccl-tests rules.
-MODE corrupt  FABCHECK_TEST_FAULT=corrupt:rank=1:elems=1: #wrong exactly 1 in every checked row, exit 1.
+MODE corrupt  FABCHECK_TEST_FAULT=corrupt:rank=1:elems=1: #wrong exactly 1 in every checked row, exit 1, the
+              finding and the console name rank 1.
 MODE delay    FABCHECK_TEST_FAULT=delay:rank=2:us=U:every=E: rank 2 is the straggler of >= 90 % of the delayed
               iterations and first in the JSON stragglers.
 MODE bad      bad input: exit 2, one fabcheck stderr line naming the flag, no file written.
@@ -244,6 +245,19 @@ def mode_corrupt(np):
     codes = [(f["severity"], f["code"]) for f in doc["findings"]]
     if ("fail", "WRONG_DATA") not in codes or doc["run"]["exit_code"] != 1:
         fail(f"findings {codes}, exit_code {doc['run']['exit_code']}")
+    # The console names the rank that received wrong data (issue 17), and so does the finding.
+    host1 = [h["host"] for h in doc["topology"]["hosts"] if 1 in h["ranks"]][0]
+    lines = [l for l in p.stdout.splitlines() if l.startswith("#   [fail] WRONG_DATA:")]
+    if len(lines) != 1 or f"received on rank 1 ({host1})" not in lines[0]:
+        fail(f"console WRONG_DATA line naming rank 1: {lines}")
+    wd = [f for f in doc["findings"] if f["code"] == "WRONG_DATA"][0]
+    if wd["evidence"].get("ranks") != [{"rank": 1, "host": host1}]:
+        fail(f"WRONG_DATA evidence ranks {wd['evidence'].get('ranks')}")
+    for b in doc["sweeps"]:
+        for pt in b["points"]:
+            if pt.get("wrong"):
+                if pt.get("wrong_ranks") != [1]:
+                    fail(f"point wrong_ranks {pt.get('wrong_ranks')} at {b['collective']} {pt['size_bytes']}")
 
 
 def mode_delay(np):

@@ -56,6 +56,7 @@ nlohmann::json point_json(const model::SweepPoint& p, const PlacementResult& pr,
                       {"busbw_gbps", pr.busbw_gbps}, {"wrong", nullptr},      {"per_iter", nullptr}};
   if (pr.wrong) {
     j["wrong"] = *pr.wrong;
+    if (!pr.wrong_ranks.empty()) j["wrong_ranks"] = pr.wrong_ranks;
   } else {
     j["wrong_reason"] = pr.wrong_reason;
   }
@@ -96,7 +97,8 @@ void add_sweep(Document& doc, const SweepResult& r) {
                          {"root", b.root},
                          {"size_bytes", p.size_bytes},
                          {"placement", pr == &p.out_of_place ? "out_of_place" : "in_place"},
-                         {"wrong", *pr->wrong}});
+                         {"wrong", *pr->wrong},
+                         {"ranks", pr->wrong_ranks}});
         }
       }
     }
@@ -128,13 +130,33 @@ void add_sweep(Document& doc, const SweepResult& r) {
   doc.set_section("sweeps", SectionStatus::kOk);
 
   if (r.total_wrong > 0) {
+    // The ranks (and their hosts) that received wrong data, over every checked row placement.
+    std::set<int> ranks;
+    for (const auto& b : r.blocks)
+      for (const auto& p : b.points)
+        for (const auto* pr : {&p.out_of_place, &p.in_place})
+          ranks.insert(pr->wrong_ranks.begin(), pr->wrong_ranks.end());
+    std::string where;
+    nlohmann::json rank_hosts = nlohmann::json::array();
+    for (int rk : ranks) {
+      std::string host;
+      for (const auto& h : r.topology.hosts)
+        if (std::find(h.ranks.begin(), h.ranks.end(), rk) != h.ranks.end()) host = h.host;
+      where +=
+          fmt::format("{}rank {}{}", where.empty() ? "" : ", ", rk, host.empty() ? "" : " (" + host + ")");
+      rank_hosts.push_back({{"rank", rk}, {"host", host}});
+    }
     Finding f;
     f.severity = Severity::kFail;
     f.code = "WRONG_DATA";
     f.message =
-        fmt::format("{} element(s) differed from the exact expected result in {} checked row placement(s)",
-                    r.total_wrong, r.failed_checks);
-    f.evidence = {{"total_wrong", r.total_wrong}, {"failed_checks", r.failed_checks}, {"checks", bad}};
+        fmt::format("{} element(s) differed from the exact expected result in {} checked row placement(s){}",
+                    r.total_wrong, r.failed_checks, where.empty() ? "" : ", received on " + where);
+    f.evidence = {{"total_wrong", r.total_wrong},
+                  {"failed_checks", r.failed_checks},
+                  {"checks", bad},
+                  {"ranks", rank_hosts}};
+
     f.remedy =
         "re-run with -c 5 to see whether it is intermittent, then bisect the hosts (a faulty NIC, GPU, "
         "memory or "

@@ -624,7 +624,13 @@ class SeriesRunner {
                                                      comm_.rank(), comm_.size(), root < 0 ? 0 : root));
       });
       wrong_total = static_cast<std::uint64_t>(comm_.allreduce(mine, comm::ScalarOp::kSum));
-      if (wrong_total > 0) break;  // nccl-tests stops at the first round with errors
+      if (wrong_total > 0) {
+        // Which ranks received wrong data (every rank takes part: wrong_total is the same on all).
+        const auto per_rank = comm_.allgather(static_cast<double>(mine));
+        for (std::size_t r = 0; r < per_rank.size(); ++r)
+          if (per_rank[r] > 0) pr.wrong_ranks.push_back(static_cast<int>(r));
+        break;  // nccl-tests stops at the first round with errors
+      }
     }
     pr.wrong = wrong_total;
     total_wrong += wrong_total;

@@ -12,6 +12,7 @@
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/probes/topology.hpp"
 #include "fabcheck/report/document.hpp"
+#include "fabcheck/report/findings_text.hpp"
 #include "fabcheck/report/gate.hpp"
 #include "fabcheck/report/topology.hpp"
 #include "fabcheck/suite/watchdog.hpp"
@@ -168,20 +169,7 @@ std::string summary(const report::Document& doc, const Plan& plan, const std::st
       d["score"]["scaling_efficiency"].is_number()) {
     o += fmt::format("# scaling efficiency: {:.3f}\n", d["score"]["scaling_efficiency"].get<double>());
   }
-  int nf = 0, nw = 0, ni = 0;
-  for (const auto& f : d["findings"]) {
-    const auto sev = f.value("severity", "");
-    nf += sev == "fail";
-    nw += sev == "warn";
-    ni += sev == "info";
-  }
-  o += fmt::format("# findings: {} fail, {} warn, {} info\n", nf, nw, ni);
-  for (const char* sev : {"fail", "warn"}) {
-    for (const auto& f : d["findings"]) {
-      if (f.value("severity", "") != sev) continue;
-      o += fmt::format("#   [{}] {}: {}\n", sev, f.value("code", ""), f.value("message", ""));
-    }
-  }
+  o += report::render_findings(d["findings"]);
   if (gate) {
     std::size_t np = 0;
     for (const auto& c : gate->checks) np += c.passed ? 1 : 0;

@@ -11,6 +11,7 @@
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/probes/topology.hpp"
 #include "fabcheck/report/document.hpp"
+#include "fabcheck/report/findings_text.hpp"
 #include "fabcheck/report/topology.hpp"
 #include "steps.hpp"
 
@@ -53,6 +54,10 @@ SingleOutcome run_single(const comm::Communicator& world, const std::vector<Step
   // Every rank returns the same exit code.
   out.exit_code = static_cast<int>(world.allreduce(static_cast<std::int64_t>(mine), comm::ScalarOp::kMax));
   if (!root) return out;
+  // The command's conclusions after its tables, as `run` prints them in its summary.
+  const std::string findings = report::render_findings(doc.json()["findings"]);
+  std::fwrite(findings.data(), 1, findings.size(), stdout);
+  std::fflush(stdout);
   out.pairs_ran = state.pairs_hosts > 0;
   out.pairs_passed_hosts = state.pairs_passed_hosts;
   out.pairs_hosts = state.pairs_hosts;

@@ -41,7 +41,8 @@ struct PlacementResult {
   double algbw_gbps = 0;               ///< size_bytes / 1e9 / (time_us·1e-6)
   double busbw_gbps = 0;               ///< algbw · busbw_factor(coll, nranks)
   std::optional<std::uint64_t> wrong;  ///< #wrong summed over ranks; nullopt = not checked
-  std::string wrong_reason;  ///< why wrong is absent ("unchecked (-c 0)", "in-place not checked ...")
+  std::string wrong_reason;      ///< why wrong is absent ("unchecked (-c 0)", "in-place not checked ...")
+  std::vector<int> wrong_ranks;  ///< when wrong > 0: the ranks whose own result had wrong elements, ascending
   std::optional<PerIterStats> per_iter;  ///< nullopt when the per-iteration pass is off
 };
 /// One row of the table.

@@ -1,0 +1,15 @@
+#pragma once
+/// @file The findings as console lines, the same for `run`'s summary and every standalone probe command
+/// (issue 17: commands print their conclusions, not only their tables). Comment lines (`#`), so that
+/// nccl-tests table parsers skip them.
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace fabcheck::report {
+
+/// "# findings: F fail, W warn, I info" and one "#   [sev] CODE: message" line per fail, then per warn
+/// finding (info findings are counted, not listed). @param findings the report's `findings` array.
+std::string render_findings(const nlohmann::json& findings);
+
+}  // namespace fabcheck::report
