@@ -311,3 +311,29 @@ TEST(CompareRuns, UnknownSpreadFailsClosedAndPartialMetricsAreListedPerSide) {
   const json j = compare_json(r);
   EXPECT_EQ(j["not_in_every_run_a"].size(), 5u);
 }
+
+TEST(Compare, TooFewSamplesAreNotTestableNeverWithinNoise) {
+  // The default run's 3 samples per point: a 2x slower B is "not testable (n = 3/3)", not "within noise" —
+  // even A's 3 samples all below B's 3 give exact p = 2/C(6,3) = 0.1 > 0.01 (issue 17).
+  EXPECT_NEAR(report::min_attainable_p_holm(3, 3, 1), 0.1, 1e-12);
+  EXPECT_DOUBLE_EQ(report::min_attainable_p_holm(3, 3, 20), 1.0);                        // capped
+  EXPECT_NEAR(report::min_attainable_p_holm(10, 10, 100), 100 * 2.0 / 184756.0, 1e-12);  // C(20,10)
+  EXPECT_LT(report::min_attainable_p_holm(30, 30, 700), 1e-10);
+  EXPECT_DOUBLE_EQ(report::min_attainable_p_holm(0, 5, 1), 1.0);
+  const json a = report_with({point(1 << 20, "out_of_place", 1000, 3, 1000)});
+  const json b = report_with({point(1 << 20, "out_of_place", 2000, 3, 2000)});
+  const auto r = compare_reports(a, b, {"a", "A", {}}, {"b", "B", {}});
+  const auto* bw = find(r, 1 << 20, "busbw_gbps");
+  ASSERT_NE(bw, nullptr);
+  EXPECT_NEAR(*bw->delta_pct, -50.0, 1e-9);
+  EXPECT_EQ(bw->verdict, CompareVerdict::kNotTestable);
+  EXPECT_EQ(std::string(report::name(bw->verdict)), "not_testable");
+  EXPECT_EQ(r.count(CompareVerdict::kWithinNoise), 0u);
+  EXPECT_NE(report::render_compare(r).find("not testable (n = 3/3)"), std::string::npos);
+  EXPECT_EQ(report::compare_json(r)["summary"]["not_testable"], r.count(CompareVerdict::kNotTestable));
+  // With 30 samples a side the same change is testable, and worse.
+  const auto r30 = compare_reports(report_with({point(1 << 20, "out_of_place", 1000, 30, 1000)}),
+                                   report_with({point(1 << 20, "out_of_place", 2000, 30, 2000)}),
+                                   {"a", "A", {}}, {"b", "B", {}});
+  EXPECT_EQ(find(r30, 1 << 20, "busbw_gbps")->verdict, CompareVerdict::kWorse);
+}

@@ -26,8 +26,18 @@ std::string_view name(CompareVerdict v) {
       return "within_noise";
     case CompareVerdict::kNoiseUnknown:
       return "noise_unknown";
+    case CompareVerdict::kNotTestable:
+      return "not_testable";
   }
   return "noise_unknown";
+}
+
+double min_attainable_p_holm(std::size_t n_a, std::size_t n_b, std::size_t tests) {
+  if (n_a == 0 || n_b == 0) return 1.0;
+  const double a = static_cast<double>(n_a), b = static_cast<double>(n_b);
+  const double log_choose = std::lgamma(a + b + 1) - std::lgamma(a + 1) - std::lgamma(b + 1);
+  const double p = 2.0 * std::exp(-log_choose) * static_cast<double>(std::max<std::size_t>(tests, 1));
+  return std::min(1.0, p);
 }
 
 std::size_t CompareResult::count(CompareVerdict v) const {
@@ -183,6 +193,8 @@ CompareResult compare_reports(const std::vector<json>& a_runs, const std::vector
     row.within_run_spread = significant && !beyond_runs;
     if (significant && beyond_runs) {
       row.verdict = row.better == "b" ? CompareVerdict::kBetter : CompareVerdict::kWorse;
+    } else if (!significant && min_attainable_p_holm(mw.n_a, mw.n_b, tests.size()) >= rule.alpha) {
+      row.verdict = CompareVerdict::kNotTestable;
     } else {
       row.verdict = CompareVerdict::kWithinNoise;
     }
@@ -269,6 +281,7 @@ json compare_json(const CompareResult& r) {
         {"within_noise", r.count(CompareVerdict::kWithinNoise)},
         {"within_run_spread", r.count_within_run_spread()},
         {"noise_unknown", r.count(CompareVerdict::kNoiseUnknown)},
+        {"not_testable", r.count(CompareVerdict::kNotTestable)},
         {"flagged", r.count(CompareVerdict::kWorse) + r.count(CompareVerdict::kBetter)}}},
       {"metrics", rows},
       {"only_in_a", r.only_in_a},

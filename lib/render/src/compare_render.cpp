@@ -46,6 +46,8 @@ std::string verdict_text(const CompareResult& c, const CompareRow& r) {
       return r.within_run_spread ? "within run spread" : "within noise";
     case CompareVerdict::kNoiseUnknown:
       return "noise unknown";
+    case CompareVerdict::kNotTestable:
+      return fmt::format("not testable (n = {}/{})", r.n_a, r.n_b);
   }
   return "";
 }
@@ -75,12 +77,14 @@ std::string side_text(const CompareSide& s) {
 std::string summary_text(const CompareResult& c) {
   const std::size_t spread = c.count_within_run_spread();
   return fmt::format(
-      "{} metrics compared: {} {} worse, {} {} better, {} within noise{}, {} noise unknown (no raw samples); "
-      "{} only in {}, {} only in {}{}",
+      "{} metrics compared: {} {} worse, {} {} better, {} within noise{}, {} not testable (too few samples "
+      "for "
+      "the rule), {} noise unknown (no raw samples); {} only in {}, {} only in {}{}",
       c.rows.size(), c.count(CompareVerdict::kWorse), c.b.label, c.count(CompareVerdict::kBetter), c.b.label,
       c.count(CompareVerdict::kWithinNoise),
       spread ? fmt::format(" ({} of them within the run-to-run spread only)", spread) : std::string(),
-      c.count(CompareVerdict::kNoiseUnknown), c.only_in_a.size(), c.a.label, c.only_in_b.size(), c.b.label,
+      c.count(CompareVerdict::kNotTestable), c.count(CompareVerdict::kNoiseUnknown), c.only_in_a.size(),
+      c.a.label, c.only_in_b.size(), c.b.label,
       c.not_in_every_run_a.size() + c.not_in_every_run_b.size()
           ? fmt::format(", {} not in every run of {} and {} not in every run of {} (left out)",
                         c.not_in_every_run_a.size(), c.a.label, c.not_in_every_run_b.size(), c.b.label)

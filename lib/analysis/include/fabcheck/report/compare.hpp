@@ -100,9 +100,17 @@ enum class CompareVerdict {
   kBetter,        ///< significant and B is better
   kWithinNoise,   ///< tested, not significant (p ≥ alpha or |delta| < min_delta)
   kNoiseUnknown,  ///< no raw samples on one side: nothing to test against
+  /// Samples too few for the rule ever to call a difference (issue 17): even samples of A all below all of B
+  /// give a Holm-adjusted p ≥ alpha. Not "within noise": nothing was shown either way.
+  kNotTestable,
 };
 
-/// Lowercase name: "worse", "better", "within_noise", "noise_unknown".
+/// The smallest two-sided p an exact Mann–Whitney test can give n_a against n_b samples (every A below every
+/// B: 2 / C(n_a + n_b, n_a); Mann & Whitney 1947), times `tests` for Holm's first step (Holm 1979), capped
+/// at 1.
+double min_attainable_p_holm(std::size_t n_a, std::size_t n_b, std::size_t tests);
+
+/// Lowercase name: "worse", "better", "within_noise", "noise_unknown", "not_testable".
 std::string_view name(CompareVerdict v);
 
 /// One row of the comparison.
