@@ -139,7 +139,8 @@ TEST(ReportHtml, PairsHeatmapMarksOutliersInBothDirectionsForLatency) {
 }  // namespace
 
 TEST(ReportHtml, CitesTheDesignDocumentThatIsInTheRepository) {
-  const std::string html = render_html({{"schema_version", 1}, {"sweeps", json::array({sweep("allreduce", {8})})}});
+  const std::string html =
+      render_html({{"schema_version", 1}, {"sweeps", json::array({sweep("allreduce", {8})})}});
   EXPECT_EQ(count(html, "docs/DESIGN.md"), 1u);
   std::ifstream design(std::string(FABCHECK_SOURCE_DIR) + "/docs/DESIGN.md");
   ASSERT_TRUE(design.good()) << "the page cites docs/DESIGN.md, which must be in the repository";

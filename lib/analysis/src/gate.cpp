@@ -435,7 +435,8 @@ GateResult evaluate_gate(const json& report, const json& checks, std::string_vie
     for (const auto& f : report["findings"]) {
       if (!f.is_object() || f.value("severity", "") != "fail" || !f.contains("evidence")) continue;
       const auto& ev = f["evidence"];
-      if (ev.is_object() && ev.contains("host") && ev["host"].is_string() && !ev["host"].get<std::string>().empty())
+      if (ev.is_object() && ev.contains("host") && ev["host"].is_string() &&
+          !ev["host"].get<std::string>().empty())
         add_unique(g.hosts_failed, ev["host"].get<std::string>());
     }
   }

@@ -12,9 +12,9 @@ namespace fabcheck::report {
 
 namespace {
 
-using nlohmann::json;
 using model::PairsRail;
 using model::PairsResult;
+using nlohmann::json;
 
 json num(std::optional<double> v) {
   if (!v || !std::isfinite(*v)) return nullptr;

@@ -127,7 +127,7 @@ std::string render_html(const nlohmann::json& report) {
   out += fmt::format(
       "<footer>schema_version {} · rendered by fabcheck · one self-contained file · definitions (busBw, "
       "percentiles, outliers, verdicts, score): docs/DESIGN.md in the fabcheck repository</footer>\n",
-                     text(get(r, "schema_version")));
+      text(get(r, "schema_version")));
   out += "</body>\n</html>\n";
   return out;
 }

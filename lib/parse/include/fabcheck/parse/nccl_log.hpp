@@ -1,7 +1,8 @@
 #pragma once
 /// @file Reader of NCCL debug logs (`NCCL_DEBUG=INFO`, NCCL 2.3 → 2.30). It records facts only: which network
 /// each process chose, the devices and link layers it listed, GPUDirect RDMA lines, the transport of every
-/// per-channel/per-peer connection, warnings and errors. The verdict is drawn in lib/analysis (report/transport.hpp).
+/// per-channel/per-peer connection, warnings and errors. The verdict is drawn in lib/analysis
+/// (report/transport.hpp).
 ///
 /// Accepted envelopes (reference: nccl-log-grammar.md §1): `host:pid:tid [dev] NCCL INFO msg`,
 /// `host:pid:tid [dev] file:line [(func)] NCCL WARN msg`, TRACE and CALL lines, any opaque text before the

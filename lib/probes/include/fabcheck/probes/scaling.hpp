@@ -3,8 +3,8 @@
 /// collective at one size (the largest the sweep measured) on host groups of 2, 4, 8 … N hosts — communicator
 /// splits of the same run, measured one group after another with the sweep probe's own table loop (run_sweep
 /// on the split). With one host the groups are local ranks (2, 4, … n) and are marked `intra_node_only`. The
-/// workload projection and the score are analysis (lib/analysis: report/scaling.hpp); the two workload fields below are
-/// carried through for it.
+/// workload projection and the score are analysis (lib/analysis: report/scaling.hpp); the two workload fields
+/// below are carried through for it.
 #include <cstdint>
 #include <string>
 #include <vector>
