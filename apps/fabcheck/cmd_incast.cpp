@@ -1,16 +1,9 @@
 // `fabcheck incast`: many senders to one receiver, fairness and the congestion it causes to a bystander.
-#include <cstdio>
 
 #include "command.hpp"
-#include "fabcheck/comm/agree.hpp"
 #include "fabcheck/comm/communicator.hpp"
-#include "fabcheck/core/error.hpp"
 #include "fabcheck/model/option_tables.hpp"
 #include "fabcheck/probes/incast.hpp"
-#include "fabcheck/probes/topology.hpp"
-#include "fabcheck/report/document.hpp"
-#include "fabcheck/report/incast.hpp"
-#include "fabcheck/report/topology.hpp"
 #include "fabcheck/suite/single.hpp"
 #include "option_cli.hpp"
 

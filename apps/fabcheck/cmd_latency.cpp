@@ -1,23 +1,15 @@
 // fabcheck latency: point-to-point ping-pong between host leaders and per-iteration small allreduces, with
 // the p99 tail analysis (issue 5; DESIGN §4, §5, §6). Thin: options → probes::run_latency →
 // report::add/render_latency.
-#include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
-#include <cstdio>
 #include <memory>
 
 #include "command.hpp"
-#include "fabcheck/comm/agree.hpp"
 #include "fabcheck/comm/communicator.hpp"
 #include "fabcheck/core/error.hpp"
-#include "fabcheck/core/size.hpp"
 #include "fabcheck/model/option_tables.hpp"
 #include "fabcheck/probes/latency.hpp"
-#include "fabcheck/probes/topology.hpp"
-#include "fabcheck/report/document.hpp"
-#include "fabcheck/report/latency.hpp"
-#include "fabcheck/report/topology.hpp"
 #include "fabcheck/suite/single.hpp"
 #include "option_cli.hpp"
 

@@ -1,9 +1,6 @@
 // `fabcheck pairs`: every host pair measured, the link matrix, the slow link or bad host named (DESIGN §5).
-#include <fmt/format.h>
-#include <unistd.h>
 
 #include <cstdio>
-#include <fstream>
 
 #include "command.hpp"
 #include "fabcheck/comm/agree.hpp"
@@ -11,11 +8,8 @@
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/model/option_tables.hpp"
 #include "fabcheck/probes/pairs.hpp"
-#include "fabcheck/probes/topology.hpp"
 #include "fabcheck/report/document.hpp"
 #include "fabcheck/report/gate.hpp"
-#include "fabcheck/report/pairs.hpp"
-#include "fabcheck/report/topology.hpp"
 #include "fabcheck/suite/single.hpp"
 #include "option_cli.hpp"
 

@@ -97,10 +97,9 @@ std::function<int(const RunContext&)> setup_run(CLI::App& sub) {
       }
       suite::set_option(plan, suite::StepKind::kSweep, "backend", cli->backend, "--backend");
     }
-    plan.config = suite::effective_config(plan);  // after --timeout and --criteria
     suite::validate_plan_options(plan);
     if (cli->show_config) {
-      if (world.rank() == 0) std::printf("%s\n", plan.config.dump(2).c_str());
+      if (world.rank() == 0) std::printf("%s\n", suite::effective_config(plan).dump(2).c_str());
       return 0;
     }
     if (cli->dry_run) {

@@ -3,21 +3,16 @@
 // and writes the `sweeps`, `scaling` and `score` sections. Thin: flags → options → probes → report.
 #include <fmt/format.h>
 
-#include <cstdio>
 #include <memory>
 #include <string>
 
 #include "command.hpp"
-#include "fabcheck/comm/agree.hpp"
 #include "fabcheck/comm/communicator.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/core/size.hpp"
 #include "fabcheck/model/option_tables.hpp"
 #include "fabcheck/probes/scaling.hpp"
-#include "fabcheck/probes/sweep.hpp"
-#include "fabcheck/report/document.hpp"
 #include "fabcheck/report/scaling.hpp"
-#include "fabcheck/report/sweep.hpp"
 #include "fabcheck/suite/single.hpp"
 #include "option_cli.hpp"
 
@@ -33,31 +28,26 @@ struct ScalingCli {
   std::string json;
 };
 
-std::vector<core::Collective> parse_colls(const std::string& text) {
-  std::vector<core::Collective> out;
-  std::size_t start = 0;
-  while (true) {
-    const auto comma = text.find(',', start);
-    const std::string item =
-        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    const auto c = core::parse_collective(item);
-    if (!c || !report::has_ring_model(*c)) {
+// --coll: read as the sweep's collectives option reads it (one normalizer), limited to those with a ring
+// model.
+nlohmann::json ring_collectives(const std::string& text) {
+  const auto& row = model::sweep_option_table().find("collectives")->info;
+  const nlohmann::json names = model::normalize_value(row, text, "--coll");
+  for (const auto& n : names) {
+    if (!report::has_ring_model(*core::parse_collective(n.get<std::string>()))) {
       throw UsageError(
-          fmt::format("--coll: \"{}\" has no ring model (use allreduce, allgather, reducescatter)", item));
+          fmt::format("--coll: \"{}\" has no ring model (use allreduce, allgather, reducescatter)",
+                      n.get<std::string>()));
     }
-    out.push_back(*c);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
   }
-  return out;
+  return names;
 }
 
 int run_scaling_cmd(const RunContext& ctx, const ScalingCli& f) {
   const probes::ScalingOptions opts = f.opts->options();  // errors name the flag
   probes::validate(opts);
   // The command's own sweep: what the sweep step gives the scaling step inside `run`.
-  nlohmann::json colls = nlohmann::json::array();
-  for (auto c : parse_colls(f.coll)) colls.push_back(std::string(core::name(c)));
+  const nlohmann::json colls = ring_collectives(f.coll);
   if (f.step_factor < 1) throw UsageError("-f/--stepfactor: must be >= 1");
   const nlohmann::json sweep = {
       {"collectives", colls},         {"min_bytes", core::parse_size(f.min_bytes, "-b/--minbytes")},

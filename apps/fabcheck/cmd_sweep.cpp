@@ -1,22 +1,12 @@
 // `fabcheck sweep`: nccl-tests-style collective sweep (DESIGN §3, §7): the sweep step of `run` on its own
 // (suite::run_single), its flags from the sweep's option table.
-#include <cstdio>
 #include <string>
-#include <vector>
-
-#include <fmt/format.h>
 
 #include "command.hpp"
-#include "fabcheck/comm/agree.hpp"
-#include "fabcheck/comm/backend.hpp"
 #include "fabcheck/comm/communicator.hpp"
-#include "fabcheck/core/collective.hpp"
-#include "fabcheck/core/error.hpp"
 #include "fabcheck/core/fault.hpp"
 #include "fabcheck/model/option_tables.hpp"
 #include "fabcheck/probes/sweep.hpp"
-#include "fabcheck/report/document.hpp"
-#include "fabcheck/report/sweep.hpp"
 #include "fabcheck/suite/single.hpp"
 #include "option_cli.hpp"
 

@@ -26,11 +26,7 @@ json table_json(const model::OptionTable<O>& t, const CLI::App& app, const std::
   for (const CLI::App* sub :
        app.get_subcommands([&](const CLI::App* a) { return a->get_name() == command; })) {
     for (const CLI::Option* o : sub->get_options()) {
-      for (const auto& n : o->get_lnames()) flags.push_back(n);
-      for (const auto& n : o->get_fnames()) {  // negated flag names ("no-retest") are listed here too
-        if (std::find(flags.begin(), flags.end(), n) == flags.end() && n.rfind("-", 0) != 0)
-          flags.push_back(n);
-      }
+      for (const auto& n : o->get_lnames()) flags.push_back(n);  // negations ("no-retest") included
     }
   }
   out["command_flags"] = flags;

@@ -484,7 +484,8 @@ void add_gate(Document& doc, const GateResult& g) {
     Finding f;
     f.severity = Severity::kFail;
     f.code = "GATE_CHECK_FAILED";
-    f.message = fmt::format("gate check {} {} {} failed: {}", c.metric, c.op, vtext(c.threshold), c.reason);
+    f.message = fmt::format("gate check {} {} {}: {}", c.metric, c.op, vtext(c.threshold),
+                            c.reason);  // reason starts with "failed"/"missing"/"type"
     f.evidence = {{"metric", c.metric}, {"op", c.op}, {"threshold", c.threshold}, {"value", c.value}};
     if (!c.failed_hosts.empty()) f.evidence["hosts"] = c.failed_hosts;
     if (!c.why.empty()) f.evidence["why"] = c.why;

@@ -1,7 +1,6 @@
 #include "fabcheck/report/sweep.hpp"
 
 #include "fabcheck/model/option_tables.hpp"
-#include "fabcheck/report/transport_accumulator.hpp"
 
 #include <fmt/format.h>
 #include <fmt/printf.h>
@@ -182,13 +181,6 @@ void add_sweep(Document& doc, const SweepResult& r) {
     f.remedy = "launch through mpirun/srun with one rank per GPU or process on the hosts you mean to test";
     doc.add_finding(f);
   }
-}
-
-std::optional<TransportResult> sweep_transport(const SweepResult& r) {
-  if (r.nccl_logs.empty() && r.nccl_log_notes.empty()) return std::nullopt;
-  TransportAccumulator acc;
-  acc.add_nccl_logs(r.nccl_logs, r.nccl_env, r.nccl_log_notes);
-  return acc.result();
 }
 
 std::string render_sweep(const SweepResult& r) {

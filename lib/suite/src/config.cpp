@@ -316,7 +316,6 @@ Plan make_plan(const json& config_in, std::string_view source) {
         }
       }
     }
-    plan.config = effective_config(plan);
     return plan;
   } catch (const UsageError& e) {
     if (prefix.empty()) throw;
@@ -386,7 +385,6 @@ void set_option(Plan& plan, StepKind kind, const std::string& key, const json& v
     st.options[key] = model::normalize_value(*it, value, where);
     compute_effective(st, "/" + std::string(config_key(kind)));
   }
-  plan.config = effective_config(plan);
 }
 
 std::string render_plan(const Plan& plan, int nranks, int nhosts) {

@@ -197,7 +197,7 @@ int run_suite(const comm::Communicator& world, const Plan& plan, const RunOption
   // aligned as a standalone probe aligns them (issue 16: a run and a standalone probe write the same keys).
   const comm::ClockAlignment clocks = comm::align_clocks(world);
   if (root) {
-    doc.json()["run"]["config"] = plan.config;
+    doc.json()["run"]["config"] = effective_config(plan);
     doc.json()["run"]["config_source"] = plan.source;
     doc.json()["run"]["timeout_s"] = plan.timeout_s;
     doc.json()["run"]["budget_s"] = plan.total_budget_s();

@@ -58,7 +58,6 @@ SingleOutcome run_single(const comm::Communicator& world, const std::vector<Step
   const std::string findings = report::render_findings(doc.json()["findings"]);
   std::fwrite(findings.data(), 1, findings.size(), stdout);
   std::fflush(stdout);
-  out.pairs_ran = state.pairs_hosts > 0;
   out.pairs_passed_hosts = state.pairs_passed_hosts;
   out.pairs_hosts = state.pairs_hosts;
   doc.finish("complete", out.exit_code, (comm::now_us() - t0) * 1e-6);

@@ -34,7 +34,7 @@ struct StepContext {
   const Step& step;
   report::Document* doc = nullptr;  // rank 0 only
   std::string console;              // rank 0: the probe's console text
-  SuiteState* state = nullptr;      // rank 0 only (nullptr elsewhere)
+  SuiteState* state = nullptr;      // rank 0 only (nullptr elsewhere); set exactly when doc is
 };
 
 // Rank 0: redraws the transport section from all evidence in ctx.state (replacing the one written before,

@@ -21,21 +21,15 @@ void validate_sweep(const Step& st) {
 
 void run_sweep_step(StepContext& ctx) {
   const auto r = probes::run_sweep(ctx.world, to_options(ctx.step));
-  if (ctx.doc) {
+  if (ctx.doc) {  // rank 0: the document and the suite state come together
     report::add_sweep(*ctx.doc, r);
     ctx.console = report::render_sweep(r);
     // nccl backend: NCCL's own log is direct evidence of the transport; it joins the inventory's evidence
     // and the verdict is redrawn from both (later signatures keep it).
     if (!r.nccl_logs.empty() || !r.nccl_log_notes.empty()) {
-      std::string t;
-      if (ctx.state) {
-        ctx.state->transport_evidence.add_nccl_logs(r.nccl_logs, r.nccl_env, r.nccl_log_notes);
-        redraw_transport(ctx);
-        t = report::render_transport(*ctx.state->transport);
-      } else if (const auto tr = report::sweep_transport(r)) {
-        report::add_transport(*ctx.doc, *tr);
-        t = report::render_transport(*tr);
-      }
+      ctx.state->transport_evidence.add_nccl_logs(r.nccl_logs, r.nccl_env, r.nccl_log_notes);
+      redraw_transport(ctx);
+      const std::string t = report::render_transport(*ctx.state->transport);
       // as comment lines, so that nccl-tests table parsers skip them
       ctx.console += fmt::format("#\n# Transport, from NCCL's own log ({} of {} ranks)\n", r.nccl_logs.size(),
                                  r.topology.nranks);

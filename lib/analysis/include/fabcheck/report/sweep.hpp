@@ -24,12 +24,6 @@ void add_sweep(Document& doc, const model::SweepResult& r);
 /// Rows: "%12li  %12li  %8s  %6s  %6s" then per placement "  %7s  %6s  %6s  %6g" or "  %7s  %6s  %6s    N/A".
 std::string render_sweep(const model::SweepResult& r);
 
-/// The transport verdict of an nccl-backend sweep, drawn from NCCL's own log of every rank exactly as
-/// `inspect --nccl-log` draws it (analyze_transport over r.nccl_logs, with r.nccl_env as the environment);
-/// the log notes (missing, cut or thin logs) are added as `nccl_log` evidence lines. nullopt when the sweep
-/// captured no NCCL log at all (mpi backend). Write it with add_transport, print it with render_transport.
-std::optional<TransportResult> sweep_transport(const model::SweepResult& r);
-
 /// nccl-tests' HEAD `getFloatStr`: the first of %.2f, %.1f, %.0f that fits in `width` characters
 /// (right-aligned), otherwise %<width>.1e when width ≥ 7, else %<width>.0e.
 std::string nccl_float(double value, int width);

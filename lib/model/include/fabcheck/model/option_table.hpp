@@ -87,6 +87,18 @@ OptionSpec<O> field(OptionInfo info, T O::*member) {
           [member](O& o, const nlohmann::json& v) { o.*member = v.get<T>(); }};
 }
 
+/// A row for a member whose zero means "not set" (the probe chooses: iterations by size, no time limit): JSON
+/// null stands for it, so the effective config never shows a 0 that the option's range refuses. Marks the row
+/// nullable.
+template <class O, class T>
+OptionSpec<O> unset_when_zero(OptionInfo info, T O::*member) {
+  info.nullable = true;
+  return {
+      std::move(info),
+      [member](const O& o) { return o.*member == T{} ? nlohmann::json(nullptr) : nlohmann::json(o.*member); },
+      [member](O& o, const nlohmann::json& v) { o.*member = v.is_null() ? T{} : v.get<T>(); }};
+}
+
 /// Names a key for an error message: a JSON pointer in a config, a flag on the command line.
 using KeyNamer = std::function<std::string(std::string_view key)>;
 

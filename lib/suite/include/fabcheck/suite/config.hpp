@@ -49,9 +49,6 @@ struct Plan {
   std::vector<Step> steps;  ///< every step in run order (disabled ones included)
   nlohmann::json gate_checks = nlohmann::json::array();  ///< validated `gate.checks` (possibly empty)
   std::string gate_source;  ///< where gate_checks came from when not the config ("--criteria FILE")
-  /// The effective config (effective_config()): recorded in run.config and printed by --show-config; a
-  /// valid --config that gives the same plan.
-  nlohmann::json config;
   /// Sum of the budgets of enabled steps (seconds).
   double total_budget_s() const;
   /// The step of a kind (always present).
@@ -84,11 +81,12 @@ nlohmann::json validate_gate_block(const nlohmann::json& gate, std::string_view 
 nlohmann::json load_criteria(const std::string& path, std::string_view flag);
 
 /// The effective config of a plan: name, timeout_s, and every step with `enabled`, `budget_s` and every
-/// option's effective value (gate: its checks). No `extends`: it stands alone.
+/// option's effective value (gate: its checks). No `extends`: it stands alone. Recorded in run.config and
+/// printed by `run --show-config`; a valid --config that gives the same plan.
 nlohmann::json effective_config(const Plan& plan);
 
 /// Overrides one option of a step (e.g. `run --backend`), validated as a config value named `where`; the
-/// step's effective options and Plan::config are redrawn. @throws UsageError naming `where`.
+/// step's effective options are redrawn. @throws UsageError naming `where`.
 void set_option(Plan& plan, StepKind kind, const std::string& key, const nlohmann::json& value,
                 std::string_view where);
 

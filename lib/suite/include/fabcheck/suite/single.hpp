@@ -35,7 +35,6 @@ struct SingleOptions {
 /// What rank 0 learned beyond the exit code.
 struct SingleOutcome {
   int exit_code = 0;                            ///< 0, or 1 when the report holds a `fail` finding
-  bool pairs_ran = false;                       ///< a pairs step ran
   std::vector<std::string> pairs_passed_hosts;  ///< its hosts without a confirmed fault
   std::size_t pairs_hosts = 0;                  ///< all its hosts
 };
