@@ -19,6 +19,7 @@ namespace {
 struct LatencyFlags {
   std::shared_ptr<BoundOptions<probes::LatencyOptions>> opts;
   std::string json;
+  bool verbose = false;
 };
 
 int run_latency_command(const RunContext& ctx, const LatencyFlags& f) {
@@ -30,7 +31,9 @@ int run_latency_command(const RunContext& ctx, const LatencyFlags& f) {
         "hosts)");
   }
   const suite::Step step = suite::make_single_step(suite::StepKind::kLatency, f.opts->given_json());
-  return suite::run_single(comm, {step}, suite::SingleOptions::of(ctx.argv, f.json, true)).exit_code;
+  auto so = suite::SingleOptions::of(ctx.argv, f.json, true);
+  so.verbose = f.verbose;
+  return suite::run_single(comm, {step}, so).exit_code;
 }
 
 const Registrar kLatency{CommandSpec{
@@ -40,6 +43,7 @@ const Registrar kLatency{CommandSpec{
       auto f = std::make_shared<LatencyFlags>();
       f->opts = bind_options(sub, model::latency_option_table());
       sub.add_option("--json,-J,--out", f->json, "Write the JSON report (DESIGN §6) to FILE");
+      sub.add_flag("--verbose", f->verbose, "Also print the latency histograms (non-empty buckets)");
       return [f](const RunContext& ctx) { return run_latency_command(ctx, *f); };
     }}};
 

@@ -24,7 +24,7 @@ namespace {
 struct RunCli {
   std::string config, criteria, json = "fabcheck-report.json", junit, exclude_hostfile, backend, html;
   double timeout_s = 0;
-  bool dry_run = false, quiet = false, progress = false, show_config = false;
+  bool dry_run = false, quiet = false, progress = false, show_config = false, verbose = false;
 };
 
 // Rank 0 runs `fn` (which may throw UsageError); every rank gets its result or throws the same UsageError.
@@ -61,6 +61,9 @@ std::function<int(const RunContext&)> setup_run(CLI::App& sub) {
                "Print the effective config (every option of every step, defaults filled in; a valid "
                "--config) and exit");
   sub.add_flag("--quiet,-q", cli->quiet, "No progress line on stderr");
+  sub.add_flag("--verbose,-v", cli->verbose,
+               "Every probe's full console output (nccl-tests tables, per-pair latency, histograms, inventory); "
+               "default: a compact line or few per probe, the summary first and last");
   sub.add_flag("--progress", cli->progress, "Progress line on stderr even when it is not a terminal");
   return [cli](const RunContext& ctx) -> int {
     auto world = comm::Communicator::world();
@@ -131,6 +134,7 @@ std::function<int(const RunContext&)> setup_run(CLI::App& sub) {
     ro.junit_path = cli->junit;
     ro.exclude_hostfile = cli->exclude_hostfile;
     ro.quiet = cli->quiet;
+    ro.verbose = cli->verbose;
     ro.force_progress = cli->progress;
     ro.thread_multiple = suite::mpi_thread_multiple();
     if (!ro.thread_multiple && world.rank() == 0) {

@@ -206,9 +206,26 @@ TEST(LatencyRender, AsciiHistogramCountsAndBuckets) {
   EXPECT_TRUE(report::render_histogram(fabcheck::core::Histogram{}).empty());
 }
 
+TEST(LatencyRender, ConsoleDetailLevels) {
+  const auto r = synthetic_p2p();
+  // Standalone default: the per-pair table and the tail lines, no histogram.
+  const std::string tables = report::render_latency(r);
+  EXPECT_NE(tables.find("h2-h3"), std::string::npos);
+  EXPECT_EQ(tables.find(" us |"), std::string::npos) << tables;
+  // run's compact form: one line per size, no per-pair rows.
+  const std::string compact = report::render_latency(r, model::ConsoleDetail::kCompact);
+  EXPECT_EQ(std::count(compact.begin(), compact.end(), '\n'), 1 + static_cast<long>(r.sections.size())) << compact;
+  EXPECT_NE(compact.find("#   p2p ring 8 B"), std::string::npos) << compact;
+  EXPECT_EQ(compact.find("  h2-h3 "), std::string::npos) << compact;  // no per-pair row
+  // --verbose: the histogram, without the lines of empty buckets.
+  const std::string verbose = report::render_latency(r, model::ConsoleDetail::kVerbose);
+  EXPECT_NE(verbose.find(" us |#"), std::string::npos);
+  EXPECT_EQ(verbose.find("|                                                   0\n"), std::string::npos);
+}
+
 TEST(LatencyRender, ConsoleHasTableHistogramAndSentence) {
   const auto r = synthetic_p2p();
-  const std::string text = report::render_latency(r);
+  const std::string text = report::render_latency(r, model::ConsoleDetail::kVerbose);
   EXPECT_NE(text.find("p50_us"), std::string::npos);
   EXPECT_NE(text.find("p999_us"), std::string::npos);
   EXPECT_NE(text.find("h2-h3"), std::string::npos);

@@ -39,10 +39,10 @@ TEST(SuiteConfig, EmbeddedDefaultIsValidAndOrdered) {
     EXPECT_EQ(suite::config_key(plan.steps[i].kind), order[i]);
     EXPECT_TRUE(plan.steps[i].enabled) << order[i];
   }
-  // Sizes are normalized to bytes; the sweep spans 8 B -> 64 MiB.
+  // Sizes are normalized to bytes; the sweep spans 8 B -> 32 MiB (nccl-tests' own default size).
   const auto& sweep = plan.step(suite::StepKind::kSweep);
   EXPECT_EQ(sweep.options["min_bytes"].get<std::uint64_t>(), 8u);
-  EXPECT_EQ(sweep.options["max_bytes"].get<std::uint64_t>(), 64ull << 20);
+  EXPECT_EQ(sweep.options["max_bytes"].get<std::uint64_t>(), 32ull << 20);
   EXPECT_GT(plan.total_budget_s(), 20);
   EXPECT_LE(plan.total_budget_s(), 120);
   EXPECT_FALSE(plan.gate_checks.empty());

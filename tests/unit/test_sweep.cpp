@@ -487,3 +487,19 @@ TEST(Report, SweepSectionFindingsAndNulls) {
   EXPECT_EQ(d1.json()["findings"][0]["code"], "SINGLE_RANK");
   EXPECT_NE(report::render_sweep(one).find("# fabcheck note: 1 rank"), std::string::npos);
 }
+
+TEST(Console, CompactFormIsOneLinePerSeries) {
+  auto r = synthetic_result(4);
+  r.blocks[1].points[3].in_place.wrong_ranks = {2};
+  r.blocks[0].truncated_from_bytes = 2048;
+  const std::string text = report::render_sweep_compact(r);
+  const auto lines = lines_of(text);
+  ASSERT_EQ(lines.size(), 1 + r.blocks.size()) << text;
+  for (const auto& l : lines) EXPECT_EQ(l.rfind("#", 0), 0u) << l;  // comment lines: table parsers skip them
+  // The series with the failed check names the count and the rank that received it.
+  EXPECT_NE(lines[2].find("data check 3 WRONG on rank(s) 2"), std::string::npos) << lines[2];
+  EXPECT_NE(lines[1].find("data check 0 wrong"), std::string::npos) << lines[1];
+  // The largest size measured, and the peak with its size (the synthetic busBw grows with the size).
+  EXPECT_NE(lines[1].find("at 1K, avg"), std::string::npos) << lines[1];
+  EXPECT_NE(lines[1].find("sizes from 2K not measured (time limit)"), std::string::npos) << lines[1];
+}

@@ -4,6 +4,26 @@
 
 namespace fabcheck::report {
 
+namespace {
+
+/// The evidence other probes gave for a headline (report::reconcile_findings), at most `limit` lines.
+std::string corroboration(const nlohmann::json& f, std::size_t limit) {
+  if (!f.contains("evidence") || !f["evidence"].is_object() || !f["evidence"].contains("corroborated_by") ||
+      !f["evidence"]["corroborated_by"].is_array())
+    return {};
+  const auto& c = f["evidence"]["corroborated_by"];
+  std::string o;
+  for (std::size_t i = 0; i < c.size() && i < limit; ++i) {
+    if (!c[i].is_object()) continue;
+    o += fmt::format("#          also: {} ({}): {}\n", c[i].value("code", ""), c[i].value("severity", ""),
+                     c[i].value("message", ""));
+  }
+  if (c.size() > limit) o += fmt::format("#          also: {} more (see the report)\n", c.size() - limit);
+  return o;
+}
+
+}  // namespace
+
 std::string render_findings(const nlohmann::json& findings) {
   if (!findings.is_array()) return "# findings: none\n";
   int nf = 0, nw = 0, ni = 0;
@@ -13,11 +33,13 @@ std::string render_findings(const nlohmann::json& findings) {
     nw += sev == "warn";
     ni += sev == "info";
   }
-  std::string o = fmt::format("# findings: {} fail, {} warn, {} info\n", nf, nw, ni);
+  std::string o = fmt::format("# findings: {} fail, {} warn, {} info{}\n", nf, nw, ni,
+                              ni > 0 ? " (info: context, listed in the report and its HTML)" : "");
   for (const char* sev : {"fail", "warn"}) {
     for (const auto& f : findings) {
       if (f.value("severity", "") != sev) continue;
       o += fmt::format("#   [{}] {}: {}\n", sev, f.value("code", ""), f.value("message", ""));
+      o += corroboration(f, 4);
     }
   }
   return o;

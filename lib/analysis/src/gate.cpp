@@ -1,5 +1,7 @@
 #include "fabcheck/report/gate.hpp"
 
+#include "fabcheck/report/reconcile.hpp"
+
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -496,6 +498,8 @@ void add_gate(Document& doc, const GateResult& g) {
     doc.add_finding(f);
   }
   doc.set_section("gate", SectionStatus::kOk);
+  // The gate's failed checks restate the faults it found: fold them into their headline (issue 17).
+  reconcile_findings(d);
 }
 
 std::string render_gate(const GateResult& g) {

@@ -82,14 +82,18 @@ void add_incast(Document& doc, const model::IncastResult& r) {
          {{"points", r.points.size()}},
          "raise --fan-in (more sending hosts) or --sizes so that the senders can overload one link"});
   }
+  // Between local ranks of one host the numbers describe shared memory and the scheduler, not the fabric:
+  // context (info), not a likely fabric problem (DESIGN §5).
+  const Severity fabric_sev = r.endpoints.fabric_crossed ? Severity::kWarn : Severity::kInfo;
   for (const auto& p : r.points) {
     if (p.incast_efficiency && *p.incast_efficiency < 0.5) {
       doc.add_finding(
-          {Severity::kWarn,
+          {fabric_sev,
            "INCAST_COLLAPSE",
            fmt::format("goodput into {} fell to {:.0f}% of one sender's at fan-in {} ({} per sender)",
                        p.receiver, 100 * *p.incast_efficiency, p.fan_in, core::format_size(p.size_bytes)),
            {{"receiver", p.receiver},
+            {"senders", p.senders},
             {"fan_in", p.fan_in},
             {"size_bytes", p.size_bytes},
             {"goodput_gbps", p.goodput_gbps},
@@ -98,7 +102,7 @@ void add_incast(Document& doc, const model::IncastResult& r) {
     }
     if (p.victim && p.victim->impact_p50 && *p.victim->impact_p50 >= 3.0) {
       doc.add_finding(
-          {Severity::kWarn,
+          {fabric_sev,
            "VICTIM_CONGESTION",
            fmt::format("bystander latency {}<->{} rose {:.1f}x (median) during a fan-in {} incast",
                        p.victim->host, p.receiver, *p.victim->impact_p50, p.fan_in),

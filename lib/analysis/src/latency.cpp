@@ -182,6 +182,22 @@ void add_latency(Document& doc, const model::LatencyResult& r) {
     f.remedy = "launch one rank per host across at least two hosts (mpirun --hostfile … --map-by node)";
     doc.add_finding(f);
   }
+  // One finding per pair and kind over every size (a slow pair shows at each size: one fault, one line).
+  struct PairFinding {
+    std::string pair;
+    std::vector<std::string> hosts;
+    std::vector<std::string> parts;
+    json points = json::array();
+    bool low_confidence = false;
+  };
+  std::vector<PairFinding> p50_out, p99_tail;
+  auto entry = [](std::vector<PairFinding>& v, const model::LatencyPair& p) -> PairFinding& {
+    for (auto& e : v)
+      if (e.pair == pair_name(p)) return e;
+    v.push_back({pair_name(p), {}, {}, json::array(), false});
+    if (p.a_host != p.b_host) v.back().hosts = {p.a_host, p.b_host};
+    return v.back();
+  };
   for (const auto& s : r.sections) {
     if (s.kind == "p2p" && s.per_pair.size() >= 3) {
       std::vector<double> p50s, p99s;
@@ -194,36 +210,55 @@ void add_latency(Document& doc, const model::LatencyResult& r) {
       for (std::size_t i = 0; i < s.per_pair.size(); ++i) {
         const auto& p = s.per_pair[i];
         if (out[i]) {
-          Finding f;
-          f.severity = Severity::kWarn;
-          f.code = "LATENCY_PAIR_OUTLIER";
-          f.message =
-              fmt::format("pair {} has p50 {} us at {} B against a median of {} us over {} pairs",
-                          pair_name(p), fmt_us(p.summary.p50), s.size_bytes, fmt_us(med50), p50s.size());
-          f.evidence = {{"pair", pair_name(p)},
-                        {"size_bytes", s.size_bytes},
-                        {"p50_us", p.summary.p50},
-                        {"median_p50_us", med50},
-                        {"samples", p.summary.samples}};
-          f.remedy = "check the links, NIC and switch port of these hosts (fabcheck pairs)";
-          doc.add_finding(f);
+          auto& e = entry(p50_out, p);
+          e.parts.push_back(fmt::format("p50 {} us at {} B (median {} us)", fmt_us(p.summary.p50), s.size_bytes,
+                                        fmt_us(med50)));
+          e.points.push_back({{"size_bytes", s.size_bytes},
+                              {"p50_us", p.summary.p50},
+                              {"median_p50_us", med50},
+                              {"samples", p.summary.samples}});
         }
         if (med99 > 0 && p.summary.p99 > 3.0 * med99) {
-          Finding f;
-          f.severity = Severity::kWarn;
-          f.code = "LATENCY_PAIR_TAIL";
-          f.message =
-              fmt::format("pair {} has p99 {} us at {} B, {:.1f}x the median pair p99 of {} us", pair_name(p),
-                          fmt_us(p.summary.p99), s.size_bytes, p.summary.p99 / med99, fmt_us(med99));
-          f.evidence = {{"pair", pair_name(p)},         {"size_bytes", s.size_bytes},
-                        {"p99_us", p.summary.p99},      {"median_p99_us", med99},
-                        {"samples", p.summary.samples}, {"low_confidence", p.summary.low_confidence_p99}};
-          f.remedy =
-              "look for congestion or a throttled link on these hosts (fabcheck incast, fabcheck pairs)";
-          doc.add_finding(f);
+          auto& e = entry(p99_tail, p);
+          e.parts.push_back(fmt::format("p99 {} us at {} B ({:.1f}x the median pair's {} us)",
+                                        fmt_us(p.summary.p99), s.size_bytes, p.summary.p99 / med99,
+                                        fmt_us(med99)));
+          e.points.push_back({{"size_bytes", s.size_bytes},
+                              {"p99_us", p.summary.p99},
+                              {"median_p99_us", med99},
+                              {"samples", p.summary.samples},
+                              {"low_confidence", p.summary.low_confidence_p99}});
+          e.low_confidence = e.low_confidence || p.summary.low_confidence_p99;
         }
       }
     }
+  }
+  auto join = [](const std::vector<std::string>& v) {
+    std::string o;
+    for (const auto& x : v) o += (o.empty() ? "" : "; ") + x;
+    return o;
+  };
+  for (const auto& e : p50_out) {
+    Finding f;
+    f.severity = Severity::kWarn;
+    f.code = "LATENCY_PAIR_OUTLIER";
+    f.message = fmt::format("pair {} is slower than the other pairs: {}", e.pair, join(e.parts));
+    f.evidence = {{"pair", e.pair}, {"points", e.points}};
+    if (!e.hosts.empty()) f.evidence["hosts"] = e.hosts;
+    f.remedy = "check the links, NIC and switch port of these hosts (fabcheck pairs)";
+    doc.add_finding(f);
+  }
+  for (const auto& e : p99_tail) {
+    Finding f;
+    f.severity = Severity::kWarn;
+    f.code = "LATENCY_PAIR_TAIL";
+    f.message = fmt::format("pair {} has a long tail: {}", e.pair, join(e.parts));
+    f.evidence = {{"pair", e.pair}, {"points", e.points}, {"low_confidence", e.low_confidence}};
+    if (!e.hosts.empty()) f.evidence["hosts"] = e.hosts;
+    f.remedy = "look for congestion or a throttled link on these hosts (fabcheck incast, fabcheck pairs)";
+    doc.add_finding(f);
+  }
+  for (const auto& s : r.sections) {
     if (s.spike_count > 0) {
       Finding f;
       f.severity = Severity::kInfo;
@@ -244,7 +279,7 @@ void add_latency(Document& doc, const model::LatencyResult& r) {
   }
 }
 
-std::string render_histogram(const core::Histogram& h, int bar_width, int max_lines) {
+std::string render_histogram(const core::Histogram& h, int bar_width, int max_lines, bool skip_empty) {
   const auto fine = h.buckets();
   if (fine.empty()) return {};
   unsigned d = 4;
@@ -277,6 +312,7 @@ std::string render_histogram(const core::Histogram& h, int bar_width, int max_li
   std::string out;
   for (const auto& [lo, uc] : coarse) {
     const auto [hi, n] = uc;
+    if (skip_empty && n == 0) continue;
     int len = 0;
     if (n > 0) {
       len =
@@ -304,7 +340,38 @@ std::string tail_sentence(const model::LatencySection& s, std::uint64_t n) {
   return text;
 }
 
-std::string render_latency(const model::LatencyResult& r) {
+namespace {
+
+/// The compact form: the header line and one line per measured size (issue 17).
+std::string render_latency_compact(const model::LatencyResult& r) {
+  std::string out = fmt::format(
+      "# latency: {} ranks on {} host{}, {} ({}); p50/p99/p99.9/max in us (per pair and histograms: --verbose)\n",
+      r.nranks, r.hosts.size(), r.hosts.size() == 1 ? "" : "s", r.members,
+      r.fabric_crossed ? "the fabric was crossed" : "one host: the fabric was not crossed");
+  for (const auto& s : r.sections) {
+    const auto& m = s.summary;
+    const std::string size =
+        s.size_bytes < 1024 ? fmt::format("{} B", s.size_bytes) : core::format_size(s.size_bytes);
+    const std::string what = fmt::format("{} {} {}", s.kind, s.pattern, size);
+    if (m.samples == 0) {
+      out += fmt::format("#   {:<22} no samples\n", what);
+      continue;
+    }
+    std::string line = fmt::format("#   {:<22} {:>8} {:>8}{} {:>8}{} {:>8}  ({} samples", what, fmt_us(m.p50),
+                                   fmt_us(m.p99), m.low_confidence_p99 ? "*" : " ", fmt_us(m.p999),
+                                   m.low_confidence_p999 ? "*" : " ", fmt_us(m.max), m.samples);
+    if (s.spike_count > 0) line += fmt::format(", {} above 10x p50", s.spike_count);
+    if (!s.stragglers.empty())
+      line += fmt::format(", straggler {} {:.0f}%", s.stragglers.front().label, 100.0 * s.stragglers.front().share);
+    out += line + ")\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string render_latency(const model::LatencyResult& r, model::ConsoleDetail detail) {
+  if (detail == model::ConsoleDetail::kCompact) return render_latency_compact(r);
   std::string out;
   const std::size_t rounds = r.schedule.size();
   out += fmt::format("# fabcheck latency: {} ranks on {} host{}; pairs are {} ({}), pattern {}, {} round{}\n",
@@ -345,8 +412,11 @@ std::string render_latency(const model::LatencyResult& r) {
       out += "  * low confidence: p99 from fewer than 100 samples, p99.9 from fewer than 1000\n";
     }
     if (s.summary.samples == 0) continue;
-    out += fmt::format("  histogram{} (log buckets, count per bucket):\n", p2p ? " merged across pairs" : "");
-    out += render_histogram(s.histogram);
+    if (detail == model::ConsoleDetail::kVerbose) {
+      out += fmt::format("  histogram{} (log buckets, count per non-empty bucket):\n",
+                         p2p ? " merged across pairs" : "");
+      out += render_histogram(s.histogram, 50, 40, true);
+    }
     std::string spikes = fmt::format("  spikes: {} sample{} above 10x the median ({} us)", s.spike_count,
                                      s.spike_count == 1 ? "" : "s", fmt_us(s.spike_threshold_us));
     for (std::size_t i = 0; i < s.spike_sources.size() && i < 8; ++i) {

@@ -4,10 +4,13 @@
 
 #include <fmt/format.h>
 #include <fmt/printf.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <set>
 
 #include "fabcheck/core/collective.hpp"
+#include "fabcheck/core/size.hpp"
 #include "fabcheck/report/topology.hpp"
 
 namespace fabcheck::report {
@@ -111,6 +114,13 @@ void add_sweep(Document& doc, const SweepResult& r) {
                         {"points", points}};
     if (b.redop) e["redop"] = core::name(*b.redop);
     if (b.root >= 0) e["root"] = b.root;
+    e["truncated"] = nullptr;
+    if (b.truncated_from_bytes) {
+      e["truncated"] = {{"from_bytes", *b.truncated_from_bytes},
+                        {"predicted_s", b.truncated_predicted_s},
+                        {"allowance_s", b.truncated_allowance_s},
+                        {"reason", "the step's time limit (1.5 x budget_s)"}};
+    }
     sweeps.push_back(std::move(e));
   }
   j["sweeps"] = sweeps;
@@ -160,6 +170,30 @@ void add_sweep(Document& doc, const SweepResult& r) {
         "re-run with -c 5 to see whether it is intermittent, then bisect the hosts (a faulty NIC, GPU, "
         "memory or "
         "firmware corrupts data silently)";
+    doc.add_finding(f);
+  }
+  // A series the time limit stopped: the sizes left out, and why (a slow fabric, or a budget too small).
+  std::string cut;
+  nlohmann::json cut_ev = nlohmann::json::array();
+  for (const auto& b : r.blocks) {
+    if (!b.truncated_from_bytes) continue;
+    cut += fmt::format("{}{} from {}", cut.empty() ? "" : ", ", core::name(b.collective),
+                       core::format_size(*b.truncated_from_bytes));
+    cut_ev.push_back({{"collective", core::name(b.collective)},
+                      {"from_bytes", *b.truncated_from_bytes},
+                      {"predicted_s", b.truncated_predicted_s},
+                      {"allowance_s", b.truncated_allowance_s}});
+  }
+  if (!cut.empty()) {
+    Finding f;
+    f.severity = Severity::kWarn;
+    f.code = "SWEEP_TRUNCATED";
+    f.message = fmt::format(
+        "the sweep stopped before its largest sizes ({}): each would have outrun the step's time limit "
+        "(1.5 x budget_s {:.0f} s) - the fabric is far slower than the budget assumes",
+        cut, r.options.time_limit_s / 1.5);
+    f.evidence = {{"series", cut_ev}, {"time_limit_s", r.options.time_limit_s}};
+    f.remedy = "find the slow host or link (pairs), or raise the sweep's budget_s in the config";
     doc.add_finding(f);
   }
   if (r.topology.nranks == 1) {
@@ -258,6 +292,47 @@ std::string render_sweep(const SweepResult& r) {
         "# fabcheck note: 1 rank: busBw is 0 by definition for collectives with an (n-1)/n factor; launch "
         "with "
         "mpirun -np N\n";
+  }
+  return out;
+}
+
+std::string render_sweep_compact(const SweepResult& r) {
+  const auto& o = r.options;
+  std::string out =
+      fmt::format("# sweeps: {} ranks, {} backend, {}..{}, -n {} -w {}, check {} (nccl-tests tables: --verbose)\n",
+                  r.topology.nranks, o.backend, core::format_size(o.min_bytes), core::format_size(o.max_bytes),
+                  o.iters, o.warmup_iters, o.check);
+  for (const auto& b : r.blocks) {
+    if (b.points.empty()) continue;
+    double peak = -1;
+    std::uint64_t peak_at = 0, wrong = 0;
+    bool checked = false;
+    std::vector<int> ranks;
+    for (const auto& p : b.points) {
+      for (const auto* pr : {&p.out_of_place, &p.in_place}) {
+        if (pr->busbw_gbps > peak) {
+          peak = pr->busbw_gbps;
+          peak_at = p.size_bytes;
+        }
+        if (pr->wrong) {
+          checked = true;
+          wrong += *pr->wrong;
+        }
+        for (int k : pr->wrong_ranks)
+          if (std::find(ranks.begin(), ranks.end(), k) == ranks.end()) ranks.push_back(k);
+      }
+    }
+    std::sort(ranks.begin(), ranks.end());
+    const auto& last = b.points.back();
+    std::string check = !checked ? "not checked" : wrong == 0 ? "0 wrong" : fmt::format("{} WRONG", wrong);
+    if (!ranks.empty()) check += fmt::format(" on rank(s) {}", fmt::join(ranks, ","));
+    if (b.truncated_from_bytes)
+      check += fmt::format("; sizes from {} not measured (time limit)", core::format_size(*b.truncated_from_bytes));
+    out += fmt::format(
+        "#   {:<13} {:<8} {:<4} busBw peak {} GB/s at {}, {} GB/s at {}, avg {} GB/s; data check {}\n",
+        core::name(b.collective), core::name(b.dtype), redop_name(b), nccl_float(peak, 6),
+        core::format_size(peak_at), nccl_float(last.out_of_place.busbw_gbps, 6), core::format_size(last.size_bytes),
+        nccl_float(b.avg_busbw_gbps, 6), check);
   }
   return out;
 }

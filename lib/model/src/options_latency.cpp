@@ -71,7 +71,8 @@ OptionTable<LatencyOptions> make_table() {
        [](O& o, const json& v) { o.pin_cpus = v.get<std::vector<int>>(); }},
   };
   t.cli_only = {{"json", "the report file of the standalone command (run: --json)"},
-                {"out", "alias of --json"}};
+                {"out", "alias of --json"},
+                {"verbose", "console detail of the standalone command (run: --verbose)"}};
   t.finish = [](O& o, const json& given, const KeyNamer& name) {
     if (given.contains("sweep") && given["sweep"].get<bool>()) {
       if (given.contains("sizes") && o.sizes != latency_sweep_sizes())

@@ -495,7 +495,8 @@ class SeriesRunner {
         send_(send),
         recv_(recv),
         host_(host),
-        buf_bytes_(buf_bytes) {}
+        buf_bytes_(buf_bytes),
+        start_us_(comm::now_us()) {}
 
   SweepBlock run(Collective c, Dtype d, std::optional<RedOp> op, int root,
                  const std::vector<std::uint64_t>& sizes) {
@@ -508,9 +509,17 @@ class SeriesRunner {
     const std::string label = block_label(c, d, op, b.root);
     warmup(c, d, op, root, label);
     pending_.clear();
-    for (int cycle = 0; cycle < o_.cycles; ++cycle) {
+    const double block_start_us = comm::now_us();
+    double prev_cost_s = 0;
+    std::uint64_t prev_bytes = 0;
+    for (int cycle = 0; cycle < o_.cycles && !b.truncated_from_bytes; ++cycle) {
       for (std::uint64_t req : sizes) {
         const core::CollGeometry g = core::geometry(c, d, req, comm_.size());
+        if (o_.time_limit_s > 0 && prev_bytes > 0 && stop_before(g.size_bytes, prev_bytes, prev_cost_s,
+                                                                  block_start_us, b)) {
+          break;
+        }
+        const double size_start_us = comm::now_us();
         SweepPoint pt;
         pt.size_bytes = g.size_bytes;
         pt.count = g.count;
@@ -518,8 +527,11 @@ class SeriesRunner {
         pt.out_of_place = measure(c, d, op, root, g, false, label, b.points.size());
         pt.in_place = measure(c, d, op, root, g, true, label, b.points.size());
         b.points.push_back(std::move(pt));
+        prev_cost_s = (comm::now_us() - size_start_us) * 1e-6;
+        prev_bytes = std::max<std::uint64_t>(g.size_bytes, 1);
       }
     }
+    ++blocks_done_;
     per_iter_rounds(b, label);
     double sum = 0;
     for (const auto& p : b.points) sum += p.out_of_place.busbw_gbps + p.in_place.busbw_gbps;
@@ -529,8 +541,35 @@ class SeriesRunner {
 
   std::uint64_t total_wrong = 0;
   std::uint64_t failed_checks = 0;
+  std::size_t blocks_total = 1;  ///< series of the whole sweep (the time limit is shared among them)
 
  private:
+  /// The time-limit rule (SweepOptions::time_limit_s): predicts the next size from the previous one — its
+  /// time × the byte ratio (≥ 1: at small sizes latency dominates, so this over-predicts) × the share of its ops
+  /// still pending in the later per-iteration rounds — and stops when the series' elapsed time plus the
+  /// prediction exceeds its share of the limit left (limit − elapsed before the series, over the series left).
+  /// Every rank decides on its own clock; the stop is agreed (max), so all ranks stop at the same size.
+  bool stop_before(std::uint64_t bytes, std::uint64_t prev_bytes, double prev_cost_s, double block_start_us,
+                   SweepBlock& b) {
+    const int per_iter = o_.per_iter_iters < 0 ? o_.iters : o_.per_iter_iters;
+    const int rounds = per_iter > 0 ? std::min(o_.per_iter_rounds, per_iter) : 1;
+    const double now_ops = 2.0 + o_.iters + (per_iter > 0 ? 1.0 + round_iters(per_iter, 0) : 0.0) + o_.check;
+    const double later_ops = per_iter > 0 ? (rounds - 1) + (per_iter - round_iters(per_iter, 0)) : 0.0;
+    const double ratio = std::max(1.0, static_cast<double>(bytes) / static_cast<double>(prev_bytes));
+    const double predicted_s = prev_cost_s * ratio * (now_ops + later_ops) / now_ops;
+    const double now_us = comm::now_us();
+    const double before_s = (block_start_us - start_us_) * 1e-6;
+    const double in_block_s = (now_us - block_start_us) * 1e-6;
+    const double left_blocks = static_cast<double>(std::max<std::size_t>(1, blocks_total - blocks_done_));
+    const double allowance_s = (o_.time_limit_s - before_s) / left_blocks;
+    const std::int64_t mine = in_block_s + predicted_s > allowance_s ? 1 : 0;
+    if (comm_.allreduce(mine, comm::ScalarOp::kMax) == 0) return false;
+    b.truncated_from_bytes = bytes;
+    b.truncated_predicted_s = predicted_s;
+    b.truncated_allowance_s = allowance_s - in_block_s;
+    return true;
+  }
+
   comm::CollCall make_call(Collective c, Dtype d, std::optional<RedOp> op, int root,
                            const core::CollGeometry& g, bool in_place) const {
     comm::CollCall call;
@@ -719,6 +758,8 @@ class SeriesRunner {
   void* recv_;
   unsigned char* host_;
   std::uint64_t buf_bytes_;
+  double start_us_ = 0;         // when the sweep began (the time limit counts from here)
+  std::size_t blocks_done_ = 0;  // series finished so far
 };
 
 /// Reads this rank's NCCL log (at most kMaxNcclLogBytes); "" with a note when it cannot.
@@ -834,6 +875,12 @@ SweepResult run_sweep(const comm::Communicator& comm, comm::CollBackend& be, con
   bufs.recv = be.alloc(buf_bytes);
   std::vector<unsigned char> host(buf_bytes);
   SeriesRunner runner(comm, be, opts, clocks, fault, bufs.send, bufs.recv, host.data(), buf_bytes);
+  runner.blocks_total = 0;
+  for (Collective c : opts.collectives) {
+    const std::size_t roots = core::is_rooted(c) ? (opts.root == -1 ? static_cast<std::size_t>(n) : 1) : 1;
+    const std::size_t ops = core::has_redop(c) ? opts.redops.size() : 1;
+    runner.blocks_total += opts.dtypes.size() * ops * roots;
+  }
 
   for (Collective c : opts.collectives) {
     std::vector<int> roots{-1};

@@ -20,10 +20,34 @@ double median_of(std::vector<double> v) {
   return v[(v.size() - 1) / 2];
 }
 
-// Cell colour: green at or better than the median, through yellow to red at half of it (or worse).
+/// The colour scale of every pairs heatmap (issue 17: "heatmaps encode the value"): diverging at the median,
+/// on goodness = value / median (bandwidth) or median / value (latency, lower is better): green at or better
+/// than the median, through yellow (0.75x) to red at half of it or worse. The median is the pairs section's
+/// own (bw_median_gbps, lat_median_us): the one the outlier rule used (docs/DESIGN.md §4).
+constexpr double kWorstGoodness = 0.5;
+double scale_position(double goodness) { return std::clamp((goodness - kWorstGoodness) / (1 - kWorstGoodness), 0.0, 1.0); }
 std::string cell_fill(double goodness) {
-  const double g = std::clamp((goodness - 0.5) / 0.5, 0.0, 1.0);
+  const double g = scale_position(goodness);
   return fmt::format("hsl({:.0f},70%,{:.0f}%)", 120 * g, 78 - 8 * g);
+}
+
+/// The legend under a heatmap: the scale as a gradient with its three anchors in the matrix's unit.
+std::string legend(double med, bool higher_better, std::string_view unit, std::string_view id) {
+  auto at = [&](double goodness) { return higher_better ? med * goodness : med / goodness; };
+  std::string s = fmt::format(
+      "<svg class=\"legend\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 360 34\" width=\"360\" "
+      "height=\"34\" role=\"img\" aria-label=\"colour scale\"><defs><linearGradient id=\"{}-scale\">",
+      id);
+  for (double g : {0.0, 0.5, 1.0})
+    s += fmt::format("<stop offset=\"{:.0f}%\" stop-color=\"{}\"/>", 100 * g,
+                     cell_fill(kWorstGoodness + g * (1 - kWorstGoodness)));
+  s += fmt::format("</linearGradient></defs><rect x=\"0\" y=\"2\" width=\"360\" height=\"12\" fill=\"url(#{}-scale)\"/>",
+                   id);
+  s += fmt::format("<text x=\"0\" y=\"30\" class=\"muted\">worst: {} {} {} (0.5x median)</text>",
+                   higher_better ? "&le;" : "&ge;", fmt_number(at(0.5), 3), html_escape(unit));
+  s += fmt::format("<text x=\"360\" y=\"30\" text-anchor=\"end\" class=\"muted\">best: median {} {} or {}</text>",
+                   fmt_number(med, 4), html_escape(unit), higher_better ? "more" : "less");
+  return s + "</svg>\n";
 }
 
 // One heatmap: rows = source host, columns = destination host. `higher_better` for bandwidth.
@@ -40,7 +64,10 @@ std::string heatmap(const json& rail, std::string_view matrix_key, std::string_v
       if (as_number(&c, v) && v > 0) vals.push_back(v);
     }
   }
-  const double med = median_of(vals);
+  // The section's own median (the outlier rule's); the matrix's lower median only for reports without it.
+  const std::string med_key = kind == "bw" ? "bw_median_gbps" : "lat_median_us";
+  double med = 0;
+  if (!as_number(get(rail, med_key), med) || med <= 0) med = median_of(vals);
   std::set<std::pair<std::string, std::string>> outl;
   for (const auto& o : as_array(get(rail, "outliers"))) {
     if (as_string(get(o, "kind")) != kind) continue;
@@ -85,11 +112,12 @@ std::string heatmap(const json& rail, std::string_view matrix_key, std::string_v
                                     have ? fmt_number(v, 4) : "no value", unit, is_out ? " (outlier)" : "");
       s += fmt::format(
           "<rect class=\"cell{}\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" "
-          "fill=\"{}\"{}{}{}{}{}>"
+          "fill=\"{}\"{}{}{}{}{}{}>"
           "<title>{}</title></rect>\n",
           is_out ? " outlier" : "", x, y, cell, cell, have ? cell_fill(goodness) : "#ddd",
           attr("data-kind", kind), attr("data-from", hosts[i]), attr("data-to", hosts[j]),
           num_attr("data-value", have ? v : std::numeric_limits<double>::quiet_NaN()),
+          num_attr("data-scale", have ? scale_position(goodness) : std::numeric_limits<double>::quiet_NaN()),
           attr("data-outlier", is_out ? "true" : "false"), html_escape(tip));
       if (cell >= 34 && have) {
         s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n", x + cell / 2,
@@ -101,10 +129,13 @@ std::string heatmap(const json& rail, std::string_view matrix_key, std::string_v
     }
   }
   s += "</svg>\n";
+  s += legend(med, higher_better, unit, id);
   s += fmt::format(
-      "<p class=\"muted\">{} {}; median {} {}; red outline and ! = outlier (docs/DESIGN.md §4).</p>\n",
-      html_escape(title), higher_better ? "(higher is better)" : "(lower is better)", fmt_number(med, 4),
-      html_escape(unit));
+      "<p class=\"muted\">{} {}; colour = value against the median <span class=\"median\"{}>{}</span> {} "
+      "(green: the median or better, red: half as good or worse); red outline and ! = outlier "
+      "(docs/DESIGN.md §4).</p>\n",
+      html_escape(title), higher_better ? "(higher is better)" : "(lower is better)", num_attr("data-median", med),
+      fmt_number(med, 4), html_escape(unit));
   return s + "</figure>\n";
 }
 

@@ -12,8 +12,9 @@
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/probes/topology.hpp"
 #include "fabcheck/report/document.hpp"
-#include "fabcheck/report/findings_text.hpp"
 #include "fabcheck/report/gate.hpp"
+#include "fabcheck/report/reconcile.hpp"
+#include "fabcheck/report/summary_text.hpp"
 #include "fabcheck/report/topology.hpp"
 #include "fabcheck/suite/watchdog.hpp"
 #include "steps.hpp"
@@ -149,39 +150,6 @@ StepOutcome agree(const comm::Communicator& world, const StepOutcome& mine, std:
   return out;
 }
 
-std::string summary(const report::Document& doc, const Plan& plan, const std::string& path, double duration_s,
-                    const std::optional<report::GateResult>& gate, int nranks, int nhosts) {
-  const auto& d = doc.json();
-  std::string o = fmt::format("# fabcheck run summary: {} ranks on {} host(s), {:.1f} s (budget {:.0f} s)\n",
-                              nranks, nhosts, duration_s, plan.total_budget_s());
-  for (const auto& st : plan.steps) {
-    const std::string sec(section_name(st.kind));
-    const auto& s = d["run"]["sections"][sec];
-    std::string extra;
-    if (s.contains("elapsed_s")) extra = fmt::format("{:6.1f} s", s["elapsed_s"].get<double>());
-    const std::string reason = s["reason"].is_string() ? s["reason"].get<std::string>() : "";
-    o += fmt::format("#   {:<10} {:<8} {:>8}  {}\n", sec, s.value("status", "?"), extra, reason);
-  }
-  if (d.contains("transport") && d["transport"].is_object() && d["transport"].contains("verdict")) {
-    o += fmt::format("# transport verdict: {}\n", d["transport"]["verdict"].dump());
-  }
-  if (d.contains("score") && d["score"].is_object() && d["score"].contains("scaling_efficiency") &&
-      d["score"]["scaling_efficiency"].is_number()) {
-    o += fmt::format("# scaling efficiency: {:.3f}\n", d["score"]["scaling_efficiency"].get<double>());
-  }
-  o += report::render_findings(d["findings"]);
-  if (gate) {
-    std::size_t np = 0;
-    for (const auto& c : gate->checks) np += c.passed ? 1 : 0;
-    o += fmt::format("# gate: {} ({} of {} checks passed)\n", gate->passed ? "PASSED" : "FAILED", np,
-                     gate->checks.size());
-  } else {
-    o += fmt::format("# gate: {}\n", plan.step(StepKind::kGate).disabled_reason);
-  }
-  o += fmt::format("# report: {}\n", path);
-  return o;
-}
-
 }  // namespace
 
 int run_suite(const comm::Communicator& world, const Plan& plan, const RunOptions& opts) {
@@ -264,7 +232,8 @@ int run_suite(const comm::Communicator& world, const Plan& plan, const RunOption
     // A marker per step: the watchdog can name a rank that never started it.
     comm::enter_phase(fmt::format("run: start {}", config_key(st.kind)));
     StepOutcome mine;
-    detail::StepContext ctx{world, st, root ? &doc : nullptr, {}, root ? &state : nullptr};
+    detail::StepContext ctx{world, st, root ? &doc : nullptr, {}, root ? &state : nullptr,
+                            opts.verbose ? model::ConsoleDetail::kVerbose : model::ConsoleDetail::kCompact};
     const auto* adapter = detail::adapter_for(st.kind);
     if (!adapter) {
       mine.status = StepOutcome::Status::kSkipped;
@@ -331,6 +300,8 @@ int run_suite(const comm::Communicator& world, const Plan& plan, const RunOption
   std::optional<report::GateResult> gate;
   int code = 0;
   if (root) {
+    // One fault, one headline; fail -> warn -> info (issue 17): before the gate counts them.
+    report::reconcile_findings(doc.json());
     const auto& gst = plan.step(StepKind::kGate);
     if (gst.enabled) {
       try {
@@ -358,10 +329,14 @@ int run_suite(const comm::Communicator& world, const Plan& plan, const RunOption
     const double duration = (comm::now_us() - sh.run_start_us) / 1e6;
     doc.finish(any_failed ? "failed" : "complete", code, duration);
     doc.write_atomic(opts.json_path);
-    std::fputs(summary(doc, plan, opts.json_path, duration, gate, world.size(),
-                       static_cast<int>(world.hosts().size()))
-                   .c_str(),
-               stdout);
+    report::SummaryFacts facts;
+    facts.nranks = world.size();
+    facts.nhosts = static_cast<int>(world.hosts().size());
+    facts.duration_s = duration;
+    facts.budget_s = plan.total_budget_s();
+    facts.report_path = opts.json_path;
+    if (!gate) facts.gate_disabled_reason = plan.step(StepKind::kGate).disabled_reason;
+    std::fputs(report::render_summary(doc.json(), facts).c_str(), stdout);
     std::fflush(stdout);
   }
   return code;

@@ -12,6 +12,7 @@
 #include "fabcheck/probes/topology.hpp"
 #include "fabcheck/report/document.hpp"
 #include "fabcheck/report/findings_text.hpp"
+#include "fabcheck/report/reconcile.hpp"
 #include "fabcheck/report/topology.hpp"
 #include "steps.hpp"
 
@@ -40,7 +41,8 @@ SingleOutcome run_single(const comm::Communicator& world, const std::vector<Step
   }
   detail::SuiteState state;
   for (const auto& st : steps) {
-    detail::StepContext ctx{world, st, root ? &doc : nullptr, {}, root ? &state : nullptr};
+    detail::StepContext ctx{world, st, root ? &doc : nullptr, {}, root ? &state : nullptr,
+                            opts.verbose ? model::ConsoleDetail::kVerbose : model::ConsoleDetail::kTables};
     detail::adapter_for(st.kind)->run(ctx);
     const bool silent = std::find(opts.silent.begin(), opts.silent.end(), st.kind) != opts.silent.end();
     if (root && !silent) {
@@ -54,7 +56,8 @@ SingleOutcome run_single(const comm::Communicator& world, const std::vector<Step
   // Every rank returns the same exit code.
   out.exit_code = static_cast<int>(world.allreduce(static_cast<std::int64_t>(mine), comm::ScalarOp::kMax));
   if (!root) return out;
-  // The command's conclusions after its tables, as `run` prints them in its summary.
+  // The command's conclusions after its tables, as `run` prints them in its summary: reconciled first.
+  report::reconcile_findings(doc.json());
   const std::string findings = report::render_findings(doc.json()["findings"]);
   std::fwrite(findings.data(), 1, findings.size(), stdout);
   std::fflush(stdout);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "fabcheck/comm/communicator.hpp"
+#include "fabcheck/model/console_detail.hpp"
 #include "fabcheck/model/option_table.hpp"
 #include "fabcheck/report/document.hpp"
 #include "fabcheck/report/transport.hpp"
@@ -35,6 +36,7 @@ struct StepContext {
   report::Document* doc = nullptr;  // rank 0 only
   std::string console;              // rank 0: the probe's console text
   SuiteState* state = nullptr;      // rank 0 only (nullptr elsewhere); set exactly when doc is
+  model::ConsoleDetail detail = model::ConsoleDetail::kTables;  // how much ctx.console shows (issue 17)
 };
 
 // Rank 0: redraws the transport section from all evidence in ctx.state (replacing the one written before,

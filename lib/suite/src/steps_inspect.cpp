@@ -3,6 +3,8 @@
 // SuiteState so that latency and pairs can redraw the verdict with their MPI signature.
 #include "fabcheck/probes/inventory.hpp"
 
+#include <fmt/format.h>
+
 #include "fabcheck/model/option_tables.hpp"
 #include "fabcheck/report/inventory.hpp"
 #include "fabcheck/report/transport.hpp"
@@ -36,7 +38,12 @@ void run_inspect_step(StepContext& ctx) {
       report::add_transport(*ctx.doc, tr);
       ctx.console = report::render_transport(tr);
     }
-    ctx.console += "\ninventory:\n" + report::render_inventory(inv);
+    if (ctx.detail == model::ConsoleDetail::kCompact) {
+      ctx.console += fmt::format("# inventory: {} host(s) (per-host devices, GIDs, MPI and env: --verbose)\n",
+                                 inv.hosts.size());
+    } else {
+      ctx.console += "\ninventory:\n" + report::render_inventory(inv);
+    }
   }
 }
 

@@ -22,7 +22,7 @@ void run_latency_step(StepContext& ctx) {
   const auto r = probes::run_latency(ctx.world, to_options(ctx.step));
   if (ctx.doc) {
     report::add_latency(*ctx.doc, r);
-    ctx.console = report::render_latency(r);
+    ctx.console = report::render_latency(r, ctx.detail);
     add_signatures(ctx, "latency", report::signatures_from_latency(r));
   }
 }

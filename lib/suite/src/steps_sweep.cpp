@@ -19,11 +19,19 @@ void validate_sweep(const Step& st) {
   probes::validate(to_options(st));
 }
 
+/// A sweep inside a plan with a budget stops its sizes before 1.5 x the budget (issue 17: a throttled host
+/// must not turn the default run into minutes; the report names the first size left out). A standalone
+/// `sweep` has no budget and measures every size.
+constexpr double kBudgetLimitFactor = 1.5;
+
 void run_sweep_step(StepContext& ctx) {
-  const auto r = probes::run_sweep(ctx.world, to_options(ctx.step));
+  auto o = to_options(ctx.step);
+  if (ctx.step.budget_s > 0) o.time_limit_s = kBudgetLimitFactor * ctx.step.budget_s;
+  const auto r = probes::run_sweep(ctx.world, o);
   if (ctx.doc) {  // rank 0: the document and the suite state come together
     report::add_sweep(*ctx.doc, r);
-    ctx.console = report::render_sweep(r);
+    ctx.console = ctx.detail == model::ConsoleDetail::kCompact ? report::render_sweep_compact(r)
+                                                               : report::render_sweep(r);
     // nccl backend: NCCL's own log is direct evidence of the transport; it joins the inventory's evidence
     // and the verdict is redrawn from both (later signatures keep it).
     if (!r.nccl_logs.empty() || !r.nccl_log_notes.empty()) {

@@ -9,7 +9,9 @@
 namespace fabcheck::report {
 
 /// "# findings: F fail, W warn, I info" and one "#   [sev] CODE: message" line per fail, then per warn
-/// finding (info findings are counted, not listed). @param findings the report's `findings` array.
+/// finding (info findings are counted, not listed), each headline followed by up to 4 "#          also: CODE
+/// (severity): message" lines — the evidence other probes gave for it (report::reconcile_findings).
+/// @param findings the report's `findings` array, reconciled.
 std::string render_findings(const nlohmann::json& findings);
 
 }  // namespace fabcheck::report

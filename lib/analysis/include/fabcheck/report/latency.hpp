@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "fabcheck/model/console_detail.hpp"
 #include "fabcheck/model/latency.hpp"
 #include "fabcheck/report/document.hpp"
 
@@ -26,14 +27,18 @@ void add_latency(Document& doc, const model::LatencyResult& r);
 /// Lines of an ASCII histogram of `h` (µs labels): log buckets (4, 2 or 1 per power of two so that at most
 /// `max_lines` lines result; fine buckets nest exactly in them), one line per bucket from the first to the
 /// last non-empty one: "[lower, upper) us | ####  count". Bars are linear in the count; a non-empty bucket
-/// shows at least one '#'. Empty string for an empty histogram.
-std::string render_histogram(const core::Histogram& h, int bar_width = 50, int max_lines = 40);
+/// shows at least one '#'. Empty string for an empty histogram. @param skip_empty leave out the lines of empty
+/// buckets (the console's --verbose form, issue 17).
+std::string render_histogram(const core::Histogram& h, int bar_width = 50, int max_lines = 40,
+                             bool skip_empty = false);
 
 /// "at 512 ranks the tail makes each exchange X× slower than its median" for a section (empty without
 /// samples).
 std::string tail_sentence(const model::LatencySection& s, std::uint64_t n = 512);
 
-/// Console text of the whole result (rank 0 prints it to stdout).
-std::string render_latency(const model::LatencyResult& r);
+/// Console text of the whole result (rank 0 prints it to stdout): kCompact one line per size; kTables the
+/// per-pair tables and tail lines (standalone `latency`); kVerbose adds the histograms (non-empty buckets).
+std::string render_latency(const model::LatencyResult& r,
+                           model::ConsoleDetail detail = model::ConsoleDetail::kTables);
 
 }  // namespace fabcheck::report

@@ -24,6 +24,12 @@ void add_sweep(Document& doc, const model::SweepResult& r);
 /// Rows: "%12li  %12li  %8s  %6s  %6s" then per placement "  %7s  %6s  %6s  %6g" or "  %7s  %6s  %6s    N/A".
 std::string render_sweep(const model::SweepResult& r);
 
+/// The compact console form (`run` without --verbose, issue 17): one `#` line per series — sizes, peak busBw
+/// and where, busBw at the largest size, the nccl-tests average (mean over both placements of every row),
+/// the data check (wrong elements and the ranks that received them) — so that the default run fits on two
+/// screens. The nccl-tests table itself stays in `render_sweep` (--verbose, standalone `sweep`) and the HTML.
+std::string render_sweep_compact(const model::SweepResult& r);
+
 /// nccl-tests' HEAD `getFloatStr`: the first of %.2f, %.1f, %.0f that fits in `width` characters
 /// (right-aligned), otherwise %<width>.1e when width ≥ 7, else %<width>.0e.
 std::string nccl_float(double value, int width);

@@ -34,6 +34,11 @@ struct SweepOptions {
   /// the run, a point's samples represent the run rather than the moment of one burst, so that two runs can
   /// be compared on them (`fabcheck compare`); 1 = the whole pass right after the point's timed loop.
   int per_iter_rounds = 10;
+  /// Time limit of the whole sweep in seconds (0 = none; not a flag: `run` sets it from the step's budget,
+  /// issue 17). Before each size the series predicts what the size will take (the previous size's time, scaled
+  /// by the size ratio and by the per-iteration rounds still to come) and stops when it would exceed its share
+  /// of what is left; the report names the first size left out (sweeps[].truncated).
+  double time_limit_s = 0;
   std::size_t samples_cap = 10000;  ///< per-iteration samples kept in the result (statistics use all)
   std::string backend = "mpi";      ///< `--backend` mpi | nccl
   int nthreads = 1;                 ///< `-t/--nthreads`: nccl-tests' threads per process (only 1)

@@ -62,6 +62,10 @@ struct SweepBlock {
   int nranks = 0;                    ///< ranks in the communicator
   std::vector<SweepPoint> points;    ///< rows in sweep order
   double avg_busbw_gbps = 0;         ///< mean busBw over both placements of every point
+  /// When the time limit stopped the series (SweepOptions::time_limit_s): the first size not measured.
+  std::optional<std::uint64_t> truncated_from_bytes;
+  double truncated_predicted_s = 0;  ///< what that size was predicted to take
+  double truncated_allowance_s = 0;  ///< the series' share of the time left at that point
 };
 /// One line of nccl-tests' `# Using devices`.
 struct RankDevice {

@@ -21,6 +21,7 @@ struct SingleOptions {
   std::string json_path;          ///< report file ("" = none), written atomically at the end
   bool announce_report = false;   ///< say on stderr where the report was written
   std::vector<StepKind> silent;   ///< steps whose console text is not printed (e.g. scaling's own sweep)
+  bool verbose = false;           ///< histograms too (default: the command's tables)
 
   /// The usual form: the command line and the report path.
   static SingleOptions of(std::vector<std::string> argv, std::string json_path, bool announce = false) {

@@ -1,0 +1,160 @@
+#include "fabcheck/report/summary_text.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "fabcheck/report/findings_text.hpp"
+#include "fabcheck/report/reconcile.hpp"
+
+namespace fabcheck::report {
+
+using nlohmann::json;
+
+namespace {
+
+int count_of(const json& doc, const char* sev) {
+  int n = 0;
+  if (doc.contains("findings") && doc["findings"].is_array())
+    for (const auto& f : doc["findings"]) n += f.is_object() && f.value("severity", "") == sev;
+  return n;
+}
+
+/// "PAIRS_SLOW_HOST (dev-h3), GATE_CHECK_FAILED" for the fail findings.
+std::string fail_places(const json& doc) {
+  std::string o;
+  for (const auto& f : doc["findings"]) {
+    if (!f.is_object() || f.value("severity", "") != "fail") continue;
+    std::string item = f.value("code", "");
+    const auto hosts = hosts_named(f);
+    if (!hosts.empty()) {
+      std::string h;
+      for (const auto& x : hosts) h += (h.empty() ? "" : ", ") + x;
+      const auto& e = f["evidence"];
+      if (e.is_object() && e.contains("from") && e.contains("to") && e["from"].is_string() && e["to"].is_string())
+        h = e["from"].get<std::string>() + " -> " + e["to"].get<std::string>();
+      item += " (" + h + ")";
+    }
+    o += (o.empty() ? "" : ", ") + item;
+  }
+  return o;
+}
+
+std::string transport_line(const json& doc) {
+  if (!doc.contains("transport") || !doc["transport"].is_object() || !doc["transport"].contains("verdict"))
+    return "# transport: not assessed (the inspect step did not run)\n";
+  const auto& t = doc["transport"];
+  auto text = [&](const char* k) {
+    if (!t.contains(k) || t[k].is_null()) return std::string("-");
+    if (t[k].is_string()) return t[k].get<std::string>();
+    if (t[k].is_boolean()) return std::string(t[k].get<bool>() ? "yes" : "no");
+    return t[k].dump();
+  };
+  return fmt::format("# transport: {} (network {}, link_layer {}, gdr {}, inter_node {})\n", text("verdict"),
+                     text("network"), text("link_layer"), text("gdr"),
+                     t.contains("inter_node") && t["inter_node"].is_null() ? "unknown" : text("inter_node"));
+}
+
+std::string score_line(const json& doc) {
+  if (!doc.contains("score") || !doc["score"].is_object()) return {};
+  const auto& s = doc["score"];
+  if (!s.contains("scaling_efficiency") || !s["scaling_efficiency"].is_number()) {
+    return fmt::format("# score: none ({})\n", s.contains("reason") && s["reason"].is_string()
+                                                   ? s["reason"].get<std::string>()
+                                                   : "no sweep");
+  }
+  const double eff = s["scaling_efficiency"].get<double>();
+  const int hosts = s.value("hosts", 0);
+  std::string o = fmt::format("# score: {:.1f} % of ideal scaling for {} on {} host{}", 100.0 * eff,
+                              s.value("workload", "?"), hosts, hosts == 1 ? "" : "s");
+  if (s.contains("inputs") && s["inputs"].is_object()) {
+    const auto& in = s["inputs"];
+    if (in.contains("exposed_s") && in["exposed_s"].is_number() && in.contains("t_compute_s") &&
+        in["t_compute_s"].is_number()) {
+      o += fmt::format(": each step waits {:.3g} s on communication for {:.3g} s of compute",
+                       in["exposed_s"].get<double>(), in["t_compute_s"].get<double>());
+    }
+  }
+  if (s.value("intra_node_only", false)) o += " (one host: the fabric was not crossed)";
+  return o + "\n";
+}
+
+std::string steps_line(const json& doc, const SummaryFacts& f) {
+  std::string o = fmt::format("# steps ({} ranks on {} host{}, {:.1f} s of a {:.0f} s budget):", f.nranks,
+                              f.nhosts, f.nhosts == 1 ? "" : "s", f.duration_s, f.budget_s);
+  std::string notes;
+  if (doc.contains("run") && doc["run"].contains("sections") && doc["run"]["sections"].is_object()) {
+    const auto& secs = doc["run"]["sections"];
+    // In run order (a JSON object has no order of its own), then any other section.
+    std::vector<std::string> names = {"inventory", "sweeps", "latency", "incast", "pairs", "scaling"};
+    for (const auto& [k, v] : secs.items())
+      if (std::find(names.begin(), names.end(), k) == names.end()) names.push_back(k);
+    for (const auto& name : names) {
+      if (!secs.contains(name) || !secs[name].is_object()) continue;
+      const auto& s = secs[name];
+      const std::string status = s.value("status", "?");
+      if (name == "gate" || name == "transport") continue;  // the gate and the verdict have their own lines
+      std::string t;
+      if (s.contains("elapsed_s") && s["elapsed_s"].is_number())
+        t = fmt::format(" {:.1f} s", s["elapsed_s"].get<double>());
+      o += fmt::format(" {} {}{};", name, status, t);
+      if (status != "ok" && s.contains("reason") && s["reason"].is_string())
+        notes += fmt::format("#   {} {}: {}\n", name, status, s["reason"].get<std::string>());
+    }
+  }
+  if (!o.empty() && o.back() == ';') o.pop_back();
+  return o + "\n" + notes;
+}
+
+std::string gate_line(const json& doc, const SummaryFacts& f) {
+  if (!doc.contains("gate") || !doc["gate"].is_object() || !doc["gate"].contains("checks"))
+    return fmt::format("# gate: {}\n", f.gate_disabled_reason.empty() ? "not run" : f.gate_disabled_reason);
+  std::size_t np = 0, n = 0;
+  for (const auto& c : doc["gate"]["checks"]) {
+    ++n;
+    np += c.value("passed", false) ? 1 : 0;
+  }
+  return fmt::format("# gate: {} ({} of {} checks passed)\n", doc["gate"].value("passed", false) ? "PASSED" : "FAILED",
+                     np, n);
+}
+
+}  // namespace
+
+std::string verdict_word(const json& doc) {
+  const int code = doc.contains("run") && doc["run"].contains("exit_code") && doc["run"]["exit_code"].is_number()
+                       ? doc["run"]["exit_code"].get<int>()
+                       : 3;
+  if (code == 1) return "FAIL";
+  if (code != 0) return "INCOMPLETE";
+  const int nw = count_of(doc, "warn");
+  return nw == 0 ? "PASS" : fmt::format("PASS with {} warning{}", nw, nw == 1 ? "" : "s");
+}
+
+std::string render_summary(const json& doc, const SummaryFacts& facts) {
+  const std::string word = verdict_word(doc);
+  const int nf = count_of(doc, "fail"), nw = count_of(doc, "warn");
+  std::string why;
+  if (word == "FAIL") {
+    why = fmt::format("{} fail finding{}: {}", nf, nf == 1 ? "" : "s", fail_places(doc));
+  } else if (word == "INCOMPLETE") {
+    why = "the run did not finish every step (see the steps below and the report)";
+  } else if (nw > 0) {
+    why = "no fail finding; the warnings below need a look";
+  } else {
+    why = "no fail or warn finding";
+  }
+  if (word != "FAIL" && facts.nhosts == 1) why += " (one host: the fabric between hosts was not tested)";
+  std::string o = "#\n";
+  o += fmt::format("# fabcheck run: {} - {}\n", word, why);
+  o += render_findings(doc.contains("findings") ? doc["findings"] : json::array());
+  o += transport_line(doc);
+  o += score_line(doc);
+  o += steps_line(doc, facts);
+  o += gate_line(doc, facts);
+  o += fmt::format("# fabcheck run: {} (exit {}); report: {}\n", word,
+                   doc["run"].value("exit_code", 3), facts.report_path);
+  return o;
+}
+
+}  // namespace fabcheck::report
