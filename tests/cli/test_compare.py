@@ -75,8 +75,12 @@ check(m["verdict"] == "worse" and m["better"] == "a" and m["method"] == "exact" 
       and m["p_holm"] < 1e-10 and abs(m["delta_pct"] + 50) < 1e-9, f"JSON: 1 MiB busbw row {m}")
 check(any(f["code"] == "COMPARE_B_WORSE" for f in d["findings"]), "JSON: COMPARE_B_WORSE finding")
 html = open(out_html).read()
-check(html.startswith("<!DOCTYPE html>") and "<script" not in html and "http" not in html
+# Self-contained: no script, no external reference (the inline SVGs' xmlns is a name, not a fetch).
+bare = html.replace("http://www.w3.org/2000/svg", "")
+check(html.startswith("<!DOCTYPE html>") and "<script" not in html and "http" not in bare
       and html.count("<tr class=\"worse\">") == 5, "HTML: self-contained page, 5 worse rows")
+check(html.find('<figure class="curve"') < html.find('id="regressions"') < html.find('<details id="all">'),
+      "HTML: busBw curves, then the top regressions, then the collapsed table")
 
 # Default labels A/B, no files written.
 r = run(a, b)

@@ -91,7 +91,10 @@ def basic():
         check(doc["topology"]["nranks"] == 4, "topology.nranks")
         check("the fabric was not crossed" in r.stdout, "console says the fabric was not crossed")
         check("at 512 ranks the tail makes each exchange" in r.stdout, "console has the tail sentence")
-        check(" us |#" in r.stdout, "console has an ASCII histogram")
+        check(" us |#" not in r.stdout, "no histogram without --verbose")
+        v = launch(4, ["--pattern", "ring", "--sizes", "8", "--iters", "200", "--verbose"])
+        check(v.returncode == 0, f"--verbose: exit {v.returncode}")
+        check(" us |#" in v.stdout, "--verbose: console has an ASCII histogram")
 
 
 def duration():

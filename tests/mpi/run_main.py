@@ -38,9 +38,18 @@ if pe["status"] != "skipped" or "pairs needs two hosts" not in (pe.get("reason")
     fail(f"pairs on one host: want skipped with 'pairs needs two hosts', got {pe}")
 if doc["topology"]["nranks"] != 4 or len(doc["topology"]["hosts"]) != 1:
     fail("topology")
-# The summary names the report.
-if f"# report: {rep}" not in p.stdout:
-    fail("summary does not say where the report is")
+# The verdict block (issue 17): the verdict line heads it and the last line repeats it beside the report path; the
+# whole default run fits on two screens without --verbose.
+lines = p.stdout.splitlines()
+word = "FAIL" if p.returncode == 1 else "PASS"
+if not lines or not lines[-1].startswith(f"# fabcheck run: {word}") or not lines[-1].endswith(f"; report: {rep}"):
+    fail(f"last line is not the verdict beside the report path: {lines[-1:] }")
+heads = [l for l in lines if l.startswith(f"# fabcheck run: {word} - ")]
+if len(heads) != 1:
+    fail(f"want one verdict line heading the summary, got {heads}")
+if len(lines) > 120:
+    fail(f"the default run printed {len(lines)} lines, want <= 120 (details with --verbose)")
+print(f"console: {len(lines)} lines")
 # The gate ran with the embedded default's checks; its verdict drives the exit code.
 g = doc["gate"]
 if g["passed"] != (p.returncode == 0) and not any(f["severity"] == "fail" and f["code"] != "GATE_CHECK_FAILED"

@@ -117,7 +117,42 @@ TEST(Compare, BetterAndDirectionConflict) {
   const std::string html = render_compare_html(r);
   EXPECT_NE(html.find("<table id=\"compare\">"), std::string::npos);
   EXPECT_EQ(html.find("<script"), std::string::npos);
-  EXPECT_EQ(html.find("http"), std::string::npos);  // self-contained: no external reference
+  // Self-contained: no external reference (the inline SVGs' namespace is a name, not a fetch).
+  std::string stripped = html;
+  for (std::size_t at; (at = stripped.find("http://www.w3.org/2000/svg")) != std::string::npos;)
+    stripped.erase(at, 26);
+  EXPECT_EQ(stripped.find("http"), std::string::npos);
+}
+
+TEST(Compare, HtmlLeadsWithCurvesAndTopChangesTableCollapsedBelow) {
+  // B takes 3x the time at 1 MiB and 2 MiB (busBw a third): both points worse; the page shows the A/B busBw curve
+  // of the series with those points marked, lists them as the top regressions, and keeps the table below, collapsed.
+  const json a = report_with(
+      {point(1 << 20, "out_of_place", 1000, 30, 1000), point(2 << 20, "out_of_place", 2000, 30, 2000)});
+  const json b = report_with(
+      {point(1 << 20, "out_of_place", 3000, 30, 3000), point(2 << 20, "out_of_place", 6000, 30, 6000)});
+  const auto r = compare_reports(a, b, {"a", "clean", {}}, {"b", "throttled", {}});
+  ASSERT_EQ(find(r, 1 << 20, "busbw_gbps")->verdict, CompareVerdict::kWorse);
+  const std::string html = render_compare_html(r);
+  const auto curve = html.find("<figure class=\"curve\" data-block=\"allreduce float sum\">");
+  const auto regress = html.find("<h2 id=\"regressions\">Top regressions");
+  const auto table = html.find("<details id=\"all\"><summary>All ");
+  ASSERT_NE(curve, std::string::npos) << html;
+  ASSERT_NE(regress, std::string::npos);
+  ASSERT_NE(table, std::string::npos);
+  EXPECT_LT(curve, regress);
+  EXPECT_LT(regress, table);
+  EXPECT_LT(table, html.find("<table id=\"compare\">"));
+  // Two B points drawn as worse, two A points.
+  std::size_t worse_b = 0, a_pts = 0;
+  for (std::size_t at = 0; (at = html.find("data-verdict=\"worse\" data-side=\"b\"", at)) != std::string::npos; ++at)
+    ++worse_b;
+  for (std::size_t at = 0; (at = html.find("data-side=\"a\"", at)) != std::string::npos; ++at) ++a_pts;
+  EXPECT_EQ(worse_b, 2u);
+  EXPECT_EQ(a_pts, 2u);
+  // The regression list names the busBw rows with their delta.
+  EXPECT_NE(html.find("busbw_gbps: "), std::string::npos);
+  EXPECT_NE(html.find("(-66.7 %)"), std::string::npos) << html.substr(regress, 2000);
 }
 
 TEST(Compare, NoSamplesMeansNoiseUnknown) {

@@ -5,6 +5,8 @@
 
 #include <fstream>
 #include <iterator>
+#include <regex>
+#include <vector>
 #include <string>
 
 #include "fabcheck/report/html.hpp"
@@ -134,6 +136,41 @@ TEST(ReportHtml, PairsHeatmapMarksOutliersInBothDirectionsForLatency) {
   const std::string page = render_html(r);
   EXPECT_EQ(count(page, "<rect class=\"cell"), 12u);    // 3 x 2 per heatmap
   EXPECT_EQ(count(page, "data-outlier=\"true\""), 3u);  // b->c bandwidth; b-c latency both ways
+}
+
+TEST(ReportHtml, ThrottledHostGetsTheWorstEndOfTheScaleAndTheCaptionMedianIsTheReports) {
+  // A real pairs section: one host of the virtual fabric throttled to 500 Mbit/s (tests/data, _source).
+  std::ifstream in(std::string(FABCHECK_TEST_DATA) + "/pairs_throttled_host.json");
+  ASSERT_TRUE(in.good());
+  const json r = json::parse(in);
+  const std::string slow = "dev-h3";
+  const std::string page = render_html(r);
+  const std::regex cell(
+      R"re(<rect class="cell[^"]*"[^>]*data-kind="bw" data-from="([^"]+)" data-to="([^"]+)" data-value="([^"]+)" data-scale="([^"]+)")re");
+  int slow_cells = 0, good_cells = 0;
+  for (auto it = std::sregex_iterator(page.begin(), page.end(), cell); it != std::sregex_iterator(); ++it) {
+    const double scale = std::stod((*it)[4].str());
+    if ((*it)[1] == slow || (*it)[2] == slow) {
+      ++slow_cells;
+      EXPECT_EQ(scale, 0.0) << (*it)[1] << " -> " << (*it)[2];  // the worst end: red
+    } else {
+      ++good_cells;
+      // the good links (0.96..1.68 GB/s against a median of 1.35) stay well away from the red end
+      EXPECT_GT(scale, 0.3) << (*it)[1] << " -> " << (*it)[2];
+    }
+  }
+  EXPECT_EQ(slow_cells, 6);
+  EXPECT_EQ(good_cells, 6);
+  // The caption's median is the report's own (the outlier rule's), for both matrices.
+  const std::regex med(R"re(class="median" data-median="([^"]+)")re");
+  std::vector<double> medians;
+  for (auto it = std::sregex_iterator(page.begin(), page.end(), med); it != std::sregex_iterator(); ++it)
+    medians.push_back(std::stod((*it)[1].str()));
+  ASSERT_EQ(medians.size(), 2u);
+  EXPECT_NEAR(medians[0], r["pairs"]["bw_median_gbps"].get<double>(), 1e-9);
+  EXPECT_NEAR(medians[1], r["pairs"]["lat_median_us"].get<double>(), 1e-9);
+  // And the scale has a legend.
+  EXPECT_EQ(count(page, "class=\"legend\""), 2u);
 }
 
 }  // namespace

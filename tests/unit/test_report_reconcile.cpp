@@ -159,11 +159,14 @@ TEST(RunSummary, VerdictFirstAndLastNamesTheHost) {
   std::vector<std::string> lines;
   std::istringstream in(text);
   for (std::string l; std::getline(in, l);) lines.push_back(l);
-  ASSERT_GE(lines.size(), 6u);
+  ASSERT_GE(lines.size(), 8u);
   EXPECT_EQ(lines[1], "# fabcheck run: FAIL - 1 fail finding: PAIRS_SLOW_HOST (h3)");
   EXPECT_EQ(lines[2], "# findings: 1 fail, 0 warn, 2 info (info: context, listed in the report and its HTML)");
   EXPECT_EQ(lines[3].rfind("#   [fail] PAIRS_SLOW_HOST: host h3", 0), 0u) << lines[3];
-  EXPECT_EQ(lines[4].rfind("#          also: LATENCY_PAIR_OUTLIER (warn): pair h2-h3", 0), 0u) << lines[4];
+  // What the other probes saw under it: the gate's failed check first, then the warnings.
+  EXPECT_EQ(lines[4].rfind("#          also: GATE_CHECK_FAILED (fail): gate check findings.severity", 0), 0u)
+      << lines[4];
+  EXPECT_EQ(lines[5].rfind("#          also: LATENCY_PAIR_OUTLIER (warn): pair h2-h3", 0), 0u) << lines[5];
   EXPECT_NE(text.find("# transport: no_rdma_hardware (network none, link_layer -, gdr off, inter_node unknown)"),
             std::string::npos);
   // Steps in run order, whatever the JSON object's order.

@@ -13,12 +13,16 @@ std::string corroboration(const nlohmann::json& f, std::size_t limit) {
     return {};
   const auto& c = f["evidence"]["corroborated_by"];
   std::string o;
-  for (std::size_t i = 0; i < c.size() && i < limit; ++i) {
-    if (!c[i].is_object()) continue;
-    o += fmt::format("#          also: {} ({}): {}\n", c[i].value("code", ""), c[i].value("severity", ""),
-                     c[i].value("message", ""));
+  std::size_t shown = 0;
+  // The gate's failed checks first (what failed the run), then the other probes' warnings.
+  for (const char* sev : {"fail", "warn"}) {
+    for (const auto& e : c) {
+      if (!e.is_object() || e.value("severity", "") != sev || shown == limit) continue;
+      o += fmt::format("#          also: {} ({}): {}\n", e.value("code", ""), sev, e.value("message", ""));
+      ++shown;
+    }
   }
-  if (c.size() > limit) o += fmt::format("#          also: {} more (see the report)\n", c.size() - limit);
+  if (c.size() > shown) o += fmt::format("#          also: {} more (see the report)\n", c.size() - shown);
   return o;
 }
 

@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "fabcheck/core/error.hpp"
+#include "fabcheck/core/redact.hpp"
 #include "nccl_log_messages.hpp"
 #include "nccl_log_util.hpp"
 
@@ -288,7 +289,7 @@ void scan_command_env(std::string_view t, std::map<std::string, std::string>& en
       std::string value(t.substr(v, e - v));
       while (!value.empty() && (value.front() == '"' || value.front() == '\'')) value.erase(value.begin());
       while (!value.empty() && (value.back() == '"' || value.back() == '\'')) value.pop_back();
-      if (value.size() <= 256) env[key] = value;
+      if (value.size() <= 256) env[key] = core::redact_value(key, value);
       at = t.find("NCCL_", e);
     } else {
       at = t.find("NCCL_", at + 1);

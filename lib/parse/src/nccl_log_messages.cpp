@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <string>
 
+#include "fabcheck/core/redact.hpp"
 #include "nccl_log_util.hpp"
 
 namespace fabcheck::parse::detail {
@@ -623,7 +624,7 @@ bool handle_message(NcclProcessLog& p, std::string_view msg, bool warn, std::siz
         v != std::string_view::npos ? msg.substr(v + 23) : msg.substr(msg.find(" set to ") + 8);
     std::string value(trim(val));
     if (!value.empty() && value.back() == '.') value.pop_back();
-    if (p.env.size() < 256 || p.env.count(key)) p.env[key] = value.substr(0, 256);
+    if (p.env.size() < 256 || p.env.count(key)) p.env[key] = core::redact_value(key, value.substr(0, 256));
     known = true;
   }
   // --- GPUDirect, summaries ---

@@ -16,6 +16,7 @@
 #include <system_error>
 
 #include "fabcheck/core/error.hpp"
+#include "fabcheck/core/redact.hpp"
 #include "fabcheck/parse/mca_params.hpp"
 
 extern char** environ;
@@ -462,7 +463,7 @@ std::map<std::string, std::string> filter_transport_env(const std::vector<std::s
         if (k.rfind(p, 0) == 0) keep = false;
       if (k.find("precondition_transports") != std::string::npos) keep = false;
     }
-    if (keep) out[k] = e.substr(eq + 1);
+    if (keep) out[k] = core::redact_value(k, e.substr(eq + 1));  // issue 19: no secret in any report
   }
   return out;
 }

@@ -7,6 +7,7 @@
 
 #include "fabcheck/report/compare_render.hpp"
 #include "fabcheck/report/html.hpp"
+#include "compare_html_lead.hpp"
 
 namespace fabcheck::report {
 namespace {
@@ -138,8 +139,9 @@ tr.better td{background:#e1f5e4}
 tr.noise_unknown td{color:#777}
 .summary{font-size:15px;margin:0.6em 0}
 code{background:#f4f4f4;padding:0 3px}
-</style></head><body>
 )";
+  h += html::compare_css();
+  h += "</style></head><body>\n";
   h += fmt::format("<h1>fabcheck compare: {} against {}</h1>\n", html_escape(c.b.label),
                    html_escape(c.a.label));
   h += fmt::format("<p>A = <b>{}</b> (<code>{}</code>{}), B = <b>{}</b> (<code>{}</code>{})</p>\n",
@@ -148,6 +150,8 @@ code{background:#f4f4f4;padding:0 3px}
                    html_escape(c.b.path), c.b.runs > 1 ? fmt::format("; {} runs", c.b.runs) : std::string());
   h += fmt::format("<p class=\"summary\" id=\"summary\">{}</p>\n", html_escape(summary_text(c)));
   h += fmt::format("<p>Rule: {}.</p>\n", html_escape(rule_text(c)));
+  h += html::compare_lead(c);
+  h += fmt::format("<details id=\"all\"><summary>All {} compared metrics</summary>\n", c.rows.size());
   h += "<table id=\"compare\">\n<thead><tr>";
   for (const std::string& col : {std::string("section"), std::string("item"), std::string("metric"),
                                  c.a.label, c.b.label, std::string("delta %"), std::string("better"),
@@ -166,7 +170,7 @@ code{background:#f4f4f4;padding:0 3px}
                      r.n_a ? fmt::format("{}/{}", r.n_a, r.n_b) : std::string("-"),
                      html_escape(verdict_text(c, r)));
   }
-  h += "</tbody></table>\n";
+  h += "</tbody></table>\n</details>\n";
   h +=
       "<p>Metrics without raw per-iteration samples on both sides (imported results, averages, derived "
       "figures) "

@@ -80,6 +80,7 @@ struct Shared {
   int step_index = 0, step_count = 0;
   double run_start_us = 0, step_start_us = 0;
   double step_budget_s = 0, budget_after_s = 0;  // budget of the current step, of the enabled steps after it
+  double done_budget_s = 0, done_actual_s = 0;    // finished steps (with a budget): budgeted and taken
   bool progress = false;
   bool progress_shown = false;
 };
@@ -98,11 +99,18 @@ void show_progress(Shared& sh) {
   const double now = comm::now_us();
   const double elapsed = (now - sh.run_start_us) / 1e6;
   const double in_step = (now - sh.step_start_us) / 1e6;
-  const double left = std::max(0.0, sh.step_budget_s - in_step) + sh.budget_after_s;
+  // The budgets scaled by what the finished steps took against theirs (issue 17: an estimate that learns),
+  // and a step that outruns its scaled budget says so instead of counting down to zero.
+  const double pace = sh.done_budget_s > 0 ? std::max(0.25, sh.done_actual_s / sh.done_budget_s) : 1.0;
+  const double step_left = sh.step_budget_s * pace - in_step;
+  const double left = std::max(0.0, step_left) + sh.budget_after_s * pace;
   std::string op = comm::current_phase().name;
   if (op.size() > 48) op = op.substr(0, 45) + "...";
-  std::fprintf(stderr, "\r\033[K[fabcheck run] %d/%d %s: %s | %.0f s elapsed, ~%.0f s left", sh.step_index,
-               sh.step_count, sh.current_step.c_str(), op.c_str(), elapsed, left);
+  std::string over;
+  if (sh.step_budget_s > 0 && in_step > sh.step_budget_s)
+    over = fmt::format(" (this step over its {:.0f} s budget)", sh.step_budget_s);
+  std::fprintf(stderr, "\r\033[K[fabcheck run] %d/%d %s: %s | %.0f s elapsed, ~%.0f s left%s", sh.step_index,
+               sh.step_count, sh.current_step.c_str(), op.c_str(), elapsed, left, over.c_str());
   std::fflush(stderr);
   sh.progress_shown = true;
 }
@@ -252,6 +260,11 @@ int run_suite(const comm::Communicator& world, const Plan& plan, const RunOption
     }
     const StepOutcome agreed = agree(world, mine, config_key(st.kind));
     const double elapsed = (comm::now_us() - sh.step_start_us) / 1e6;
+    if (st.budget_s > 0) {
+      std::lock_guard<std::mutex> lk(sh.mu);
+      sh.done_budget_s += st.budget_s;
+      sh.done_actual_s += elapsed;
+    }
     if (agreed.status == StepOutcome::Status::kFailed) any_failed = true;
     if (root) {
       doc.set_section(sec, to_section(agreed.status), agreed.reason);
