@@ -61,9 +61,10 @@ std::function<int(const RunContext&)> setup_run(CLI::App& sub) {
                "Print the effective config (every option of every step, defaults filled in; a valid "
                "--config) and exit");
   sub.add_flag("--quiet,-q", cli->quiet, "No progress line on stderr");
-  sub.add_flag("--verbose,-v", cli->verbose,
-               "Every probe's full console output (nccl-tests tables, per-pair latency, histograms, inventory); "
-               "default: a compact line or few per probe, the summary first and last");
+  sub.add_flag(
+      "--verbose,-v", cli->verbose,
+      "Every probe's full console output (nccl-tests tables, per-pair latency, histograms, inventory); "
+      "default: a compact line or few per probe, the summary first and last");
   sub.add_flag("--progress", cli->progress, "Progress line on stderr even when it is not a terminal");
   return [cli](const RunContext& ctx) -> int {
     auto world = comm::Communicator::world();

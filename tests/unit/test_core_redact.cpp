@@ -22,15 +22,15 @@ TEST(Redact, SecretNamesAndValues) {
 }
 
 TEST(Redact, TransportSettingsStayReadable) {
-  for (const auto& [k, v] : std::vector<std::pair<std::string, std::string>>{
-           {"NCCL_IB_HCA", "mlx5_0:1,mlx5_1:1"},
-           {"NCCL_IB_PKEY", "0x8001"},
-           {"NCCL_SOCKET_IFNAME", "^lo,docker"},
-           {"NCCL_IB_GID_INDEX", "3"},
-           {"NCCL_NET", "Socket"},
-           {"UCX_NET_DEVICES", "mlx5_0:1"},
-           {"OMPI_MCA_btl_tcp_if_include", "198.18.0.0/15"},
-           {"NCCL_DEBUG", "INFO"}}) {
+  for (const auto& [k, v] :
+       std::vector<std::pair<std::string, std::string>>{{"NCCL_IB_HCA", "mlx5_0:1,mlx5_1:1"},
+                                                        {"NCCL_IB_PKEY", "0x8001"},
+                                                        {"NCCL_SOCKET_IFNAME", "^lo,docker"},
+                                                        {"NCCL_IB_GID_INDEX", "3"},
+                                                        {"NCCL_NET", "Socket"},
+                                                        {"UCX_NET_DEVICES", "mlx5_0:1"},
+                                                        {"OMPI_MCA_btl_tcp_if_include", "198.18.0.0/15"},
+                                                        {"NCCL_DEBUG", "INFO"}}) {
     EXPECT_FALSE(looks_secret(k, v)) << k << "=" << v;
     EXPECT_EQ(redact_value(k, v), v);
   }

@@ -125,8 +125,9 @@ TEST(Compare, BetterAndDirectionConflict) {
 }
 
 TEST(Compare, HtmlLeadsWithCurvesAndTopChangesTableCollapsedBelow) {
-  // B takes 3x the time at 1 MiB and 2 MiB (busBw a third): both points worse; the page shows the A/B busBw curve
-  // of the series with those points marked, lists them as the top regressions, and keeps the table below, collapsed.
+  // B takes 3x the time at 1 MiB and 2 MiB (busBw a third): both points worse; the page shows the A/B busBw
+  // curve of the series with those points marked, lists them as the top regressions, and keeps the table
+  // below, collapsed.
   const json a = report_with(
       {point(1 << 20, "out_of_place", 1000, 30, 1000), point(2 << 20, "out_of_place", 2000, 30, 2000)});
   const json b = report_with(
@@ -145,7 +146,8 @@ TEST(Compare, HtmlLeadsWithCurvesAndTopChangesTableCollapsedBelow) {
   EXPECT_LT(table, html.find("<table id=\"compare\">"));
   // Two B points drawn as worse, two A points.
   std::size_t worse_b = 0, a_pts = 0;
-  for (std::size_t at = 0; (at = html.find("data-verdict=\"worse\" data-side=\"b\"", at)) != std::string::npos; ++at)
+  for (std::size_t at = 0;
+       (at = html.find("data-verdict=\"worse\" data-side=\"b\"", at)) != std::string::npos; ++at)
     ++worse_b;
   for (std::size_t at = 0; (at = html.find("data-side=\"a\"", at)) != std::string::npos; ++at) ++a_pts;
   EXPECT_EQ(worse_b, 2u);

@@ -6,8 +6,8 @@
 #include <fstream>
 #include <iterator>
 #include <regex>
-#include <vector>
 #include <string>
+#include <vector>
 
 #include "fabcheck/report/html.hpp"
 

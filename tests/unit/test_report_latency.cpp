@@ -214,7 +214,8 @@ TEST(LatencyRender, ConsoleDetailLevels) {
   EXPECT_EQ(tables.find(" us |"), std::string::npos) << tables;
   // run's compact form: one line per size, no per-pair rows.
   const std::string compact = report::render_latency(r, model::ConsoleDetail::kCompact);
-  EXPECT_EQ(std::count(compact.begin(), compact.end(), '\n'), 1 + static_cast<long>(r.sections.size())) << compact;
+  EXPECT_EQ(std::count(compact.begin(), compact.end(), '\n'), 1 + static_cast<long>(r.sections.size()))
+      << compact;
   EXPECT_NE(compact.find("#   p2p ring 8 B"), std::string::npos) << compact;
   EXPECT_EQ(compact.find("  h2-h3 "), std::string::npos) << compact;  // no per-pair row
   // --verbose: the histogram, without the lines of empty buckets.

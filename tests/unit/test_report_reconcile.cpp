@@ -25,8 +25,10 @@ json slow_host_report() {
   json d;
   d["pairs"] = {{"hosts", {"h1", "h2", "h3", "h4"}}, {"retest", true}};
   d["findings"] = json::array({
-      finding("warn", "LATENCY_PAIR_OUTLIER", "pair h2-h3 slower", {{"pair", "h2-h3"}, {"hosts", {"h2", "h3"}}}),
-      finding("warn", "LATENCY_PAIR_OUTLIER", "pair h1-h4 slower", {{"pair", "h1-h4"}, {"hosts", {"h1", "h4"}}}),
+      finding("warn", "LATENCY_PAIR_OUTLIER", "pair h2-h3 slower",
+              {{"pair", "h2-h3"}, {"hosts", {"h2", "h3"}}}),
+      finding("warn", "LATENCY_PAIR_OUTLIER", "pair h1-h4 slower",
+              {{"pair", "h1-h4"}, {"hosts", {"h1", "h4"}}}),
       finding("info", "LATENCY_SPIKES", "spikes", {{"count", 3}}),
       finding("warn", "INCAST_COLLAPSE", "goodput into h3 fell", {{"receiver", "h3"}, {"fan_in", 2}}),
       finding("warn", "SCALING_BUSBW_DROP", "busBw falls", {{"groups", json::array()}}),
@@ -133,7 +135,8 @@ TEST(Reconcile, GateRestatesAPlacelessRootCause) {
 }
 
 TEST(Reconcile, HostsNamedReadsEveryPlaceField) {
-  const json f = finding("warn", "VICTIM_CONGESTION", "m", {{"receiver", "h1/rank0"}, {"victim", "h4/rank3"}});
+  const json f =
+      finding("warn", "VICTIM_CONGESTION", "m", {{"receiver", "h1/rank0"}, {"victim", "h4/rank3"}});
   EXPECT_EQ(report::hosts_named(f), (std::vector<std::string>{"h1", "h4"}));
   EXPECT_TRUE(report::hosts_named(json::object()).empty());
 }
@@ -146,8 +149,11 @@ TEST(RunSummary, VerdictFirstAndLastNamesTheHost) {
                {{"sweeps", {{"status", "ok"}, {"elapsed_s", 12.0}}},
                 {"inventory", {{"status", "ok"}, {"elapsed_s", 0.1}}},
                 {"pairs", {{"status", "ok"}, {"elapsed_s", 2.0}}}}}};
-  d["transport"] = {{"verdict", "no_rdma_hardware"}, {"network", "none"}, {"link_layer", nullptr},
-                    {"gdr", "off"}, {"inter_node", nullptr}};
+  d["transport"] = {{"verdict", "no_rdma_hardware"},
+                    {"network", "none"},
+                    {"link_layer", nullptr},
+                    {"gdr", "off"},
+                    {"inter_node", nullptr}};
   d["gate"] = {{"passed", false}, {"checks", {{{"passed", false}}, {{"passed", true}}}}};
   report::SummaryFacts facts;
   facts.nranks = 4;
@@ -161,14 +167,16 @@ TEST(RunSummary, VerdictFirstAndLastNamesTheHost) {
   for (std::string l; std::getline(in, l);) lines.push_back(l);
   ASSERT_GE(lines.size(), 8u);
   EXPECT_EQ(lines[1], "# fabcheck run: FAIL - 1 fail finding: PAIRS_SLOW_HOST (h3)");
-  EXPECT_EQ(lines[2], "# findings: 1 fail, 0 warn, 2 info (info: context, listed in the report and its HTML)");
+  EXPECT_EQ(lines[2],
+            "# findings: 1 fail, 0 warn, 2 info (info: context, listed in the report and its HTML)");
   EXPECT_EQ(lines[3].rfind("#   [fail] PAIRS_SLOW_HOST: host h3", 0), 0u) << lines[3];
   // What the other probes saw under it: the gate's failed check first, then the warnings.
   EXPECT_EQ(lines[4].rfind("#          also: GATE_CHECK_FAILED (fail): gate check findings.severity", 0), 0u)
       << lines[4];
   EXPECT_EQ(lines[5].rfind("#          also: LATENCY_PAIR_OUTLIER (warn): pair h2-h3", 0), 0u) << lines[5];
-  EXPECT_NE(text.find("# transport: no_rdma_hardware (network none, link_layer -, gdr off, inter_node unknown)"),
-            std::string::npos);
+  EXPECT_NE(
+      text.find("# transport: no_rdma_hardware (network none, link_layer -, gdr off, inter_node unknown)"),
+      std::string::npos);
   // Steps in run order, whatever the JSON object's order.
   EXPECT_NE(text.find("inventory ok 0.1 s; sweeps ok 12.0 s; pairs ok 2.0 s"), std::string::npos) << text;
   EXPECT_NE(text.find("# gate: FAILED (1 of 2 checks passed)"), std::string::npos);
@@ -183,9 +191,10 @@ TEST(RunSummary, CleanOneHostRunSaysWhatWasNotTested) {
   report::SummaryFacts facts;
   facts.nhosts = 1;
   const std::string text = report::render_summary(d, facts);
-  EXPECT_NE(text.find("# fabcheck run: PASS - no fail or warn finding (one host: the fabric between hosts was "
-                      "not tested)"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find("# fabcheck run: PASS - no fail or warn finding (one host: the fabric between hosts was "
+                "not tested)"),
+      std::string::npos)
       << text;
   d["findings"].push_back(finding("warn", "X", "m", json::object()));
   EXPECT_EQ(report::verdict_word(d), "PASS with 1 warning");

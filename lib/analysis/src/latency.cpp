@@ -211,8 +211,8 @@ void add_latency(Document& doc, const model::LatencyResult& r) {
         const auto& p = s.per_pair[i];
         if (out[i]) {
           auto& e = entry(p50_out, p);
-          e.parts.push_back(fmt::format("p50 {} us at {} B (median {} us)", fmt_us(p.summary.p50), s.size_bytes,
-                                        fmt_us(med50)));
+          e.parts.push_back(fmt::format("p50 {} us at {} B (median {} us)", fmt_us(p.summary.p50),
+                                        s.size_bytes, fmt_us(med50)));
           e.points.push_back({{"size_bytes", s.size_bytes},
                               {"p50_us", p.summary.p50},
                               {"median_p50_us", med50},
@@ -345,7 +345,8 @@ namespace {
 /// The compact form: the header line and one line per measured size (issue 17).
 std::string render_latency_compact(const model::LatencyResult& r) {
   std::string out = fmt::format(
-      "# latency: {} ranks on {} host{}, {} ({}); p50/p99/p99.9/max in us (per pair and histograms: --verbose)\n",
+      "# latency: {} ranks on {} host{}, {} ({}); p50/p99/p99.9/max in us (per pair and histograms: "
+      "--verbose)\n",
       r.nranks, r.hosts.size(), r.hosts.size() == 1 ? "" : "s", r.members,
       r.fabric_crossed ? "the fabric was crossed" : "one host: the fabric was not crossed");
   for (const auto& s : r.sections) {
@@ -362,7 +363,8 @@ std::string render_latency_compact(const model::LatencyResult& r) {
                                    m.low_confidence_p999 ? "*" : " ", fmt_us(m.max), m.samples);
     if (s.spike_count > 0) line += fmt::format(", {} above 10x p50", s.spike_count);
     if (!s.stragglers.empty())
-      line += fmt::format(", straggler {} {:.0f}%", s.stragglers.front().label, 100.0 * s.stragglers.front().share);
+      line += fmt::format(", straggler {} {:.0f}%", s.stragglers.front().label,
+                          100.0 * s.stragglers.front().share);
     out += line + ")\n";
   }
   return out;

@@ -11,15 +11,21 @@ using nlohmann::json;
 
 namespace {
 
-std::string sev(const json& f) { return f.is_object() ? f.value("severity", "") : ""; }
-std::string code(const json& f) { return f.is_object() ? f.value("code", "") : ""; }
+std::string sev(const json& f) {
+  return f.is_object() ? f.value("severity", "") : "";
+}
+std::string code(const json& f) {
+  return f.is_object() ? f.value("code", "") : "";
+}
 
 const json& evidence(const json& f) {
   static const json empty = json::object();
   return f.is_object() && f.contains("evidence") && f["evidence"].is_object() ? f["evidence"] : empty;
 }
 
-int severity_rank(const std::string& s) { return s == "fail" ? 0 : s == "warn" ? 1 : 2; }
+int severity_rank(const std::string& s) {
+  return s == "fail" ? 0 : s == "warn" ? 1 : 2;
+}
 
 /// Root causes first (DESIGN §5 ordering), the gate's restatement of them last.
 int code_rank(const std::string& c) {
@@ -42,7 +48,9 @@ bool is_consequence(const std::string& c) {
          c == "SWEEP_TRUNCATED";
 }
 
-bool is_latency_pair(const std::string& c) { return c == "LATENCY_PAIR_OUTLIER" || c == "LATENCY_PAIR_TAIL"; }
+bool is_latency_pair(const std::string& c) {
+  return c == "LATENCY_PAIR_OUTLIER" || c == "LATENCY_PAIR_TAIL";
+}
 
 /// The place a headline names: one host, or the two hosts of a link. Empty: not a headline.
 std::vector<std::string> headline_place(const json& f) {
@@ -96,7 +104,8 @@ bool refuted_by_pairs(const json& doc, const json& f) {
 void corroborate(json& headline, const json& f) {
   auto& e = headline["evidence"];
   if (!e.is_object()) e = json::object();
-  if (!e.contains("corroborated_by") || !e["corroborated_by"].is_array()) e["corroborated_by"] = json::array();
+  if (!e.contains("corroborated_by") || !e["corroborated_by"].is_array())
+    e["corroborated_by"] = json::array();
   const json entry = {{"code", code(f)}, {"severity", sev(f)}, {"message", f.value("message", "")}};
   // A report gated again offline restates the same gate check: keep one copy.
   for (const auto& c : e["corroborated_by"])
@@ -126,7 +135,8 @@ void reconcile_findings(json& doc) {
     if (!is_latency_pair(code(f)) || sev(f) != "warn" || !refuted_by_pairs(doc, f)) continue;
     f["severity"] = "info";
     f["evidence"]["refuted_by"] = "pairs";
-    f["message"] = f.value("message", "") + " (not reproduced: pairs measured both hosts and flagged neither)";
+    f["message"] =
+        f.value("message", "") + " (not reproduced: pairs measured both hosts and flagged neither)";
   }
 
   // A moderate group-scaling drop (to >= 0.5 of the 2-host value) that pairs does not reproduce — every host

@@ -32,7 +32,8 @@ std::string fail_places(const json& doc) {
       std::string h;
       for (const auto& x : hosts) h += (h.empty() ? "" : ", ") + x;
       const auto& e = f["evidence"];
-      if (e.is_object() && e.contains("from") && e.contains("to") && e["from"].is_string() && e["to"].is_string())
+      if (e.is_object() && e.contains("from") && e.contains("to") && e["from"].is_string() &&
+          e["to"].is_string())
         h = e["from"].get<std::string>() + " -> " + e["to"].get<std::string>();
       item += " (" + h + ")";
     }
@@ -115,16 +116,17 @@ std::string gate_line(const json& doc, const SummaryFacts& f) {
     ++n;
     np += c.value("passed", false) ? 1 : 0;
   }
-  return fmt::format("# gate: {} ({} of {} checks passed)\n", doc["gate"].value("passed", false) ? "PASSED" : "FAILED",
-                     np, n);
+  return fmt::format("# gate: {} ({} of {} checks passed)\n",
+                     doc["gate"].value("passed", false) ? "PASSED" : "FAILED", np, n);
 }
 
 }  // namespace
 
 std::string verdict_word(const json& doc) {
-  const int code = doc.contains("run") && doc["run"].contains("exit_code") && doc["run"]["exit_code"].is_number()
-                       ? doc["run"]["exit_code"].get<int>()
-                       : 3;
+  const int code =
+      doc.contains("run") && doc["run"].contains("exit_code") && doc["run"]["exit_code"].is_number()
+          ? doc["run"]["exit_code"].get<int>()
+          : 3;
   if (code == 1) return "FAIL";
   if (code != 0) return "INCOMPLETE";
   const int nw = count_of(doc, "warn");
@@ -152,8 +154,8 @@ std::string render_summary(const json& doc, const SummaryFacts& facts) {
   o += score_line(doc);
   o += steps_line(doc, facts);
   o += gate_line(doc, facts);
-  o += fmt::format("# fabcheck run: {} (exit {}); report: {}\n", word,
-                   doc["run"].value("exit_code", 3), facts.report_path);
+  o += fmt::format("# fabcheck run: {} (exit {}); report: {}\n", word, doc["run"].value("exit_code", 3),
+                   facts.report_path);
   return o;
 }
 

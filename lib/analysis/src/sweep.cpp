@@ -298,10 +298,10 @@ std::string render_sweep(const SweepResult& r) {
 
 std::string render_sweep_compact(const SweepResult& r) {
   const auto& o = r.options;
-  std::string out =
-      fmt::format("# sweeps: {} ranks, {} backend, {}..{}, -n {} -w {}, check {} (nccl-tests tables: --verbose)\n",
-                  r.topology.nranks, o.backend, core::format_size(o.min_bytes), core::format_size(o.max_bytes),
-                  o.iters, o.warmup_iters, o.check);
+  std::string out = fmt::format(
+      "# sweeps: {} ranks, {} backend, {}..{}, -n {} -w {}, check {} (nccl-tests tables: --verbose)\n",
+      r.topology.nranks, o.backend, core::format_size(o.min_bytes), core::format_size(o.max_bytes), o.iters,
+      o.warmup_iters, o.check);
   for (const auto& b : r.blocks) {
     if (b.points.empty()) continue;
     double peak = -1;
@@ -327,12 +327,13 @@ std::string render_sweep_compact(const SweepResult& r) {
     std::string check = !checked ? "not checked" : wrong == 0 ? "0 wrong" : fmt::format("{} WRONG", wrong);
     if (!ranks.empty()) check += fmt::format(" on rank(s) {}", fmt::join(ranks, ","));
     if (b.truncated_from_bytes)
-      check += fmt::format("; sizes from {} not measured (time limit)", core::format_size(*b.truncated_from_bytes));
+      check += fmt::format("; sizes from {} not measured (time limit)",
+                           core::format_size(*b.truncated_from_bytes));
     out += fmt::format(
         "#   {:<13} {:<8} {:<4} busBw peak {} GB/s at {}, {} GB/s at {}, avg {} GB/s; data check {}\n",
         core::name(b.collective), core::name(b.dtype), redop_name(b), nccl_float(peak, 6),
-        core::format_size(peak_at), nccl_float(last.out_of_place.busbw_gbps, 6), core::format_size(last.size_bytes),
-        nccl_float(b.avg_busbw_gbps, 6), check);
+        core::format_size(peak_at), nccl_float(last.out_of_place.busbw_gbps, 6),
+        core::format_size(last.size_bytes), nccl_float(b.avg_busbw_gbps, 6), check);
   }
   return out;
 }

@@ -13,7 +13,9 @@ std::string upper(std::string_view s) {
   return o;
 }
 
-bool starts(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+bool starts(std::string_view s, std::string_view p) {
+  return s.substr(0, p.size()) == p;
+}
 
 std::string_view trim_quotes(std::string_view v) {
   while (!v.empty() && (v.front() == ' ' || v.front() == '\'' || v.front() == '"')) v.remove_prefix(1);
@@ -24,20 +26,21 @@ std::string_view trim_quotes(std::string_view v) {
 
 bool looks_secret(std::string_view name, std::string_view value) {
   const std::string n = upper(name);
-  for (const char* w : {"TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL", "APIKEY", "API_KEY",
-                        "PRIVATE_KEY", "ACCESS_KEY", "AUTH"})
+  for (const char* w : {"TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL", "APIKEY",
+                        "API_KEY", "PRIVATE_KEY", "ACCESS_KEY", "AUTH"})
     if (n.find(w) != std::string::npos) return true;
   if (n.size() > 4 && n.compare(n.size() - 4, 4, "_KEY") == 0) return true;
   const std::string_view v = trim_quotes(value);
   const std::string vu = upper(v.substr(0, 8));
   if (starts(vu, "BEARER ") || starts(vu, "BASIC ") || starts(v, "-----BEGIN")) return true;
   if (starts(v, "eyJ") && v.find('.') != std::string_view::npos) return true;
-  for (const char* p : {"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xoxb-", "xoxp-", "xoxa-",
-                        "xoxs-", "sk-", "sk_live_", "hf_"})
+  for (const char* p : {"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xoxb-", "xoxp-",
+                        "xoxa-", "xoxs-", "sk-", "sk_live_", "hf_"})
     if (starts(v, p) && v.size() > std::string_view(p).size() + 8) return true;
   if ((starts(v, "AKIA") || starts(v, "ASIA")) && v.size() >= 20 &&
-      std::all_of(v.begin(), v.begin() + 20,
-                  [](char c) { return std::isupper(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)); }))
+      std::all_of(v.begin(), v.begin() + 20, [](char c) {
+        return std::isupper(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c));
+      }))
     return true;
   return false;
 }

@@ -515,8 +515,8 @@ class SeriesRunner {
     for (int cycle = 0; cycle < o_.cycles && !b.truncated_from_bytes; ++cycle) {
       for (std::uint64_t req : sizes) {
         const core::CollGeometry g = core::geometry(c, d, req, comm_.size());
-        if (o_.time_limit_s > 0 && prev_bytes > 0 && stop_before(g.size_bytes, prev_bytes, prev_cost_s,
-                                                                  block_start_us, b)) {
+        if (o_.time_limit_s > 0 && prev_bytes > 0 &&
+            stop_before(g.size_bytes, prev_bytes, prev_cost_s, block_start_us, b)) {
           break;
         }
         const double size_start_us = comm::now_us();
@@ -545,10 +545,11 @@ class SeriesRunner {
 
  private:
   /// The time-limit rule (SweepOptions::time_limit_s): predicts the next size from the previous one — its
-  /// time × the byte ratio (≥ 1: at small sizes latency dominates, so this over-predicts) × the share of its ops
-  /// still pending in the later per-iteration rounds — and stops when the series' elapsed time plus the
-  /// prediction exceeds its share of the limit left (limit − elapsed before the series, over the series left).
-  /// Every rank decides on its own clock; the stop is agreed (max), so all ranks stop at the same size.
+  /// time × the byte ratio (≥ 1: at small sizes latency dominates, so this over-predicts) × the share of its
+  /// ops still pending in the later per-iteration rounds — and stops when the series' elapsed time plus the
+  /// prediction exceeds its share of the limit left (limit − elapsed before the series, over the series
+  /// left). Every rank decides on its own clock; the stop is agreed (max), so all ranks stop at the same
+  /// size.
   bool stop_before(std::uint64_t bytes, std::uint64_t prev_bytes, double prev_cost_s, double block_start_us,
                    SweepBlock& b) {
     const int per_iter = o_.per_iter_iters < 0 ? o_.iters : o_.per_iter_iters;
@@ -758,7 +759,7 @@ class SeriesRunner {
   void* recv_;
   unsigned char* host_;
   std::uint64_t buf_bytes_;
-  double start_us_ = 0;         // when the sweep began (the time limit counts from here)
+  double start_us_ = 0;          // when the sweep began (the time limit counts from here)
   std::size_t blocks_done_ = 0;  // series finished so far
 };
 

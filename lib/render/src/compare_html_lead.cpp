@@ -27,7 +27,8 @@ double gain_pct(const CompareRow& r) {
 }
 
 std::string row_line(const CompareRow& r) {
-  return fmt::format("<li{}{}><b>{}</b> {} {}: {} &rarr; {} ({:+.1f} %)</li>\n", attr("data-section", r.a_metric.section),
+  return fmt::format("<li{}{}><b>{}</b> {} {}: {} &rarr; {} ({:+.1f} %)</li>\n",
+                     attr("data-section", r.a_metric.section),
                      attr("data-verdict", std::string(name(r.verdict))), html_escape(r.a_metric.section),
                      html_escape(r.a_metric.item), html_escape(r.a_metric.metric), fmt_number(r.a, 4),
                      fmt_number(r.b, 4), r.delta_pct.value_or(0));
@@ -40,11 +41,12 @@ std::string curves(const CompareResult& c) {
   for (const auto& r : c.rows) {
     const auto& k = r.a_metric.key;
     if (r.a_metric.section != "sweeps" || r.a_metric.metric != "busbw_gbps") continue;
-    if (key_text(k, "placement") != "out_of_place" || !k.contains("size_bytes") || !k["size_bytes"].is_number())
+    if (key_text(k, "placement") != "out_of_place" || !k.contains("size_bytes") ||
+        !k["size_bytes"].is_number())
       continue;
-    const std::string block = fmt::format("{} {} {}{}", key_text(k, "collective"), key_text(k, "dtype"),
-                                          key_text(k, "redop"),
-                                          key_text(k, "root").empty() ? "" : " root=" + key_text(k, "root"));
+    const std::string block =
+        fmt::format("{} {} {}{}", key_text(k, "collective"), key_text(k, "dtype"), key_text(k, "redop"),
+                    key_text(k, "root").empty() ? "" : " root=" + key_text(k, "root"));
     by_block[block][k["size_bytes"].get<double>()] = {r.a, r.b, r.verdict};
   }
   if (by_block.empty()) return "<p class=\"muted\">No sweep in both reports: no busBw curves.</p>\n";
@@ -63,8 +65,8 @@ std::string curves(const CompareResult& c) {
       ymax = std::max({ymax, std::get<0>(v), std::get<1>(v)});
     }
     if (first) continue;
-    Plot plot(log2_axis(lo, hi, zero, true, "message size (bytes, log2)"), linear_axis(0, ymax, "busBw (GB/s)"),
-              "busBw of " + block + ": A and B");
+    Plot plot(log2_axis(lo, hi, zero, true, "message size (bytes, log2)"),
+              linear_axis(0, ymax, "busBw (GB/s)"), "busBw of " + block + ": A and B");
     std::vector<std::pair<double, double>> la, lb;
     for (const auto& [size, v] : pts) {
       const auto [a, b, verdict] = v;
@@ -75,8 +77,10 @@ std::string curves(const CompareResult& c) {
     plot.line(lb, "s1");
     for (const auto& [size, v] : pts) {
       const auto [a, b, verdict] = v;
-      const std::string attrs = num_attr("data-size-bytes", size) + attr("data-verdict", std::string(name(verdict)));
-      plot.point(size, a, "s0", attrs + attr("data-side", "a"), fmt::format("A {}: {} GB/s", size_text(size), fmt_number(a, 4)));
+      const std::string attrs =
+          num_attr("data-size-bytes", size) + attr("data-verdict", std::string(name(verdict)));
+      plot.point(size, a, "s0", attrs + attr("data-side", "a"),
+                 fmt::format("A {}: {} GB/s", size_text(size), fmt_number(a, 4)));
       plot.point(size, b, verdict == CompareVerdict::kWorse ? "s4" : "s1", attrs + attr("data-side", "b"),
                  fmt::format("B {}: {} GB/s ({})", size_text(size), fmt_number(b, 4), name(verdict)),
                  verdict != CompareVerdict::kWorse);
@@ -91,7 +95,8 @@ std::string curves(const CompareResult& c) {
 }
 
 /// The `limit` rows with the largest change in one direction among those the test called (worse/better).
-std::string top(const CompareResult& c, CompareVerdict want, std::size_t limit, const char* id, const char* title) {
+std::string top(const CompareResult& c, CompareVerdict want, std::size_t limit, const char* id,
+                const char* title) {
   std::vector<const CompareRow*> v;
   for (const auto& r : c.rows)
     if (r.verdict == want) v.push_back(&r);
@@ -112,7 +117,8 @@ std::string places(const CompareResult& c) {
     if (r.a_metric.section == "pairs" && std::fabs(r.delta_pct.value_or(0)) >= 10) v.push_back(&r);
   std::sort(v.begin(), v.end(),
             [](const CompareRow* x, const CompareRow* y) { return gain_pct(*x) < gain_pct(*y); });
-  std::string out = fmt::format("<h2 id=\"places\">Per host and link: changes of 10 % or more ({})</h2>\n", v.size());
+  std::string out =
+      fmt::format("<h2 id=\"places\">Per host and link: changes of 10 % or more ({})</h2>\n", v.size());
   if (v.empty()) return out + "<p class=\"muted\">none (or no pairs section in both reports)</p>\n";
   out += "<ol>\n";
   for (std::size_t i = 0; i < v.size() && i < 20; ++i) out += row_line(*v[i]);

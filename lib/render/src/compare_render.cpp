@@ -5,9 +5,9 @@
 #include <array>
 #include <cmath>
 
+#include "compare_html_lead.hpp"
 #include "fabcheck/report/compare_render.hpp"
 #include "fabcheck/report/html.hpp"
-#include "compare_html_lead.hpp"
 
 namespace fabcheck::report {
 namespace {

@@ -25,7 +25,9 @@ double median_of(std::vector<double> v) {
 /// than the median, through yellow (0.75x) to red at half of it or worse. The median is the pairs section's
 /// own (bw_median_gbps, lat_median_us): the one the outlier rule used (docs/DESIGN.md §4).
 constexpr double kWorstGoodness = 0.5;
-double scale_position(double goodness) { return std::clamp((goodness - kWorstGoodness) / (1 - kWorstGoodness), 0.0, 1.0); }
+double scale_position(double goodness) {
+  return std::clamp((goodness - kWorstGoodness) / (1 - kWorstGoodness), 0.0, 1.0);
+}
 std::string cell_fill(double goodness) {
   const double g = scale_position(goodness);
   return fmt::format("hsl({:.0f},70%,{:.0f}%)", 120 * g, 78 - 8 * g);
@@ -41,12 +43,14 @@ std::string legend(double med, bool higher_better, std::string_view unit, std::s
   for (double g : {0.0, 0.5, 1.0})
     s += fmt::format("<stop offset=\"{:.0f}%\" stop-color=\"{}\"/>", 100 * g,
                      cell_fill(kWorstGoodness + g * (1 - kWorstGoodness)));
-  s += fmt::format("</linearGradient></defs><rect x=\"0\" y=\"2\" width=\"360\" height=\"12\" fill=\"url(#{}-scale)\"/>",
-                   id);
+  s += fmt::format(
+      "</linearGradient></defs><rect x=\"0\" y=\"2\" width=\"360\" height=\"12\" fill=\"url(#{}-scale)\"/>",
+      id);
   s += fmt::format("<text x=\"0\" y=\"30\" class=\"muted\">worst: {} {} {} (0.5x median)</text>",
                    higher_better ? "&le;" : "&ge;", fmt_number(at(0.5), 3), html_escape(unit));
-  s += fmt::format("<text x=\"360\" y=\"30\" text-anchor=\"end\" class=\"muted\">best: median {} {} or {}</text>",
-                   fmt_number(med, 4), html_escape(unit), higher_better ? "more" : "less");
+  s += fmt::format(
+      "<text x=\"360\" y=\"30\" text-anchor=\"end\" class=\"muted\">best: median {} {} or {}</text>",
+      fmt_number(med, 4), html_escape(unit), higher_better ? "more" : "less");
   return s + "</svg>\n";
 }
 
@@ -134,8 +138,8 @@ std::string heatmap(const json& rail, std::string_view matrix_key, std::string_v
       "<p class=\"muted\">{} {}; colour = value against the median <span class=\"median\"{}>{}</span> {} "
       "(green: the median or better, red: half as good or worse); red outline and ! = outlier "
       "(docs/DESIGN.md §4).</p>\n",
-      html_escape(title), higher_better ? "(higher is better)" : "(lower is better)", num_attr("data-median", med),
-      fmt_number(med, 4), html_escape(unit));
+      html_escape(title), higher_better ? "(higher is better)" : "(lower is better)",
+      num_attr("data-median", med), fmt_number(med, 4), html_escape(unit));
   return s + "</figure>\n";
 }
 

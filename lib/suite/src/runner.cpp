@@ -80,7 +80,7 @@ struct Shared {
   int step_index = 0, step_count = 0;
   double run_start_us = 0, step_start_us = 0;
   double step_budget_s = 0, budget_after_s = 0;  // budget of the current step, of the enabled steps after it
-  double done_budget_s = 0, done_actual_s = 0;    // finished steps (with a budget): budgeted and taken
+  double done_budget_s = 0, done_actual_s = 0;   // finished steps (with a budget): budgeted and taken
   bool progress = false;
   bool progress_shown = false;
 };
@@ -240,7 +240,11 @@ int run_suite(const comm::Communicator& world, const Plan& plan, const RunOption
     // A marker per step: the watchdog can name a rank that never started it.
     comm::enter_phase(fmt::format("run: start {}", config_key(st.kind)));
     StepOutcome mine;
-    detail::StepContext ctx{world, st, root ? &doc : nullptr, {}, root ? &state : nullptr,
+    detail::StepContext ctx{world,
+                            st,
+                            root ? &doc : nullptr,
+                            {},
+                            root ? &state : nullptr,
                             opts.verbose ? model::ConsoleDetail::kVerbose : model::ConsoleDetail::kCompact};
     const auto* adapter = detail::adapter_for(st.kind);
     if (!adapter) {

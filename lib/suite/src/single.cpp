@@ -41,7 +41,11 @@ SingleOutcome run_single(const comm::Communicator& world, const std::vector<Step
   }
   detail::SuiteState state;
   for (const auto& st : steps) {
-    detail::StepContext ctx{world, st, root ? &doc : nullptr, {}, root ? &state : nullptr,
+    detail::StepContext ctx{world,
+                            st,
+                            root ? &doc : nullptr,
+                            {},
+                            root ? &state : nullptr,
                             opts.verbose ? model::ConsoleDetail::kVerbose : model::ConsoleDetail::kTables};
     detail::adapter_for(st.kind)->run(ctx);
     const bool silent = std::find(opts.silent.begin(), opts.silent.end(), st.kind) != opts.silent.end();

@@ -27,8 +27,8 @@ void add_latency(Document& doc, const model::LatencyResult& r);
 /// Lines of an ASCII histogram of `h` (µs labels): log buckets (4, 2 or 1 per power of two so that at most
 /// `max_lines` lines result; fine buckets nest exactly in them), one line per bucket from the first to the
 /// last non-empty one: "[lower, upper) us | ####  count". Bars are linear in the count; a non-empty bucket
-/// shows at least one '#'. Empty string for an empty histogram. @param skip_empty leave out the lines of empty
-/// buckets (the console's --verbose form, issue 17).
+/// shows at least one '#'. Empty string for an empty histogram. @param skip_empty leave out the lines of
+/// empty buckets (the console's --verbose form, issue 17).
 std::string render_histogram(const core::Histogram& h, int bar_width = 50, int max_lines = 40,
                              bool skip_empty = false);
 

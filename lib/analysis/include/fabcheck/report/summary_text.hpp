@@ -1,9 +1,9 @@
 #pragma once
 /// @file The verdict block of `fabcheck run` (issue 17: "the summary is the first thing printed and the
-/// last"): the verdict line (PASS / PASS with warnings / FAIL / INCOMPLETE and why), the headline findings naming
-/// hosts and links (report::render_findings), the transport verdict, the score with what it means, the steps
-/// with their times, the gate, and a last line that repeats the verdict next to the report path. Pure: reads
-/// a finished report document.
+/// last"): the verdict line (PASS / PASS with warnings / FAIL / INCOMPLETE and why), the headline findings
+/// naming hosts and links (report::render_findings), the transport verdict, the score with what it means, the
+/// steps with their times, the gate, and a last line that repeats the verdict next to the report path. Pure:
+/// reads a finished report document.
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -12,12 +12,12 @@ namespace fabcheck::report {
 
 /// What the report does not hold itself.
 struct SummaryFacts {
-  int nranks = 0;                   ///< ranks of the run
-  int nhosts = 0;                   ///< hosts of the run
-  double duration_s = 0;            ///< wall time of the run
-  double budget_s = 0;              ///< the plan's budget (sum of the enabled steps')
-  std::string report_path;          ///< where the JSON was written
-  std::string gate_disabled_reason; ///< why there is no gate ("" when the gate ran)
+  int nranks = 0;                    ///< ranks of the run
+  int nhosts = 0;                    ///< hosts of the run
+  double duration_s = 0;             ///< wall time of the run
+  double budget_s = 0;               ///< the plan's budget (sum of the enabled steps')
+  std::string report_path;           ///< where the JSON was written
+  std::string gate_disabled_reason;  ///< why there is no gate ("" when the gate ran)
 };
 
 /// The verdict word of a finished report: "PASS" (exit 0, no warn finding), "PASS with N warning(s)",

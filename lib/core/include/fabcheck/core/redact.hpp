@@ -1,7 +1,7 @@
 #pragma once
 /// @file Secrets never reach a report (issue 19): the environment variables fabcheck records (NCCL_*, UCX_*,
-/// OMPI_MCA_*, and NCCL's own "set by environment" echoes) keep their names, but a value whose name or content
-/// looks secret is replaced by kRedacted before anything is written (JSON, HTML, JUnit, hostfile).
+/// OMPI_MCA_*, and NCCL's own "set by environment" echoes) keep their names, but a value whose name or
+/// content looks secret is replaced by kRedacted before anything is written (JSON, HTML, JUnit, hostfile).
 #include <string>
 #include <string_view>
 

@@ -6,9 +6,10 @@ namespace fabcheck::model {
 
 /// Console detail level of a probe's text.
 enum class ConsoleDetail {
-  kCompact,   ///< `run` without --verbose: a few lines per probe (sweeps one line per series, latency one per size)
-  kTables,    ///< a standalone command: its tables (nccl-tests rows, per-pair latency), no histograms
-  kVerbose,   ///< --verbose: everything, histograms with their non-empty buckets
+  kCompact,  ///< `run` without --verbose: a few lines per probe (sweeps one line per series, latency one per
+             ///< size)
+  kTables,   ///< a standalone command: its tables (nccl-tests rows, per-pair latency), no histograms
+  kVerbose,  ///< --verbose: everything, histograms with their non-empty buckets
 };
 
 }  // namespace fabcheck::model

@@ -35,9 +35,9 @@ struct SweepOptions {
   /// be compared on them (`fabcheck compare`); 1 = the whole pass right after the point's timed loop.
   int per_iter_rounds = 10;
   /// Time limit of the whole sweep in seconds (0 = none; not a flag: `run` sets it from the step's budget,
-  /// issue 17). Before each size the series predicts what the size will take (the previous size's time, scaled
-  /// by the size ratio and by the per-iteration rounds still to come) and stops when it would exceed its share
-  /// of what is left; the report names the first size left out (sweeps[].truncated).
+  /// issue 17). Before each size the series predicts what the size will take (the previous size's time,
+  /// scaled by the size ratio and by the per-iteration rounds still to come) and stops when it would exceed
+  /// its share of what is left; the report names the first size left out (sweeps[].truncated).
   double time_limit_s = 0;
   std::size_t samples_cap = 10000;  ///< per-iteration samples kept in the result (statistics use all)
   std::string backend = "mpi";      ///< `--backend` mpi | nccl
