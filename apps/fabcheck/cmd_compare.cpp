@@ -136,6 +136,17 @@ std::function<int(const RunContext&)> setup_compare(CLI::App& sub) {
     for (const auto& [path, flag] : {std::pair{cli->json, "--json"}, std::pair{cli->html, "--html"}}) {
       if (!path.empty()) report::check_writable(path, flag);
     }
+    std::vector<std::pair<std::string, std::string>> inputs;
+    for (const auto& [list, side] : {std::pair{cli->a, "A"}, std::pair{cli->b, "B"}}) {
+      std::size_t start = 0;
+      while (start <= list.size()) {
+        const auto comma = list.find(',', start);
+        inputs.emplace_back(side, list.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+      }
+    }
+    report::check_distinct_paths(inputs, {{"--json", cli->json}, {"--html", cli->html}});
     const std::vector<nlohmann::json> a = load_runs(cli->a, "A");
     const std::vector<nlohmann::json> b = load_runs(cli->b, "B");
     report::CompareSide sa{cli->a, cli->labels.empty() ? "A" : cli->labels[0], side_info(a.front())};

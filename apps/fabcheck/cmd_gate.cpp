@@ -65,6 +65,9 @@ std::function<int(const RunContext&)> setup_gate(CLI::App& sub) {
           std::pair{cli->json, "--json"}}) {
       if (!path.empty()) report::check_writable(path, flag);
     }
+    report::check_distinct_paths(
+        {{"report", cli->report}, {"--criteria", cli->criteria}},
+        {{"--junit", cli->junit}, {"--exclude-hostfile", cli->exclude_hostfile}, {"--json", cli->json}});
     const auto g = report::evaluate_gate(rep, checks, source);
     std::fputs(report::render_gate(g).c_str(), stdout);
     std::fflush(stdout);

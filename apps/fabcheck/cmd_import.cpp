@@ -99,6 +99,7 @@ std::function<int(const RunContext&)> setup_import(CLI::App& sub) {
     }
     if (cli->nranks > 0) opts.nranks = cli->nranks;
     report::check_writable(cli->json, "--json");
+    report::check_distinct_paths({{"file", cli->file}}, {{"--json", cli->json}});
     const std::string text = read_input(cli->file);
     const bool as_json = cli->format == "json" || (cli->format == "auto" && parse::looks_like_json(text));
     const parse::NcclTestsRun run =

@@ -33,6 +33,7 @@ std::function<int(const RunContext&)> setup_report(CLI::App& sub) {
       "path).");
   return [cli](const RunContext&) -> int {
     report::check_writable(cli->html, "--html");
+    report::check_distinct_paths({{"report", cli->report}}, {{"--html", cli->html}});
     const auto rep = report::load_report(cli->report, "report");
     report::write_html(cli->html, rep, "--html");
     return 0;

@@ -127,6 +127,11 @@ std::function<int(const RunContext&)> setup_run(CLI::App& sub) {
       if (!cli->junit.empty()) report::check_writable(cli->junit, "--junit");
       if (!cli->exclude_hostfile.empty()) report::check_writable(cli->exclude_hostfile, "--exclude-hostfile");
       if (!cli->html.empty()) report::check_writable(cli->html, "--html");
+      report::check_distinct_paths({{"--config", cli->config}, {"--criteria", cli->criteria}},
+                                   {{"--json", cli->json},
+                                    {"--junit", cli->junit},
+                                    {"--exclude-hostfile", cli->exclude_hostfile},
+                                    {"--html", cli->html}});
       return nlohmann::json(nullptr);
     });
     suite::RunOptions ro;

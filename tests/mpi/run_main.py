@@ -44,7 +44,7 @@ lines = p.stdout.splitlines()
 word = "FAIL" if p.returncode == 1 else "PASS"
 if not lines or not lines[-1].startswith(f"# fabcheck run: {word}") or not lines[-1].endswith(f"; report: {rep}"):
     fail(f"last line is not the verdict beside the report path: {lines[-1:] }")
-heads = [l for l in lines if l.startswith(f"# fabcheck run: {word} - ")]
+heads = [l for l in lines if l.startswith(f"# fabcheck run: {word}") and " - " in l]
 if len(heads) != 1:
     fail(f"want one verdict line heading the summary, got {heads}")
 if len(lines) > 120:

@@ -261,6 +261,32 @@ TEST(LinkOutliers, ThrottledHostOnANoisyFabricMeasured) {
   for (const auto& o : a.outliers) EXPECT_NE(o.value, 0.132);
 }
 
+TEST(LinkOutliers, ThrottledHostAmongFourOnANoisyFabricLeaveOneOut) {
+  // The bandwidth matrix (GB/s) of `fabcheck run` on the 4-host virtual fabric, host 2 throttled to 500 Mbit/s
+  // (2026-12-01, this machine, the embedded default): the clean links scatter 0.375-1.27 GB/s, so the host
+  // medians' rule gave z = 1.96 and the lower link median was itself a throttled link: nothing was flagged.
+  // Leave-one-out (its links' median 0.06 against 0.86 for the links that do not touch it) names it.
+  const double m[4][4] = {{0, 0.866, 0.059, 0.375}, {0.706, 0, 0.059, 0.856}, {0.060, 0.060, 0, 0.059},
+                          {1.025, 1.271, 0.059, 0}};
+  LinkMatrix bw(4, std::vector<std::optional<double>>(4));
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j)
+      if (i != j) bw[i][j] = m[i][j];
+  const auto a = analyze_links(bw, {});
+  ASSERT_EQ(a.suspects.size(), 1u);
+  EXPECT_EQ(a.suspects[0].host, 2);
+  EXPECT_EQ(a.outliers.size(), 6u);
+  for (const auto& o : a.outliers) EXPECT_TRUE(o.from == 2 || o.to == 2);
+  // A clean matrix with the same scatter and no slow host blames nobody.
+  const double c[4][4] = {{0, 0.866, 0.9, 0.375}, {0.706, 0, 0.8, 0.856}, {0.6, 1.1, 0, 0.7},
+                          {1.025, 1.271, 0.5, 0}};
+  LinkMatrix cb(4, std::vector<std::optional<double>>(4));
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j)
+      if (i != j) cb[i][j] = c[i][j];
+  EXPECT_TRUE(analyze_links(cb, {}).suspects.empty());
+}
+
 TEST(LinkOutliers, NonSquareRefused) {
   LinkMatrix bad = {{std::nullopt, 1.0}};
   EXPECT_THROW(analyze_links(bad, {}), std::invalid_argument);

@@ -238,9 +238,11 @@ void add_latency(Document& doc, const model::LatencyResult& r) {
     for (const auto& x : v) o += (o.empty() ? "" : "; ") + x;
     return o;
   };
+  // Local ranks of one host measure shared memory and the scheduler, not the fabric: context (DESIGN §5).
+  const Severity pair_sev = r.fabric_crossed ? Severity::kWarn : Severity::kInfo;
   for (const auto& e : p50_out) {
     Finding f;
-    f.severity = Severity::kWarn;
+    f.severity = pair_sev;
     f.code = "LATENCY_PAIR_OUTLIER";
     f.message = fmt::format("pair {} is slower than the other pairs: {}", e.pair, join(e.parts));
     f.evidence = {{"pair", e.pair}, {"points", e.points}};
@@ -250,7 +252,7 @@ void add_latency(Document& doc, const model::LatencyResult& r) {
   }
   for (const auto& e : p99_tail) {
     Finding f;
-    f.severity = Severity::kWarn;
+    f.severity = pair_sev;
     f.code = "LATENCY_PAIR_TAIL";
     f.message = fmt::format("pair {} has a long tail: {}", e.pair, join(e.parts));
     f.evidence = {{"pair", e.pair}, {"points", e.points}, {"low_confidence", e.low_confidence}};

@@ -194,6 +194,23 @@ LinkAnalysis analyze_links(const LinkMatrix& bw, const LinkMatrix& lat, std::opt
       for (std::size_t i = 0; i < f.size(); ++i)
         if (f[i]) odd[who[i]] = true;
     }
+    // Leave-one-out, bandwidth only (issue 17): with 4 hosts a slow host owns half of the directed links, and on
+    // a noisy fabric the hosts' medians scatter so widely that the rule over 4 medians cannot single it out
+    // (seen on the virtual fabric: clean links 0.375-1.27 GB/s, every link of a host throttled to 500 Mbit/s
+    // at 0.06 GB/s, z = 1.96 on the log scale). A host whose links' median is below half the median of the
+    // links that do not touch it is odd too; its links are then judged against the clean ones below, and the
+    // pairs retest against good partners still decides whether it is confirmed.
+    if (split) {
+      for (std::size_t h = 0; h < n; ++h) {
+        std::vector<double> mine, rest;
+        for (std::size_t k = 0; k < cells.size(); ++k) {
+          const bool touches = static_cast<std::size_t>(cells[k].from) == h || static_cast<std::size_t>(cells[k].to) == h;
+          (touches ? mine : rest).push_back(values[k]);
+        }
+        if (mine.size() < 2 || rest.size() < 3) continue;
+        if (2.0 * select_median(mine) < select_median(rest)) odd[h] = true;
+      }
+    }
     std::vector<double> clean;
     std::string names;
     for (std::size_t k = 0; k < cells.size(); ++k)

@@ -1,6 +1,7 @@
 #include "fabcheck/report/document.hpp"
 
 #include <fmt/format.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -107,16 +108,47 @@ void Document::write_atomic(const std::string& path) const {
                     "--json");
 }
 
+namespace {
+
+/// Only regular files (or a new name) are ours to replace (issue 19): a rename over a device node, a FIFO, a
+/// socket or a directory would replace what is not a report, and a symlink's target is not what the user
+/// named. Refused, with the fix.
+void check_target_kind(const std::string& path, std::string_view flag) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return;  // a new file
+  if (S_ISLNK(st.st_mode))
+    throw UsageError(fmt::format("{}: will not write {}: it is a symbolic link (give the real path)", flag, path));
+  if (S_ISDIR(st.st_mode)) throw UsageError(fmt::format("{}: cannot write {}: is a directory", flag, path));
+  if (!S_ISREG(st.st_mode))
+    throw UsageError(fmt::format("{}: will not write {}: not a regular file (a device, FIFO or socket); give a "
+                                 "file name",
+                                 flag, path));
+}
+
+}  // namespace
+
 void write_text_atomic(const std::string& path, const std::string& text, std::string_view flag) {
+  check_target_kind(path, flag);
   const std::string tmp = fmt::format("{}.tmp.{}", path, ::getpid());
   {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw UsageError(fmt::format("{}: cannot write {}: {}", flag, path, std::strerror(errno)));
-    out << text;
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw UsageError(fmt::format("{}: cannot write {}: write failed", flag, path));
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) throw UsageError(fmt::format("{}: cannot write {}: {}", flag, path, std::strerror(errno)));
+    std::size_t done = 0;
+    int err = 0;
+    while (done < text.size()) {
+      const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        err = n < 0 ? errno : EIO;
+        break;
+      }
+      done += static_cast<std::size_t>(n);
+    }
+    if (err == 0 && ::fsync(fd) != 0 && errno != EINVAL) err = errno;  // ENOSPC can surface only here
+    if (::close(fd) != 0 && err == 0) err = errno;
+    if (err != 0) {
+      std::remove(tmp.c_str());  // no temporary file is left behind
+      throw UsageError(fmt::format("{}: cannot write {}: {}", flag, path, std::strerror(err)));
     }
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
@@ -128,9 +160,9 @@ void write_text_atomic(const std::string& path, const std::string& text, std::st
 
 void check_writable(const std::string& path, std::string_view flag) {
   if (path.empty()) throw UsageError(fmt::format("{}: empty path (give a file name)", flag));
+  check_target_kind(path, flag);
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0) {
-    if (S_ISDIR(st.st_mode)) throw UsageError(fmt::format("{}: cannot write {}: is a directory", flag, path));
     if (::access(path.c_str(), W_OK) != 0) {
       throw UsageError(fmt::format("{}: cannot write {}: {}", flag, path, std::strerror(errno)));
     }
@@ -143,6 +175,31 @@ void check_writable(const std::string& path, std::string_view flag) {
   }
   if (::access(dir.c_str(), W_OK) != 0) {
     throw UsageError(fmt::format("{}: cannot write {}: directory {} is not writable", flag, path, dir));
+  }
+}
+
+void check_distinct_paths(const std::vector<std::pair<std::string, std::string>>& inputs,
+                          const std::vector<std::pair<std::string, std::string>>& outputs) {
+  auto same_file = [](const std::string& a, const std::string& b) {
+    struct stat sa {}, sb {};
+    if (::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0)
+      return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    return a == b;  // neither exists yet: the same name is the same file
+  };
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const auto& [flag, path] = outputs[i];
+    if (path.empty()) continue;
+    for (const auto& [iflag, ipath] : inputs) {
+      if (!ipath.empty() && same_file(path, ipath))
+        throw UsageError(fmt::format("{}: {} is also the input {}: writing it would destroy the input (give "
+                                     "another file name)",
+                                     flag, path, iflag));
+    }
+    for (std::size_t j = 0; j < i; ++j) {
+      if (!outputs[j].second.empty() && same_file(path, outputs[j].second))
+        throw UsageError(fmt::format("{}: {} is also the output of {} (give each output its own file)", flag,
+                                     path, outputs[j].first));
+    }
   }
 }
 

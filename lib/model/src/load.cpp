@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "fabcheck/core/error.hpp"
+#include "fabcheck/core/input_limits.hpp"
 #include "fabcheck/report/document.hpp"
 
 namespace fabcheck::report {
@@ -54,9 +55,14 @@ json parse_report_text(std::string_view text, std::string_view origin) {
   if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
     throw UsageError(fmt::format("{}: empty file (give a report written by fabcheck --json)", origin));
   }
+  core::check_json_depth(text, origin);  // issue 19: nothing downstream recurses deeper than the cap
   json doc;
   try {
     doc = json::parse(text.begin(), text.end(), nullptr, true, /*ignore_comments=*/false);
+  } catch (const json::out_of_range& e) {  // "number overflow parsing '1e309'"
+    std::string msg = e.what();
+    if (auto p = msg.find("] "); p != std::string::npos) msg = msg.substr(p + 2);
+    throw UsageError(fmt::format("{}: not valid JSON here: {} (numbers must be finite doubles)", origin, msg));
   } catch (const json::parse_error& e) {
     std::string msg = e.what();
     // nlohmann: "[json.exception.parse_error.101] parse error at line 3, column 5: ..." -> keep the rest.
@@ -75,22 +81,33 @@ json parse_report_text(std::string_view text, std::string_view origin) {
   return doc;
 }
 
-std::string read_input_file(const std::string& path, std::string_view origin, std::string_view kind) {
+std::string read_input_file(const std::string& path, std::string_view origin, std::string_view kind,
+                            std::uint64_t cap_mib) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
     throw UsageError(
         fmt::format("{}: cannot read: {} (give an existing {})", origin, std::strerror(errno), kind));
   }
   if (S_ISDIR(st.st_mode)) throw UsageError(fmt::format("{}: is a directory (give a {})", origin, kind));
+  const std::uint64_t cap = core::input_cap_bytes(cap_mib);
+  auto too_big = [&] { return UsageError(fmt::format("{}: larger than {}", origin, core::cap_text(cap, kind))); };
+  if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > cap) throw too_big();
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     throw UsageError(
         fmt::format("{}: cannot read: {} (check the file's permissions)", origin, std::strerror(errno)));
   }
-  std::stringstream ss;
-  ss << in.rdbuf();
+  // Bounded also for what stat cannot size (a pipe, /dev/zero, a file that grows while read).
+  std::string out;
+  std::string buf(1 << 20, '\0');
+  while (in) {
+    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+    const auto got = static_cast<std::size_t>(in.gcount());
+    if (out.size() + got > cap) throw too_big();
+    out.append(buf.data(), got);
+  }
   if (in.bad()) throw UsageError(fmt::format("{}: read error (check the file)", origin));
-  return ss.str();
+  return out;
 }
 
 json load_report(const std::string& path, std::string_view what) {

@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "fabcheck/core/error.hpp"
+#include "fabcheck/core/input_limits.hpp"
 #include "fabcheck/core/redact.hpp"
 #include "nccl_log_messages.hpp"
 #include "nccl_log_util.hpp"
@@ -456,9 +457,15 @@ NcclLog parse_nccl_log_file(const std::string& path) {
   }
   NcclLogParser p(path);
   std::string buf(1 << 20, '\0');
+  // Streamed, and bounded (issue 19): a log that never ends (/dev/zero, a pipe left open) stops at the cap.
+  const std::uint64_t cap = core::input_cap_bytes(core::kNcclLogCapMiB);
+  std::uint64_t total = 0;
   while (in) {
     in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
     std::streamsize got = in.gcount();
+    total += static_cast<std::uint64_t>(std::max<std::streamsize>(got, 0));
+    if (total > cap)
+      throw UsageError("--nccl-log " + path + ": larger than " + core::cap_text(cap, "NCCL log"));
     if (got > 0) p.feed(std::string_view(buf.data(), static_cast<std::size_t>(got)));
   }
   if (in.bad()) {

@@ -11,6 +11,8 @@
 
 #include "fabcheck/core/collective.hpp"
 #include "fabcheck/core/error.hpp"
+#include "fabcheck/core/input_limits.hpp"
+#include "fabcheck/report/load.hpp"
 #include "fabcheck/core/size.hpp"
 #include "fabcheck/model/json_value.hpp"
 #include "fabcheck/model/option_tables.hpp"
@@ -181,8 +183,13 @@ Step make_step(StepKind kind, const json* section, const std::string& ptr) {
 }  // namespace
 
 json parse_json_text(std::string_view text, std::string_view origin) {
+  core::check_json_depth(text, origin);  // issue 19: bounded nesting, also under "_" comment keys
   try {
     return json::parse(text.begin(), text.end(), nullptr, true, /*ignore_comments=*/false);
+  } catch (const json::out_of_range& e) {  // "number overflow parsing '1e309'"
+    std::string msg = e.what();
+    if (auto p = msg.find("] "); p != std::string::npos) msg = msg.substr(p + 2);
+    throw UsageError(fmt::format("{}: not valid JSON here: {} (numbers must be finite)", origin, msg));
   } catch (const json::parse_error& e) {
     std::string msg = e.what();
     // nlohmann: "[json.exception.parse_error.101] parse error at line 3, column 5: ..."
@@ -193,11 +200,8 @@ json parse_json_text(std::string_view text, std::string_view origin) {
 }
 
 json load_json_file(const std::string& path, std::string_view flag) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError(fmt::format("{}: cannot read {} (give an existing JSON file)", flag, path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_json_text(ss.str(), fmt::format("{} {}", flag, path));
+  const std::string origin = fmt::format("{} {}", flag, path);
+  return parse_json_text(report::read_input_file(path, origin, "config file", core::kConfigCapMiB), origin);
 }
 
 json validate_gate_block(const json& gate, std::string_view pointer) {

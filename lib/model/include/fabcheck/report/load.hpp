@@ -4,6 +4,8 @@
 /// same way everywhere: one line naming the file and the fix, thrown as UsageError (exit 2).
 #include <nlohmann/json.hpp>
 
+#include "fabcheck/core/input_limits.hpp"
+
 #include <string>
 #include <string_view>
 
@@ -26,9 +28,11 @@ nlohmann::json parse_report_text(std::string_view text, std::string_view origin)
 /// Reads a whole input file as text (reports, nccl-tests outputs). Errors read "<origin>: <problem> (<fix>)".
 /// @param path    the file. @param origin how errors name the input ("report r.json", "import out.txt").
 /// @param kind    what the caller expects, used in the fixes ("report file", "nccl-tests output file").
-/// @throws UsageError when the file is missing, a directory, unreadable or a read fails. Empty text is
-/// returned.
-std::string read_input_file(const std::string& path, std::string_view origin, std::string_view kind);
+/// @param cap_mib the size cap of this kind of input (core/input_limits.hpp; FABCHECK_MAX_INPUT_MB overrides).
+/// @throws UsageError when the file is missing, a directory, unreadable, a read fails, or it holds more than the
+/// cap (also a pipe or a device that never ends). Empty text is returned.
+std::string read_input_file(const std::string& path, std::string_view origin, std::string_view kind,
+                            std::uint64_t cap_mib = core::kReportCapMiB);
 
 /// Reads and checks one report file: the shared entry point for every command that reads a report.
 /// @param path the report file.

@@ -1,0 +1,33 @@
+#pragma once
+/// @file Bounded reading (issue 19: no input may crash fabcheck, hang it or grow it without limit). Every file
+/// fabcheck reads has a size cap by kind; JSON has a nesting cap checked before parsing, so that copying,
+/// rendering and hashing a document never recurse deeper than kMaxJsonDepth. Over a cap: one UsageError line
+/// naming the file and the cap (exit 2).
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace fabcheck::core {
+
+/// The deepest JSON nesting (arrays and objects) any input may have. fabcheck's own reports nest 8 deep.
+inline constexpr int kMaxJsonDepth = 64;
+
+/// Default caps in MiB, by kind of input.
+inline constexpr std::uint64_t kReportCapMiB = 64;       ///< a report (the largest seen: 0.4 MiB for 4 hosts)
+inline constexpr std::uint64_t kConfigCapMiB = 4;        ///< a suite config or criteria file
+inline constexpr std::uint64_t kTextTableCapMiB = 64;    ///< nccl-tests output to import
+inline constexpr std::uint64_t kNcclLogCapMiB = 1024;    ///< an NCCL_DEBUG log (read as a stream)
+
+/// The cap in bytes for a kind whose default is `default_mib`: FABCHECK_MAX_INPUT_MB (a positive integer) in
+/// the environment replaces every default.
+std::uint64_t input_cap_bytes(std::uint64_t default_mib);
+
+/// "the 64 MiB cap for a report file (raise it with FABCHECK_MAX_INPUT_MB=N)".
+std::string cap_text(std::uint64_t cap_bytes, std::string_view kind);
+
+/// Throws UsageError "<origin>: JSON nested deeper than 64 levels at line L (…)" when `text` nests arrays or
+/// objects deeper than kMaxJsonDepth (strings and their escapes are skipped; invalid JSON is left to the
+/// parser).
+void check_json_depth(std::string_view text, std::string_view origin);
+
+}  // namespace fabcheck::core
