@@ -285,6 +285,34 @@ TEST(LinkOutliers, ThrottledHostAmongFourOnANoisyFabricLeaveOneOut) {
     for (int j = 0; j < 4; ++j)
       if (i != j) cb[i][j] = c[i][j];
   EXPECT_TRUE(analyze_links(cb, {}).suspects.empty());
+  // A third run of the same fault: one clean link (1 -> 0, 1.18 against 1.4-2.2 for the other clean links) is
+  // flagged beside the throttled host's six: 7 of 12, yet not "fabric-wide": the host is still named.
+  const double t[4][4] = {{0, 1.391, 0.06, 1.56}, {1.182, 0, 0.06, 2.244}, {0.06, 0.06, 0, 0.06},
+                          {1.423, 1.382, 0.06, 0}};
+  LinkMatrix tb(4, std::vector<std::optional<double>>(4));
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j)
+      if (i != j) tb[i][j] = t[i][j];
+  const auto ta = analyze_links(tb, {});
+  ASSERT_EQ(ta.suspects.size(), 1u);
+  EXPECT_EQ(ta.suspects[0].host, 2);
+}
+
+TEST(LinkOutliers, OneSlowDirectionOnANoisyFabricLogScale) {
+  // `fabcheck run --config configs/acceptance/vfabric.json`, link 0 -> 1 throttled to 500 Mbit/s (this machine,
+  // 2026-12-01): the clean links scatter 0.74-1.51 GB/s, so the linear rule scored the 0.059 GB/s link z = 2.5.
+  // On the log scale it is that link, in that direction, and no host.
+  const double m[4][4] = {{0, 0.059, 0.748, 1.343}, {0.833, 0, 1.124, 0.933}, {1.37, 1.302, 0, 1.437},
+                          {1.513, 0.736, 0.986, 0}};
+  LinkMatrix bw(4, std::vector<std::optional<double>>(4));
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j)
+      if (i != j) bw[i][j] = m[i][j];
+  const auto a = analyze_links(bw, {});
+  ASSERT_EQ(a.outliers.size(), 1u);
+  EXPECT_EQ(a.outliers[0].from, 0);
+  EXPECT_EQ(a.outliers[0].to, 1);
+  EXPECT_TRUE(a.suspects.empty());
 }
 
 TEST(LinkOutliers, NonSquareRefused) {

@@ -101,8 +101,10 @@ void add_incast(Document& doc, const model::IncastResult& r) {
            "check switch buffers and congestion control (ECN/DCQCN for RoCE, PFC settings)"});
     }
     if (p.victim && p.victim->impact_p50 && *p.victim->impact_p50 >= 3.0) {
+      // One sender is not an incast: the victim's slowdown beside a single flow is the baseline of a shared
+      // link (context); from two senders on it is the congestion this probe exists to find.
       doc.add_finding(
-          {fabric_sev,
+          {p.fan_in >= 2 ? fabric_sev : Severity::kInfo,
            "VICTIM_CONGESTION",
            fmt::format("bystander latency {}<->{} rose {:.1f}x (median) during a fan-in {} incast",
                        p.victim->host, p.receiver, *p.victim->impact_p50, p.fan_in),
