@@ -141,7 +141,8 @@ std::function<int(const RunContext&)> setup_compare(CLI::App& sub) {
       std::size_t start = 0;
       while (start <= list.size()) {
         const auto comma = list.find(',', start);
-        inputs.emplace_back(side, list.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+        inputs.emplace_back(
+            side, list.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
         if (comma == std::string::npos) break;
         start = comma + 1;
       }

@@ -262,12 +262,12 @@ TEST(LinkOutliers, ThrottledHostOnANoisyFabricMeasured) {
 }
 
 TEST(LinkOutliers, ThrottledHostAmongFourOnANoisyFabricLeaveOneOut) {
-  // The bandwidth matrix (GB/s) of `fabcheck run` on the 4-host virtual fabric, host 2 throttled to 500 Mbit/s
-  // (2026-12-01, this machine, the embedded default): the clean links scatter 0.375-1.27 GB/s, so the host
-  // medians' rule gave z = 1.96 and the lower link median was itself a throttled link: nothing was flagged.
-  // Leave-one-out (its links' median 0.06 against 0.86 for the links that do not touch it) names it.
-  const double m[4][4] = {{0, 0.866, 0.059, 0.375}, {0.706, 0, 0.059, 0.856}, {0.060, 0.060, 0, 0.059},
-                          {1.025, 1.271, 0.059, 0}};
+  // The bandwidth matrix (GB/s) of `fabcheck run` on the 4-host virtual fabric, host 2 throttled to 500
+  // Mbit/s (2026-12-01, this machine, the embedded default): the clean links scatter 0.375-1.27 GB/s, so the
+  // host medians' rule gave z = 1.96 and the lower link median was itself a throttled link: nothing was
+  // flagged. Leave-one-out (its links' median 0.06 against 0.86 for the links that do not touch it) names it.
+  const double m[4][4] = {
+      {0, 0.866, 0.059, 0.375}, {0.706, 0, 0.059, 0.856}, {0.060, 0.060, 0, 0.059}, {1.025, 1.271, 0.059, 0}};
   LinkMatrix bw(4, std::vector<std::optional<double>>(4));
   for (int i = 0; i < 4; ++i)
     for (int j = 0; j < 4; ++j)
@@ -278,8 +278,8 @@ TEST(LinkOutliers, ThrottledHostAmongFourOnANoisyFabricLeaveOneOut) {
   EXPECT_EQ(a.outliers.size(), 6u);
   for (const auto& o : a.outliers) EXPECT_TRUE(o.from == 2 || o.to == 2);
   // A clean matrix with the same scatter and no slow host blames nobody.
-  const double c[4][4] = {{0, 0.866, 0.9, 0.375}, {0.706, 0, 0.8, 0.856}, {0.6, 1.1, 0, 0.7},
-                          {1.025, 1.271, 0.5, 0}};
+  const double c[4][4] = {
+      {0, 0.866, 0.9, 0.375}, {0.706, 0, 0.8, 0.856}, {0.6, 1.1, 0, 0.7}, {1.025, 1.271, 0.5, 0}};
   LinkMatrix cb(4, std::vector<std::optional<double>>(4));
   for (int i = 0; i < 4; ++i)
     for (int j = 0; j < 4; ++j)
@@ -287,8 +287,8 @@ TEST(LinkOutliers, ThrottledHostAmongFourOnANoisyFabricLeaveOneOut) {
   EXPECT_TRUE(analyze_links(cb, {}).suspects.empty());
   // A third run of the same fault: one clean link (1 -> 0, 1.18 against 1.4-2.2 for the other clean links) is
   // flagged beside the throttled host's six: 7 of 12, yet not "fabric-wide": the host is still named.
-  const double t[4][4] = {{0, 1.391, 0.06, 1.56}, {1.182, 0, 0.06, 2.244}, {0.06, 0.06, 0, 0.06},
-                          {1.423, 1.382, 0.06, 0}};
+  const double t[4][4] = {
+      {0, 1.391, 0.06, 1.56}, {1.182, 0, 0.06, 2.244}, {0.06, 0.06, 0, 0.06}, {1.423, 1.382, 0.06, 0}};
   LinkMatrix tb(4, std::vector<std::optional<double>>(4));
   for (int i = 0; i < 4; ++i)
     for (int j = 0; j < 4; ++j)
@@ -299,11 +299,11 @@ TEST(LinkOutliers, ThrottledHostAmongFourOnANoisyFabricLeaveOneOut) {
 }
 
 TEST(LinkOutliers, OneSlowDirectionOnANoisyFabricLogScale) {
-  // `fabcheck run --config configs/acceptance/vfabric.json`, link 0 -> 1 throttled to 500 Mbit/s (this machine,
-  // 2026-12-01): the clean links scatter 0.74-1.51 GB/s, so the linear rule scored the 0.059 GB/s link z = 2.5.
-  // On the log scale it is that link, in that direction, and no host.
-  const double m[4][4] = {{0, 0.059, 0.748, 1.343}, {0.833, 0, 1.124, 0.933}, {1.37, 1.302, 0, 1.437},
-                          {1.513, 0.736, 0.986, 0}};
+  // `fabcheck run --config configs/acceptance/vfabric.json`, link 0 -> 1 throttled to 500 Mbit/s (this
+  // machine, 2026-12-01): the clean links scatter 0.74-1.51 GB/s, so the linear rule scored the 0.059 GB/s
+  // link z = 2.5. On the log scale it is that link, in that direction, and no host.
+  const double m[4][4] = {
+      {0, 0.059, 0.748, 1.343}, {0.833, 0, 1.124, 0.933}, {1.37, 1.302, 0, 1.437}, {1.513, 0.736, 0.986, 0}};
   LinkMatrix bw(4, std::vector<std::optional<double>>(4));
   for (int i = 0; i < 4; ++i)
     for (int j = 0; j < 4; ++j)

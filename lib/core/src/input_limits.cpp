@@ -19,7 +19,8 @@ std::uint64_t input_cap_bytes(std::uint64_t default_mib) {
 }
 
 std::string cap_text(std::uint64_t cap_bytes, std::string_view kind) {
-  return fmt::format("the {} MiB cap for a {} (raise it with FABCHECK_MAX_INPUT_MB=N)", cap_bytes >> 20, kind);
+  return fmt::format("the {} MiB cap for a {} (raise it with FABCHECK_MAX_INPUT_MB=N)", cap_bytes >> 20,
+                     kind);
 }
 
 void check_json_depth(std::string_view text, std::string_view origin) {
@@ -42,9 +43,10 @@ void check_json_depth(std::string_view text, std::string_view origin) {
       in_string = true;
     } else if (c == '[' || c == '{') {
       if (++depth > kMaxJsonDepth)
-        throw UsageError(fmt::format("{}: JSON nested deeper than {} levels at line {} (not a file fabcheck "
-                                     "wrote; give a report or config without such nesting)",
-                                     origin, kMaxJsonDepth, line));
+        throw UsageError(
+            fmt::format("{}: JSON nested deeper than {} levels at line {} (not a file fabcheck "
+                        "wrote; give a report or config without such nesting)",
+                        origin, kMaxJsonDepth, line));
     } else if ((c == ']' || c == '}') && depth > 0) {
       --depth;
     }

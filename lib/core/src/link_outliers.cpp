@@ -92,6 +92,20 @@ std::vector<bool> host_median_outliers(const std::vector<double>& med, Worse wor
 // fabric the clean links' MAD can exceed a third of their median, and then no link, however slow, reaches
 // −3 z on the linear scale. `st` holds the clean links' median (re-estimated by the host stage); z is the
 // log-scale z.
+/// Median and MAD of the log values of the links that touch no odd host (nullopt: fewer than 3, or a value ≤
+/// 0).
+std::optional<LinkStats> clean_log_stats(const std::vector<Cell>& cells, const std::vector<double>& values,
+                                         const std::vector<bool>& odd) {
+  std::vector<double> clean_log;
+  for (std::size_t k = 0; k < values.size(); ++k) {
+    if (odd[static_cast<std::size_t>(cells[k].from)] || odd[static_cast<std::size_t>(cells[k].to)]) continue;
+    if (!(values[k] > 0)) return std::nullopt;
+    clean_log.push_back(std::log(values[k]));
+  }
+  if (clean_log.size() < 3) return std::nullopt;
+  return stats_of(clean_log);
+}
+
 void flag_odd_host_links(LinkKind kind, const std::vector<Cell>& cells, const std::vector<double>& values,
                          Worse worse, const std::vector<bool>& odd, const LinkStats& st,
                          std::vector<LinkOutlier>& out) {
@@ -100,15 +114,9 @@ void flag_odd_host_links(LinkKind kind, const std::vector<Cell>& cells, const st
   const auto touches = [&](std::size_t k) {
     return odd[static_cast<std::size_t>(cells[k].from)] || odd[static_cast<std::size_t>(cells[k].to)];
   };
-  std::vector<double> clean_log;
-  for (std::size_t k = 0; k < values.size(); ++k) {
-    if (touches(k)) continue;
-    if (!(values[k] > 0)) return;
-    clean_log.push_back(std::log(values[k]));
-  }
-  if (clean_log.size() < 3) return;
-  const LinkStats lg = stats_of(clean_log);
-  const double med = *st.median, lmed = *lg.median, lmad = *lg.mad;
+  const auto lg = clean_log_stats(cells, values, odd);
+  if (!lg) return;
+  const double med = *st.median, lmed = *lg->median, lmad = *lg->mad;
   for (std::size_t k = 0; k < values.size(); ++k) {
     const double x = values[k];
     if (!touches(k) || !(x > 0)) continue;
@@ -123,25 +131,17 @@ void flag_odd_host_links(LinkKind kind, const std::vector<Cell>& cells, const st
 }
 
 /// A bandwidth link below a quarter of the median and beyond the §4 rule on the log scale (bandwidth noise is
-/// multiplicative): on a noisy fabric the linear MAD hides one slow link (seen on the virtual fabric: one direction
-/// at 0.059 GB/s against clean links of 0.74-1.51 GB/s scored z = 2.5 and was not flagged). The log statistics
-/// come from the links that touch no odd host; the factor of 4 keeps the slow end of a noisy clean matrix out (a
-/// clean 0.132 GB/s link against a 0.37 median, a clean 0.375 against 0.99 were flagged with a factor of 2). The pairs
-/// retest against good partners still decides whether a flagged link is confirmed.
-void flag_far_links(LinkKind kind, const std::vector<Cell>& cells, const std::vector<double>& values, Worse worse,
-                    const std::vector<bool>& odd, const LinkStats& st, std::vector<LinkOutlier>& out) {
+/// multiplicative): on a noisy fabric the linear MAD hides one slow link (seen on the virtual fabric: one
+/// direction at 0.059 GB/s against clean links of 0.74-1.51 GB/s scored z = 2.5 and was not flagged). The log
+/// statistics come from the links that touch no odd host; the factor of 4 keeps the slow end of a noisy clean
+/// matrix out (a clean 0.132 GB/s link against a 0.37 median, a clean 0.375 against 0.99 were flagged with a
+/// factor of 2). The pairs retest against good partners still decides whether a flagged link is confirmed.
+void flag_far_links(LinkKind kind, const std::vector<Cell>& cells, const std::vector<double>& values,
+                    Worse worse, const std::vector<bool>& odd, const LinkStats& st,
+                    std::vector<LinkOutlier>& out) {
   if (!st.median || !(*st.median > 0)) return;
-  const auto touches = [&](std::size_t k) {
-    return odd[static_cast<std::size_t>(cells[k].from)] || odd[static_cast<std::size_t>(cells[k].to)];
-  };
-  std::vector<double> clean_log;
-  for (std::size_t k = 0; k < values.size(); ++k) {
-    if (touches(k)) continue;
-    if (!(values[k] > 0)) return;
-    clean_log.push_back(std::log(values[k]));
-  }
-  if (clean_log.size() < 3) return;
-  const LinkStats lg = stats_of(clean_log);
+  const auto lg = clean_log_stats(cells, values, odd);
+  if (!lg) return;
   const double med = *st.median;
   for (std::size_t k = 0; k < values.size(); ++k) {
     const double x = values[k];
@@ -150,8 +150,9 @@ void flag_far_links(LinkKind kind, const std::vector<Cell>& cells, const std::ve
       return o.kind == kind && o.from == cells[k].from && o.to == cells[k].to;
     });
     if (already) continue;
-    const double z = OutlierRule::z(std::log(x), *lg.median, *lg.mad);
-    if (OutlierRule::is_outlier(x, med, z, worse)) out.push_back(make_outlier(kind, cells[k], x, med, z, true, false));
+    const double z = OutlierRule::z(std::log(x), *lg->median, *lg->mad);
+    if (OutlierRule::is_outlier(x, med, z, worse))
+      out.push_back(make_outlier(kind, cells[k], x, med, z, true, false));
   }
 }
 
@@ -227,17 +228,18 @@ LinkAnalysis analyze_links(const LinkMatrix& bw, const LinkMatrix& lat, std::opt
       for (std::size_t i = 0; i < f.size(); ++i)
         if (f[i]) odd[who[i]] = true;
     }
-    // Leave-one-out, bandwidth only (issue 17): with 4 hosts a slow host owns half of the directed links, and on
-    // a noisy fabric the hosts' medians scatter so widely that the rule over 4 medians cannot single it out
-    // (seen on the virtual fabric: clean links 0.375-1.27 GB/s, every link of a host throttled to 500 Mbit/s
-    // at 0.06 GB/s, z = 1.96 on the log scale). A host whose links' median is below half the median of the
-    // links that do not touch it is odd too; its links are then judged against the clean ones below, and the
-    // pairs retest against good partners still decides whether it is confirmed.
+    // Leave-one-out, bandwidth only (issue 17): with 4 hosts a slow host owns half of the directed links, and
+    // on a noisy fabric the hosts' medians scatter so widely that the rule over 4 medians cannot single it
+    // out (seen on the virtual fabric: clean links 0.375-1.27 GB/s, every link of a host throttled to 500
+    // Mbit/s at 0.06 GB/s, z = 1.96 on the log scale). A host whose links' median is below half the median of
+    // the links that do not touch it is odd too; its links are then judged against the clean ones below, and
+    // the pairs retest against good partners still decides whether it is confirmed.
     if (split) {
       for (std::size_t h = 0; h < n; ++h) {
         std::vector<double> mine, rest;
         for (std::size_t k = 0; k < cells.size(); ++k) {
-          const bool touches = static_cast<std::size_t>(cells[k].from) == h || static_cast<std::size_t>(cells[k].to) == h;
+          const bool touches =
+              static_cast<std::size_t>(cells[k].from) == h || static_cast<std::size_t>(cells[k].to) == h;
           (touches ? mine : rest).push_back(values[k]);
         }
         if (mine.size() < 2 || rest.size() < 3) continue;
@@ -285,9 +287,9 @@ LinkAnalysis analyze_links(const LinkMatrix& bw, const LinkMatrix& lat, std::opt
         "neither the link rule nor the host stage can single that host out (DESIGN §5 limit; from 4 hosts on "
         "the "
         "host stage re-estimates the statistics without it)");
-  // Fabric-wide slowness is judged on the links that touch no host the host stage singled out: a slow host owns
-  // half of the links of 4 hosts, and one more noisy link flagged beside its 6 must not turn it into "the whole
-  // fabric is slow" (seen on the virtual fabric: 7 of 12 flagged, the 7th refuted by the retest).
+  // Fabric-wide slowness is judged on the links that touch no host the host stage singled out: a slow host
+  // owns half of the links of 4 hosts, and one more noisy link flagged beside its 6 must not turn it into
+  // "the whole fabric is slow" (seen on the virtual fabric: 7 of 12 flagged, the 7th refuted by the retest).
   std::size_t clean_links = 0, clean_flagged = 0;
   for (const auto& c : bw_cells)
     if (!bw_odd[static_cast<std::size_t>(c.from)] && !bw_odd[static_cast<std::size_t>(c.to)]) ++clean_links;
@@ -296,8 +298,7 @@ LinkAnalysis analyze_links(const LinkMatrix& bw, const LinkMatrix& lat, std::opt
     if (!bw_odd[static_cast<std::size_t>(o.from)] && !bw_odd[static_cast<std::size_t>(o.to)]) ++clean_flagged;
   }
   const bool any_odd = std::find(bw_odd.begin(), bw_odd.end(), true) != bw_odd.end();
-  const bool bw_fabric_wide =
-      any_odd ? clean_flagged * 2 > clean_links : bw_flagged * 2 > bw_values.size();
+  const bool bw_fabric_wide = any_odd ? clean_flagged * 2 > clean_links : bw_flagged * 2 > bw_values.size();
   if (bw_fabric_wide)
     a.notes.push_back(
         "more than half of the bandwidth links are flagged: fabric-wide slowness, no host is blamed");

@@ -1,7 +1,7 @@
 #include "fabcheck/report/document.hpp"
 
-#include <fmt/format.h>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -117,12 +117,14 @@ void check_target_kind(const std::string& path, std::string_view flag) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) return;  // a new file
   if (S_ISLNK(st.st_mode))
-    throw UsageError(fmt::format("{}: will not write {}: it is a symbolic link (give the real path)", flag, path));
+    throw UsageError(
+        fmt::format("{}: will not write {}: it is a symbolic link (give the real path)", flag, path));
   if (S_ISDIR(st.st_mode)) throw UsageError(fmt::format("{}: cannot write {}: is a directory", flag, path));
   if (!S_ISREG(st.st_mode))
-    throw UsageError(fmt::format("{}: will not write {}: not a regular file (a device, FIFO or socket); give a "
-                                 "file name",
-                                 flag, path));
+    throw UsageError(
+        fmt::format("{}: will not write {}: not a regular file (a device, FIFO or socket); give a "
+                    "file name",
+                    flag, path));
 }
 
 }  // namespace
@@ -181,7 +183,8 @@ void check_writable(const std::string& path, std::string_view flag) {
 void check_distinct_paths(const std::vector<std::pair<std::string, std::string>>& inputs,
                           const std::vector<std::pair<std::string, std::string>>& outputs) {
   auto same_file = [](const std::string& a, const std::string& b) {
-    struct stat sa {}, sb {};
+    struct stat sa {
+    }, sb{};
     if (::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0)
       return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
     return a == b;  // neither exists yet: the same name is the same file
@@ -191,9 +194,10 @@ void check_distinct_paths(const std::vector<std::pair<std::string, std::string>>
     if (path.empty()) continue;
     for (const auto& [iflag, ipath] : inputs) {
       if (!ipath.empty() && same_file(path, ipath))
-        throw UsageError(fmt::format("{}: {} is also the input {}: writing it would destroy the input (give "
-                                     "another file name)",
-                                     flag, path, iflag));
+        throw UsageError(
+            fmt::format("{}: {} is also the input {}: writing it would destroy the input (give "
+                        "another file name)",
+                        flag, path, iflag));
     }
     for (std::size_t j = 0; j < i; ++j) {
       if (!outputs[j].second.empty() && same_file(path, outputs[j].second))

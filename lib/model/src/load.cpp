@@ -62,7 +62,8 @@ json parse_report_text(std::string_view text, std::string_view origin) {
   } catch (const json::out_of_range& e) {  // "number overflow parsing '1e309'"
     std::string msg = e.what();
     if (auto p = msg.find("] "); p != std::string::npos) msg = msg.substr(p + 2);
-    throw UsageError(fmt::format("{}: not valid JSON here: {} (numbers must be finite doubles)", origin, msg));
+    throw UsageError(
+        fmt::format("{}: not valid JSON here: {} (numbers must be finite doubles)", origin, msg));
   } catch (const json::parse_error& e) {
     std::string msg = e.what();
     // nlohmann: "[json.exception.parse_error.101] parse error at line 3, column 5: ..." -> keep the rest.
@@ -90,7 +91,9 @@ std::string read_input_file(const std::string& path, std::string_view origin, st
   }
   if (S_ISDIR(st.st_mode)) throw UsageError(fmt::format("{}: is a directory (give a {})", origin, kind));
   const std::uint64_t cap = core::input_cap_bytes(cap_mib);
-  auto too_big = [&] { return UsageError(fmt::format("{}: larger than {}", origin, core::cap_text(cap, kind))); };
+  auto too_big = [&] {
+    return UsageError(fmt::format("{}: larger than {}", origin, core::cap_text(cap, kind)));
+  };
   if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > cap) throw too_big();
   std::ifstream in(path, std::ios::binary);
   if (!in) {

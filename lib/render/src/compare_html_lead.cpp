@@ -137,15 +137,8 @@ std::string compare_lead(const CompareResult& c) {
 }
 
 std::string compare_css() {
-  return R"(svg.plot{max-width:100%;height:auto;background:#fff}
-svg text{font-size:11px;fill:#1f2328}
-svg .grid line{stroke:#eaeef2}
-svg .axis line{stroke:#57606a}
-svg .axis .title{font-size:12px;fill:#57606a}
-svg polyline.series{fill:none;stroke-width:1.5}
-svg circle.pt{stroke-width:1.5}
-svg circle.pt.hollow{fill:#fff}
-.s0{stroke:#0969da;fill:#0969da}.s1{stroke:#bc4c00;fill:#bc4c00}.s4{stroke:#cf222e;fill:#cf222e}
+  return std::string(kPlotCss) +
+         R"(.s0{stroke:#0969da;fill:#0969da}.s1{stroke:#bc4c00;fill:#bc4c00}.s4{stroke:#cf222e;fill:#cf222e}
 .figs{display:flex;flex-wrap:wrap;gap:1em}
 figure.curve{margin:0}
 .muted{color:#57606a}

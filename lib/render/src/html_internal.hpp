@@ -59,6 +59,18 @@ std::string notice(std::string_view css_class, std::string_view message);
 
 // ---- SVG plots ----
 
+// The style rules of every Plot (axes, grid, series lines and points): one copy for the report and the
+// compare page.
+inline constexpr std::string_view kPlotCss = R"css(svg.plot{max-width:100%;height:auto;background:#fff}
+svg text{font-size:11px;fill:#1f2328}
+svg .grid line{stroke:#eaeef2}
+svg .axis line{stroke:#57606a}
+svg .axis .title{font-size:12px;fill:#57606a}
+svg polyline.series{fill:none;stroke-width:1.5}
+svg circle.pt{stroke-width:1.5}
+svg circle.pt.hollow{fill:#fff}
+)css";
+
 // One axis: linear or log2. A log2 axis spans whole powers of two and maps values ≤ 0 to its minimum,
 // labelled "0" when `zero_at_min` (sizes of 0 bytes).
 struct Axis {

@@ -44,14 +44,7 @@ tr.fail td{background:#ffebe9}
 .figs{display:flex;flex-wrap:wrap;gap:16px}
 figure{margin:6px 0;max-width:100%}
 figcaption{font-size:13px;font-weight:600;margin-bottom:2px}
-svg.plot,svg.heat{max-width:100%;height:auto;background:#fff}
-svg text{font-size:11px;fill:#1f2328}
-svg .grid line{stroke:#eaeef2}
-svg .axis line{stroke:#57606a}
-svg .axis .title{font-size:12px;fill:#57606a}
-svg polyline.series{fill:none;stroke-width:1.5}
-svg circle.pt{stroke-width:1.5}
-svg circle.pt.hollow{fill:#fff}
+svg.heat{max-width:100%;height:auto;background:#fff}
 svg .ref line{stroke-width:1.5;stroke-dasharray:6 4}
 svg .ref.line-rate line{stroke:var(--warn)}
 svg .ref.line-rate text{fill:var(--warn);stroke:none}
@@ -112,8 +105,8 @@ std::string render_html(const nlohmann::json& report) {
   std::string host_hint;
   const auto& hl = as_array(get_path(r, {"topology", "hosts"}));
   if (!hl.empty()) host_hint = fmt::format(" — {} host(s)", hl.size());
-  out +=
-      fmt::format("<title>fabcheck report{}</title>\n<style>{}</style>\n</head>\n<body>\n", host_hint, kCss);
+  out += fmt::format("<title>fabcheck report{}</title>\n<style>{}{}</style>\n</head>\n<body>\n", host_hint,
+                     kCss, kPlotCss);
   out += title_block(r);
   out += render_summary(r);
   out += render_findings(r);

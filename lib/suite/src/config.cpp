@@ -12,11 +12,11 @@
 #include "fabcheck/core/collective.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/core/input_limits.hpp"
-#include "fabcheck/report/load.hpp"
 #include "fabcheck/core/size.hpp"
 #include "fabcheck/model/json_value.hpp"
 #include "fabcheck/model/option_tables.hpp"
 #include "fabcheck/report/gate.hpp"
+#include "fabcheck/report/load.hpp"
 
 namespace fabcheck::suite {
 

@@ -1,8 +1,8 @@
 #pragma once
-/// @file Bounded reading (issue 19: no input may crash fabcheck, hang it or grow it without limit). Every file
-/// fabcheck reads has a size cap by kind; JSON has a nesting cap checked before parsing, so that copying,
-/// rendering and hashing a document never recurse deeper than kMaxJsonDepth. Over a cap: one UsageError line
-/// naming the file and the cap (exit 2).
+/// @file Bounded reading (issue 19: no input may crash fabcheck, hang it or grow it without limit). Every
+/// file fabcheck reads has a size cap by kind; JSON has a nesting cap checked before parsing, so that
+/// copying, rendering and hashing a document never recurse deeper than kMaxJsonDepth. Over a cap: one
+/// UsageError line naming the file and the cap (exit 2).
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -13,10 +13,10 @@ namespace fabcheck::core {
 inline constexpr int kMaxJsonDepth = 64;
 
 /// Default caps in MiB, by kind of input.
-inline constexpr std::uint64_t kReportCapMiB = 64;       ///< a report (the largest seen: 0.4 MiB for 4 hosts)
-inline constexpr std::uint64_t kConfigCapMiB = 4;        ///< a suite config or criteria file
-inline constexpr std::uint64_t kTextTableCapMiB = 64;    ///< nccl-tests output to import
-inline constexpr std::uint64_t kNcclLogCapMiB = 1024;    ///< an NCCL_DEBUG log (read as a stream)
+inline constexpr std::uint64_t kReportCapMiB = 64;     ///< a report (the largest seen: 0.4 MiB for 4 hosts)
+inline constexpr std::uint64_t kConfigCapMiB = 4;      ///< a suite config or criteria file
+inline constexpr std::uint64_t kTextTableCapMiB = 64;  ///< nccl-tests output to import
+inline constexpr std::uint64_t kNcclLogCapMiB = 1024;  ///< an NCCL_DEBUG log (read as a stream)
 
 /// The cap in bytes for a kind whose default is `default_mib`: FABCHECK_MAX_INPUT_MB (a positive integer) in
 /// the environment replaces every default.

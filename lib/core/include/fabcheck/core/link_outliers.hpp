@@ -69,11 +69,11 @@ struct LinkAnalysis {
 /// are flagged (fabric-wide slowness), no host is blamed for bandwidth.
 /// Host stage (n ≥ 4, a refinement of §4, noted in the result): when a host's median link (outgoing, incoming
 /// or latency) is an outlier among the hosts' medians (the §4 rule with z taken on log values: the medians
-/// scatter multiplicatively on a noisy fabric) — or, for bandwidth, when the median of its links is below half
-/// the median of the links that do not touch it (leave-one-out: with 4 hosts and noisy links the rule over 4
-/// medians cannot single a slow host out) —, the link median and MAD are re-estimated from the
-/// links that touch no such host, and every link is judged against those; a link of such a host that the
-/// linear rule leaves unflagged is judged again on the log scale against the clean links (its `z` is then the
+/// scatter multiplicatively on a noisy fabric) — or, for bandwidth, when the median of its links is below
+/// half the median of the links that do not touch it (leave-one-out: with 4 hosts and noisy links the rule
+/// over 4 medians cannot single a slow host out) —, the link median and MAD are re-estimated from the links
+/// that touch no such host, and every link is judged against those; a link of such a host that the linear
+/// rule leaves unflagged is judged again on the log scale against the clean links (its `z` is then the
 /// log-scale z) (a slow host otherwise inflates the
 /// MAD: with a third of the links 10× slower, they score under 3 z on a noisy fabric). Limit (noted): with n
 /// = 3 a host slow in both directions owns 4 of the 6 directed links, so the median itself is slow and

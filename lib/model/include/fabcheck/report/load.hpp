@@ -28,9 +28,10 @@ nlohmann::json parse_report_text(std::string_view text, std::string_view origin)
 /// Reads a whole input file as text (reports, nccl-tests outputs). Errors read "<origin>: <problem> (<fix>)".
 /// @param path    the file. @param origin how errors name the input ("report r.json", "import out.txt").
 /// @param kind    what the caller expects, used in the fixes ("report file", "nccl-tests output file").
-/// @param cap_mib the size cap of this kind of input (core/input_limits.hpp; FABCHECK_MAX_INPUT_MB overrides).
-/// @throws UsageError when the file is missing, a directory, unreadable, a read fails, or it holds more than the
-/// cap (also a pipe or a device that never ends). Empty text is returned.
+/// @param cap_mib the size cap of this kind of input (core/input_limits.hpp; FABCHECK_MAX_INPUT_MB
+/// overrides).
+/// @throws UsageError when the file is missing, a directory, unreadable, a read fails, or it holds more than
+/// the cap (also a pipe or a device that never ends). Empty text is returned.
 std::string read_input_file(const std::string& path, std::string_view origin, std::string_view kind,
                             std::uint64_t cap_mib = core::kReportCapMiB);
 
