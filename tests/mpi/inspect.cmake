@@ -3,3 +3,6 @@
 # bad input → one stderr line, exit 2.
 fabcheck_script_test(NAME mpi.inspect.local2 LABEL mpi TIMEOUT 120
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/inspect_local.py)
+# Secret-looking values of recorded NCCL_*/UCX_*/OMPI_MCA_* variables reach no output file (issue 19).
+fabcheck_script_test(NAME mpi.run.secrets_redacted LABEL mpi TIMEOUT 150
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/secrets_redacted.py)
