@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -152,6 +153,14 @@ std::function<int(const RunContext&)> setup_compare(CLI::App& sub) {
     const std::vector<nlohmann::json> b = load_runs(cli->b, "B");
     report::CompareSide sa{cli->a, cli->labels.empty() ? "A" : cli->labels[0], side_info(a.front())};
     report::CompareSide sb{cli->b, cli->labels.empty() ? "B" : cli->labels[1], side_info(b.front())};
+    // CLI11's Range lets nan through (every comparison with nan is false): refuse what is not a finite
+    // number.
+    if (!std::isfinite(cli->alpha) || cli->alpha <= 0 || cli->alpha > 0.5)
+      throw UsageError(
+          fmt::format("--alpha: {} is not a p-value threshold (give e.g. 0.01, in (0, 0.5])", cli->alpha));
+    if (!std::isfinite(cli->min_delta_pct) || cli->min_delta_pct < 0 || cli->min_delta_pct > 1000)
+      throw UsageError(
+          fmt::format("--min-delta: {} is not a percentage (give e.g. 10, 0 to 1000)", cli->min_delta_pct));
     report::CompareRule rule;
     rule.alpha = cli->alpha;
     rule.min_delta = cli->min_delta_pct / 100.0;

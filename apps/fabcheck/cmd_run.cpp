@@ -2,6 +2,7 @@
 // hangs.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -48,7 +49,7 @@ std::function<int(const RunContext&)> setup_run(CLI::App& sub) {
                  "Write the report as one self-contained HTML page at the end (also when the gate fails)");
   sub.add_option("--exclude-hostfile", cli->exclude_hostfile,
                  "Write a hostfile with the hosts that passed every per-host gate check");
-  sub.add_option(
+  CLI::Option* timeout_opt = sub.add_option(
       "--timeout,-T", cli->timeout_s,
       "Watchdog: seconds an operation may go without progress before the run is stopped (exit 3; default "
       "the config's timeout_s, 120)");
@@ -66,9 +67,12 @@ std::function<int(const RunContext&)> setup_run(CLI::App& sub) {
       "Every probe's full console output (nccl-tests tables, per-pair latency, histograms, inventory); "
       "default: a compact line or few per probe, the summary first and last");
   sub.add_flag("--progress", cli->progress, "Progress line on stderr even when it is not a terminal");
-  return [cli](const RunContext& ctx) -> int {
+  return [cli, timeout_opt](const RunContext& ctx) -> int {
     auto world = comm::Communicator::world();
-    if (cli->timeout_s < 0 || (cli->timeout_s > 0 && cli->timeout_s < 0.1)) {
+    // nan and inf pass every comparison-based check, and 0 given on the command line would silently mean "the
+    // config's value": refuse all three, and more than a week.
+    const bool given = timeout_opt->count() > 0;
+    if (given && (!std::isfinite(cli->timeout_s) || cli->timeout_s < 0.1 || cli->timeout_s > 604800)) {
       throw UsageError(
           fmt::format("--timeout: {} is not a valid number of seconds (give e.g. 60)", cli->timeout_s));
     }

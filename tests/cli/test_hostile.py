@@ -106,6 +106,12 @@ expect2("report with 1e309", ["report", inf_rep, "--html", path("i.html")], "num
 inf_cfg = write("inf_cfg.json", '{"extends": "default", "timeout_s": 1e309}')
 expect2("run --dry-run, timeout_s 1e309", ["run", "--config", inf_cfg, "--dry-run"], "number")
 
+for bad in ["nan", "inf", "-1"]:
+    expect2(f"compare --alpha {bad}", ["compare", good, good, "--alpha", bad], "--alpha")
+    expect2(f"compare --min-delta {bad}", ["compare", good, good, "--min-delta", bad], "--min-delta")
+for bad in ["0", "nan", "inf", "1e12"]:
+    expect2(f"run -T {bad}", ["run", "--dry-run", "-T", bad], "--timeout")
+
 # 4. Targets that are not ours: a private character device (the same numbers as /dev/null), a FIFO, a symlink.
 dev = path("null")
 os.mknod(dev, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
