@@ -142,6 +142,33 @@ expect2("gate --junit = --json", ["gate", good, "--criteria", crit, "--junit", p
                                   path("same")], "also the output")
 check(open(good).read() == before, "the input report is unchanged")
 
+# 6. Found by a review: a FIFO input nobody writes to, a bad cap variable, one output spelled two ways, re-gating.
+fifo_in = path("fifo_in")
+os.mkfifo(fifo_in)
+expect2("report of a FIFO with no writer", ["report", fifo_in, "--html", path("f.html")], "empty file")
+for bad in ["0", "abc", "-5", "99999999999999999999", "8abc"]:
+    t0 = time.monotonic()
+    p = subprocess.run([FAB, "report", good, "--html", path("cap.html")], capture_output=True, text=True,
+                       timeout=30, env=dict(env, FABCHECK_MAX_INPUT_MB=bad), stdin=subprocess.DEVNULL)
+    check(p.returncode == 2 and "FABCHECK_MAX_INPUT_MB" in p.stderr and not os.path.exists(path("cap.html")),
+          f"FABCHECK_MAX_INPUT_MB={bad!r}: exit {p.returncode}: {p.stderr.strip()[-160:]!r}")
+p = subprocess.run([FAB, "gate", good, "--criteria", crit, "--junit", path("o1.xml"), "--json", "o1.xml"],
+                   capture_output=True, text=True, timeout=30, env=env, cwd=tmp, stdin=subprocess.DEVNULL)
+check(p.returncode == 2 and "also the output" in p.stderr and not os.path.exists(path("o1.xml")),
+      f"gate --junit /abs/o1.xml --json o1.xml (cwd the same folder): exit {p.returncode}: {p.stderr.strip()!r}")
+crit2 = write("crit2.json", json.dumps({"gate": {"checks": [
+    {"metric": "findings.severity=fail#count", "op": "==", "threshold": 0},
+    {"metric": "run.status", "op": "==", "threshold": "nope"}]}}))
+r1 = subprocess.run([FAB, "gate", good, "--criteria", crit2, "--json", path("g1.json")], capture_output=True,
+                    text=True, timeout=30, env=env)
+r2 = subprocess.run([FAB, "gate", path("g1.json"), "--criteria", crit2, "--json", path("g2.json")],
+                    capture_output=True, text=True, timeout=30, env=env)
+f1 = json.load(open(path("g1.json")))["findings"]
+f2 = json.load(open(path("g2.json")))["findings"]
+check(r1.returncode == r2.returncode == 1 and f1 == f2,
+      f"re-gating a gated report: exit {r1.returncode} then {r2.returncode}, findings {len(f1)} then {len(f2)} "
+      f"({[f['message'][:40] for f in f2]})")
+
 leftovers = [n for n in os.listdir(tmp) if ".tmp." in n]
 check(not leftovers, f"no temporary file left behind: {leftovers}")
 print(f"{len(failures)} failure(s)")

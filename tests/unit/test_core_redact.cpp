@@ -19,6 +19,10 @@ TEST(Redact, SecretNamesAndValues) {
   EXPECT_TRUE(looks_secret("NCCL_X", "-----BEGIN PRIVATE KEY-----"));
   EXPECT_TRUE(looks_secret("NCCL_X", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig"));
   EXPECT_EQ(redact_value("NCCL_SECRET_TOKEN", "abc"), "<redacted>");
+  // Found by a review: credentials inside a value of a harmless-looking name.
+  EXPECT_TRUE(looks_secret("NCCL_IB_HCA", "https://user:hunter2@x.example/mlx5"));
+  EXPECT_TRUE(looks_secret("NCCL_SOCKET_IFNAME", "password=hunter2"));
+  EXPECT_FALSE(looks_secret("NCCL_NET_PLUGIN", "https://x.example/plugin"));
 }
 
 TEST(Redact, TransportSettingsStayReadable) {

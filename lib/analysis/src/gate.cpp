@@ -413,7 +413,23 @@ GateCheckResult evaluate_one(const json& report, const json& check) {
 
 }  // namespace
 
-GateResult evaluate_gate(const json& report, const json& checks, std::string_view criteria_source) {
+GateResult evaluate_gate(const json& report_in, const json& checks, std::string_view criteria_source) {
+  // A report gated before holds that gate's own GATE_CHECK_FAILED findings: they are not faults of the
+  // fabric, and counting them (findings.severity=fail#count) made a second gate fail on the first one's
+  // verdict.
+  const bool regated =
+      report_in.contains("findings") && report_in["findings"].is_array() &&
+      std::any_of(report_in["findings"].begin(), report_in["findings"].end(),
+                  [](const json& f) { return f.is_object() && f.value("code", "") == "GATE_CHECK_FAILED"; });
+  json stripped;
+  if (regated) {
+    stripped = report_in;
+    json kept = json::array();
+    for (const auto& f : stripped["findings"])
+      if (!(f.is_object() && f.value("code", "") == "GATE_CHECK_FAILED")) kept.push_back(f);
+    stripped["findings"] = std::move(kept);
+  }
+  const json& report = regated ? stripped : report_in;
   GateResult g;
   g.criteria_source = std::string(criteria_source);
   if (report.contains("topology") && report["topology"].is_object() && report["topology"].contains("hosts") &&

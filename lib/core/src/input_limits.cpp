@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <string>
 
 #include "fabcheck/core/error.hpp"
 
@@ -10,10 +12,16 @@ namespace fabcheck::core {
 
 std::uint64_t input_cap_bytes(std::uint64_t default_mib) {
   std::uint64_t mib = default_mib;
-  if (const char* e = std::getenv("FABCHECK_MAX_INPUT_MB"); e && *e) {
+  if (const char* e = std::getenv("FABCHECK_MAX_INPUT_MB"); e && *e) {  // set but empty = unset
     char* end = nullptr;
+    errno = 0;
     const unsigned long long v = std::strtoull(e, &end, 10);
-    if (end && *end == '\0' && v > 0 && v <= (1ull << 24)) mib = v;
+    if (*e == '-' || errno != 0 || !end || *end != '\0' || v == 0 || v > (1ull << 24))
+      throw UsageError(
+          fmt::format("FABCHECK_MAX_INPUT_MB: \"{}\" is not a size in MiB (give an integer from 1 to "
+                      "16777216, or unset it)",
+                      std::string(e).substr(0, 40)));
+    mib = v;
   }
   return mib << 20;
 }

@@ -34,6 +34,15 @@ bool looks_secret(std::string_view name, std::string_view value) {
   const std::string vu = upper(v.substr(0, 8));
   if (starts(vu, "BEARER ") || starts(vu, "BASIC ") || starts(v, "-----BEGIN")) return true;
   if (starts(v, "eyJ") && v.find('.') != std::string_view::npos) return true;
+  // Credentials inside a value: a URL's user:password@, or key=value pairs that name a secret.
+  const std::string vl = upper(v);
+  if (const auto scheme = v.find("://"); scheme != std::string_view::npos) {
+    const auto at = v.find('@', scheme + 3);
+    const auto colon = v.find(':', scheme + 3);
+    if (at != std::string_view::npos && colon != std::string_view::npos && colon < at) return true;
+  }
+  for (const char* w : {"PASSWORD=", "PASSWD=", "PWD=", "TOKEN=", "SECRET=", "APIKEY=", "API_KEY="})
+    if (vl.find(w) != std::string::npos) return true;
   for (const char* p : {"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xoxb-", "xoxp-",
                         "xoxa-", "xoxs-", "sk-", "sk_live_", "hf_"})
     if (starts(v, p) && v.size() > std::string_view(p).size() + 8) return true;

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 
 #include "fabcheck/core/build_info.hpp"
@@ -187,7 +188,11 @@ void check_distinct_paths(const std::vector<std::pair<std::string, std::string>>
     }, sb{};
     if (::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0)
       return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-    return a == b;  // neither exists yet: the same name is the same file
+    // Not both there yet: the same absolute, normalized name is the same file (o.xml and /dir/./o.xml).
+    std::error_code ea, eb;
+    const auto na = std::filesystem::weakly_canonical(std::filesystem::absolute(a, ea), ea);
+    const auto nb = std::filesystem::weakly_canonical(std::filesystem::absolute(b, eb), eb);
+    return ea || eb ? a == b : na == nb;
   };
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     const auto& [flag, path] = outputs[i];

@@ -1,7 +1,9 @@
 #include "fabcheck/report/load.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -95,21 +97,34 @@ std::string read_input_file(const std::string& path, std::string_view origin, st
     return UsageError(fmt::format("{}: larger than {}", origin, core::cap_text(cap, kind)));
   };
   if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > cap) throw too_big();
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  // Opened without blocking, so that a FIFO nobody writes to reads as empty instead of hanging (issue 19);
+  // the reads block again (a pipe that is being written is read to its end).
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
     throw UsageError(
         fmt::format("{}: cannot read: {} (check the file's permissions)", origin, std::strerror(errno)));
   }
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
   // Bounded also for what stat cannot size (a pipe, /dev/zero, a file that grows while read).
   std::string out;
   std::string buf(1 << 20, '\0');
-  while (in) {
-    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
-    const auto got = static_cast<std::size_t>(in.gcount());
-    if (out.size() + got > cap) throw too_big();
-    out.append(buf.data(), got);
+  while (true) {
+    const ssize_t got = ::read(fd, buf.data(), buf.size());
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      const int err = errno;
+      ::close(fd);
+      throw UsageError(fmt::format("{}: read error: {} (check the file)", origin, std::strerror(err)));
+    }
+    if (got == 0) break;
+    if (out.size() + static_cast<std::size_t>(got) > cap) {
+      ::close(fd);
+      throw too_big();
+    }
+    out.append(buf.data(), static_cast<std::size_t>(got));
   }
-  if (in.bad()) throw UsageError(fmt::format("{}: read error (check the file)", origin));
+  ::close(fd);
   return out;
 }
 

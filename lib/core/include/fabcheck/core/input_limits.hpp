@@ -19,7 +19,8 @@ inline constexpr std::uint64_t kTextTableCapMiB = 64;  ///< nccl-tests output to
 inline constexpr std::uint64_t kNcclLogCapMiB = 1024;  ///< an NCCL_DEBUG log (read as a stream)
 
 /// The cap in bytes for a kind whose default is `default_mib`: FABCHECK_MAX_INPUT_MB (a positive integer) in
-/// the environment replaces every default.
+/// the environment replaces every default. @throws UsageError when FABCHECK_MAX_INPUT_MB is set but not an
+/// integer from 1 to 16777216.
 std::uint64_t input_cap_bytes(std::uint64_t default_mib);
 
 /// "the 64 MiB cap for a report file (raise it with FABCHECK_MAX_INPUT_MB=N)".

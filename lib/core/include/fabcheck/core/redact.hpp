@@ -14,7 +14,9 @@ inline constexpr std::string_view kRedacted = "<redacted>";
 /// PRIVATE_KEY, ACCESS_KEY, AUTH, a trailing _KEY; any case) or the value carries a known credential form:
 /// an HTTP authorization scheme ("Bearer ", "Basic "), a PEM block ("-----BEGIN"), a JSON web token ("eyJ"
 /// followed by a '.'), or a vendor token prefix (GitHub ghp_/gho_/ghu_/ghs_/ghr_/github_pat_, GitLab glpat-,
-/// Slack xox?-, AWS AKIA/ASIA + 16 upper-case letters/digits, OpenAI/Stripe sk-/sk_live_, Hugging Face hf_).
+/// Slack xox?-, AWS AKIA/ASIA + 16 upper-case letters/digits, OpenAI/Stripe sk-/sk_live_, Hugging Face hf_),
+/// a URL with user:password@, or a key=value inside the value naming a secret (password=, token=, secret=,
+/// apikey=…).
 bool looks_secret(std::string_view name, std::string_view value);
 
 /// `value`, or kRedacted when looks_secret(name, value).
