@@ -28,15 +28,22 @@ std::string corroboration(const nlohmann::json& f, std::size_t limit) {
 
 }  // namespace
 
+FindingCounts count_findings(const nlohmann::json& findings) {
+  FindingCounts n;
+  if (!findings.is_array()) return n;
+  for (const auto& f : findings) {
+    if (!f.is_object()) continue;
+    const auto sev = f.value("severity", "");
+    n.fail += sev == "fail";
+    n.warn += sev == "warn";
+    n.info += sev == "info";
+  }
+  return n;
+}
+
 std::string render_findings(const nlohmann::json& findings) {
   if (!findings.is_array()) return "# findings: none\n";
-  int nf = 0, nw = 0, ni = 0;
-  for (const auto& f : findings) {
-    const auto sev = f.value("severity", "");
-    nf += sev == "fail";
-    nw += sev == "warn";
-    ni += sev == "info";
-  }
+  const auto [nf, nw, ni] = count_findings(findings);
   std::string o = fmt::format("# findings: {} fail, {} warn, {} info{}\n", nf, nw, ni,
                               ni > 0 ? " (info: context, listed in the report and its HTML)" : "");
   for (const char* sev : {"fail", "warn"}) {

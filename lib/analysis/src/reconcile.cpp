@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 #include <set>
+#include <string_view>
 #include <tuple>
 
 namespace fabcheck::report {
@@ -73,19 +74,24 @@ void add_string(std::set<std::string>& out, const json& v) {
   if (!s.empty()) out.insert(s);
 }
 
+bool pairs_ran(const json& doc) {
+  return doc.contains("pairs") && doc["pairs"].is_object() && doc["pairs"].contains("hosts");
+}
+
+/// A pairs finding that flags a host or a link (not a refuted suspect, not a note on the rule's limits).
+bool pairs_flag(const json& f) {
+  const auto c = code(f);
+  return c.rfind("PAIRS_", 0) == 0 && c != "PAIRS_SUSPECT_REFUTED" && c != "PAIRS_RULE_LIMIT";
+}
+
 /// True when `pairs` flagged no host and no link at all (its concurrent rounds load every host's link).
 bool pairs_flagged_nothing(const json& doc) {
-  if (!doc.contains("pairs") || !doc["pairs"].is_object() || !doc["pairs"].contains("hosts")) return false;
-  for (const auto& g : doc["findings"]) {
-    const auto c = code(g);
-    if (c.rfind("PAIRS_", 0) == 0 && c != "PAIRS_SUSPECT_REFUTED" && c != "PAIRS_RULE_LIMIT") return false;
-  }
-  return true;
+  return pairs_ran(doc) && std::none_of(doc["findings"].begin(), doc["findings"].end(), pairs_flag);
 }
 
 /// True when `pairs` measured both hosts and flagged neither them nor the pair.
 bool refuted_by_pairs(const json& doc, const json& f) {
-  if (!doc.contains("pairs") || !doc["pairs"].is_object() || !doc["pairs"].contains("hosts")) return false;
+  if (!pairs_ran(doc)) return false;
   const auto named = hosts_named(f);
   if (named.size() != 2) return false;
   std::set<std::string> measured;
@@ -93,12 +99,20 @@ bool refuted_by_pairs(const json& doc, const json& f) {
   for (const auto& h : named)
     if (!measured.count(h)) return false;
   for (const auto& g : doc["findings"]) {
-    const auto c = code(g);
-    if (c.rfind("PAIRS_", 0) != 0 || c == "PAIRS_SUSPECT_REFUTED" || c == "PAIRS_RULE_LIMIT") continue;
+    if (!pairs_flag(g)) continue;
     for (const auto& h : hosts_named(g))
       if (std::find(named.begin(), named.end(), h) != named.end()) return false;
   }
   return true;
+}
+
+/// A warning the pairs retest did not reproduce becomes context (also when a foreign report's evidence is not
+/// an object).
+void demote_refuted(json& f, std::string_view why) {
+  f["severity"] = "info";
+  if (!f["evidence"].is_object()) f["evidence"] = json::object();
+  f["evidence"]["refuted_by"] = "pairs";
+  f["message"] = f.value("message", "") + " (not reproduced: " + std::string(why) + ")";
 }
 
 void corroborate(json& headline, const json& f) {
@@ -132,11 +146,8 @@ void reconcile_findings(json& doc) {
 
   // 1. Latency-pair symptoms the pairs retest did not reproduce are context, not a warning.
   for (auto& f : findings) {
-    if (!is_latency_pair(code(f)) || sev(f) != "warn" || !refuted_by_pairs(doc, f)) continue;
-    f["severity"] = "info";
-    f["evidence"]["refuted_by"] = "pairs";
-    f["message"] =
-        f.value("message", "") + " (not reproduced: pairs measured both hosts and flagged neither)";
+    if (is_latency_pair(code(f)) && sev(f) == "warn" && refuted_by_pairs(doc, f))
+      demote_refuted(f, "pairs measured both hosts and flagged neither");
   }
 
   // A moderate group-scaling drop (to >= 0.5 of the 2-host value) that pairs does not reproduce — every host
@@ -145,10 +156,8 @@ void reconcile_findings(json& doc) {
   for (auto& f : findings) {
     if (code(f) != "SCALING_BUSBW_DROP" || sev(f) != "warn" || !pairs_flagged_nothing(doc)) continue;
     const auto& e = evidence(f);
-    if (!e.contains("ratio") || !e["ratio"].is_number() || e["ratio"].get<double>() < 0.5) continue;
-    f["severity"] = "info";
-    f["evidence"]["refuted_by"] = "pairs";
-    f["message"] = f.value("message", "") + " (not reproduced: pairs flagged no host and no link)";
+    if (e.contains("ratio") && e["ratio"].is_number() && e["ratio"].get<double>() >= 0.5)
+      demote_refuted(f, "pairs flagged no host and no link");
   }
 
   // 2. Fold what restates a headline into it.
@@ -195,12 +204,11 @@ void reconcile_findings(json& doc) {
     corroborate(findings[*into], f);
     folded[i] = true;
   }
-  json kept = json::array();
+  std::vector<json> v;
   for (std::size_t i = 0; i < findings.size(); ++i)
-    if (!folded[i]) kept.push_back(std::move(findings[i]));
+    if (!folded[i]) v.push_back(std::move(findings[i]));
 
   // 3. Order: severity, root cause, impact, then as written (stable).
-  std::vector<json> v(kept.begin(), kept.end());
   std::stable_sort(v.begin(), v.end(), [](const json& a, const json& b) {
     const auto ka = std::make_tuple(severity_rank(sev(a)), code_rank(code(a)), -impact(a));
     const auto kb = std::make_tuple(severity_rank(sev(b)), code_rank(code(b)), -impact(b));

@@ -14,11 +14,8 @@ using nlohmann::json;
 
 namespace {
 
-int count_of(const json& doc, const char* sev) {
-  int n = 0;
-  if (doc.contains("findings") && doc["findings"].is_array())
-    for (const auto& f : doc["findings"]) n += f.is_object() && f.value("severity", "") == sev;
-  return n;
+FindingCounts counts(const json& doc) {
+  return doc.contains("findings") ? count_findings(doc["findings"]) : FindingCounts{};
 }
 
 /// "PAIRS_SLOW_HOST (dev-h3), GATE_CHECK_FAILED" for the fail findings.
@@ -129,13 +126,13 @@ std::string verdict_word(const json& doc) {
           : 3;
   if (code == 1) return "FAIL";
   if (code != 0) return "INCOMPLETE";
-  const int nw = count_of(doc, "warn");
+  const int nw = counts(doc).warn;
   return nw == 0 ? "PASS" : fmt::format("PASS with {} warning{}", nw, nw == 1 ? "" : "s");
 }
 
 std::string render_summary(const json& doc, const SummaryFacts& facts) {
   const std::string word = verdict_word(doc);
-  const int nf = count_of(doc, "fail"), nw = count_of(doc, "warn");
+  const auto [nf, nw, ni] = counts(doc);
   std::string why;
   if (word == "FAIL") {
     why = fmt::format("{} fail finding{}: {}", nf, nf == 1 ? "" : "s", fail_places(doc));

@@ -116,10 +116,11 @@ void add_sweep(Document& doc, const SweepResult& r) {
     if (b.root >= 0) e["root"] = b.root;
     e["truncated"] = nullptr;
     if (b.truncated_from_bytes) {
-      e["truncated"] = {{"from_bytes", *b.truncated_from_bytes},
-                        {"predicted_s", b.truncated_predicted_s},
-                        {"allowance_s", b.truncated_allowance_s},
-                        {"reason", "the step's time limit (1.5 x budget_s)"}};
+      e["truncated"] = {
+          {"from_bytes", *b.truncated_from_bytes},
+          {"predicted_s", b.truncated_predicted_s},
+          {"allowance_s", b.truncated_allowance_s},
+          {"reason", fmt::format("the step's time limit ({} x budget_s)", model::kSweepBudgetLimitFactor)}};
     }
     sweeps.push_back(std::move(e));
   }
@@ -190,8 +191,8 @@ void add_sweep(Document& doc, const SweepResult& r) {
     f.code = "SWEEP_TRUNCATED";
     f.message = fmt::format(
         "the sweep stopped before its largest sizes ({}): each would have outrun the step's time limit "
-        "(1.5 x budget_s {:.0f} s) - the fabric is far slower than the budget assumes",
-        cut, r.options.time_limit_s / 1.5);
+        "({} x budget_s {:.0f} s) - the fabric is far slower than the budget assumes",
+        cut, model::kSweepBudgetLimitFactor, r.options.time_limit_s / model::kSweepBudgetLimitFactor);
     f.evidence = {{"series", cut_ev}, {"time_limit_s", r.options.time_limit_s}};
     f.remedy = "find the slow host or link (pairs), or raise the sweep's budget_s in the config";
     doc.add_finding(f);

@@ -110,7 +110,7 @@ std::string top(const CompareResult& c, CompareVerdict want, std::size_t limit, 
   return out + "</ol>\n";
 }
 
-/// Per host and per link: every pairs/inventory row whose value moved by 10 % or more, largest first.
+/// Per host and per link: every pairs row whose value moved by 10 % or more, worst change first.
 std::string places(const CompareResult& c) {
   std::vector<const CompareRow*> v;
   for (const auto& r : c.rows)

@@ -19,14 +19,13 @@ void validate_sweep(const Step& st) {
   probes::validate(to_options(st));
 }
 
-/// A sweep inside a plan with a budget stops its sizes before 1.5 x the budget (issue 17: a throttled host
-/// must not turn the default run into minutes; the report names the first size left out). A standalone
-/// `sweep` has no budget and measures every size.
-constexpr double kBudgetLimitFactor = 1.5;
+// A sweep inside a plan with a budget stops its sizes before model::kSweepBudgetLimitFactor x the budget
+// (issue 17: a throttled host must not turn the default run into minutes; the report names the first size
+// left out). A standalone `sweep` has no budget and measures every size.
 
 void run_sweep_step(StepContext& ctx) {
   auto o = to_options(ctx.step);
-  if (ctx.step.budget_s > 0) o.time_limit_s = kBudgetLimitFactor * ctx.step.budget_s;
+  if (ctx.step.budget_s > 0) o.time_limit_s = model::kSweepBudgetLimitFactor * ctx.step.budget_s;
   const auto r = probes::run_sweep(ctx.world, o);
   if (ctx.doc) {  // rank 0: the document and the suite state come together
     report::add_sweep(*ctx.doc, r);

@@ -8,6 +8,13 @@
 
 namespace fabcheck::report {
 
+/// How many findings of each severity an array holds (anything that is not an object or has another severity
+/// is not counted).
+struct FindingCounts {
+  int fail = 0, warn = 0, info = 0;
+};
+FindingCounts count_findings(const nlohmann::json& findings);
+
 /// "# findings: F fail, W warn, I info" and one "#   [sev] CODE: message" line per fail, then per warn
 /// finding (info findings are counted, not listed), each headline followed by up to 4 "#          also: CODE
 /// (severity): message" lines — the evidence other probes gave for it (report::reconcile_findings).
