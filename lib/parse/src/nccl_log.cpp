@@ -274,8 +274,33 @@ bool parse_tests_rank(std::string_view t, NcclTestsRank& out) {
   return !out.host.empty();
 }
 
-// NCCL_X=Y assignments in a foreign line (shell prompts, `mpirun -x`, `export`, `env`).
+// True when `t` is a command line: a shell prompt (`user@host:~$ `, `$ `, `root@host:/# `) or a launcher /
+// shell word first (`mpirun`, `srun`, `export`, `env`, `NCCL_X=1 cmd`, ...). Comments (`# ...`), prose and
+// application output are not: an assignment quoted there says nothing about the job's environment (issue
+// 18, class 4).
+bool is_command_line(std::string_view t) {
+  t = trim(t);
+  if (t.empty() || t.front() == '#') return false;
+  std::size_t prompt = t.find("$ ");
+  if (prompt == std::string_view::npos && t.find('@') != std::string_view::npos) prompt = t.find("# ");
+  if (prompt != std::string_view::npos && prompt < 96) {
+    std::string_view head = t.substr(0, prompt);
+    bool prompt_like = head.empty() || head.find('@') != std::string_view::npos || head.back() == ']' ||
+                       head.back() == ')' || head.back() == '~' || head.back() == '/';
+    if (prompt_like) t = trim(t.substr(prompt + 2));
+  }
+  std::string_view w = first_token(t);
+  if (starts_with(w, "NCCL_") && w.find('=') != std::string_view::npos) return true;
+  for (std::string_view cmd : {"mpirun", "mpiexec", "srun", "export", "env", "torchrun", "python", "python3",
+                               "deepspeed", "horovodrun", "docker", "kubectl", "sbatch", "salloc", "bash", "sh",
+                               "singularity", "apptainer", "enroot", "./"})
+    if (w == cmd || (cmd == "./" && starts_with(w, cmd)) || ends_with(w, "/" + std::string(cmd))) return true;
+  return false;
+}
+
+// NCCL_X=Y assignments in a command line (shell prompts, `mpirun -x`, `export`, `env`).
 void scan_command_env(std::string_view t, std::map<std::string, std::string>& env) {
+  if (!is_command_line(t)) return;
   std::size_t at = t.find("NCCL_");
   while (at != std::string_view::npos && env.size() < 256) {
     bool word_start =
@@ -332,6 +357,29 @@ void NcclLogParser::feed(std::string_view chunk) {
   }
 }
 
+void NcclLogParser::flush_pending_version(std::optional<std::size_t> after) {
+  if (!pending_version_) return;
+  PendingVersion pv = std::move(*pending_version_);
+  pending_version_.reset();
+  std::optional<std::size_t> owner;
+  if (pv.tag_rank) {
+    // `[1,0]<stdout>:NCCL version ...` under mpirun --tag-output: the process of that MPI rank.
+    for (std::size_t i = 0; i < log_.processes.size(); ++i)
+      if (log_.processes[i].tag_rank == pv.tag_rank) {
+        owner = i;
+        break;
+      }
+  }
+  if (!owner && pv.before && after && log_.processes[*pv.before].host == log_.processes[*after].host &&
+      !log_.processes[*after].host.empty())
+    owner = log_.processes[*after].version.empty() ? *after : *pv.before;
+  if (owner && log_.processes[*owner].version.empty()) {
+    log_.processes[*owner].version = pv.version;
+    return;
+  }
+  if (log_.bare_versions.size() < 16) log_.bare_versions.push_back(std::move(pv.version));
+}
+
 NcclLog NcclLogParser::finish() {
   if (overlong_ || !partial_.empty()) {
     log_.stats.truncated = true;
@@ -344,6 +392,8 @@ NcclLog NcclLogParser::finish() {
     partial_.clear();
     overlong_ = false;
   }
+  flush_pending_version(std::nullopt);
+  drop_phantom_process();
   for (auto& p : log_.processes) {
     std::sort(p.cuda_devs.begin(), p.cuda_devs.end());
     p.cuda_devs.erase(std::unique(p.cuda_devs.begin(), p.cuda_devs.end()), p.cuda_devs.end());
@@ -351,6 +401,27 @@ NcclLog NcclLogParser::finish() {
     p.ranks.erase(std::unique(p.ranks.begin(), p.ranks.end()), p.ranks.end());
   }
   return std::move(log_);
+}
+
+void NcclLogParser::drop_phantom_process() {
+  // Prefix-less lines that only echo errors (PyTorch's `Last error: Call to ibv_modify_qp failed ...`, an
+  // application's own message) beside prefixed NCCL lines are not a host of their own (issue 18, class 8):
+  // they repeat what the prefixed processes logged. A prefix-less group with any other fact stays (logs
+  // whose prefix was cut, fixture 12).
+  auto it = std::find_if(log_.processes.begin(), log_.processes.end(),
+                         [](const NcclProcessLog& p) { return p.host.empty() && p.pid == 0; });
+  if (it == log_.processes.end()) return;
+  bool named = std::any_of(log_.processes.begin(), log_.processes.end(),
+                           [](const NcclProcessLog& p) { return !p.host.empty(); });
+  const NcclProcessLog& p = *it;
+  bool only_issues = p.network.empty() && p.ib_devices.empty() && p.connections_total == 0 &&
+                     p.socket_ifaces.empty() && p.bootstrap_ifaces.empty() && p.env.empty() && !p.ib_no_device &&
+                     !p.libibverbs_missing && p.gdr_hca.empty() && p.gdr_pairs.empty() && p.version.empty() &&
+                     p.net_plugin.empty() && !p.nranks && !p.nnodes && !p.ofi;
+  if (!named || !only_issues || p.message_only_lines != p.lines) return;
+  log_.stats.message_only_lines -= std::min(log_.stats.message_only_lines, p.lines);
+  log_.stats.foreign_lines += p.lines;
+  log_.processes.erase(it);
 }
 
 void NcclLogParser::line(std::string_view raw) {
@@ -387,6 +458,9 @@ void NcclLogParser::line(std::string_view raw) {
       ++st.foreign_lines;
       return;
     }
+    const std::size_t index = static_cast<std::size_t>(proc - log_.processes.data());
+    if (pending_version_) flush_pending_version(index);
+    last_process_ = index;
     ++st.nccl_lines;
     ++proc->lines;
     if (env.dev && proc->cuda_devs.size() < 1024 &&
@@ -413,7 +487,9 @@ void NcclLogParser::line(std::string_view raw) {
   }
   if (starts_with(body, "NCCL version ")) {
     ++st.message_only_lines;
-    if (log_.bare_versions.size() < 16) log_.bare_versions.emplace_back(first_token(body.substr(13)));
+    flush_pending_version(std::nullopt);
+    pending_version_ = PendingVersion{std::string(first_token(body.substr(13))), last_process_,
+                                      tag_output_rank(t)};
     return;
   }
   NcclTestsRank tr;
@@ -422,12 +498,13 @@ void NcclLogParser::line(std::string_view raw) {
     if (log_.tests_ranks.size() < 65536) log_.tests_ranks.push_back(std::move(tr));
     return;
   }
-  {
+  if (body.front() != '#') {
     NcclProcessLog probe;  // recognise first, then commit: foreign text must not create processes or facts
     if (handle_message(probe, body, false, lineno, true)) {
       if (NcclProcessLog* proc = process_for("", 0)) {
         handle_message(*proc, body, false, lineno, true);
         ++proc->lines;
+        ++proc->message_only_lines;
         ++st.message_only_lines;
         return;
       }

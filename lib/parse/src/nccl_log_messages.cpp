@@ -108,7 +108,33 @@ bool parse_ib_device(std::string_view tok, NcclNetDevice& d) {
   return true;
 }
 
-// `NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/RoCE [RO]; OOB eth0:192.0.2.1<0>`.
+// A merged (virtual) NIC of NCCL 2.19+ (`[0]={[0] mlx5_2:1/RoCE, [1] mlx5_3:1/RoCE}`, grammar §2.1): one NCCL
+// net device `[0]` made of several ports. `group` is the text between the braces. The device is named by
+// its members joined with '+', with the first member's port and the members' link layer.
+bool parse_merged_device(int index, std::string_view group, NcclNetDevice& d) {
+  d.index = index;
+  bool any = false;
+  while (!group.empty()) {
+    std::size_t comma = group.find(',');
+    std::string_view member = trim(group.substr(0, comma));
+    group = comma == std::string_view::npos ? std::string_view{} : group.substr(comma + 1);
+    // `[0] mlx5_2:1/RoCE` → `[0]mlx5_2:1/RoCE`
+    std::string tok(member);
+    std::size_t rb = tok.find(']');
+    if (rb != std::string::npos)
+      while (rb + 1 < tok.size() && is_space(tok[rb + 1])) tok.erase(rb + 1, 1);
+    NcclNetDevice m;
+    if (!parse_ib_device(tok, m)) continue;
+    d.name += (any ? "+" : "") + m.name;
+    if (!any) d.port = m.port;
+    if (d.link_layer.empty()) d.link_layer = m.link_layer;
+    d.sharp = d.sharp || m.sharp;
+    any = true;
+  }
+  return any;
+}
+
+// `NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/RoCE [RO]; OOB eth0:192.0.2.1<0>`, also with merged devices.
 void handle_ib_using(NcclProcessLog& p, std::string_view rest) {
   std::size_t semi = rest.find(';');
   std::string_view devs = semi == std::string_view::npos ? rest : rest.substr(0, semi);
@@ -118,6 +144,19 @@ void handle_ib_using(NcclProcessLog& p, std::string_view rest) {
     std::size_t e = 0;
     while (e < s.size() && !is_space(s[e])) ++e;
     std::string_view tok = s.substr(0, e);
+    if (std::size_t open = tok.find("={"); open != std::string_view::npos && tok.front() == '[') {
+      std::size_t close = s.find('}');
+      std::size_t q = 1;
+      auto idx = read_uint(tok, q);
+      NcclNetDevice d;
+      if (idx && close != std::string_view::npos &&
+          parse_merged_device(clamp_int(*idx), s.substr(open + 2, close - open - 2), d)) {
+        narrow(p, V(2, 19, 0), V(2, 99, 99));
+        list.push_back(std::move(d));
+      }
+      s = trim(close == std::string_view::npos ? std::string_view{} : s.substr(close + 1));
+      continue;
+    }
     if (tok == "[RO]") narrow(p, V(2, 12, 0), V(2, 99, 99));
     NcclNetDevice d;
     if (parse_ib_device(tok, d)) list.push_back(std::move(d));
@@ -320,6 +359,24 @@ bool handle_connection(NcclProcessLog& p, std::string_view msg, std::size_t line
   ++p.connections_total;
   if (p.connections.size() < kMaxConnections) p.connections.push_back(std::move(c));
   return true;
+}
+
+// The error of `Call to ibv_<fn> failed with error <strerror>` (<= 2.18), `... with error <strerror> errno
+// <n>` (2.19+), `... failed with <n> <strerror>, curr state INIT, next state RTR, ...` (2.27+), or
+// `... failed with error <n>`: the strerror text, without errno numbers ("Network is unreachable").
+std::string ibv_error_text(std::string_view msg) {
+  std::size_t fw = msg.find("failed with ");
+  if (fw == std::string_view::npos) return {};
+  std::string_view e = msg.substr(fw + 12);
+  if (starts_with(e, "error ")) e.remove_prefix(6);
+  e = e.substr(0, e.find(','));
+  std::size_t errno_at = e.find(" errno ");
+  if (errno_at != std::string_view::npos) e = e.substr(0, errno_at);
+  e = trim(e);
+  std::size_t q = 0;
+  while (q < e.size() && is_digit(e[q])) ++q;
+  if (q > 0 && q < e.size() && is_space(e[q])) e = trim(e.substr(q));
+  return std::string(e.substr(0, 128));
 }
 
 void handle_completion(NcclProcessLog& p, std::string_view msg, bool warn, std::size_t lineno) {
@@ -622,7 +679,9 @@ bool handle_message(NcclProcessLog& p, std::string_view msg, bool warn, std::siz
     std::size_t v = msg.find(" set by environment to ");
     std::string_view val =
         v != std::string_view::npos ? msg.substr(v + 23) : msg.substr(msg.find(" set to ") + 8);
-    std::string value(trim(val));
+    // `NCCL_IB_DISABLE set by environment to 1.` may be followed by other text on the same line (a joined
+    // line, a wrapper's suffix): the value is the first word, without the sentence's full stop.
+    std::string value(first_token(trim(val)));
     if (!value.empty() && value.back() == '.') value.pop_back();
     if (p.env.size() < 256 || p.env.count(key)) p.env[key] = core::redact_value(key, value.substr(0, 256));
     known = true;
@@ -668,15 +727,15 @@ bool handle_message(NcclProcessLog& p, std::string_view msg, bool warn, std::siz
   }
   // --- errors ---
   else if (starts_with(msg, "Call to ibv_") || contains(msg, "Call to ibv_")) {
-    NcclIssue& is = add_issue(p, NcclIssueKind::kIbvCall, warn, msg, lineno);
-    std::size_t at = msg.find("Call to ") + 8;
-    is.ibv_function = std::string(first_token(msg.substr(at)));
-    std::size_t fw = msg.find("failed with ");
-    if (fw != std::string_view::npos) {
-      std::string_view e = msg.substr(fw + 12);
-      if (starts_with(e, "error ")) e.remove_prefix(6);
-      std::size_t comma = e.find(',');
-      is.error_text = std::string(trim(e.substr(0, comma)));
+    if (!warn && contains(msg, "retrying")) {
+      // 2.27+ INFO `Call to ibv_modify_qp failed with 110 ..., retrying 1/5 after 100 msec of sleep`: NCCL
+      // retries; only the WARN after the last retry is an error.
+      ++p.ib_retries;
+    } else {
+      NcclIssue& is = add_issue(p, NcclIssueKind::kIbvCall, warn, msg, lineno);
+      std::size_t at = msg.find("Call to ") + 8;
+      is.ibv_function = std::string(first_token(msg.substr(at)));
+      is.error_text = ibv_error_text(msg);
     }
     if (contains(msg, "::ffff:")) p.roce_gid_in_error = true;
     issue_recorded = known = true;
@@ -687,15 +746,25 @@ bool handle_message(NcclProcessLog& p, std::string_view msg, bool warn, std::siz
     p.libibverbs_missing = true;
     add_issue(p, NcclIssueKind::kLibibverbs, warn, msg, lineno);
     issue_recorded = known = true;
+  } else if (!warn && contains(msg, "retrying")) {
+    // INFO `Call to connect returned Connection refused, retrying` (misc/socket.cc): the peer was not
+    // listening yet; NCCL retries. Only a WARN after the retries is an error.
+    ++p.socket_retries;
+    known = true;
   } else if (contains(msg, "socketProgress") || contains(msg, "Socket recv failed") ||
              contains(msg, "socketFinalizeAccept") || contains(msg, "Connection closed by remote peer") ||
-             contains(msg, "Connection refused")) {
+             contains(msg, "Connection refused") || contains(msg, "Connection reset by peer")) {
     add_issue(p, NcclIssueKind::kSocket, warn, msg, lineno);
     issue_recorded = known = true;
   } else if (starts_with(msg, "[Proxy Service") || starts_with(msg, "[Service thread]") ||
              starts_with(msg, "[Proxy Thread]") || contains(msg, "Proxy Call to rank")) {
-    add_issue(p, NcclIssueKind::kProxy, warn, msg, lineno);
-    issue_recorded = known = true;
+    // `[Proxy Service] Device 1 CPU core 142` (2.19+) and `[Proxy Service UDS] ...` are INFO: only failure
+    // forms (`Failed to execute operation`, `Error encountered progressing`) are issues.
+    if (warn || contains(msg, "Failed") || contains(msg, "Error") || contains(msg, "failed")) {
+      add_issue(p, NcclIssueKind::kProxy, warn, msg, lineno);
+      issue_recorded = true;
+    }
+    known = true;
   } else if (!strict && handle_error_trace(p, msg, lineno)) {
     issue_recorded = known = true;
   }

@@ -163,9 +163,12 @@ struct NcclProcessLog {
   std::vector<NcclConnection> connections;  ///< connection lines (first kMaxConnections)
   std::size_t connections_total = 0;        ///< all connection lines, also those beyond the cap
   std::map<std::string, std::string> env;   ///< `NCCL_X set by environment to Y.` echoes (value as printed)
+  std::size_t ib_retries = 0;      ///< INFO `Call to ibv_... failed ..., retrying` lines (2.27+), not errors
+  std::size_t socket_retries = 0;  ///< INFO `Call to connect returned ..., retrying` lines, not errors
   std::vector<NcclIssue> issues;            ///< warnings/errors (first kMaxIssues)
   std::size_t issues_total = 0;             ///< all warnings/errors, also those beyond the cap
   std::size_t lines = 0;                    ///< lines attributed to this process
+  std::size_t message_only_lines = 0;       ///< of them: prefix-less lines (no NCCL INFO/WARN envelope)
   std::size_t first_line = 0;               ///< first line number of this process
 };
 
@@ -197,9 +200,12 @@ struct NcclLogStats {
 struct NcclLog {
   std::string source;                              ///< file name or label
   std::vector<NcclProcessLog> processes;           ///< by first appearance; host "" = prefix-less lines
-  std::vector<std::string> bare_versions;          ///< bare `NCCL version X` lines (2.3 - 2.21 rank 0 stdout)
-  std::map<std::string, std::string> command_env;  ///< `NCCL_X=Y` assignments found in foreign lines
-                                                   ///< (shell commands, `mpirun -x`, `export`)
+  std::vector<std::string> bare_versions;  ///< bare `NCCL version X` lines (2.3 - 2.21 rank 0 stdout) that
+                                           ///< no host's lines surround (the others set that process' version)
+  std::map<std::string, std::string> command_env;  ///< `NCCL_X=Y` assignments of command lines in the log
+                                                   ///< (a shell prompt or a command word before them:
+                                                   ///< `$ NCCL_X=1 ./a.out`, `mpirun -x`, `export`);
+                                                   ///< never from comments or prose
   std::vector<NcclTestsRank> tests_ranks;          ///< nccl-tests header ranks
   NcclLogStats stats;                              ///< line counters
 };
@@ -223,10 +229,21 @@ class NcclLogParser {
 
  private:
   void line(std::string_view l);
+  void flush_pending_version(std::optional<std::size_t> after);
+  void drop_phantom_process();
   NcclLog log_;
   std::string partial_;
   bool overlong_ = false;
   std::map<std::string, std::size_t> index_;
+  /// A bare `NCCL version X` line waiting for the next prefixed line: it belongs to the host whose lines
+  /// surround it (grammar §1: 2.3 - 2.21 print it from rank 0's stdout without a prefix).
+  struct PendingVersion {
+    std::string version;
+    std::optional<std::size_t> before;  ///< process of the prefixed line before it
+    std::optional<int> tag_rank;        ///< `[job,rank]<stdout>:` wrapper rank, when it had one
+  };
+  std::optional<PendingVersion> pending_version_;
+  std::optional<std::size_t> last_process_;  ///< process of the last prefixed line
 };
 
 /// Parses a whole log held in memory. Never throws on content.
