@@ -6,8 +6,14 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 logs="$FABCHECK_TEST_DATA/nccl-logs"
 
+# RDMA hardware present but sockets used is a fail (exit 1); the first line also says the job's control
+# connection broke (issue 18: the verdict says what was attempted, the health whether it worked).
+set +e
 "$FABCHECK" inspect --nccl-log "$logs/06-hpcx-ibext-no-device-socket-2.18.log" --json "$tmp/r.json" >"$tmp/out" 2>"$tmp/err"
-head -1 "$tmp/out" | grep -q '^transport verdict: socket_fallback$'
+rc=$?
+set -e
+test "$rc" = 1
+head -1 "$tmp/out" | grep -q '^transport verdict: socket_fallback — control connection FAILED on '
 "$PYTHON" - "$tmp/r.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -16,7 +22,8 @@ assert t["verdict"] == "socket_fallback", t["verdict"]
 assert t["network"] == "socket" and t["inter_node"] is True
 assert any(f["code"] == "RDMA_FALLBACK_SOCKET" for f in d["findings"])
 assert d["run"]["sections"]["transport"]["status"] == "ok"
-assert d["run"]["status"] == "complete" and d["run"]["exit_code"] == 0
+assert t["health"]["status"] == "failed", t["health"]
+assert d["run"]["status"] == "complete" and d["run"]["exit_code"] == 1
 PY
 
 # Several files of one job (one log per node) are read together; -J alias, -q quiet.

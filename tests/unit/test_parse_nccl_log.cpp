@@ -344,7 +344,11 @@ TEST(NcclNet, SocketInterfacesFound_2_3) {
       one(info("NET : Using interface enp1s0f0:192.0.2.134<0>") + info("NET/Socket : 1 interfaces found"));
   ASSERT_EQ(p.bootstrap_ifaces.size(), 1u);
   EXPECT_EQ(p.bootstrap_ifaces[0].name, "enp1s0f0");
-  EXPECT_TRUE(p.socket_ifaces.empty());
+  // 2.0 - 2.3: the socket transport's interface list (it also carried the bootstrap).
+  ASSERT_EQ(p.socket_ifaces.size(), 1u);
+  EXPECT_EQ(p.socket_ifaces[0].name, "enp1s0f0");
+  EXPECT_EQ(p.version_min, V(2, 0, 0));
+  EXPECT_EQ(p.version_max, V(2, 3, 99));
 }
 
 TEST(NcclNet, UsingNetworkWithSpaceInName_2_6_plus) {

@@ -33,7 +33,7 @@ struct Case {
 
 std::vector<Case> cases() {
   std::vector<Case> out;
-  for (const char* dir : {"", "/public"}) {
+  for (const char* dir : {"", "/public", "/real"}) {
     json e = load(kLogs + dir + "/expected.json");
     for (auto it = e.begin(); it != e.end(); ++it) out.push_back({kLogs + dir, it.key()});
   }
@@ -48,7 +48,10 @@ json transport_json(const report::TransportResult& r) {
 
 std::string case_name(const testing::TestParamInfo<Case>& info) {
   std::string n =
-      (info.param.dir.find("public") != std::string::npos ? "public_" : "fixture_") + info.param.file;
+      (info.param.dir.find("public") != std::string::npos ? "public_"
+       : info.param.dir.find("real") != std::string::npos ? "real_"
+                                                           : "fixture_") +
+      info.param.file;
   for (auto& c : n)
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   return n;
@@ -73,7 +76,28 @@ TEST_P(NcclLogExpected, NetworkLinkLayerGdrInterNodeVerdict) {
     std::set<std::string> want, got;
     for (const auto& f : expected["findings"]) want.insert(f.get<std::string>());
     for (const auto& f : doc.at("findings")) got.insert(f.at("code").get<std::string>());
+    EXPECT_EQ(got, want) << c.file << "\n" << report::render_transport(r);
+  }
+  // Issue 18: whether the attempted transport worked, why sockets, and which error classes the log shows.
+  if (expected.contains("health")) {
+    EXPECT_EQ(t.at("health").at("status"), expected.at("health")) << c.file << "\n" << report::render_transport(r);
+  }
+  if (expected.contains("cause")) {
+    EXPECT_EQ(t.at("cause"), expected.at("cause")) << c.file;
+  }
+  if (expected.contains("error_classes")) {
+    std::set<std::string> want, got;
+    for (const auto& e : expected["error_classes"]) want.insert(e.get<std::string>());
+    for (const auto& g : t.at("health").at("classes")) got.insert(g.at("class").get<std::string>());
     EXPECT_EQ(got, want) << c.file;
+  }
+  // A failed transport always says so on the console's first line, with a fail finding (never "healthy").
+  if (t.at("health").at("status") == "failed") {
+    const std::string first = report::render_transport(r).substr(0, report::render_transport(r).find('\n'));
+    EXPECT_NE(first.find("FAILED"), std::string::npos) << first;
+    bool fail = false;
+    for (const auto& f : doc.at("findings")) fail = fail || f.at("severity") == "fail";
+    EXPECT_TRUE(fail) << c.file;
   }
   // Every log is accounted line by line.
   const json& log = t.at("logs").at(0);
@@ -87,8 +111,9 @@ TEST_P(NcclLogExpected, NetworkLinkLayerGdrInterNodeVerdict) {
 INSTANTIATE_TEST_SUITE_P(Logs, NcclLogExpected, testing::ValuesIn(cases()), case_name);
 
 TEST(NcclLogExpectedFiles, CoverEveryLogInTheFolders) {
-  // 13 copied fixtures + 6 public logs; a log without an expected entry would be silently untested.
-  EXPECT_EQ(cases().size(), 19u);
+  // 13 copied fixtures + 6 public logs + 21 real logs of issue 18; a log without an expected entry would be
+  // silently untested.
+  EXPECT_EQ(cases().size(), 40u);
 }
 
 // ---------------------------------------------------------------- precedence on inventory, env, signature

@@ -11,6 +11,8 @@
 #include <set>
 #include <tuple>
 
+#include "transport_checks.hpp"
+
 namespace fabcheck::report {
 
 using parse::NcclLog;
@@ -63,6 +65,45 @@ bool is_ipoib_or_roce_netdev(const std::string& n) {
 
 std::string host_label(const std::string& h) {
   return h.empty() ? "(no prefix)" : h;
+}
+
+// A well-formed IPv4 dotted quad or an IPv6 text (hex digits, ':' and '%scope'): a mistyped address in a
+// posted log ("10.10.10..2") must not count as a second machine.
+bool valid_address(const std::string& a) {
+  if (a.find(':') != std::string::npos) {
+    for (char c : a.substr(0, a.find('%')))
+      if (!std::isxdigit(static_cast<unsigned char>(c)) && c != ':' && c != '.') return false;
+    return true;
+  }
+  int parts = 0, digits = 0;
+  for (char c : a) {
+    if (c == '.') {
+      if (digits == 0) return false;
+      ++parts;
+      digits = 0;
+    } else if (std::isdigit(static_cast<unsigned char>(c)) && digits < 3) {
+      ++digits;
+    } else {
+      return false;
+    }
+  }
+  return parts == 3 && digits > 0;
+}
+
+// The external net plugin did not come up: a plugin failure line, a plugin that then found no device, or a
+// failed plugin init propagated from plugin/net.cc (`net.cc:79 -> 3`). Such a plugin is neither the network
+// in use nor evidence of RDMA hardware (issue 18, class 5).
+bool plugin_failed(const NcclProcessLog& p) {
+  if (p.net_plugin.empty() && p.net_plugin_path.empty()) return false;
+  if (p.ib_no_device || p.ib_using_empty) return true;
+  for (const auto& is : p.issues) {
+    if (is.kind == parse::NcclIssueKind::kPlugin || is.kind == parse::NcclIssueKind::kNetworkNotFound)
+      return true;
+    if (is.kind == parse::NcclIssueKind::kErrorTrace && is.status > 0 &&
+        is.message.find("net.cc:") != std::string::npos && is.message.find("net_") == std::string::npos)
+      return true;
+  }
+  return false;
 }
 
 // One process of one log.
@@ -123,10 +164,33 @@ Proc classify_process_raw(const NcclProcessLog& p) {
       // A CQ error or a failed verbs call means the IB verbs transport was set up and carried (or tried)
       // traffic.
       r.net_class = "ib_verbs";
-      r.net_name = p.net_plugin.empty() ? "IB" : p.net_plugin;
+      r.net_name = p.net_plugin.empty() || plugin_failed(p) ? "IB" : p.net_plugin;
       r.net_basis = fmt::format("line {}: {}", is.line, is.message.substr(0, 160));
       return r;
     }
+  }
+  // Error traces name the transport code that ran (`transport/net_ib.cu:537 -> 2`, `net_socket.cc`): NCCL
+  // 2.0 - 2.5 logs that print no `Using network` line (issue 18, class 7).
+  for (const auto& is : p.issues) {
+    if (is.kind != parse::NcclIssueKind::kErrorTrace) continue;
+    const bool ib = is.message.find("net_ib") != std::string::npos;
+    const bool sock = is.message.find("net_socket") != std::string::npos;
+    if (!ib && !sock) continue;
+    r.net_class = ib ? "ib_verbs" : "socket";
+    r.net_name = ib ? "IB" : "Socket";
+    r.net_basis = fmt::format("line {}: error trace from the {} transport ({})", is.line, r.net_name,
+                              is.message.substr(0, 80));
+    return r;
+  }
+  // Before 2.6 NCCL printed no `Using network` line; IB is preferred over sockets, so a device list with no
+  // other choice on record means IB was selected (grammar §4.3, class 7).
+  if (!p.ib_devices.empty() && p.network.empty() && !p.ofi && !plugin_failed(p)) {
+    r.net_class = "ib_verbs";
+    r.net_name = "IB";
+    r.net_basis = fmt::format("NET/IB listed {} device(s) and no other network was chosen (no `Using network` "
+                              "line before NCCL 2.6)",
+                              p.ib_devices.size());
+    return r;
   }
   if ((p.ib_no_device || p.ib_init_failed || p.libibverbs_missing) && p.net_plugin.empty() && !p.ofi &&
       p.ib_devices.empty()) {
@@ -229,13 +293,29 @@ TransportAssessment assess(const Scope& s, const Ctx& ctx, std::vector<EvidenceL
             fmt::format(" [{}]{}:{}/{}", d.index, d.name, d.port, d.link_layer.empty() ? "?" : d.link_layer);
       positive.push_back({"nccl_log", h, "HCA listed by NCCL: NET/IB : Using" + devs});
     }
-    if (!p.net_plugin.empty() && classify_network(p.net_plugin) == "ib_verbs")
+    // An installed plugin is not hardware: it counts only when it came up (issue 18, class 5).
+    if (plugin_failed(p)) {
+      if (!p.net_plugin.empty() || !p.net_plugin_path.empty())
+        causes.push_back({"nccl_log", h,
+                          "net plugin " + (p.net_plugin.empty() ? p.net_plugin_path : p.net_plugin) +
+                              " loaded but did not come up (no device / init failed): not evidence of RDMA "
+                              "hardware"});
+    } else if (!p.net_plugin.empty() && classify_network(p.net_plugin) == "ib_verbs") {
       positive.push_back({"nccl_log", h,
                           "IB net plugin loaded: " + p.net_plugin +
                               (p.net_plugin_path.empty() ? "" : " (" + p.net_plugin_path + ")")});
-    else if (p.net_plugin_path.find("rdma") != std::string::npos ||
-             p.net_plugin_path.find("sharp") != std::string::npos)
+    } else if (p.net_plugin_path.find("rdma") != std::string::npos ||
+               p.net_plugin_path.find("sharp") != std::string::npos) {
       positive.push_back({"nccl_log", h, "IB net plugin loaded: " + p.net_plugin_path});
+    }
+    for (const auto& is : p.issues)
+      if (is.kind == parse::NcclIssueKind::kPlugin && is.message.rfind("NET/OFI", 0) == 0 &&
+          (is.message.find(" domain ") != std::string::npos ||
+           is.message.find("GDR-supported instance") != std::string::npos)) {
+        // aws-ofi-nccl opened a libfabric domain (an EFA device) before failing: the hardware is there.
+        positive.push_back({"nccl_log", h, fmt::format("line {}: {}", is.line, is.message.substr(0, 160))});
+        break;
+      }
     if (!p.ofi_provider.empty() && !ofi_provider_is_socket(p.ofi_provider))
       positive.push_back(
           {"nccl_log", h,
@@ -328,11 +408,12 @@ TransportAssessment assess(const Scope& s, const Ctx& ctx, std::vector<EvidenceL
       a.link_layer = top(used);
       add("nccl_log", s.host,
           fmt::format("link layer {} from the devices NET/IB connections used", *a.link_layer));
+    } else if (listed.size() == 1) {
+      a.link_layer = listed.begin()->first;
+      add("nccl_log", s.host, fmt::format("link layer {} from the NET/IB device list", *a.link_layer));
     } else if (!listed.empty()) {
-      a.link_layer = top(listed);
-      add("nccl_log", s.host,
-          fmt::format("link layer {} from the NET/IB device list{}", *a.link_layer,
-                      listed.size() > 1 ? " (mixed list)" : ""));
+      a.link_layer_reason = "the NET/IB device list mixes InfiniBand and RoCE ports and no connection line "
+                            "names the device used";
     } else if (lid != gid) {
       a.link_layer = lid ? "InfiniBand" : "RoCE";
       add("nccl_log", s.host,
@@ -421,6 +502,35 @@ TransportAssessment assess(const Scope& s, const Ctx& ctx, std::vector<EvidenceL
     }
   }
 
+  // --- why sockets (issue 18, class 6): what the log can support, strongest first ---
+  // A plugin's own failure lines (aws-ofi-nccl, `Failed to initialize NET plugin X`, X not IB) come before
+  // NCCL's internal IB then finding no device: the plugin was the intended network.
+  bool libibverbs_missing = false, no_device = false, plugin_down = false, plugin_error = false,
+       ports_down = false;
+  for (const Proc* pr : s.procs) {
+    const auto& p = *pr->p;
+    libibverbs_missing = libibverbs_missing || p.libibverbs_missing;
+    // NCCL looked and found nothing: `No device found`, the 2.0 - 2.3 IB sideband line with no HCA listed
+    // before sockets were chosen, or libfabric picking a socket provider (no EFA/verbs provider there).
+    no_device = no_device || p.ib_no_device ||
+                (p.ib_sideband && p.ib_devices.empty() && pr->net_class == "socket") ||
+                (p.ofi && ofi_provider_is_socket(p.ofi_provider));
+    plugin_down = plugin_down || p.ib_init_failed || plugin_failed(p);
+    for (const auto& is : p.issues)
+      plugin_error = plugin_error || is.kind == parse::NcclIssueKind::kNetworkNotFound ||
+                     (is.kind == parse::NcclIssueKind::kPlugin &&
+                      is.message.find("NET plugin IB") == std::string::npos);
+  }
+  plugin_down = plugin_down || plugin_error;
+  for (const HostRdmaEvidence* e : s.hw) ports_down = ports_down || (!e->rdma_devices.empty() && e->active_ports == 0);
+  std::string cause = ctx.configured       ? "user_disabled"
+                      : libibverbs_missing ? "libibverbs_missing"
+                      : plugin_error       ? "plugin_failed"
+                      : no_device          ? "no_device"
+                      : plugin_down        ? "plugin_failed"
+                      : ports_down         ? "ports_down"
+                                           : "unknown";
+
   // --- verdict (DESIGN §5 precedence) ---
   bool pos = !positive.empty();
   if (ctx.inter_node == false && !ctx.forced) {
@@ -429,13 +539,29 @@ TransportAssessment assess(const Scope& s, const Ctx& ctx, std::vector<EvidenceL
     a.verdict = "socket_configured";
     add("env", s.host, ctx.configured_by);
   } else if (a.network == "socket") {
-    a.verdict = pos ? "socket_fallback" : "no_rdma_hardware";
+    // Software missing is not hardware missing: with libibverbs absent NCCL could not look (class 6); and
+    // `no_rdma_hardware` needs NCCL to have looked and found none (No device found, IB init failed, the
+    // inventory) — a log that never shows the IB probe supports only `unknown`.
+    const bool looked = no_device || plugin_down || (hw_inspected && hw_none);
+    a.verdict = pos                                          ? "socket_fallback"
+                : cause == "libibverbs_missing" || !looked ? "unknown"
+                                                           : "no_rdma_hardware";
   } else if (a.network == "ib_verbs" || a.network == "ofi") {
-    a.verdict = a.gdr == "off" ? "rdma_no_gdr" : "rdma";
+    // `rdma` needs traffic between hosts attested (or same-host peers forced onto NET): IB chosen with no
+    // NET connection line, no nNodes > 1 and one host's lines says nothing about the fabric (class 3).
+    if (ctx.inter_node == true || ctx.forced)
+      a.verdict = a.gdr == "off" ? "rdma_no_gdr" : "rdma";
+    else
+      add("nccl_log", s.host,
+          "verdict unknown: " + a.network + " was chosen, but no line attests traffic between hosts");
   } else {
-    bool log_no_device = !causes.empty();
-    if (!pos && ((hw_inspected && hw_none) || log_no_device)) a.verdict = "no_rdma_hardware";
+    bool log_no_device = no_device || plugin_down;
+    if (!pos && ((hw_inspected && hw_none) || log_no_device) && !libibverbs_missing)
+      a.verdict = "no_rdma_hardware";
   }
+  if (a.verdict == "socket_fallback" || a.verdict == "socket_configured" || a.verdict == "no_rdma_hardware" ||
+      (a.verdict == "unknown" && libibverbs_missing && a.network != "ib_verbs" && a.network != "ofi"))
+    a.cause = cause;
   if (ev) {
     if (a.verdict == "socket_fallback" || a.verdict == "no_rdma_hardware" ||
         a.verdict == "socket_configured") {
@@ -507,14 +633,15 @@ TransportResult analyze_transport(const TransportInput& in) {
     r.logs.push_back(std::move(ls));
   }
 
-  // Effective environment: launcher env < inventory env < log echoes < commands in the log.
+  // Effective environment: launcher env < inventory env < command lines in the log < NCCL's own `X set by
+  // environment to Y` echoes (what the process really saw; issue 18, class 4).
   std::map<std::string, std::string> env = in.env;
   for (const auto& e : in.hosts)
     for (const auto& [k, v] : e.env) env.emplace(k, v);
-  for (const auto& pr : procs)
-    for (const auto& [k, v] : pr.p->env) env[k] = v;
   for (const auto& log : in.nccl_logs)
     for (const auto& [k, v] : log.command_env) env[k] = v;
+  for (const auto& pr : procs)
+    for (const auto& [k, v] : pr.p->env) env[k] = v;
   for (const auto& [k, v] : env)
     if (starts(k, "NCCL_") || starts(k, "UCX_") || starts(k, "OMPI_MCA_")) r.env[k] = v;
 
@@ -566,7 +693,8 @@ TransportResult analyze_transport(const TransportInput& in) {
     if (pr.p->host.empty()) continue;
     named.insert(pr.p->host);
     for (const auto* list : {&pr.p->bootstrap_ifaces, &pr.p->socket_ifaces, &pr.p->oob_ifaces})
-      for (const auto& f : *list) addrs[pr.p->host][f.name].insert(f.address);
+      for (const auto& f : *list)
+        if (valid_address(f.address)) addrs[pr.p->host][f.name].insert(f.address);
   }
   std::size_t machines = 0;
   std::string split_note;
@@ -594,6 +722,10 @@ TransportResult analyze_transport(const TransportInput& in) {
           net_example_host = host_label(pr.p->host);
         }
       }
+  std::size_t local_conns = 0;
+  for (const auto& pr : procs)
+    for (const auto& c : pr.p->connections)
+      local_conns += c.kind == NcclTransportKind::kP2P || c.kind == NcclTransportKind::kShm;
   std::set<int> local_ranks;
   for (const auto& pr : procs) local_ranks.insert(pr.p->ranks.begin(), pr.p->ranks.end());
   bool single_host = machines <= 1 && test_hosts.size() <= 1;
@@ -622,6 +754,11 @@ TransportResult analyze_transport(const TransportInput& in) {
   } else if (!sig_hosts.empty()) {
     r.inter_node = true;
     r.inter_node_basis = "MPI signature measured between hosts";
+  } else if (single_host && local_conns > 0 && net_conns == 0 && !ctx.forced) {
+    // One host whose connection lines are all P2P/SHM (one process driving several GPUs, or several local
+    // processes): a ring that left the host would show NET lines on this host too (class 3).
+    r.inter_node = false;
+    r.inter_node_basis = fmt::format("{} connection line(s) from one host, all P2P/SHM (no NET)", local_conns);
   } else if (test_hosts.size() == 1 && machines <= 1) {
     r.inter_node = false;
     r.inter_node_basis = "nccl-tests header lists every rank on " + *test_hosts.begin();
@@ -677,6 +814,7 @@ TransportResult analyze_transport(const TransportInput& in) {
     ht.host = host_label(h);
     std::set<std::string> versions;
     parse::NcclVersionCode lo = 0, hi = 0;
+    std::vector<const NcclProcessLog*> host_procs;
     for (const auto& pr : procs) {
       if (pr.p->host != h) continue;
       sc.procs.push_back(&pr);
@@ -687,7 +825,8 @@ TransportResult analyze_transport(const TransportInput& in) {
         lo = lo ? std::max(lo, p.version_min) : p.version_min;
         hi = hi ? std::min(hi, p.version_max) : p.version_max;
       }
-      if (ht.net_plugin.empty()) ht.net_plugin = p.net_plugin;
+      if (ht.net_plugin.empty() && !p.net_plugin.empty())
+        ht.net_plugin = p.net_plugin + (plugin_failed(p) ? " (did not come up)" : "");
       for (const auto& c : p.connections) {
         ++ht.connections[std::string(parse::name(c.kind))];
         if (c.kind == NcclTransportKind::kNet && c.gdr) ++ht.connections["net_gdr"];
@@ -701,9 +840,18 @@ TransportResult analyze_transport(const TransportInput& in) {
       for (const auto& f : p.socket_ifaces)
         if (std::find(ht.socket_ifaces.begin(), ht.socket_ifaces.end(), f.name) == ht.socket_ifaces.end())
           ht.socket_ifaces.push_back(f.name);
-      ht.errors_total += p.issues_total;
-      for (const auto& is : p.issues)
-        if (ht.errors.size() < 20 && is.kind != parse::NcclIssueKind::kErrorTrace) ht.errors.push_back(is);
+      for (const auto& is : p.issues) {
+        NcclErrorClass cls;
+        bool fatal = false;
+        if (ht.errors.size() < 20 && classify_issue(is, cls, fatal)) ht.errors.push_back(is);
+      }
+      host_procs.push_back(&p);
+    }
+    {
+      // Errors are what the health counts: INFO chatter and propagation traces are not (class 2).
+      TransportHealth hh = assess_health(host_procs);
+      ht.health = hh.status;
+      ht.errors_total = hh.errors;
     }
     for (const auto& e : in.hosts)
       if (e.host == h) sc.hw.push_back(&e);
@@ -739,8 +887,10 @@ TransportResult analyze_transport(const TransportInput& in) {
     return arr;
   };
   if (run.verdict == "socket_fallback") {
+    // Severity is a promise (DESIGN §5): RDMA hardware present while sockets carried NCCL's traffic is a
+    // fail on the log's word; the MPI signature alone (a timing class) is a warning.
     Finding f;
-    f.severity = Severity::kWarn;
+    f.severity = run.network_source == "signature" ? Severity::kWarn : Severity::kFail;
     f.code = "RDMA_FALLBACK_SOCKET";
     std::vector<std::string> sock_hosts;
     for (const auto& ht : r.per_host)
@@ -753,17 +903,28 @@ TransportResult analyze_transport(const TransportInput& in) {
                                    who
                              : "RDMA hardware is present but NCCL ran over TCP sockets" + who;
     f.evidence = {{"verdict", run.verdict},
+                  {"cause", run.cause},
                   {"network", run.network_name},
                   {"network_source", run.network_source},
                   {"lines", by_signature ? evidence_json({"signature", "inventory", "mpi_config"}, 12)
                                          : evidence_json({"nccl_log", "inventory"}, 12)}};
+    if (!by_signature && !run.cause.empty() && run.cause != "unknown")
+      f.message += " — cause: " + run.cause;
     f.remedy =
         by_signature
             ? "Let MPI use the RDMA ports: Open MPI with UCX (--mca pml ucx, and remove the ucx/openib "
               "exclusion from openmpi-mca-params.conf), UCX_NET_DEVICES naming the HCA port; rerun pairs"
+        : run.cause == "libibverbs_missing"
+            ? "Install rdma-core (libibverbs and the provider, e.g. libmlx5) in the image and pass "
+              "/dev/infiniband into the container; then NCCL lists the HCAs (`NET/IB : Using ...`)"
+        : run.cause == "plugin_failed"
+            ? "The net plugin did not come up: check NCCL_NET_PLUGIN and that the plugin and its dependencies "
+              "load (ldd), or set NCCL_NET_PLUGIN=none to use NCCL's internal IB transport"
+        : run.cause == "ports_down"
+            ? "Bring the RDMA ports up (ibv_devinfo: PORT_ACTIVE; cable, subnet manager for IB, link for "
+              "RoCE), then rerun with NCCL_DEBUG=INFO"
             : "Make IB verbs usable to NCCL: rdma-core/libibverbs in the container, ACTIVE ports "
-              "(ibv_devinfo), "
-              "NCCL_IB_HCA and the net plugin (NCCL_NET_PLUGIN) matching the HCAs; rerun with "
+              "(ibv_devinfo), NCCL_IB_HCA and the net plugin (NCCL_NET_PLUGIN) matching the HCAs; rerun with "
               "NCCL_DEBUG=INFO";
     r.findings.push_back(std::move(f));
   }
@@ -859,6 +1020,15 @@ TransportResult analyze_transport(const TransportInput& in) {
       r.findings.push_back(std::move(f));
     }
   }
+  // --- health (did the attempted transport work?) and the socket-path checks ---
+  r.health = assess_health(in.nccl_logs);
+  for (auto& f : health_findings(r.health, run.verdict == "socket_fallback")) r.findings.push_back(std::move(f));
+  {
+    std::vector<const NcclProcessLog*> all_procs;
+    for (const auto& pr : procs) all_procs.push_back(pr.p);
+    if (auto f = detail::socket_single_nic(all_procs)) r.findings.push_back(std::move(*f));
+    if (auto f = detail::bootstrap_addr_not_routable(all_procs, r.inter_node)) r.findings.push_back(std::move(*f));
+  }
   return r;
 }
 
@@ -874,6 +1044,7 @@ nlohmann::json assessment_json(const TransportAssessment& a) {
   j["gdr"] = a.gdr;
   j["gdr_basis"] = a.gdr_basis;
   j["verdict"] = a.verdict;
+  j["cause"] = a.cause.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.cause);
   return j;
 }
 
@@ -884,6 +1055,7 @@ void add_transport(Document& doc, const TransportResult& r) {
   t["inter_node"] = r.inter_node ? nlohmann::json(*r.inter_node) : nlohmann::json(nullptr);
   t["inter_node_basis"] = r.inter_node_basis;
   t["net_forced_local"] = r.net_forced_local;
+  t["health"] = health_json(r.health);
   t["env"] = r.env;
   t["evidence"] = nlohmann::json::array();
   for (const auto& e : r.evidence)
@@ -900,6 +1072,7 @@ void add_transport(Document& doc, const TransportResult& r) {
     j["net_devices"] = h.net_devices;
     j["socket_ifaces"] = h.socket_ifaces;
     j["errors_total"] = h.errors_total;
+    j["health"] = h.health;
     j["errors"] = nlohmann::json::array();
     for (const auto& is : h.errors) {
       nlohmann::json e = {
@@ -959,7 +1132,10 @@ void update_transport(Document& doc, const TransportResult& previous, const Tran
 std::string render_transport(const TransportResult& r) {
   std::string out;
   const auto& a = r.run;
-  out += fmt::format("transport verdict: {}\n", a.verdict);
+  // First line: what was attempted, and whether it worked (issue 18: a failed job is never "healthy").
+  const std::string head = health_headline(r.health);
+  out += fmt::format("transport verdict: {}{}\n", a.verdict,
+                     head.empty() ? std::string(" (health ok)") : " \u2014 " + head);
   out += fmt::format("  network {}{}, link_layer {}, gdr {}, inter_node {}\n", a.network,
                      a.network_name.empty() ? "" : " (" + a.network_name + ")", a.link_layer.value_or("-"),
                      a.gdr,

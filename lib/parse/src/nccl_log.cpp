@@ -111,6 +111,7 @@ enum class Level { kInfo, kWarn, kTrace, kCall };
 
 struct Envelope {
   bool found = false;
+  bool old_form = false;  // 2.0 - 2.2: level word without `NCCL`
   Level level = Level::kInfo;
   std::string_view host;  // empty: prefix removed
   long long pid = 0;
@@ -198,11 +199,48 @@ bool parse_host_pid_tid(std::string_view s, std::string_view& host, long long& p
   return true;
 }
 
+// NCCL 2.0 - 2.2 printed the level without the `NCCL` word: `host:pid:tid [dev] INFO msg`,
+// `host:pid:tid [dev] file:line WARN msg` (horovod/horovod#57, #147, #666; NVIDIA/nccl-tests#15). Accepted only
+// with the full `host:pid:tid [dev]` prefix before the level word, so prose with "INFO" stays foreign.
+bool find_old_marker(std::string_view l, std::size_t& pos, Level& level, std::size_t& msg_at) {
+  for (auto [word, lv] : {std::pair<std::string_view, Level>{" INFO ", Level::kInfo}, {" WARN ", Level::kWarn}}) {
+    std::size_t at = l.find(word);
+    if (at == std::string_view::npos || at > 256) continue;
+    std::string_view pre = trim(l.substr(0, at));
+    if (lv == Level::kWarn) {  // drop `file:line`
+      std::size_t sp = pre.rfind(' ');
+      if (sp == std::string_view::npos) continue;
+      std::string_view loc = pre.substr(sp + 1);
+      std::size_t colon = loc.rfind(':');
+      if (colon == std::string_view::npos || colon + 1 >= loc.size()) continue;
+      pre = trim(pre.substr(0, sp));
+    }
+    if (pre.empty() || pre.back() != ']') continue;
+    std::size_t open = pre.rfind('[');
+    if (open == std::string_view::npos || open + 2 > pre.size()) continue;
+    bool digits = open + 1 < pre.size() - 1;
+    for (std::size_t i = open + 1; i + 1 < pre.size(); ++i) digits = digits && is_digit(pre[i]);
+    std::string_view host;
+    long long pid = 0;
+    if (!digits || !parse_host_pid_tid(pre.substr(0, open), host, pid)) continue;
+    pos = at + 1;
+    level = lv;
+    msg_at = std::min(l.size(), at + word.size());
+    return true;
+  }
+  return false;
+}
+
 Envelope parse_envelope(std::string_view l) {
   Envelope env;
   std::size_t pos = 0, msg_at = 0;
   Level level{};
-  if (!find_marker(l, pos, level, msg_at)) return env;
+  bool old_form = false;
+  if (!find_marker(l, pos, level, msg_at)) {
+    if (!find_old_marker(l, pos, level, msg_at)) return env;
+    old_form = true;
+  }
+  env.old_form = old_form;
   env.found = true;
   env.level = level;
   env.msg = l.substr(msg_at);

@@ -3,6 +3,7 @@
 #include "nccl_log_messages.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 
 #include "fabcheck/core/redact.hpp"
@@ -514,7 +515,7 @@ bool handle_message(NcclProcessLog& p, std::string_view msg, bool warn, std::siz
   } else if (starts_with(msg, "Using internal Network ")) {
     p.network = std::string(trim(msg.substr(23)));
     p.network_line = lineno;
-    narrow(p, V(2, 3, 0), V(2, 3, 99));
+    narrow(p, V(2, 0, 0), V(2, 3, 99));
     known = true;
   } else if (starts_with(msg, "Assigned NET plugin ")) {
     std::string_view r = msg.substr(20);
@@ -548,7 +549,10 @@ bool handle_message(NcclProcessLog& p, std::string_view msg, bool warn, std::siz
     } else if (starts_with(after, "No device found")) {
       p.ib_no_device = true;
     } else if (starts_with(after, "Using interface ")) {
-      narrow(p, V(2, 3, 0), V(2, 3, 99));  // 2.3 sideband interface
+      // 2.0 - 2.3 `NET/IB : Using interface enp3s0 for sideband communication`: NCCL's IB transport started
+      // and looked for HCAs.
+      p.ib_sideband = true;
+      narrow(p, V(2, 0, 0), V(2, 3, 99));
     } else if (starts_with(after, "Using")) {
       handle_ib_using(p, after.substr(5));
     } else if (!after.empty() && after.front() == '[') {
@@ -587,12 +591,19 @@ bool handle_message(NcclProcessLog& p, std::string_view msg, bool warn, std::siz
     } else if (starts_with(after, "Using ")) {
       p.socket_ifaces = parse_iface_list(after.substr(6));
     } else if (contains(after, "interfaces found")) {
-      narrow(p, V(2, 3, 0), V(2, 3, 99));
+      // Printed by 2.0.5 (horovod/horovod#57), 2.2.13 (NVIDIA/nccl-tests#15) and 2.3 (grammar §3).
+      narrow(p, V(2, 0, 0), V(2, 3, 99));
     }
   } else if (starts_with(msg, "NET : Using interface ")) {
+    // 2.0 - 2.3: one line per interface of the socket transport, which then also carried the bootstrap.
     auto l = parse_iface_list(msg.substr(22));
-    if (!l.empty() && p.bootstrap_ifaces.empty()) p.bootstrap_ifaces = std::move(l);
-    narrow(p, V(2, 3, 0), V(2, 3, 99));
+    if (!l.empty() && p.bootstrap_ifaces.empty()) p.bootstrap_ifaces = l;
+    for (auto& f : l) {
+      bool dup = std::any_of(p.socket_ifaces.begin(), p.socket_ifaces.end(),
+                             [&](const NcclIface& x) { return x.name == f.name && x.address == f.address; });
+      if (!dup && p.socket_ifaces.size() < 64) p.socket_ifaces.push_back(std::move(f));
+    }
+    narrow(p, V(2, 0, 0), V(2, 3, 99));
     known = true;
   } else if (starts_with(msg, "Bootstrap : Using ") || starts_with(msg, "Bootstrap: Using ")) {
     bool spaced = msg[9] == ' ';
@@ -640,8 +651,9 @@ bool handle_message(NcclProcessLog& p, std::string_view msg, bool warn, std::siz
       p.plugin_absent = true;
       narrow(p, V(2, 5, 0), V(2, 16, 99));
     } else if (contains(msg, "No plugin found (libnccl-net.so).")) {
+      // 2.4 (grammar §3) and 2.5.6 (NVIDIA/nccl#333, tests/data/nccl-logs/real/r42).
       p.plugin_absent = true;
-      narrow(p, V(2, 4, 0), V(2, 4, 99));
+      narrow(p, V(2, 4, 0), V(2, 5, 99));
     } else if (contains(msg, "No plugin found") || contains(msg, "Using internal network plugin")) {
       p.plugin_absent = true;
       if (starts_with(msg, "NET/Plugin: ")) narrow(p, V(2, 21, 0), V(2, 21, 99));
@@ -719,6 +731,24 @@ bool handle_message(NcclProcessLog& p, std::string_view msg, bool warn, std::siz
     narrow(p, V(2, 19, 0), V(2, 21, 99));
     known = true;
   }
+  // --- topology dump: `+ NET[1.2] - NET/0 (0/0/1.250000)` (src/graph/topo.cc ncclTopoPrintRec: NET nodes
+  // print `(asic/port/bw)`, bw in GB/s) ---
+  else if (starts_with(msg, "+ NET[") && contains(msg, "- NET/")) {
+    std::size_t at = msg.find("- NET/") + 6;
+    std::size_t q = at;
+    auto idx = read_uint(msg, q);
+    std::size_t open = msg.find('(', q), close = msg.find(')', q);
+    if (idx && open != std::string_view::npos && close != std::string_view::npos && close > open) {
+      std::string_view fields = msg.substr(open + 1, close - open - 1);
+      std::size_t slash = fields.rfind('/');
+      std::string bw(slash == std::string_view::npos ? std::string_view{} : fields.substr(slash + 1));
+      char* end = nullptr;
+      double v = bw.empty() ? 0.0 : std::strtod(bw.c_str(), &end);
+      if (end && *end == '\0' && v > 0 && v < 1e6 && p.topo_net_gbps.size() < 64)
+        p.topo_net_gbps[clamp_int(*idx)] = v;
+    }
+    known = true;
+  }
   // --- connection lines ---
   else if ((starts_with(msg, "Channel ") || starts_with(msg, "Ring ") || starts_with(msg, "CollNet ") ||
             starts_with(msg, "Coll ")) &&
@@ -746,12 +776,14 @@ bool handle_message(NcclProcessLog& p, std::string_view msg, bool warn, std::siz
     p.libibverbs_missing = true;
     add_issue(p, NcclIssueKind::kLibibverbs, warn, msg, lineno);
     issue_recorded = known = true;
-  } else if (!warn && contains(msg, "retrying")) {
+  } else if (!warn && contains(msg, "retrying") && (contains(msg, "connect") || contains(msg, "Connection"))) {
     // INFO `Call to connect returned Connection refused, retrying` (misc/socket.cc): the peer was not
     // listening yet; NCCL retries. Only a WARN after the retries is an error.
     ++p.socket_retries;
     known = true;
   } else if (contains(msg, "socketProgress") || contains(msg, "Socket recv failed") ||
+             contains(msg, "Call to connect") || contains(msg, "Call to recv") || contains(msg, "Call to send") ||
+             contains(msg, "Socket creation failed") ||
              contains(msg, "socketFinalizeAccept") || contains(msg, "Connection closed by remote peer") ||
              contains(msg, "Connection refused") || contains(msg, "Connection reset by peer")) {
     add_issue(p, NcclIssueKind::kSocket, warn, msg, lineno);

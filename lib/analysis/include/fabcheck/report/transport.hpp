@@ -20,6 +20,7 @@
 #include "fabcheck/parse/nccl_log.hpp"
 #include "fabcheck/report/document.hpp"
 #include "fabcheck/report/signature.hpp"
+#include "fabcheck/report/transport_health.hpp"
 
 namespace fabcheck::report {
 
@@ -67,6 +68,8 @@ struct TransportAssessment {
   std::string gdr_basis;                  ///< which lines decided gdr
   std::string verdict = "unknown";        ///< rdma | rdma_no_gdr | socket_fallback | socket_configured |
                                           ///< no_rdma_hardware | intra_node_only | unknown
+  std::string cause;  ///< why sockets (network socket, or none with a socket-class verdict): user_disabled |
+                      ///< libibverbs_missing | plugin_failed | no_device | ports_down | unknown; "" otherwise
 };
 
 /// Per-host view.
@@ -84,6 +87,7 @@ struct HostTransport {
   std::vector<std::string> socket_ifaces;  ///< NET/Socket interfaces ("eth0")
   std::vector<parse::NcclIssue> errors;    ///< warnings/errors (first 20)
   std::size_t errors_total = 0;            ///< all warnings/errors
+  std::string health = "ok";               ///< ok | degraded | failed (report/transport_health.hpp)
 };
 
 /// Summary of one parsed log file (line accounting: skipped and unparsed lines are reported, not hidden).
@@ -105,8 +109,11 @@ struct TransportResult {
   std::vector<EvidenceLine> evidence;      ///< why, line by line
   std::vector<HostTransport> per_host;     ///< one entry per host (logs and/or inventory)
   std::vector<LogSummary> logs;            ///< per input log
+  TransportHealth health;                  ///< whether the attempted transport worked (DESIGN §5)
   std::vector<Finding>
-      findings;  ///< RDMA_FALLBACK_SOCKET, GDR_DISABLED, NCCL_VERSION_MISMATCH, SOCKET_IFNAME_MGMT
+      findings;  ///< RDMA_FALLBACK_SOCKET, GDR_DISABLED, NCCL_VERSION_MISMATCH, SOCKET_IFNAME_MGMT,
+                 ///< SOCKET_SINGLE_NIC, BOOTSTRAP_ADDR_NOT_ROUTABLE and the health findings
+                 ///< (NCCL_IB_CONNECT_FAILED, NCCL_IB_COMPLETION_ERROR, ...)
 };
 
 /// Draws the verdict. Pure function of its input; never throws on content.
@@ -121,7 +128,9 @@ void add_transport(Document& doc, const TransportResult& r);
 /// identical finding from another section stays), then add_transport(doc, r).
 void update_transport(Document& doc, const TransportResult& previous, const TransportResult& r);
 
-/// Console text: the verdict on top, then evidence, then one table row per host, then findings.
+/// Console text: the verdict and the health on the first line ("transport verdict: rdma — connection setup
+/// FAILED on node01 (ibv_modify_qp: Network is unreachable ×17)"), then evidence, one table row per host,
+/// findings.
 std::string render_transport(const TransportResult& r);
 
 /// True when `iface` is a loopback, container, virtual-bridge or management interface name

@@ -145,6 +145,7 @@ struct NcclProcessLog {
   bool ib_no_device = false;                ///< `NET/IB : No device found.`
   bool ib_init_failed = false;              ///< `Failed to initialize NET plugin IB` (2.27+)
   bool libibverbs_missing = false;          ///< `Failed to open libibverbs.so`
+  bool ib_sideband = false;  ///< 2.0 - 2.3 `NET/IB : Using interface X for sideband communication`: IB looked
   std::vector<NcclIface> socket_ifaces;     ///< `NET/Socket : Using` list
   std::vector<NcclIface> bootstrap_ifaces;  ///< `Bootstrap : Using` (and 2.3 `NET : Using interface`)
   std::vector<NcclIface> oob_ifaces;        ///< `; OOB name:addr` of `NET/IB : Using`
@@ -158,6 +159,8 @@ struct NcclProcessLog {
   bool roce_gid_in_error = false;           ///< an error line with an IPv4-mapped GID (`::ffff:`), i.e. RoCE
   bool ib_peer_in_error =
       false;  ///< an error line with a link-local peer on an IPoIB netdev (`fe80::..%ib0`): IB
+  std::map<int, double> topo_net_gbps;  ///< topology dump `+ NET[1.2] - NET/0 (0/0/1.250000)`: NET index →
+                                        ///< its bandwidth (third field, GB/s = 1e9 B/s; NCCL's `net.bw`)
   std::optional<bool> nvls_available;       ///< `NVLS multicast support is [not ]available`
   int nvls_channels = 0;                    ///< `N nvls channels` (largest seen)
   std::vector<NcclConnection> connections;  ///< connection lines (first kMaxConnections)
