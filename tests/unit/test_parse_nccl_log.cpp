@@ -176,11 +176,12 @@ TEST(NcclVersion, CodeParsing) {
 
 // ---------------------------------------------------------------- §2.1 network selection
 
-TEST(NcclNet, PluginAbsent_2_4) {
+TEST(NcclNet, PluginAbsent_2_4_and_2_5_6) {
+  // 2.4 (grammar §3) and 2.5.6 (NVIDIA/nccl#333) print the short form.
   auto p = one(info("NET/Plugin : No plugin found (libnccl-net.so)."));
   EXPECT_TRUE(p.plugin_absent);
   EXPECT_EQ(p.version_min, V(2, 4, 0));
-  EXPECT_EQ(p.version_max, V(2, 4, 99));
+  EXPECT_EQ(p.version_max, V(2, 5, 99));
 }
 
 TEST(NcclNet, PluginAbsent_2_5_to_2_16) {
