@@ -471,3 +471,23 @@ TEST(ParseNcclTests, PrintedPrecision) {
 }
 
 }  // namespace
+
+TEST(Import, AvgBusBandwidthIsTheFilesOwnPrintedValue) {
+  // Issue 18, class 11: the footer `# Avg bus bandwidth : 66.4834` is stored exactly as printed; the mean of
+  // the rounded rows sits beside it under its own name.
+  const auto doc = import_text(read("allreduce_16rank_a100_2node_rdma_v2.13.txt"));
+  const auto& s = doc.json()["sweeps"].at(0);
+  const auto run = parse::parse_nccl_tests_text(read("allreduce_16rank_a100_2node_rdma_v2.13.txt"));
+  ASSERT_TRUE(run.tables.at(0).avg_busbw_gbps.has_value());
+  EXPECT_EQ(s["avg_busbw_gbps"].get<double>(), run.tables[0].avg_busbw_gbps->value);
+  EXPECT_EQ(s["avg_busbw_source"], "file");
+  EXPECT_EQ(s["imported"]["file_avg_busbw_gbps"].get<double>(), run.tables[0].avg_busbw_gbps->value);
+  double sum = 0;
+  std::size_t n = 0;
+  for (const auto& p : s["points"]) {  // one point per printed block (out-of-place and in-place)
+    sum += p["busbw_gbps"].get<double>();
+    ++n;
+  }
+  ASSERT_GT(n, 0u);
+  EXPECT_DOUBLE_EQ(s["avg_busbw_recomputed_gbps"].get<double>(), sum / static_cast<double>(n));
+}

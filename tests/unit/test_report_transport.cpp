@@ -33,7 +33,7 @@ struct Case {
 
 std::vector<Case> cases() {
   std::vector<Case> out;
-  for (const char* dir : {"", "/public", "/real"}) {
+  for (const char* dir : {"", "/public", "/real", "/constructed"}) {
     json e = load(kLogs + dir + "/expected.json");
     for (auto it = e.begin(); it != e.end(); ++it) out.push_back({kLogs + dir, it.key()});
   }
@@ -49,8 +49,9 @@ json transport_json(const report::TransportResult& r) {
 std::string case_name(const testing::TestParamInfo<Case>& info) {
   std::string n =
       (info.param.dir.find("public") != std::string::npos ? "public_"
-       : info.param.dir.find("real") != std::string::npos ? "real_"
-                                                           : "fixture_") +
+       : info.param.dir.find("real") != std::string::npos        ? "real_"
+       : info.param.dir.find("constructed") != std::string::npos ? "constructed_"
+                                                                 : "fixture_") +
       info.param.file;
   for (auto& c : n)
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
@@ -111,9 +112,9 @@ TEST_P(NcclLogExpected, NetworkLinkLayerGdrInterNodeVerdict) {
 INSTANTIATE_TEST_SUITE_P(Logs, NcclLogExpected, testing::ValuesIn(cases()), case_name);
 
 TEST(NcclLogExpectedFiles, CoverEveryLogInTheFolders) {
-  // 13 copied fixtures + 6 public logs + 21 real logs of issue 18; a log without an expected entry would be
-  // silently untested.
-  EXPECT_EQ(cases().size(), 40u);
+  // 13 copied fixtures + 6 public logs + 21 real and 9 constructed logs of issue 18; a log without an expected
+  // entry would be silently untested.
+  EXPECT_EQ(cases().size(), 49u);
 }
 
 // ---------------------------------------------------------------- precedence on inventory, env, signature

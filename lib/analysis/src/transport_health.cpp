@@ -200,6 +200,20 @@ std::string what_failed(NcclErrorClass cls) {
   return {};
 }
 
+// "RNR_RETRY_EXC_ERR (13) ×1, +2 other (WR_FLUSH_ERR (5) ×2)": the top detail with its own count, then the rest.
+std::string detail_text(const ErrorGroup& g) {
+  if (g.top_detail.empty()) return fmt::format("{} \u00d7{}", name(g.cls), g.count);
+  auto it = g.details.find(g.top_detail);
+  std::size_t top = it == g.details.end() ? g.count : it->second;
+  std::string s = fmt::format("{} \u00d7{}", g.top_detail, top);
+  std::vector<std::string> rest;
+  for (const auto& [d, n] : g.details)
+    if (d != g.top_detail && rest.size() < 2) rest.push_back(fmt::format("{} \u00d7{}", d, n));
+  if (!rest.empty()) s += fmt::format("; also {}", fmt::join(rest, ", "));
+  if (g.details.size() > 3) s += fmt::format(" and {} more", g.details.size() - 3);
+  return s;
+}
+
 std::string hosts_text(const std::vector<std::string>& hosts) {
   if (hosts.empty()) return "?";
   std::string s;
@@ -475,9 +489,9 @@ std::string health_headline(const TransportHealth& h) {
   if (h.groups.empty()) return {};
   const ErrorGroup& g = h.groups.front();
   std::string what = g.fatal ? what_failed(g.cls) : "degraded";
-  std::string detail = g.top_detail.empty() ? std::string(name(g.cls)) : g.top_detail;
+  std::string detail = detail_text(g);
   if (!g.fatal) detail = std::string(name(g.cls)) + ": " + detail;
-  return fmt::format("{} on {} ({} \u00d7{})", what, hosts_text(g.hosts), detail, g.count);
+  return fmt::format("{} on {} ({})", what, hosts_text(g.hosts), detail);
 }
 
 std::vector<Finding> health_findings(const TransportHealth& h, bool plugin_is_cause) {
@@ -501,8 +515,8 @@ std::vector<Finding> health_findings(const TransportHealth& h, bool plugin_is_ca
     Finding f;
     f.severity = g.fatal ? Severity::kFail : Severity::kWarn;
     f.code = code_of(g.cls);
-    f.message = g.fatal ? fmt::format("NCCL {} on {} ({} \u00d7{}): {}", what_failed(g.cls), hosts_text(g.hosts),
-                                      g.top_detail, g.count, g.meaning)
+    f.message = g.fatal ? fmt::format("NCCL {} on {} ({}): {}", what_failed(g.cls), hosts_text(g.hosts),
+                                      detail_text(g), g.meaning)
                         : fmt::format("NCCL on {}: {} ({} line(s))", hosts_text(g.hosts), g.meaning, g.count);
     nlohmann::json ev = {{"class", std::string(name(g.cls))},
                          {"hosts", g.hosts},

@@ -192,7 +192,8 @@ bool parse_host_pid_tid(std::string_view s, std::string_view& host, long long& p
     if (is_space(c) || c == ':' || c == '[' || c == ']') break;
     --h;
   }
-  if (h == host_end) return false;
+  // An empty host field (`:1701:1740 [0] NCCL INFO`, a container without a hostname) is allowed at the start.
+  if (h == host_end && h != 0) return false;
   host = s.substr(h, host_end - h);
   std::size_t pp = q;
   pid = read_uint(s, pp).value_or(0);
