@@ -47,12 +47,11 @@ json transport_json(const report::TransportResult& r) {
 }
 
 std::string case_name(const testing::TestParamInfo<Case>& info) {
-  std::string n =
-      (info.param.dir.find("public") != std::string::npos ? "public_"
-       : info.param.dir.find("real") != std::string::npos        ? "real_"
-       : info.param.dir.find("constructed") != std::string::npos ? "constructed_"
-                                                                 : "fixture_") +
-      info.param.file;
+  std::string n = (info.param.dir.find("public") != std::string::npos        ? "public_"
+                   : info.param.dir.find("real") != std::string::npos        ? "real_"
+                   : info.param.dir.find("constructed") != std::string::npos ? "constructed_"
+                                                                             : "fixture_") +
+                  info.param.file;
   for (auto& c : n)
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   return n;
@@ -81,7 +80,8 @@ TEST_P(NcclLogExpected, NetworkLinkLayerGdrInterNodeVerdict) {
   }
   // Issue 18: whether the attempted transport worked, why sockets, and which error classes the log shows.
   if (expected.contains("health")) {
-    EXPECT_EQ(t.at("health").at("status"), expected.at("health")) << c.file << "\n" << report::render_transport(r);
+    EXPECT_EQ(t.at("health").at("status"), expected.at("health")) << c.file << "\n"
+                                                                  << report::render_transport(r);
   }
   if (expected.contains("cause")) {
     EXPECT_EQ(t.at("cause"), expected.at("cause")) << c.file;
@@ -112,8 +112,8 @@ TEST_P(NcclLogExpected, NetworkLinkLayerGdrInterNodeVerdict) {
 INSTANTIATE_TEST_SUITE_P(Logs, NcclLogExpected, testing::ValuesIn(cases()), case_name);
 
 TEST(NcclLogExpectedFiles, CoverEveryLogInTheFolders) {
-  // 13 copied fixtures + 6 public logs + 21 real and 9 constructed logs of issue 18; a log without an expected
-  // entry would be silently untested.
+  // 13 copied fixtures + 6 public logs + 21 real and 9 constructed logs of issue 18; a log without an
+  // expected entry would be silently untested.
   EXPECT_EQ(cases().size(), 49u);
 }
 

@@ -30,9 +30,23 @@ int severity_rank(const std::string& s) {
 
 /// Root causes first (DESIGN §5 ordering), the gate's restatement of them last.
 int code_rank(const std::string& c) {
-  static const std::vector<std::string> order = {
-      "WRONG_DATA",      "WATCHDOG_TIMEOUT", "SECTION_FAILED", "RDMA_FALLBACK_SOCKET",
-      "PAIRS_SLOW_HOST", "PAIRS_SLOW_LINK",  "PORT_DOWN",      "PCIE_DOWNTRAINED"};
+  // A failed transport (issue 18: QP setup, CQ errors, bootstrap) comes right after wrong data and lost
+  // ranks; a lost control connection and a job error restate it when it is there.
+  static const std::vector<std::string> order = {"WRONG_DATA",
+                                                 "WATCHDOG_TIMEOUT",
+                                                 "SECTION_FAILED",
+                                                 "NCCL_IB_CONNECT_FAILED",
+                                                 "NCCL_IB_RESOURCE_FAILED",
+                                                 "NCCL_IB_COMPLETION_ERROR",
+                                                 "NCCL_BOOTSTRAP_FAILED",
+                                                 "RDMA_FALLBACK_SOCKET",
+                                                 "NCCL_NET_PLUGIN_FAILED",
+                                                 "NCCL_PEER_CONNECTION_LOST",
+                                                 "NCCL_JOB_ERROR",
+                                                 "PAIRS_SLOW_HOST",
+                                                 "PAIRS_SLOW_LINK",
+                                                 "PORT_DOWN",
+                                                 "PCIE_DOWNTRAINED"};
   if (c == "GATE_CHECK_FAILED") return 100;
   const auto it = std::find(order.begin(), order.end(), c);
   return it == order.end() ? 50 : static_cast<int>(it - order.begin());

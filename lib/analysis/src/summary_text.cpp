@@ -49,8 +49,17 @@ std::string transport_line(const json& doc) {
     if (t[k].is_boolean()) return std::string(t[k].get<bool>() ? "yes" : "no");
     return t[k].dump();
   };
-  return fmt::format("# transport: {} (network {}, link_layer {}, gdr {}, inter_node {})\n", text("verdict"),
-                     text("network"), text("link_layer"), text("gdr"),
+  // The verdict says what was attempted; the health whether it worked (issue 18).
+  std::string health;
+  if (t.contains("health") && t["health"].is_object()) {
+    const auto& h = t["health"];
+    if (h.contains("headline") && h["headline"].is_string())
+      health = " \u2014 " + h["headline"].get<std::string>();
+    else if (h.contains("status") && h["status"].is_string())
+      health = ", health " + h["status"].get<std::string>();
+  }
+  return fmt::format("# transport: {}{} (network {}, link_layer {}, gdr {}, inter_node {})\n",
+                     text("verdict"), health, text("network"), text("link_layer"), text("gdr"),
                      t.contains("inter_node") && t["inter_node"].is_null() ? "unknown" : text("inter_node"));
 }
 

@@ -187,9 +187,10 @@ Proc classify_process_raw(const NcclProcessLog& p) {
   if (!p.ib_devices.empty() && p.network.empty() && !p.ofi && !plugin_failed(p)) {
     r.net_class = "ib_verbs";
     r.net_name = "IB";
-    r.net_basis = fmt::format("NET/IB listed {} device(s) and no other network was chosen (no `Using network` "
-                              "line before NCCL 2.6)",
-                              p.ib_devices.size());
+    r.net_basis = fmt::format(
+        "NET/IB listed {} device(s) and no other network was chosen (no `Using network` "
+        "line before NCCL 2.6)",
+        p.ib_devices.size());
     return r;
   }
   if ((p.ib_no_device || p.ib_init_failed || p.libibverbs_missing) && p.net_plugin.empty() && !p.ofi &&
@@ -412,8 +413,9 @@ TransportAssessment assess(const Scope& s, const Ctx& ctx, std::vector<EvidenceL
       a.link_layer = listed.begin()->first;
       add("nccl_log", s.host, fmt::format("link layer {} from the NET/IB device list", *a.link_layer));
     } else if (!listed.empty()) {
-      a.link_layer_reason = "the NET/IB device list mixes InfiniBand and RoCE ports and no connection line "
-                            "names the device used";
+      a.link_layer_reason =
+          "the NET/IB device list mixes InfiniBand and RoCE ports and no connection line "
+          "names the device used";
     } else if (lid != gid) {
       a.link_layer = lid ? "InfiniBand" : "RoCE";
       add("nccl_log", s.host,
@@ -517,12 +519,13 @@ TransportAssessment assess(const Scope& s, const Ctx& ctx, std::vector<EvidenceL
                 (p.ofi && ofi_provider_is_socket(p.ofi_provider));
     plugin_down = plugin_down || p.ib_init_failed || plugin_failed(p);
     for (const auto& is : p.issues)
-      plugin_error = plugin_error || is.kind == parse::NcclIssueKind::kNetworkNotFound ||
-                     (is.kind == parse::NcclIssueKind::kPlugin &&
-                      is.message.find("NET plugin IB") == std::string::npos);
+      plugin_error =
+          plugin_error || is.kind == parse::NcclIssueKind::kNetworkNotFound ||
+          (is.kind == parse::NcclIssueKind::kPlugin && is.message.find("NET plugin IB") == std::string::npos);
   }
   plugin_down = plugin_down || plugin_error;
-  for (const HostRdmaEvidence* e : s.hw) ports_down = ports_down || (!e->rdma_devices.empty() && e->active_ports == 0);
+  for (const HostRdmaEvidence* e : s.hw)
+    ports_down = ports_down || (!e->rdma_devices.empty() && e->active_ports == 0);
   std::string cause = ctx.configured       ? "user_disabled"
                       : libibverbs_missing ? "libibverbs_missing"
                       : plugin_error       ? "plugin_failed"
@@ -543,7 +546,7 @@ TransportAssessment assess(const Scope& s, const Ctx& ctx, std::vector<EvidenceL
     // `no_rdma_hardware` needs NCCL to have looked and found none (No device found, IB init failed, the
     // inventory) — a log that never shows the IB probe supports only `unknown`.
     const bool looked = no_device || plugin_down || (hw_inspected && hw_none);
-    a.verdict = pos                                          ? "socket_fallback"
+    a.verdict = pos                                        ? "socket_fallback"
                 : cause == "libibverbs_missing" || !looked ? "unknown"
                                                            : "no_rdma_hardware";
   } else if (a.network == "ib_verbs" || a.network == "ofi") {
@@ -758,7 +761,8 @@ TransportResult analyze_transport(const TransportInput& in) {
     // One host whose connection lines are all P2P/SHM (one process driving several GPUs, or several local
     // processes): a ring that left the host would show NET lines on this host too (class 3).
     r.inter_node = false;
-    r.inter_node_basis = fmt::format("{} connection line(s) from one host, all P2P/SHM (no NET)", local_conns);
+    r.inter_node_basis =
+        fmt::format("{} connection line(s) from one host, all P2P/SHM (no NET)", local_conns);
   } else if (test_hosts.size() == 1 && machines <= 1) {
     r.inter_node = false;
     r.inter_node_basis = "nccl-tests header lists every rank on " + *test_hosts.begin();
@@ -908,8 +912,7 @@ TransportResult analyze_transport(const TransportInput& in) {
                   {"network_source", run.network_source},
                   {"lines", by_signature ? evidence_json({"signature", "inventory", "mpi_config"}, 12)
                                          : evidence_json({"nccl_log", "inventory"}, 12)}};
-    if (!by_signature && !run.cause.empty() && run.cause != "unknown")
-      f.message += " — cause: " + run.cause;
+    if (!by_signature && !run.cause.empty() && run.cause != "unknown") f.message += " — cause: " + run.cause;
     f.remedy =
         by_signature
             ? "Let MPI use the RDMA ports: Open MPI with UCX (--mca pml ucx, and remove the ucx/openib "
@@ -918,7 +921,8 @@ TransportResult analyze_transport(const TransportInput& in) {
             ? "Install rdma-core (libibverbs and the provider, e.g. libmlx5) in the image and pass "
               "/dev/infiniband into the container; then NCCL lists the HCAs (`NET/IB : Using ...`)"
         : run.cause == "plugin_failed"
-            ? "The net plugin did not come up: check NCCL_NET_PLUGIN and that the plugin and its dependencies "
+            ? "The net plugin did not come up: check NCCL_NET_PLUGIN and that the plugin and its "
+              "dependencies "
               "load (ldd), or set NCCL_NET_PLUGIN=none to use NCCL's internal IB transport"
         : run.cause == "ports_down"
             ? "Bring the RDMA ports up (ibv_devinfo: PORT_ACTIVE; cable, subnet manager for IB, link for "
@@ -1022,12 +1026,14 @@ TransportResult analyze_transport(const TransportInput& in) {
   }
   // --- health (did the attempted transport work?) and the socket-path checks ---
   r.health = assess_health(in.nccl_logs);
-  for (auto& f : health_findings(r.health, run.verdict == "socket_fallback")) r.findings.push_back(std::move(f));
+  for (auto& f : health_findings(r.health, run.verdict == "socket_fallback"))
+    r.findings.push_back(std::move(f));
   {
     std::vector<const NcclProcessLog*> all_procs;
     for (const auto& pr : procs) all_procs.push_back(pr.p);
     if (auto f = detail::socket_single_nic(all_procs)) r.findings.push_back(std::move(*f));
-    if (auto f = detail::bootstrap_addr_not_routable(all_procs, r.inter_node)) r.findings.push_back(std::move(*f));
+    if (auto f = detail::bootstrap_addr_not_routable(all_procs, r.inter_node))
+      r.findings.push_back(std::move(*f));
   }
   return r;
 }

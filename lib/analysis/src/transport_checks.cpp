@@ -56,23 +56,21 @@ std::optional<Finding> socket_single_nic(const std::vector<const parse::NcclProc
                            : fmt::format("NET/Socket/{}", dev);
     std::vector<std::string> names;
     for (const auto& f : p->socket_ifaces) names.push_back(f.name);
-    nlohmann::json h = {{"host", host},
-                        {"interfaces", names},
-                        {"used", used},
-                        {"net_dev", dev},
-                        {"connections", n}};
+    nlohmann::json h = {
+        {"host", host}, {"interfaces", names}, {"used", used}, {"net_dev", dev}, {"connections", n}};
     auto bw = p->topo_net_gbps.find(dev);
     if (bw != p->topo_net_gbps.end()) {
       h["ceiling_gbps"] = bw->second;
       h["ceiling_gbit"] = bw->second * 8.0;
     }
     if (first_text.empty())
-      first_text = fmt::format("{} lists {} interfaces ({}) but all {} connection line(s) go via NET/Socket/{} ({})",
-                               host, names.size(), fmt::join(names, ", "), n, dev, used) +
-                   (bw != p->topo_net_gbps.end()
-                        ? fmt::format(": capped at {:.2f} GB/s ({:.0f} Gbit/s), NCCL's bandwidth of that NIC",
-                                      bw->second, bw->second * 8.0)
-                        : ": capped at that one NIC's line rate (`ethtool " + used + "` on the host)");
+      first_text =
+          fmt::format("{} lists {} interfaces ({}) but all {} connection line(s) go via NET/Socket/{} ({})",
+                      host, names.size(), fmt::join(names, ", "), n, dev, used) +
+          (bw != p->topo_net_gbps.end()
+               ? fmt::format(": capped at {:.2f} GB/s ({:.0f} Gbit/s), NCCL's bandwidth of that NIC",
+                             bw->second, bw->second * 8.0)
+               : ": capped at that one NIC's line rate (`ethtool " + used + "` on the host)");
     hosts.push_back(std::move(h));
   }
   if (hosts.empty()) return std::nullopt;
@@ -124,7 +122,8 @@ std::optional<Finding> bootstrap_addr_not_routable(const std::vector<const parse
   f.message = "NCCL's bootstrap/socket address cannot route between the hosts: " + first;
   f.evidence = {{"lines", lines}};
   f.remedy =
-      "Give each host its own routable address for NCCL: set NCCL_SOCKET_IFNAME to the data/cluster interface "
+      "Give each host its own routable address for NCCL: set NCCL_SOCKET_IFNAME to the data/cluster "
+      "interface "
       "(not docker0/virbr0/link-local); in containers use host networking or a CNI network that routes "
       "between hosts";
   return f;

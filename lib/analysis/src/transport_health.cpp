@@ -53,15 +53,18 @@ std::string detail_of(NcclErrorClass cls, const parse::NcclIssue& is) {
     case NcclErrorClass::kSocket:
     case NcclErrorClass::kBootstrap:
       if (is.kind == parse::NcclIssueKind::kErrorTrace)
-        return fmt::format("{} -> {}", trace_file(is.message), is.status_name.empty() ? "error" : is.status_name);
-      for (const char* k : {"Connection closed by remote peer", "Connection reset by peer", "Connection refused",
-                            "Connection timed out", "no socket interface found", "Socket recv failed",
-                            "wrong type", "Timeout", "timed out", "No route to host", "Network is unreachable"})
+        return fmt::format("{} -> {}", trace_file(is.message),
+                           is.status_name.empty() ? "error" : is.status_name);
+      for (const char* k :
+           {"Connection closed by remote peer", "Connection reset by peer", "Connection refused",
+            "Connection timed out", "no socket interface found", "Socket recv failed", "wrong type",
+            "Timeout", "timed out", "No route to host", "Network is unreachable"})
         if (has(is.message, k)) return lower(k);
       return cls == NcclErrorClass::kSocket ? "socket error" : "bootstrap error";
     case NcclErrorClass::kSystemError:
       if (is.kind == parse::NcclIssueKind::kErrorTrace)
-        return fmt::format("{} -> {}", trace_file(is.message), is.status_name.empty() ? "error" : is.status_name);
+        return fmt::format("{} -> {}", trace_file(is.message),
+                           is.status_name.empty() ? "error" : is.status_name);
       if (is.kind == parse::NcclIssueKind::kProxy) return "proxy operation failed";
       for (const char* k : {"unhandled system error", "unhandled cuda error", "internal error",
                             "remote process exited", "Cuda failure", "timeout", "abort"})
@@ -84,7 +87,8 @@ std::string meaning_of(NcclErrorClass cls, const std::string& detail, const pars
     case NcclErrorClass::kIbCompletion:
       return completion_meaning(example ? example->status : -1);
     case NcclErrorClass::kBootstrap:
-      return "the ranks could not reach each other or the bootstrap root (NCCL_COMM_ID / rank 0's address): a "
+      return "the ranks could not reach each other or the bootstrap root (NCCL_COMM_ID / rank 0's address): "
+             "a "
              "firewall, an interface without a route between the hosts (NCCL_SOCKET_IFNAME), or a peer that "
              "never started";
     case NcclErrorClass::kSocket:
@@ -118,15 +122,18 @@ std::string remedy_of(NcclErrorClass cls, const parse::NcclIssue* example) {
         case 4:
         case 10:
           return "Check the GPUDirect path, not the fabric: disable PCIe ACS on the switches between GPU and "
-                 "NIC or set the IOMMU to passthrough, check nvidia_peermem / DMA-BUF; NCCL_NET_GDR_LEVEL=LOC "
+                 "NIC or set the IOMMU to passthrough, check nvidia_peermem / DMA-BUF; "
+                 "NCCL_NET_GDR_LEVEL=LOC "
                  "(GDR off) confirms it if the error goes away";
         case 13:
-          return "Look at the peer host first: its process stalled or died before this error (its log's first "
+          return "Look at the peer host first: its process stalled or died before this error (its log's "
+                 "first "
                  "warning)";
         case 5:
           return "Find the first error of the job: a flushed work request follows it";
         default:
-          return "Check the links and the RoCE lossless settings (PFC/ECN on hosts and switches, `ethtool -S` "
+          return "Check the links and the RoCE lossless settings (PFC/ECN on hosts and switches, `ethtool "
+                 "-S` "
                  "pause and discard counters), NCCL_IB_GID_INDEX and the peer's port state; rerun pairs to "
                  "find the link";
       }
@@ -200,7 +207,8 @@ std::string what_failed(NcclErrorClass cls) {
   return {};
 }
 
-// "RNR_RETRY_EXC_ERR (13) ×1, +2 other (WR_FLUSH_ERR (5) ×2)": the top detail with its own count, then the rest.
+// "RNR_RETRY_EXC_ERR (13) ×1, +2 other (WR_FLUSH_ERR (5) ×2)": the top detail with its own count, then the
+// rest.
 std::string detail_text(const ErrorGroup& g) {
   if (g.top_detail.empty()) return fmt::format("{} \u00d7{}", name(g.cls), g.count);
   auto it = g.details.find(g.top_detail);
@@ -268,7 +276,8 @@ TransportHealth assess(const std::vector<const parse::NcclProcessLog*>& procs) {
           if (k == i + 1 && t.message.find("net_ib") != std::string::npos) ib_first = true;
           if (f.rfind("bootstrap.c", 0) == 0) bootstrap = true;
         }
-        // (A socket error inside the bootstrap keeps its class; the bootstrap frames add the bootstrap class.)
+        // (A socket error inside the bootstrap keeps its class; the bootstrap frames add the bootstrap
+        // class.)
         if (bootstrap && is.kind == parse::NcclIssueKind::kWarn)
           cls = NcclErrorClass::kBootstrap;
         else if (ib_first && fatal && !bootstrap)
@@ -282,7 +291,8 @@ TransportHealth assess(const std::vector<const parse::NcclProcessLog*>& procs) {
     std::size_t best = 0;
     for (const auto& [d, n] : a.g.details) {
       bool flush = cls == NcclErrorClass::kIbCompletion && d.find("(5)") != std::string::npos;
-      bool best_flush = cls == NcclErrorClass::kIbCompletion && a.g.top_detail.find("(5)") != std::string::npos;
+      bool best_flush =
+          cls == NcclErrorClass::kIbCompletion && a.g.top_detail.find("(5)") != std::string::npos;
       if (a.g.top_detail.empty() || (best_flush && !flush) || (flush == best_flush && n > best)) {
         a.g.top_detail = d;
         best = n;
@@ -347,9 +357,9 @@ bool classify_issue(const parse::NcclIssue& is, NcclErrorClass& cls, bool& fatal
   fatal = true;
   switch (is.kind) {
     case K::kIbvCall:
-      cls = is.ibv_function == "ibv_poll_cq"     ? NcclErrorClass::kIbCompletion
+      cls = is.ibv_function == "ibv_poll_cq"    ? NcclErrorClass::kIbCompletion
             : is_resource_call(is.ibv_function) ? NcclErrorClass::kIbResource
-                                                 : NcclErrorClass::kIbConnect;
+                                                : NcclErrorClass::kIbConnect;
       return true;
     case K::kCompletion:
       cls = NcclErrorClass::kIbCompletion;
@@ -403,9 +413,9 @@ bool classify_issue(const parse::NcclIssue& is, NcclErrorClass& cls, bool& fatal
         cls = NcclErrorClass::kBootstrap;
         return true;
       }
-      for (const char* k : {"unhandled system error", "unhandled cuda error", "internal error",
-                            "remote process exited", "Cuda failure", "NCCL failure", "timeout", "timed out",
-                            "abort", "watchdog"})
+      for (const char* k :
+           {"unhandled system error", "unhandled cuda error", "internal error", "remote process exited",
+            "Cuda failure", "NCCL failure", "timeout", "timed out", "abort", "watchdog"})
         if (has(is.message, k)) {
           cls = NcclErrorClass::kSystemError;
           return true;
@@ -441,11 +451,12 @@ std::string completion_meaning(int status) {
       return "transport retry counter exceeded (RETRY_EXC_ERR): the peer did not acknowledge — peer "
              "unreachable, lossy RoCE (PFC/ECN), a flapping link or a wrong GID";
     case 13:
-      return "receiver-not-ready retries exceeded (RNR_RETRY_EXC_ERR): the peer did not post receives in time "
+      return "receiver-not-ready retries exceeded (RNR_RETRY_EXC_ERR): the peer did not post receives in "
+             "time "
              "(its process stalled or died)";
     default:
-      return status < 0 ? "a completion error" : fmt::format("completion status {} ({})", status,
-                                                             parse::ibv_wc_status_name(status));
+      return status < 0 ? "a completion error"
+                        : fmt::format("completion status {} ({})", status, parse::ibv_wc_status_name(status));
   }
 }
 
@@ -463,8 +474,7 @@ std::string ibv_call_meaning(const std::string& function, const std::string& err
     if (has(e, "Invalid argument"))
       return "the port rejected the QP attributes: port not ACTIVE, a GID type it does not support, or a "
              "path MTU above the port's";
-    if (has(e, "Cannot allocate memory"))
-      return "the HCA ran out of QP resources or locked memory";
+    if (has(e, "Cannot allocate memory")) return "the HCA ran out of QP resources or locked memory";
     return "the queue pair could not be set up" + (e.empty() ? std::string() : " (" + e + ")");
   }
   if (function.rfind("ibv_reg", 0) == 0)
@@ -518,17 +528,19 @@ std::vector<Finding> health_findings(const TransportHealth& h, bool plugin_is_ca
     f.message = g.fatal ? fmt::format("NCCL {} on {} ({}): {}", what_failed(g.cls), hosts_text(g.hosts),
                                       detail_text(g), g.meaning)
                         : fmt::format("NCCL on {}: {} ({} line(s))", hosts_text(g.hosts), g.meaning, g.count);
-    nlohmann::json ev = {{"class", std::string(name(g.cls))},
-                         {"hosts", g.hosts},
-                         {"count", g.count},
-                         {"first", {{"host", g.first_host}, {"line", g.first_line}, {"message", g.first_message}}},
-                         {"details", g.details},
-                         {"meaning", g.meaning}};
+    nlohmann::json ev = {
+        {"class", std::string(name(g.cls))},
+        {"hosts", g.hosts},
+        {"count", g.count},
+        {"first", {{"host", g.first_host}, {"line", g.first_line}, {"message", g.first_message}}},
+        {"details", g.details},
+        {"meaning", g.meaning}};
     if (g.hosts.size() == 1 && g.hosts.front() != "(no prefix)") ev["host"] = g.hosts.front();
     if (g.fatal && !consequences.empty()) {
       nlohmann::json c = nlohmann::json::array();
       for (const ErrorGroup* k : consequences)
-        c.push_back({{"class", std::string(name(k->cls))}, {"count", k->count}, {"first_message", k->first_message}});
+        c.push_back(
+            {{"class", std::string(name(k->cls))}, {"count", k->count}, {"first_message", k->first_message}});
       ev["consequences"] = std::move(c);
     }
     f.evidence = std::move(ev);
@@ -541,19 +553,24 @@ std::vector<Finding> health_findings(const TransportHealth& h, bool plugin_is_ca
 nlohmann::json health_json(const TransportHealth& h) {
   nlohmann::json classes = nlohmann::json::array();
   for (const auto& g : h.groups)
-    classes.push_back({{"class", std::string(name(g.cls))},
-                       {"fatal", g.fatal},
-                       {"count", g.count},
-                       {"hosts", g.hosts},
-                       {"first", {{"host", g.first_host}, {"line", g.first_line}, {"message", g.first_message}}},
-                       {"details", g.details},
-                       {"meaning", g.meaning},
-                       {"remedy", g.remedy}});
+    classes.push_back(
+        {{"class", std::string(name(g.cls))},
+         {"fatal", g.fatal},
+         {"count", g.count},
+         {"hosts", g.hosts},
+         {"first", {{"host", g.first_host}, {"line", g.first_line}, {"message", g.first_message}}},
+         {"details", g.details},
+         {"meaning", g.meaning},
+         {"remedy", g.remedy}});
   nlohmann::json folded = nlohmann::json::array();
   for (const auto& g : h.folded)
-    folded.push_back({{"class", std::string(name(g.cls))}, {"count", g.count}, {"first_message", g.first_message}});
-  nlohmann::json j = {{"status", h.status},   {"errors", h.errors}, {"retries", h.retries},
-                      {"classes", classes}, {"folded", folded}};
+    folded.push_back(
+        {{"class", std::string(name(g.cls))}, {"count", g.count}, {"first_message", g.first_message}});
+  nlohmann::json j = {{"status", h.status},
+                      {"errors", h.errors},
+                      {"retries", h.retries},
+                      {"classes", classes},
+                      {"folded", folded}};
   std::string head = health_headline(h);
   j["headline"] = head.empty() ? nlohmann::json(nullptr) : nlohmann::json(head);
   return j;

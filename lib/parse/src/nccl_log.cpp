@@ -201,10 +201,11 @@ bool parse_host_pid_tid(std::string_view s, std::string_view& host, long long& p
 }
 
 // NCCL 2.0 - 2.2 printed the level without the `NCCL` word: `host:pid:tid [dev] INFO msg`,
-// `host:pid:tid [dev] file:line WARN msg` (horovod/horovod#57, #147, #666; NVIDIA/nccl-tests#15). Accepted only
-// with the full `host:pid:tid [dev]` prefix before the level word, so prose with "INFO" stays foreign.
+// `host:pid:tid [dev] file:line WARN msg` (horovod/horovod#57, #147, #666; NVIDIA/nccl-tests#15). Accepted
+// only with the full `host:pid:tid [dev]` prefix before the level word, so prose with "INFO" stays foreign.
 bool find_old_marker(std::string_view l, std::size_t& pos, Level& level, std::size_t& msg_at) {
-  for (auto [word, lv] : {std::pair<std::string_view, Level>{" INFO ", Level::kInfo}, {" WARN ", Level::kWarn}}) {
+  for (auto [word, lv] :
+       {std::pair<std::string_view, Level>{" INFO ", Level::kInfo}, {" WARN ", Level::kWarn}}) {
     std::size_t at = l.find(word);
     if (at == std::string_view::npos || at > 256) continue;
     std::string_view pre = trim(l.substr(0, at));
@@ -330,9 +331,10 @@ bool is_command_line(std::string_view t) {
   }
   std::string_view w = first_token(t);
   if (starts_with(w, "NCCL_") && w.find('=') != std::string_view::npos) return true;
-  for (std::string_view cmd : {"mpirun", "mpiexec", "srun", "export", "env", "torchrun", "python", "python3",
-                               "deepspeed", "horovodrun", "docker", "kubectl", "sbatch", "salloc", "bash", "sh",
-                               "singularity", "apptainer", "enroot", "./"})
+  for (std::string_view cmd :
+       {"mpirun",  "mpiexec",   "srun",        "export",    "env",     "torchrun", "python",
+        "python3", "deepspeed", "horovodrun",  "docker",    "kubectl", "sbatch",   "salloc",
+        "bash",    "sh",        "singularity", "apptainer", "enroot",  "./"})
     if (w == cmd || (cmd == "./" && starts_with(w, cmd)) || ends_with(w, "/" + std::string(cmd))) return true;
   return false;
 }
@@ -454,9 +456,9 @@ void NcclLogParser::drop_phantom_process() {
                            [](const NcclProcessLog& p) { return !p.host.empty(); });
   const NcclProcessLog& p = *it;
   bool only_issues = p.network.empty() && p.ib_devices.empty() && p.connections_total == 0 &&
-                     p.socket_ifaces.empty() && p.bootstrap_ifaces.empty() && p.env.empty() && !p.ib_no_device &&
-                     !p.libibverbs_missing && p.gdr_hca.empty() && p.gdr_pairs.empty() && p.version.empty() &&
-                     p.net_plugin.empty() && !p.nranks && !p.nnodes && !p.ofi;
+                     p.socket_ifaces.empty() && p.bootstrap_ifaces.empty() && p.env.empty() &&
+                     !p.ib_no_device && !p.libibverbs_missing && p.gdr_hca.empty() && p.gdr_pairs.empty() &&
+                     p.version.empty() && p.net_plugin.empty() && !p.nranks && !p.nnodes && !p.ofi;
   if (!named || !only_issues || p.message_only_lines != p.lines) return;
   log_.stats.message_only_lines -= std::min(log_.stats.message_only_lines, p.lines);
   log_.stats.foreign_lines += p.lines;
@@ -527,8 +529,8 @@ void NcclLogParser::line(std::string_view raw) {
   if (starts_with(body, "NCCL version ")) {
     ++st.message_only_lines;
     flush_pending_version(std::nullopt);
-    pending_version_ = PendingVersion{std::string(first_token(body.substr(13))), last_process_,
-                                      tag_output_rank(t)};
+    pending_version_ =
+        PendingVersion{std::string(first_token(body.substr(13))), last_process_, tag_output_rank(t)};
     return;
   }
   NcclTestsRank tr;

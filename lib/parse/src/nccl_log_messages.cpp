@@ -776,14 +776,15 @@ bool handle_message(NcclProcessLog& p, std::string_view msg, bool warn, std::siz
     p.libibverbs_missing = true;
     add_issue(p, NcclIssueKind::kLibibverbs, warn, msg, lineno);
     issue_recorded = known = true;
-  } else if (!warn && contains(msg, "retrying") && (contains(msg, "connect") || contains(msg, "Connection"))) {
+  } else if (!warn && contains(msg, "retrying") &&
+             (contains(msg, "connect") || contains(msg, "Connection"))) {
     // INFO `Call to connect returned Connection refused, retrying` (misc/socket.cc): the peer was not
     // listening yet; NCCL retries. Only a WARN after the retries is an error.
     ++p.socket_retries;
     known = true;
   } else if (contains(msg, "socketProgress") || contains(msg, "Socket recv failed") ||
-             contains(msg, "Call to connect") || contains(msg, "Call to recv") || contains(msg, "Call to send") ||
-             contains(msg, "Socket creation failed") ||
+             contains(msg, "Call to connect") || contains(msg, "Call to recv") ||
+             contains(msg, "Call to send") || contains(msg, "Socket creation failed") ||
              contains(msg, "socketFinalizeAccept") || contains(msg, "Connection closed by remote peer") ||
              contains(msg, "Connection refused") || contains(msg, "Connection reset by peer")) {
     add_issue(p, NcclIssueKind::kSocket, warn, msg, lineno);

@@ -24,8 +24,8 @@ namespace fabcheck::report {
 
 /// Error classes, root causes first.
 enum class NcclErrorClass {
-  kIbConnect,     ///< QP setup: `Call to ibv_modify_qp|ibv_create_qp ... failed`
-  kIbResource,    ///< verbs resources: `ibv_reg_mr`, `ibv_reg_dmabuf_mr`, `ibv_alloc_pd`, `ibv_create_cq`, ...
+  kIbConnect,   ///< QP setup: `Call to ibv_modify_qp|ibv_create_qp ... failed`
+  kIbResource,  ///< verbs resources: `ibv_reg_mr`, `ibv_reg_dmabuf_mr`, `ibv_alloc_pd`, `ibv_create_cq`, ...
   kIbCompletion,  ///< `NET/IB : Got completion [from peer ...] with error N | status=N`
   kBootstrap,     ///< bootstrap / connect failures and timeouts, `Bootstrap : no socket interface found`
   kSocket,        ///< a TCP control/proxy connection broke (`socketProgress: Connection closed ...`)
@@ -42,26 +42,26 @@ std::string_view name(NcclErrorClass c);
 /// One error class present in the logs.
 struct ErrorGroup {
   NcclErrorClass cls = NcclErrorClass::kOtherWarn;  ///< class
-  bool fatal = false;                 ///< ends or cripples the job (status `failed`)
-  std::size_t count = 0;              ///< lines of this class (over every process; capped lists counted)
-  std::vector<std::string> hosts;     ///< hosts that logged it, by first appearance
-  std::string first_host;             ///< host of the first line
-  std::size_t first_line = 0;         ///< line number of the first line (in its log)
-  std::string first_message;          ///< the first line's message, as printed
+  bool fatal = false;                               ///< ends or cripples the job (status `failed`)
+  std::size_t count = 0;           ///< lines of this class (over every process; capped lists counted)
+  std::vector<std::string> hosts;  ///< hosts that logged it, by first appearance
+  std::string first_host;          ///< host of the first line
+  std::size_t first_line = 0;      ///< line number of the first line (in its log)
+  std::string first_message;       ///< the first line's message, as printed
   std::map<std::string, std::size_t> details;  ///< decoded key → count, e.g. "ibv_modify_qp: Network is
                                                ///< unreachable", "RETRY_EXC_ERR (12)"
-  std::string top_detail;  ///< the most frequent key of `details` ("" when none)
-  std::string meaning;     ///< what the most frequent detail means (decoded), one sentence
-  std::string remedy;      ///< what to do, one sentence
+  std::string top_detail;                      ///< the most frequent key of `details` ("" when none)
+  std::string meaning;  ///< what the most frequent detail means (decoded), one sentence
+  std::string remedy;   ///< what to do, one sentence
 };
 
 /// Health of the transport over all logs.
 struct TransportHealth {
-  std::string status = "ok";        ///< ok | degraded | failed
-  std::vector<ErrorGroup> groups;   ///< present classes: fatal first, then in enum order
-  std::vector<ErrorGroup> folded;   ///< system_error lines that only restate a more specific fatal class
-  std::size_t errors = 0;           ///< warning/error lines in the groups
-  std::size_t retries = 0;          ///< INFO retry lines (NCCL retried a verbs call or a connect): not errors
+  std::string status = "ok";       ///< ok | degraded | failed
+  std::vector<ErrorGroup> groups;  ///< present classes: fatal first, then in enum order
+  std::vector<ErrorGroup> folded;  ///< system_error lines that only restate a more specific fatal class
+  std::size_t errors = 0;          ///< warning/error lines in the groups
+  std::size_t retries = 0;         ///< INFO retry lines (NCCL retried a verbs call or a connect): not errors
 };
 
 /// Puts one recorded issue in its class; `fatal` gets whether it ends the job. Returns false for lines that

@@ -142,9 +142,9 @@ struct NcclProcessLog {
   std::vector<NcclNetDevice> ib_devices;  ///< last non-empty `NET/IB : Using` list (or 2.3 device lines)
   bool ib_using_empty =
       false;  ///< a `NET/IB : Using [RO]; OOB ...` line with no device (2.24+ after no device)
-  bool ib_no_device = false;                ///< `NET/IB : No device found.`
-  bool ib_init_failed = false;              ///< `Failed to initialize NET plugin IB` (2.27+)
-  bool libibverbs_missing = false;          ///< `Failed to open libibverbs.so`
+  bool ib_no_device = false;        ///< `NET/IB : No device found.`
+  bool ib_init_failed = false;      ///< `Failed to initialize NET plugin IB` (2.27+)
+  bool libibverbs_missing = false;  ///< `Failed to open libibverbs.so`
   bool ib_sideband = false;  ///< 2.0 - 2.3 `NET/IB : Using interface X for sideband communication`: IB looked
   std::vector<NcclIface> socket_ifaces;     ///< `NET/Socket : Using` list
   std::vector<NcclIface> bootstrap_ifaces;  ///< `Bootstrap : Using` (and 2.3 `NET : Using interface`)
@@ -161,18 +161,18 @@ struct NcclProcessLog {
       false;  ///< an error line with a link-local peer on an IPoIB netdev (`fe80::..%ib0`): IB
   std::map<int, double> topo_net_gbps;  ///< topology dump `+ NET[1.2] - NET/0 (0/0/1.250000)`: NET index →
                                         ///< its bandwidth (third field, GB/s = 1e9 B/s; NCCL's `net.bw`)
-  std::optional<bool> nvls_available;       ///< `NVLS multicast support is [not ]available`
-  int nvls_channels = 0;                    ///< `N nvls channels` (largest seen)
+  std::optional<bool> nvls_available;   ///< `NVLS multicast support is [not ]available`
+  int nvls_channels = 0;                ///< `N nvls channels` (largest seen)
   std::vector<NcclConnection> connections;  ///< connection lines (first kMaxConnections)
   std::size_t connections_total = 0;        ///< all connection lines, also those beyond the cap
   std::map<std::string, std::string> env;   ///< `NCCL_X set by environment to Y.` echoes (value as printed)
   std::size_t ib_retries = 0;      ///< INFO `Call to ibv_... failed ..., retrying` lines (2.27+), not errors
   std::size_t socket_retries = 0;  ///< INFO `Call to connect returned ..., retrying` lines, not errors
-  std::vector<NcclIssue> issues;            ///< warnings/errors (first kMaxIssues)
-  std::size_t issues_total = 0;             ///< all warnings/errors, also those beyond the cap
-  std::size_t lines = 0;                    ///< lines attributed to this process
-  std::size_t message_only_lines = 0;       ///< of them: prefix-less lines (no NCCL INFO/WARN envelope)
-  std::size_t first_line = 0;               ///< first line number of this process
+  std::vector<NcclIssue> issues;   ///< warnings/errors (first kMaxIssues)
+  std::size_t issues_total = 0;    ///< all warnings/errors, also those beyond the cap
+  std::size_t lines = 0;           ///< lines attributed to this process
+  std::size_t message_only_lines = 0;  ///< of them: prefix-less lines (no NCCL INFO/WARN envelope)
+  std::size_t first_line = 0;          ///< first line number of this process
 };
 
 /// A rank of an nccl-tests `# Using devices` header (`#  Rank  0 Group  0 Pid 120890 on node01 device  0
@@ -201,10 +201,11 @@ struct NcclLogStats {
 
 /// A whole parsed log (one file or text).
 struct NcclLog {
-  std::string source;                              ///< file name or label
-  std::vector<NcclProcessLog> processes;           ///< by first appearance; host "" = prefix-less lines
-  std::vector<std::string> bare_versions;  ///< bare `NCCL version X` lines (2.3 - 2.21 rank 0 stdout) that
-                                           ///< no host's lines surround (the others set that process' version)
+  std::string source;                     ///< file name or label
+  std::vector<NcclProcessLog> processes;  ///< by first appearance; host "" = prefix-less lines
+  std::vector<std::string>
+      bare_versions;  ///< bare `NCCL version X` lines (2.3 - 2.21 rank 0 stdout) that
+                      ///< no host's lines surround (the others set that process' version)
   std::map<std::string, std::string> command_env;  ///< `NCCL_X=Y` assignments of command lines in the log
                                                    ///< (a shell prompt or a command word before them:
                                                    ///< `$ NCCL_X=1 ./a.out`, `mpirun -x`, `export`);
