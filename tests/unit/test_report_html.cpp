@@ -188,3 +188,20 @@ TEST(ReportHtml, CitesTheDesignDocumentThatIsInTheRepository) {
   const std::string text((std::istreambuf_iterator<char>(readme)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("(docs/DESIGN.md)"), std::string::npos) << "README links the design document";
 }
+
+TEST(ReportHtml, FailedTransportIsNeverAGoodCard) {
+  // Issue 18: the verdict says what was attempted (rdma), the health whether it worked (failed).
+  json r = {{"schema_version", 1},
+            {"transport",
+             {{"verdict", "rdma"},
+              {"network", "ib_verbs"},
+              {"health",
+               {{"status", "failed"},
+                {"headline",
+                 "connection setup FAILED on node01 (ibv_modify_qp: Network is unreachable \u00d717)"}}}}}};
+  const std::string page = render_html(r);
+  EXPECT_NE(page.find("<div class=\"card bad\" id=\"transport\">"), std::string::npos);
+  EXPECT_NE(page.find("connection setup FAILED on node01"), std::string::npos);
+  r["transport"]["health"] = {{"status", "ok"}};
+  EXPECT_NE(render_html(r).find("<div class=\"card good\" id=\"transport\">"), std::string::npos);
+}

@@ -526,13 +526,13 @@ TransportAssessment assess(const Scope& s, const Ctx& ctx, std::vector<EvidenceL
   plugin_down = plugin_down || plugin_error;
   for (const HostRdmaEvidence* e : s.hw)
     ports_down = ports_down || (!e->rdma_devices.empty() && e->active_ports == 0);
-  std::string cause = ctx.configured       ? "user_disabled"
-                      : libibverbs_missing ? "libibverbs_missing"
-                      : plugin_error       ? "plugin_failed"
-                      : no_device          ? "no_device"
-                      : plugin_down        ? "plugin_failed"
-                      : ports_down         ? "ports_down"
-                                           : "unknown";
+  std::string cause = ctx.configured                           ? "user_disabled"
+                      : libibverbs_missing                     ? "libibverbs_missing"
+                      : plugin_error                           ? "plugin_failed"
+                      : no_device || (hw_inspected && hw_none) ? "no_device"
+                      : plugin_down                            ? "plugin_failed"
+                      : ports_down                             ? "ports_down"
+                                                               : "unknown";
 
   // --- verdict (DESIGN §5 precedence) ---
   bool pos = !positive.empty();

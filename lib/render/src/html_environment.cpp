@@ -114,10 +114,11 @@ std::string render_environment(const json& r) {
     std::vector<std::vector<std::string>> rows;
     for (const auto& h : ph) {
       rows.push_back({text(get(h, "host")), text(get(h, "network")), text(get(h, "link_layer")),
-                      text(get(h, "gdr")), text(get(h, "verdict"))});
+                      text(get(h, "gdr")), text(get(h, "verdict")), text(get(h, "health")),
+                      text(get(h, "errors_total"))});
     }
     out += "<h3>Transport per host</h3>\n" +
-           table({"host", "network", "link layer", "GPUDirect", "verdict"}, rows);
+           table({"host", "network", "link layer", "GPUDirect", "verdict", "health", "errors"}, rows);
   }
   const auto& hosts = as_array(get_path(r, {"inventory", "hosts"}));
   if (hosts.empty()) {

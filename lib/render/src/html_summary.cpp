@@ -52,11 +52,21 @@ std::string transport_card(const json& r) {
       why = as_string(get_path(r, {"run", "sections", "inventory", "reason"}), "no transport verdict");
     return card("transport", "", "Transport verdict", "—", html_escape(why));
   }
-  std::string cls = verdict == "rdma" ? "good" : verdict == "socket_fallback" ? "bad" : "warn";
+  // The verdict says what was attempted; the health whether it worked (issue 18): an `rdma` whose
+  // connections failed is never shown as good.
+  const std::string health = as_string(get_path(r, {"transport", "health", "status"}));
+  const std::string headline = as_string(get_path(r, {"transport", "health", "headline"}));
+  std::string cls = health == "failed"                                        ? "bad"
+                    : verdict == "rdma" && (health.empty() || health == "ok") ? "good"
+                    : verdict == "socket_fallback"                            ? "bad"
+                                                                              : "warn";
   std::string sub =
       fmt::format("network {} · link layer {} · GPUDirect {} · inter-node {}", text(get(*t, "network")),
                   text(get(*t, "link_layer")), text(get(*t, "gdr")), text(get(*t, "inter_node")));
-  return card("transport", cls, "Transport verdict", html_escape(verdict), sub);
+  if (!headline.empty()) sub = html_escape(headline) + "<br>" + sub;
+  std::string value =
+      html_escape(verdict) + (health.empty() || health == "ok" ? "" : " · " + html_escape(health));
+  return card("transport", cls, "Transport verdict", value, sub);
 }
 
 std::string gate_card(const json& r) {
