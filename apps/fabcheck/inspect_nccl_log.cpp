@@ -1,6 +1,7 @@
 // Offline NCCL-log inspection: parse → transport verdict → console + JSON report. No MPI.
 #include "inspect_nccl_log.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -22,7 +23,23 @@ int run_inspect_nccl_logs(const std::vector<std::string>& files, const std::stri
       throw UsageError("--nccl-log: cannot read " + f +
                        " (give an existing, readable NCCL_DEBUG=INFO log file)");
   }
+  // One log given twice (or under two names) would double every count (issue 18 review).
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    struct stat a {};
+    if (::stat(files[i].c_str(), &a) != 0) continue;
+    for (std::size_t j = 0; j < i; ++j) {
+      struct stat b {};
+      if (::stat(files[j].c_str(), &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+        throw UsageError("--nccl-log: " + files[i] + " is the same file as " + files[j] +
+                         " (give each log once)");
+    }
+  }
   if (!json_path.empty()) report::check_writable(json_path, "--json");
+  {
+    std::vector<std::pair<std::string, std::string>> inputs;
+    for (const auto& f : files) inputs.emplace_back("--nccl-log", f);
+    report::check_distinct_paths(inputs, {{"--json", json_path}});
+  }
 
   report::TransportInput in;
   for (const auto& f : files) in.nccl_logs.push_back(parse::parse_nccl_log_file(f));

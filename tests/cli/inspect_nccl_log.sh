@@ -48,4 +48,14 @@ rc=$?
 set -e
 test "$rc" = 2
 test "$(wc -l <"$tmp/err4")" = 1
+# One log twice (also under another name) would double every count: exit 2, one line, nothing written.
+set +e
+"$FABCHECK" inspect --nccl-log "$logs/02-socket-no-ib-gcp-2.7.8.log" "$logs/../nccl-logs/02-socket-no-ib-gcp-2.7.8.log" \
+  --json "$tmp/dup.json" >/dev/null 2>"$tmp/err5"
+rc=$?
+set -e
+test "$rc" = 2
+test "$(wc -l <"$tmp/err5")" = 1
+grep -q 'same file' "$tmp/err5"
+test ! -e "$tmp/dup.json"
 echo "inspect --nccl-log: ok"

@@ -346,3 +346,172 @@ TEST(Issue18Health, HealthJsonCarriesClassesAndHeadline) {
   EXPECT_EQ(h["classes"][0]["details"]["RETRY_EXC_ERR (12)"], 1);
   EXPECT_EQ(h["headline"], "data transfer FAILED on n1 (RETRY_EXC_ERR (12) \u00d71)");
 }
+
+// ---------------------------------------------------------------- review of issue 18 (a hostile reader's
+// cases)
+
+namespace {
+
+std::string two_host_ib() {
+  std::string t;
+  for (const char* h : {"node01", "node02"}) {
+    t += info(h, "NET/IB : Using [0]mlx5_0:1/IB [RO]; OOB ib0:192.0.2.1<0>");
+    t += info(h, "Using network IB");
+    t += info(h, "comm 0x1 rank 0 nRanks 2 nNodes 2 localRanks 1 localRank 0 MNNVL 0");
+    t += info(h, "Channel 00/0 : 1[0] -> 0[0] [receive] via NET/IB/0/GDRDMA");
+  }
+  return t;
+}
+
+const report::Finding* finding(const report::TransportResult& r, const std::string& code) {
+  for (const auto& f : r.findings)
+    if (f.code == code) return &f;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST(Issue18Review, AsyncFatalEventsFailNonFatalOnesDoNot) {
+  for (const char* m :
+       {"NET/IB : mlx5_0:1 async fatal event: local catastrophic error",
+        "NET/IB : mlx5_0:1 async fatal event on QP (0x1a2b): local access violation work queue error",
+        "NET/IB : Got async event : port error"}) {
+    auto r = analyze(two_host_ib() + warn("node02", m));
+    EXPECT_EQ(r.health.status, "failed") << m;
+    ASSERT_NE(finding(r, "NCCL_IB_DEVICE_ERROR"), nullptr) << m;
+    EXPECT_EQ(finding(r, "NCCL_IB_DEVICE_ERROR")->evidence["host"], "node02");
+  }
+  for (const char* m : {"NET/IB : mlx5_0:1 Got async event : GID table change",
+                        "NET/IB : mlx5_0:1 async non-fatal event: port active",
+                        "NET/IB : mlx5_0:1 Got async event : client reregistration",
+                        "nvmlDeviceGetNvLinkRemoteDeviceType() failed: Not Supported"}) {
+    auto r = analyze(two_host_ib() + warn("node02", m));
+    EXPECT_EQ(r.health.status, "ok") << m;
+  }
+}
+
+TEST(Issue18Review, ALateRootCauseIsNotLostBehindManyWarnings) {
+  std::string t = two_host_ib();
+  for (int i = 0; i < 300; ++i) t += warn("node01", "nvmlDeviceGetFieldValues() failed: Unknown Error");
+  t += warn("node01", "Call to ibv_modify_qp failed with error Network is unreachable");
+  auto r = analyze(t);
+  EXPECT_EQ(r.health.status, "failed");
+  EXPECT_NE(finding(r, "NCCL_IB_CONNECT_FAILED"), nullptr);
+  // 300 flushed work requests, then the status that caused them: the headline names 12, counts stay whole.
+  std::string u = two_host_ib();
+  for (int i = 0; i < 300; ++i)
+    u += warn("node01",
+              "NET/IB : Got completion from peer 192.0.2.2<1> with status=5 opcode=0 len=0 vendor err 249");
+  u += warn("node01",
+            "NET/IB : Got completion from peer 192.0.2.2<1> with status=12 opcode=0 len=0 vendor err 129");
+  auto q = analyze(u);
+  ASSERT_FALSE(q.health.groups.empty());
+  EXPECT_EQ(q.health.groups[0].top_detail, "RETRY_EXC_ERR (12)");
+  EXPECT_EQ(q.health.groups[0].details.at("WR_FLUSH_ERR (5)"), 300u);
+  EXPECT_EQ(q.health.groups[0].count, 301u);
+}
+
+TEST(Issue18Review, OfiDataPathErrorIsATransferFailure) {
+  auto r =
+      analyze(info("a", "Using network AWS Libfabric") + info("a", "comm 0x1 rank 0 nRanks 2 nNodes 2") +
+              warn("a",
+                   "NET/OFI Request 0x7f completed with error. RC: 5. Error: Input/output error. "
+                   "Completed length: 0, Request: { dev: 0, size: 1048576, state: CREATED, type: SEND }"));
+  EXPECT_EQ(r.health.status, "failed");
+  EXPECT_NE(finding(r, "NCCL_IB_COMPLETION_ERROR"), nullptr);
+  EXPECT_EQ(finding(r, "NCCL_NET_PLUGIN_FAILED"), nullptr);
+}
+
+TEST(Issue18Review, ApplicationErrorsCountOnlyWithoutNcclsOwn) {
+  // PyTorch's summary and its `Last error:` echo are all the log shows of the failure.
+  auto r =
+      analyze(two_host_ib() +
+              "[rank1]: torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:2006, remote "
+              "process exited or there was a network error, NCCL version 2.21.5\n"
+              "[rank1]: Last error:\n"
+              "[rank1]: NET/IB : Got completion from peer 192.0.2.11<40000> with status=12 opcode=0 len=0 "
+              "vendor err 129 (Send)\n");
+  EXPECT_EQ(r.health.status, "failed");
+  EXPECT_NE(finding(r, "NCCL_IB_COMPLETION_ERROR"), nullptr);
+  ASSERT_EQ(r.per_host.size(), 2u);  // no third host for the echo
+  // nccl-tests' own summary line.
+  auto t = analyze(two_host_ib() +
+                   " node01: Test NCCL failure common.cu:1279 'remote process exited or there was a "
+                   "network error / '\n");
+  EXPECT_EQ(t.health.status, "failed");
+  // When NCCL's lines show the failure, the echo adds nothing.
+  auto u = analyze(two_host_ib() +
+                   warn("node01", "Call to ibv_modify_qp failed with error Network is unreachable") +
+                   "Last error:\nCall to ibv_modify_qp failed with error Network is unreachable\n");
+  ASSERT_EQ(u.health.groups.size(), 1u);
+  EXPECT_EQ(u.health.groups[0].count, 1u);
+}
+
+TEST(Issue18Review, SocketAndProbeWarnings) {
+  auto truncated = analyze(two_host_ib() + warn("node02",
+                                                "NET/Socket : peer 192.0.2.11<40123> message truncated : "
+                                                "receiving 1048576 bytes instead of 65536"));
+  EXPECT_EQ(truncated.health.status, "failed");
+  // NCCL skips an HCA it cannot open and runs on the others: a warning, not a failure.
+  auto skipped = analyze(two_host_ib() + warn("node01", "Call to ibv_open_device failed") +
+                         warn("node01", "NET/IB : Unable to open device mlx5_2"));
+  EXPECT_EQ(skipped.health.status, "degraded");
+  EXPECT_EQ(finding(skipped, "NCCL_IB_RESOURCE_FAILED"), nullptr);
+  // socketStartConnect whose frames run through the IB transport is the IB connection setup.
+  auto oob = analyze(
+      two_host_ib() +
+      "node02:100:102 [0] misc/socket.cc:500 NCCL WARN socketStartConnect: Connect to 192.0.2.1<4321> "
+      "failed : Connection refused\n" +
+      info("node02", "misc/socket.cc:560 -> 6") + info("node02", "transport/net_ib.cc:1054 -> 6"));
+  EXPECT_NE(finding(oob, "NCCL_IB_CONNECT_FAILED"), nullptr);
+  EXPECT_EQ(finding(oob, "NCCL_BOOTSTRAP_FAILED"), nullptr);
+}
+
+TEST(Issue18Review, IbDisableIsNcclsIntegerParse) {
+  auto base = [](const std::string& v) {
+    return info("a", "NCCL_IB_DISABLE set by environment to " + v + ".") + info("a", "Using network Socket") +
+           info("b", "Using network Socket") + info("a", "Bootstrap : Using ib0:192.0.2.1<0>");
+  };
+  EXPECT_EQ(analyze(base("10")).run.verdict, "socket_configured");
+  EXPECT_EQ(analyze(base("-1")).run.verdict, "socket_configured");
+  EXPECT_NE(analyze(base("0")).run.verdict, "socket_configured");
+  EXPECT_NE(analyze(base("true")).run.verdict, "socket_configured");  // strtoll("true") is 0
+}
+
+TEST(Issue18Review, QuotedOrCommentedLinesAreNotNccl) {
+  auto r = analyze(
+      two_host_ib() +
+      "# previous run: node01:100:102 [0] misc/ibvwrap.cc:190 NCCL WARN Call to ibv_modify_qp failed\n"
+      "echo \"node02:100:102 [0] transport/net_ib.cc:1 NCCL WARN NET/IB : Got completion from peer x "
+      "with status=12\"\n");
+  EXPECT_EQ(r.health.status, "ok");
+  for (const auto& h : r.per_host) EXPECT_EQ(h.host.find('"'), std::string::npos) << h.host;
+}
+
+TEST(Issue18Review, GluedTagOutputLinesKeepTheirHosts) {
+  auto log = parse_nccl_log(
+      "[1,0]<stdout>:node01:1:2 [0] NCCL INFO Connected all trees[1,1]<stderr>:node02:3:4 [0] "
+      "misc/ibvwrap.cc:190 NCCL WARN Call to ibv_modify_qp failed with error Network is "
+      "unreachable\n");
+  ASSERT_EQ(log.processes.size(), 2u);
+  EXPECT_TRUE(log.processes[0].issues.empty());
+  ASSERT_EQ(log.processes[1].issues.size(), 1u);
+  EXPECT_EQ(log.processes[1].host, "node02");
+  EXPECT_EQ(log.processes[1].issues[0].error_text, "Network is unreachable");
+  EXPECT_EQ(log.stats.lines, 1u);
+  EXPECT_EQ(log.stats.nccl_lines, 1u);
+}
+
+TEST(Issue18Review, NoNcclLineIsHealthUnknownAndOneRootCarriesTheConsequences) {
+  auto empty = analyze("");
+  EXPECT_EQ(empty.health.status, "unknown");
+  EXPECT_NE(report::render_transport(empty).find("no NCCL line"), std::string::npos);
+  auto r =
+      analyze(two_host_ib() + warn("node01", "Call to ibv_modify_qp failed with error Connection timed out") +
+              "node02:100:102 [0] bootstrap.cc:80 NCCL WARN Bootstrap : connect to root failed\n" +
+              "node02:100:103 [0] misc/socket.cc:49 NCCL WARN socketProgress: Connection closed by remote "
+              "peer node01<1>\n");
+  std::size_t carriers = 0;
+  for (const auto& f : r.findings) carriers += f.evidence.contains("consequences");
+  EXPECT_EQ(carriers, 1u);
+}

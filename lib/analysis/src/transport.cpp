@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <set>
 #include <tuple>
 
@@ -580,8 +581,13 @@ std::string env_value(const std::map<std::string, std::string>& env, const std::
   return it == env.end() ? std::string() : it->second;
 }
 
+// NCCL reads its integer parameters with strtoll (src/misc/param.cc) and echoes the number: any non-zero
+// value disables (NCCL_IB_DISABLE=10 and -1 do; "true" reads as 0 and does not).
 bool truthy(const std::string& v) {
-  return v == "1" || lower(v) == "true" || lower(v) == "yes";
+  if (v.empty()) return false;
+  char* end = nullptr;
+  const long long n = std::strtoll(v.c_str(), &end, 0);
+  return end != v.c_str() && n != 0;
 }
 
 std::vector<std::string> split_ifnames(std::string v) {

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 
 namespace fabcheck::report {
 
@@ -24,9 +25,43 @@ bool has(std::string_view hay, std::string_view needle) {
 
 bool is_resource_call(const std::string& fn) {
   return fn.rfind("ibv_reg", 0) == 0 || fn == "ibv_alloc_pd" || fn == "ibv_create_cq" ||
-         fn == "ibv_open_device" || fn == "ibv_query_device" || fn == "ibv_query_port" ||
          fn == "ibv_create_srq" || fn == "ibv_dereg_mr" || fn == "ibv_create_comp_channel" ||
          fn == "ibv_alloc_mw" || fn == "ibv_fork_init";
+}
+
+// Device/feature probes NCCL skips past (`continue` in net_ib.cc's device loop; ECE is optional): a warning,
+// not a failure — the run goes on with the other HCAs.
+bool is_probe_call(const std::string& fn) {
+  return fn == "ibv_open_device" || fn == "ibv_query_device" || fn == "ibv_query_port" ||
+         fn == "ibv_get_device_list" || fn == "ibv_query_gid" || fn == "ibv_set_ece" ||
+         fn == "ibv_query_ece" || fn == "ibv_get_async_event";
+}
+
+// WARN lines NCCL prints on healthy runs (nvml queries a GPU does not support, topology paths it cannot
+// resolve, non-fatal asynchronous events of the HCA).
+bool benign_warn(const std::string& m) {
+  for (const char* k :
+       {"Not Supported", "Could not find real path", "async non-fatal event", "GID table change",
+        "port active", "PORT_ACTIVE", "LID change", "client rereg", "SM change"})
+    if (m.find(k) != std::string::npos) return true;
+  return false;
+}
+
+// The HCA's fatal asynchronous events (net_ib.cc's async thread: `async fatal event`, 2.19+ also `... on QP`,
+// `... on CQ`; older `Got async event : port error`).
+bool device_event(const std::string& m) {
+  return m.find("async fatal event") != std::string::npos ||
+         m.find("local catastrophic error") != std::string::npos ||
+         (m.find("async event") != std::string::npos && m.find("port error") != std::string::npos) ||
+         m.find("device fatal") != std::string::npos;
+}
+
+// aws-ofi-nccl's data-path failures (a request completed with an error, the CQ could not be read).
+bool ofi_completion(const std::string& m) {
+  return m.rfind("NET/OFI", 0) == 0 &&
+         (m.find("completed with error") != std::string::npos ||
+          m.find("completion event") != std::string::npos || m.find("fi_cq_read") != std::string::npos ||
+          m.find("Completion error") != std::string::npos);
 }
 
 // Source file of an error-trace line (`misc/socket.cc:567 -> 2`): "socket.cc".
@@ -46,8 +81,21 @@ std::string detail_of(NcclErrorClass cls, const parse::NcclIssue& is) {
   switch (cls) {
     case NcclErrorClass::kIbConnect:
     case NcclErrorClass::kIbResource:
+      if (is.ibv_function.empty()) {  // a socket warning inside the IB transport's connect
+        for (const char* k : {"Connection refused", "Connection timed out", "Connection reset by peer",
+                              "Socket creation failed", "Network is unreachable", "No route to host"})
+          if (has(is.message, k)) return "IB out-of-band connect: " + lower(k);
+        return "IB out-of-band connect failed";
+      }
       return is.error_text.empty() ? is.ibv_function : is.ibv_function + ": " + is.error_text;
+    case NcclErrorClass::kIbDevice: {
+      for (const char* k :
+           {"local catastrophic error", "port error", "work queue error", "CQ error", "access violation"})
+        if (is.message.find(k) != std::string::npos) return std::string("async event: ") + k;
+      return "async fatal event";
+    }
     case NcclErrorClass::kIbCompletion:
+      if (is.kind == parse::NcclIssueKind::kPlugin) return "NET/OFI completion error";
       if (is.status < 0) return "completion error";
       return fmt::format("{} ({})", is.status_name.empty() ? "status" : is.status_name, is.status);
     case NcclErrorClass::kSocket:
@@ -66,8 +114,9 @@ std::string detail_of(NcclErrorClass cls, const parse::NcclIssue& is) {
         return fmt::format("{} -> {}", trace_file(is.message),
                            is.status_name.empty() ? "error" : is.status_name);
       if (is.kind == parse::NcclIssueKind::kProxy) return "proxy operation failed";
-      for (const char* k : {"unhandled system error", "unhandled cuda error", "internal error",
-                            "remote process exited", "Cuda failure", "timeout", "abort"})
+      for (const char* k :
+           {"unhandled system error", "unhandled cuda error", "internal error", "remote process exited",
+            "Cuda failure", "does not loop back", "Test NCCL failure", "timeout", "abort"})
         if (has(is.message, k)) return lower(k);
       return "job error";
     case NcclErrorClass::kLibibverbs:
@@ -85,7 +134,13 @@ std::string meaning_of(NcclErrorClass cls, const std::string& detail, const pars
     case NcclErrorClass::kIbResource:
       return example ? ibv_call_meaning(example->ibv_function, example->error_text) : std::string();
     case NcclErrorClass::kIbCompletion:
+      if (example && example->kind == parse::NcclIssueKind::kPlugin)
+        return "a libfabric request completed with an error: the data transfer over the OFI network (EFA) "
+               "failed";
       return completion_meaning(example ? example->status : -1);
+    case NcclErrorClass::kIbDevice:
+      return "the HCA reported a fatal asynchronous event (" + detail +
+             "): the device, its port or its link failed under the job";
     case NcclErrorClass::kBootstrap:
       return "the ranks could not reach each other or the bootstrap root (NCCL_COMM_ID / rank 0's address): "
              "a "
@@ -137,6 +192,9 @@ std::string remedy_of(NcclErrorClass cls, const parse::NcclIssue* example) {
                  "pause and discard counters), NCCL_IB_GID_INDEX and the peer's port state; rerun pairs to "
                  "find the link";
       }
+    case NcclErrorClass::kIbDevice:
+      return "Check that host's HCA and link: dmesg (mlx5_core), `ibv_devinfo` port state, port error "
+             "counters, cable/transceiver; reseat or replace, then rerun pairs";
     case NcclErrorClass::kBootstrap:
       return "Set NCCL_SOCKET_IFNAME to an interface that routes between the hosts, open the ports between "
              "them (firewall, security groups), and check that every rank started";
@@ -166,6 +224,8 @@ std::string code_of(NcclErrorClass cls) {
       return "NCCL_IB_RESOURCE_FAILED";
     case NcclErrorClass::kIbCompletion:
       return "NCCL_IB_COMPLETION_ERROR";
+    case NcclErrorClass::kIbDevice:
+      return "NCCL_IB_DEVICE_ERROR";
     case NcclErrorClass::kBootstrap:
       return "NCCL_BOOTSTRAP_FAILED";
     case NcclErrorClass::kSocket:
@@ -191,6 +251,8 @@ std::string what_failed(NcclErrorClass cls) {
       return "RDMA resource setup FAILED";
     case NcclErrorClass::kIbCompletion:
       return "data transfer FAILED";
+    case NcclErrorClass::kIbDevice:
+      return "RDMA device FAILED";
     case NcclErrorClass::kBootstrap:
       return "bootstrap FAILED";
     case NcclErrorClass::kSocket:
@@ -236,14 +298,16 @@ struct Acc {
   std::map<std::string, const parse::NcclIssue*> first_of;
 };
 
-TransportHealth assess(const std::vector<const parse::NcclProcessLog*>& procs) {
+TransportHealth assess(const std::vector<const parse::NcclProcessLog*>& procs,
+                       const std::vector<parse::NcclIssue>* app) {
   std::map<NcclErrorClass, Acc> acc;
   TransportHealth h;
-  auto add = [&](NcclErrorClass cls, bool fatal, const parse::NcclProcessLog& p, const parse::NcclIssue& is) {
+  auto add = [&](NcclErrorClass cls, bool fatal, const parse::NcclProcessLog& p, const parse::NcclIssue& is,
+                 std::size_t lines) {
     Acc& a = acc[cls];
     a.g.cls = cls;
     a.g.fatal = a.g.fatal || fatal;
-    ++a.g.count;
+    a.g.count += lines;
     std::string host = host_label(p.host);
     if (std::find(a.g.hosts.begin(), a.g.hosts.end(), host) == a.g.hosts.end()) a.g.hosts.push_back(host);
     if (a.g.first_line == 0 || (host == a.g.first_host && is.line < a.g.first_line)) {
@@ -254,11 +318,12 @@ TransportHealth assess(const std::vector<const parse::NcclProcessLog*>& procs) {
       }
     }
     std::string d = detail_of(cls, is);
-    ++a.g.details[d];
+    a.g.details[d] += lines;
     a.first_of.emplace(d, &is);
   };
   for (const auto* p : procs) {
     h.retries += p->ib_retries + p->socket_retries;
+    std::set<std::string> counted;  // signatures whose lines beyond the reader's cap were added once
     for (std::size_t i = 0; i < p->issues.size(); ++i) {
       const parse::NcclIssue& is = p->issues[i];
       NcclErrorClass cls;
@@ -273,7 +338,7 @@ TransportHealth assess(const std::vector<const parse::NcclProcessLog*>& procs) {
           const auto& t = p->issues[k];
           if (t.kind != parse::NcclIssueKind::kErrorTrace) break;
           std::string f = trace_file(t.message);
-          if (k == i + 1 && t.message.find("net_ib") != std::string::npos) ib_first = true;
+          if (t.message.find("net_ib") != std::string::npos) ib_first = true;
           if (f.rfind("bootstrap.c", 0) == 0) bootstrap = true;
         }
         // (A socket error inside the bootstrap keeps its class; the bootstrap frames add the bootstrap
@@ -283,7 +348,28 @@ TransportHealth assess(const std::vector<const parse::NcclProcessLog*>& procs) {
         else if (ib_first && fatal && !bootstrap)
           cls = NcclErrorClass::kIbConnect;
       }
-      add(cls, fatal, *p, is);
+      std::size_t lines = 1;
+      if (!p->issues_beyond_cap.empty()) {
+        const std::string sig = parse::issue_signature(is);
+        auto it = p->issues_beyond_cap.find(sig);
+        if (it != p->issues_beyond_cap.end() && counted.insert(sig).second) lines += it->second;
+      }
+      add(cls, fatal, *p, is, lines);
+    }
+  }
+  // Application-level summaries (PyTorch, nccl-tests) count only when NCCL's own lines show no failure.
+  const bool nccl_fatal =
+      std::any_of(acc.begin(), acc.end(), [](const auto& kv) { return kv.second.g.fatal; });
+  if (!nccl_fatal && app) {
+    static const parse::NcclProcessLog kApp = [] {
+      parse::NcclProcessLog p;
+      p.host = "(application output)";
+      return p;
+    }();
+    for (const auto& is : *app) {
+      NcclErrorClass cls;
+      bool fatal = false;
+      if (classify_issue(is, cls, fatal) && fatal) add(cls, fatal, kApp, is, 1);
     }
   }
   for (auto& [cls, a] : acc) {
@@ -336,6 +422,8 @@ std::string_view name(NcclErrorClass c) {
       return "ib_resource";
     case NcclErrorClass::kIbCompletion:
       return "ib_completion";
+    case NcclErrorClass::kIbDevice:
+      return "ib_device";
     case NcclErrorClass::kBootstrap:
       return "bootstrap";
     case NcclErrorClass::kSocket:
@@ -355,8 +443,18 @@ std::string_view name(NcclErrorClass c) {
 bool classify_issue(const parse::NcclIssue& is, NcclErrorClass& cls, bool& fatal) {
   using K = parse::NcclIssueKind;
   fatal = true;
+  if (benign_warn(is.message)) return false;
+  if (device_event(is.message)) {
+    cls = NcclErrorClass::kIbDevice;
+    return true;
+  }
   switch (is.kind) {
     case K::kIbvCall:
+      if (is_probe_call(is.ibv_function)) {
+        cls = NcclErrorClass::kOtherWarn;
+        fatal = false;
+        return true;
+      }
       cls = is.ibv_function == "ibv_poll_cq"    ? NcclErrorClass::kIbCompletion
             : is_resource_call(is.ibv_function) ? NcclErrorClass::kIbResource
                                                 : NcclErrorClass::kIbConnect;
@@ -366,7 +464,8 @@ bool classify_issue(const parse::NcclIssue& is, NcclErrorClass& cls, bool& fatal
       return true;
     case K::kSocket:
       cls = has(is.message, "bootstrap") || has(is.message, "Connection refused") ||
-                    has(is.message, "no socket interface")
+                    has(is.message, "no socket interface") || has(is.message, "socketPollConnect") ||
+                    has(is.message, "socketStartConnect") || has(is.message, "Connect to ")
                 ? NcclErrorClass::kBootstrap
                 : NcclErrorClass::kSocket;
       return true;
@@ -380,6 +479,10 @@ bool classify_issue(const parse::NcclIssue& is, NcclErrorClass& cls, bool& fatal
       // 2.27+ prints `Failed to initialize NET plugin IB` at INFO on every host without an HCA, right after
       // `NET/IB : No device found.`: NCCL's own probe, not a degradation. Only WARN-level plugin lines count.
       if (!is.warn_level) return false;
+      if (ofi_completion(is.message)) {
+        cls = NcclErrorClass::kIbCompletion;
+        return true;
+      }
       cls = NcclErrorClass::kPlugin;
       fatal = false;
       return true;
@@ -415,11 +518,16 @@ bool classify_issue(const parse::NcclIssue& is, NcclErrorClass& cls, bool& fatal
       }
       for (const char* k :
            {"unhandled system error", "unhandled cuda error", "internal error", "remote process exited",
-            "Cuda failure", "NCCL failure", "timeout", "timed out", "abort", "watchdog"})
+            "Cuda failure", "NCCL failure", "timeout", "timed out", "abort", "watchdog", "does not loop back",
+            "Test NCCL failure", "communicator was aborted"})
         if (has(is.message, k)) {
           cls = NcclErrorClass::kSystemError;
           return true;
         }
+      if (has(is.message, "message truncated")) {  // NET/Socket: a peer sent more than was posted
+        cls = NcclErrorClass::kSocket;
+        return true;
+      }
       cls = NcclErrorClass::kOtherWarn;
       fatal = false;
       return true;
@@ -486,16 +594,25 @@ std::string ibv_call_meaning(const std::string& function, const std::string& err
 
 TransportHealth assess_health(const std::vector<parse::NcclLog>& logs) {
   std::vector<const parse::NcclProcessLog*> procs;
-  for (const auto& l : logs)
+  std::vector<parse::NcclIssue> app;
+  std::size_t nccl_lines = 0;
+  for (const auto& l : logs) {
     for (const auto& p : l.processes) procs.push_back(&p);
-  return assess(procs);
+    app.insert(app.end(), l.app_errors.begin(), l.app_errors.end());
+    nccl_lines += l.stats.nccl_lines + l.stats.message_only_lines;
+  }
+  TransportHealth h = assess(procs, &app);
+  // Nothing to judge is not "ok" (an empty file, a binary, the wrong file).
+  if (!logs.empty() && nccl_lines == 0 && h.groups.empty()) h.status = "unknown";
+  return h;
 }
 
 TransportHealth assess_health(const std::vector<const parse::NcclProcessLog*>& procs) {
-  return assess(procs);
+  return assess(procs, nullptr);
 }
 
 std::string health_headline(const TransportHealth& h) {
+  if (h.status == "unknown") return "health unknown: no NCCL line in the input";
   if (h.groups.empty()) return {};
   const ErrorGroup& g = h.groups.front();
   std::string what = g.fatal ? what_failed(g.cls) : "degraded";
@@ -511,7 +628,9 @@ std::vector<Finding> health_findings(const TransportHealth& h, bool plugin_is_ca
   };
   // A broken control connection is a consequence when an IB error or a failed bootstrap explains it.
   const bool ib = present(NcclErrorClass::kIbConnect) || present(NcclErrorClass::kIbResource) ||
-                  present(NcclErrorClass::kIbCompletion) || present(NcclErrorClass::kBootstrap);
+                  present(NcclErrorClass::kIbCompletion) || present(NcclErrorClass::kIbDevice) ||
+                  present(NcclErrorClass::kBootstrap);
+  bool consequences_given = false;  // the restating classes go to the first (top) root finding only
   std::vector<const ErrorGroup*> consequences;
   for (const auto& g : h.groups)
     if (g.cls == NcclErrorClass::kSocket && ib) consequences.push_back(&g);
@@ -536,7 +655,8 @@ std::vector<Finding> health_findings(const TransportHealth& h, bool plugin_is_ca
         {"details", g.details},
         {"meaning", g.meaning}};
     if (g.hosts.size() == 1 && g.hosts.front() != "(no prefix)") ev["host"] = g.hosts.front();
-    if (g.fatal && !consequences.empty()) {
+    if (g.fatal && !consequences.empty() && !consequences_given) {
+      consequences_given = true;
       nlohmann::json c = nlohmann::json::array();
       for (const ErrorGroup* k : consequences)
         c.push_back(

@@ -76,6 +76,18 @@ std::string_view name(NcclIssueKind k) {
   return "warn";
 }
 
+std::string issue_signature(const NcclIssue& is) {
+  std::string s = std::string(name(is.kind)) + "|" + std::to_string(is.status) + "|" + is.ibv_function + "|" +
+                  is.error_text;
+  if (is.kind == NcclIssueKind::kWarn || is.kind == NcclIssueKind::kSocket ||
+      is.kind == NcclIssueKind::kPlugin || is.kind == NcclIssueKind::kProxy) {
+    s += "|";
+    for (char c : is.message.substr(0, 48))
+      if (!is_digit(c)) s += c;
+  }
+  return s;
+}
+
 std::string_view ibv_wc_status_name(int status) {
   static constexpr const char* kNames[] = {"SUCCESS",
                                            "LOC_LEN_ERR",
@@ -189,7 +201,7 @@ bool parse_host_pid_tid(std::string_view s, std::string_view& host, long long& p
   std::size_t h = host_end;
   while (h > 0) {
     char c = s[h - 1];
-    if (is_space(c) || c == ':' || c == '[' || c == ']') break;
+    if (is_space(c) || c == ':' || c == '[' || c == ']' || c == '"' || c == '\'') break;
     --h;
   }
   // An empty host field (`:1701:1740 [0] NCCL INFO`, a container without a hostname) is allowed at the start.
@@ -235,6 +247,9 @@ bool find_old_marker(std::string_view l, std::size_t& pos, Level& level, std::si
 
 Envelope parse_envelope(std::string_view l) {
   Envelope env;
+  // NCCL's own lines never start with '#': a comment quoting one (`# previous run: node01:... NCCL WARN ...`)
+  // is not a log line (issue 18, class 8).
+  if (!l.empty() && l.front() == '#') return env;
   std::size_t pos = 0, msg_at = 0;
   Level level{};
   bool old_form = false;
@@ -278,6 +293,10 @@ Envelope parse_envelope(std::string_view l) {
   if (parse_host_pid_tid(before, host, pid)) {
     env.host = host;
     env.pid = pid;
+    // Text quoted before the host (`echo "node02:1:2 [0] NCCL WARN ..."`) is a command, not NCCL's output.
+    std::string_view lead = before.substr(0, static_cast<std::size_t>(host.data() - before.data()));
+    if (lead.find('"') != std::string_view::npos || lead.find('\'') != std::string_view::npos)
+      return Envelope{};
   }
   return env;
 }
@@ -465,7 +484,35 @@ void NcclLogParser::drop_phantom_process() {
   log_.processes.erase(it);
 }
 
+// Two `mpirun --tag-output` streams glued into one line (`...INFO Connected all trees[1,1]<stderr>:node02:...
+// NCCL WARN ...`): the position of the second wrapper, or npos.
+std::size_t glued_wrapper(std::string_view t) {
+  for (std::string_view w : {std::string_view("]<stdout>:"), std::string_view("]<stderr>:")}) {
+    std::size_t at = t.find(w, 1);
+    while (at != std::string_view::npos) {
+      std::size_t lb = t.rfind('[', at);
+      if (lb != std::string_view::npos && lb > 0 && at - lb < 24 && tag_output_rank(t.substr(lb))) return lb;
+      at = t.find(w, at + 1);
+    }
+  }
+  return std::string_view::npos;
+}
+
 void NcclLogParser::line(std::string_view raw) {
+  // A glued line is read as its two lines; the line counters count the physical line once.
+  std::size_t glue = looks_binary(raw) ? std::string_view::npos : glued_wrapper(trim(raw));
+  if (glue != std::string_view::npos) {
+    std::string_view t = trim(raw);
+    line_one(t.substr(0, glue));
+    const NcclLogStats saved = log_.stats;
+    line(t.substr(glue));
+    log_.stats = saved;
+    return;
+  }
+  line_one(raw);
+}
+
+void NcclLogParser::line_one(std::string_view raw) {
   const std::size_t lineno = log_.stats.lines;
   auto& st = log_.stats;
   if (looks_binary(raw)) {
@@ -499,6 +546,7 @@ void NcclLogParser::line(std::string_view raw) {
       ++st.foreign_lines;
       return;
     }
+    last_error_pending_ = false;
     const std::size_t index = static_cast<std::size_t>(proc - log_.processes.data());
     if (pending_version_) flush_pending_version(index);
     last_process_ = index;
@@ -521,6 +569,19 @@ void NcclLogParser::line(std::string_view raw) {
 
   // No envelope: bare version line, nccl-tests header, command lines, or a prefix-less NCCL message.
   std::string_view body = t;
+  if (last_error_pending_) {
+    // The line after PyTorch's `Last error:` repeats NCCL's last warning: an application echo, no host.
+    last_error_pending_ = false;
+    std::string_view echo = t;
+    if (!echo.empty() && echo.front() == '[') {
+      std::size_t close = echo.find("]:");
+      if (close != std::string_view::npos && close < 32) echo = trim(echo.substr(close + 2));
+    }
+    ++st.foreign_lines;
+    std::string text = "Last error: " + std::string(echo);
+    note_app_error(text, lineno);
+    return;
+  }
   if (auto r = tag_output_rank(t)) {
     std::size_t colon = t.find(">:");
     if (colon != std::string_view::npos) body = trim(t.substr(colon + 2));
@@ -553,6 +614,42 @@ void NcclLogParser::line(std::string_view raw) {
   }
   ++st.foreign_lines;
   scan_command_env(body, log_.command_env);
+  note_app_error(body, lineno);
+}
+
+void NcclLogParser::note_app_error(std::string_view body, std::size_t lineno) {
+  // Application-level summaries of an NCCL failure (grammar §2.4: ncclGetErrorString texts, nccl-tests'
+  // `Test NCCL failure`), and PyTorch's `Last error:` echo of NCCL's last WARN.
+  if (log_.app_errors.size() >= 64) return;
+  std::size_t last = body.find("Last error:");
+  if (last != std::string_view::npos) {
+    std::string_view rest = trim(body.substr(last + 11));
+    if (rest.empty()) {  // PyTorch prints the text on the next line (`[rank1]: Last error:` / `[rank1]:
+                         // <text>`)
+      last_error_pending_ = true;
+      return;
+    }
+    NcclProcessLog probe;
+    detail::handle_message(probe, rest, true, lineno, false);
+    for (auto& is : probe.issues) log_.app_errors.push_back(std::move(is));
+    return;
+  }
+  static constexpr std::string_view kSummaries[] = {
+      "unhandled system error",         "remote process exited", "unhandled cuda error",
+      "internal error - please report", "Test NCCL failure",     "NCCL communicator was aborted"};
+  const bool nccl_word =
+      body.find("NCCL") != std::string_view::npos || body.find("nccl") != std::string_view::npos;
+  for (std::string_view k : kSummaries) {
+    if (nccl_word && body.find(k) != std::string_view::npos) {
+      NcclIssue is;
+      is.line = lineno;
+      is.kind = NcclIssueKind::kWarn;
+      is.warn_level = true;
+      is.message = std::string(body.substr(0, 512));
+      log_.app_errors.push_back(std::move(is));
+      return;
+    }
+  }
 }
 
 NcclLog parse_nccl_log(std::string_view text, std::string source) {

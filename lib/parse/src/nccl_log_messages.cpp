@@ -33,13 +33,22 @@ void add_rank(NcclProcessLog& p, int r) {
   if (std::find(p.ranks.begin(), p.ranks.end(), r) == p.ranks.end()) p.ranks.push_back(r);
 }
 
+// Beyond kMaxIssues an issue is written into this slot and settled when the line is done
+// (settle_overflow): stored when its signature is new, else counted in issues_beyond_cap.
+thread_local NcclIssue overflow_slot;
+thread_local bool overflow_used = false;
+
 NcclIssue& add_issue(NcclProcessLog& p, NcclIssueKind kind, bool warn, std::string_view msg,
                      std::size_t lineno) {
   ++p.issues_total;
-  static thread_local NcclIssue sink;
   if (p.issues.size() >= kMaxIssues) {
-    sink = NcclIssue{};
-    return sink;
+    overflow_slot = NcclIssue{};
+    overflow_slot.line = lineno;
+    overflow_slot.kind = kind;
+    overflow_slot.warn_level = warn;
+    overflow_slot.message = std::string(msg.substr(0, 1024));
+    overflow_used = true;
+    return overflow_slot;
   }
   NcclIssue is;
   is.line = lineno;
@@ -370,7 +379,9 @@ std::string ibv_error_text(std::string_view msg) {
   if (fw == std::string_view::npos) return {};
   std::string_view e = msg.substr(fw + 12);
   if (starts_with(e, "error ")) e.remove_prefix(6);
+  if (starts_with(e, "errno ")) e.remove_prefix(6);
   e = e.substr(0, e.find(','));
+  e = e.substr(0, e.find('['));  // a glued next line (`...unreachable[1,0]<stdout>:...`)
   std::size_t errno_at = e.find(" errno ");
   if (errno_at != std::string_view::npos) e = e.substr(0, errno_at);
   e = trim(e);
@@ -497,7 +508,29 @@ constexpr std::string_view kKnownIgnored[] = {
 
 }  // namespace
 
+void settle_overflow(NcclProcessLog& p) {
+  if (!overflow_used) return;
+  overflow_used = false;
+  const std::string sig = issue_signature(overflow_slot);
+  const bool seen = std::any_of(p.issues.begin(), p.issues.end(),
+                                [&](const NcclIssue& x) { return issue_signature(x) == sig; });
+  if (!seen && p.issues.size() < 2 * kMaxIssues) {
+    p.issues.push_back(std::move(overflow_slot));
+  } else if (p.issues_beyond_cap.count(sig) || p.issues_beyond_cap.size() < 256) {
+    ++p.issues_beyond_cap[sig];
+  }
+}
+
+bool handle_message_impl(NcclProcessLog& p, std::string_view msg, bool warn, std::size_t lineno, bool strict);
+
 bool handle_message(NcclProcessLog& p, std::string_view msg, bool warn, std::size_t lineno, bool strict) {
+  const bool r = handle_message_impl(p, msg, warn, lineno, strict);
+  settle_overflow(p);
+  return r;
+}
+
+bool handle_message_impl(NcclProcessLog& p, std::string_view msg, bool warn, std::size_t lineno,
+                         bool strict) {
   msg = trim(msg);
   if (msg.empty()) return false;
   if (msg.size() > 2048)
@@ -785,6 +818,9 @@ bool handle_message(NcclProcessLog& p, std::string_view msg, bool warn, std::siz
   } else if (contains(msg, "socketProgress") || contains(msg, "Socket recv failed") ||
              contains(msg, "Call to connect") || contains(msg, "Call to recv") ||
              contains(msg, "Call to send") || contains(msg, "Socket creation failed") ||
+             contains(msg, "socketPollConnect") || contains(msg, "socketStartConnect") ||
+             contains(msg, "message truncated") ||
+             (contains(msg, "Connect to ") && contains(msg, "failed")) ||
              contains(msg, "socketFinalizeAccept") || contains(msg, "Connection closed by remote peer") ||
              contains(msg, "Connection refused") || contains(msg, "Connection reset by peer")) {
     add_issue(p, NcclIssueKind::kSocket, warn, msg, lineno);

@@ -26,16 +26,19 @@ namespace fabcheck::report {
 enum class NcclErrorClass {
   kIbConnect,   ///< QP setup: `Call to ibv_modify_qp|ibv_create_qp ... failed`
   kIbResource,  ///< verbs resources: `ibv_reg_mr`, `ibv_reg_dmabuf_mr`, `ibv_alloc_pd`, `ibv_create_cq`, ...
-  kIbCompletion,  ///< `NET/IB : Got completion [from peer ...] with error N | status=N`
-  kBootstrap,     ///< bootstrap / connect failures and timeouts, `Bootstrap : no socket interface found`
-  kSocket,        ///< a TCP control/proxy connection broke (`socketProgress: Connection closed ...`)
-  kSystemError,   ///< `unhandled system error`, `internal error`, proxy operation failures, abort
-  kPlugin,        ///< a net plugin failed to load or initialise; `network X not found` (fatal)
-  kLibibverbs,    ///< `Failed to open libibverbs.so`: NCCL could not look for RDMA hardware
-  kOtherWarn,     ///< any other NCCL WARN line
+  kIbCompletion,  ///< `NET/IB : Got completion [from peer ...] with error N | status=N`; NET/OFI completion
+                  ///< errors
+  kIbDevice,   ///< the HCA's fatal asynchronous events (`async fatal event: local catastrophic error`, QP/CQ
+               ///< errors, `Got async event : port error`)
+  kBootstrap,  ///< bootstrap / connect failures and timeouts, `Bootstrap : no socket interface found`
+  kSocket,     ///< a TCP control/proxy connection broke (`socketProgress: Connection closed ...`)
+  kSystemError,  ///< `unhandled system error`, `internal error`, proxy operation failures, abort
+  kPlugin,       ///< a net plugin failed to load or initialise; `network X not found` (fatal)
+  kLibibverbs,   ///< `Failed to open libibverbs.so`: NCCL could not look for RDMA hardware
+  kOtherWarn,    ///< any other NCCL WARN line
 };
 
-/// Lowercase name used in the report: ib_connect, ib_resource, ib_completion, bootstrap, socket,
+/// Lowercase name used in the report: ib_connect, ib_resource, ib_completion, ib_device, bootstrap, socket,
 /// system_error, plugin, libibverbs, other_warn.
 std::string_view name(NcclErrorClass c);
 
@@ -57,7 +60,7 @@ struct ErrorGroup {
 
 /// Health of the transport over all logs.
 struct TransportHealth {
-  std::string status = "ok";       ///< ok | degraded | failed
+  std::string status = "ok";  ///< ok | degraded | failed; unknown when the input held no NCCL line at all
   std::vector<ErrorGroup> groups;  ///< present classes: fatal first, then in enum order
   std::vector<ErrorGroup> folded;  ///< system_error lines that only restate a more specific fatal class
   std::size_t errors = 0;          ///< warning/error lines in the groups

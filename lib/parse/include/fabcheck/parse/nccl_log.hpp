@@ -117,6 +117,10 @@ struct NcclIssue {
   std::string status_name;  ///< kCompletion: ibv_wc_status name ("RETRY_EXC_ERR"); kErrorTrace: result name
 };
 
+/// What makes two issues "the same error" for counting: kind, status, verbs function, error text, and for
+/// other warnings the message's first 48 characters without digits (addresses, ports and pids vary).
+std::string issue_signature(const NcclIssue& is);
+
 /// Name of an `ibv_wc_status` value (IBV_WC_ prefix dropped): 12 → "RETRY_EXC_ERR"; "" when out of range.
 std::string_view ibv_wc_status_name(int status);
 
@@ -168,9 +172,11 @@ struct NcclProcessLog {
   std::map<std::string, std::string> env;   ///< `NCCL_X set by environment to Y.` echoes (value as printed)
   std::size_t ib_retries = 0;      ///< INFO `Call to ibv_... failed ..., retrying` lines (2.27+), not errors
   std::size_t socket_retries = 0;  ///< INFO `Call to connect returned ..., retrying` lines, not errors
-  std::vector<NcclIssue> issues;   ///< warnings/errors (first kMaxIssues)
-  std::size_t issues_total = 0;    ///< all warnings/errors, also those beyond the cap
-  std::size_t lines = 0;           ///< lines attributed to this process
+  std::vector<NcclIssue> issues;   ///< warnings/errors: the first kMaxIssues, then one more of each new
+                                   ///< signature (issue_signature), so a late root cause is never dropped
+  std::map<std::string, std::size_t> issues_beyond_cap;  ///< signature → lines not stored (≤ 256 signatures)
+  std::size_t issues_total = 0;                          ///< all warnings/errors, also those beyond the cap
+  std::size_t lines = 0;                                 ///< lines attributed to this process
   std::size_t message_only_lines = 0;  ///< of them: prefix-less lines (no NCCL INFO/WARN envelope)
   std::size_t first_line = 0;          ///< first line number of this process
 };
@@ -211,7 +217,11 @@ struct NcclLog {
                                                    ///< `$ NCCL_X=1 ./a.out`, `mpirun -x`, `export`);
                                                    ///< never from comments or prose
   std::vector<NcclTestsRank> tests_ranks;          ///< nccl-tests header ranks
-  NcclLogStats stats;                              ///< line counters
+  /// Application-level NCCL error summaries outside NCCL's own lines (PyTorch `DistBackendError: NCCL error
+  /// ... remote process exited`, its `Last error:` echo, nccl-tests `Test NCCL failure common.cu:...`), first
+  /// 64; they count only when NCCL's own lines show no failure (they repeat it otherwise).
+  std::vector<NcclIssue> app_errors;
+  NcclLogStats stats;  ///< line counters
 };
 
 /// Caps that bound memory for hostile input; totals are still counted.
@@ -233,8 +243,11 @@ class NcclLogParser {
 
  private:
   void line(std::string_view l);
+  void line_one(std::string_view l);
   void flush_pending_version(std::optional<std::size_t> after);
   void drop_phantom_process();
+  void note_app_error(std::string_view body, std::size_t lineno);
+  bool last_error_pending_ = false;  ///< the previous line was PyTorch's bare `Last error:`
   NcclLog log_;
   std::string partial_;
   bool overlong_ = false;
