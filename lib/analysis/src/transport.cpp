@@ -12,6 +12,7 @@
 #include <set>
 #include <tuple>
 
+#include "fabcheck/core/ascii.hpp"
 #include "transport_checks.hpp"
 
 namespace fabcheck::report {
@@ -22,9 +23,8 @@ using parse::NcclTransportKind;
 
 namespace {
 
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
+std::string lower(const std::string& s) {
+  return core::ascii_lower(s);
 }
 
 bool starts(const std::string& s, const char* p) {

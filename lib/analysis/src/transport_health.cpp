@@ -9,14 +9,14 @@
 #include <cctype>
 #include <set>
 
+#include "fabcheck/core/ascii.hpp"
+
 namespace fabcheck::report {
 
 namespace {
 
 std::string lower(std::string_view s) {
-  std::string o(s);
-  for (auto& c : o) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return o;
+  return core::ascii_lower(s);
 }
 
 bool has(std::string_view hay, std::string_view needle) {

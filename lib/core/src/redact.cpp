@@ -3,14 +3,14 @@
 #include <algorithm>
 #include <cctype>
 
+#include "fabcheck/core/ascii.hpp"
+
 namespace fabcheck::core {
 
 namespace {
 
 std::string upper(std::string_view s) {
-  std::string o(s);
-  for (char& c : o) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return o;
+  return ascii_upper(s);
 }
 
 bool starts(std::string_view s, std::string_view p) {
