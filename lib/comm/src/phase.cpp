@@ -1,6 +1,7 @@
 #include "fabcheck/comm/phase.hpp"
 
 #include <chrono>
+#include <csignal>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -23,7 +24,7 @@ void set_phase_rank(int world_rank) {
 }
 
 void enter_phase(std::string_view name) {
-  bool hang = false;
+  bool hang = false, freeze = false;
   {
     std::lock_guard<std::mutex> lk(g_mu);
     if (!g_fault_read) {
@@ -38,12 +39,15 @@ void enter_phase(std::string_view name) {
     // its own work would, so the watchdog names it among the ranks that did not arrive.
     hang = g_fault && g_fault->kind == core::Fault::Kind::kHang && g_fault->rank == g_rank &&
            g_phase.seq + 1 == g_fault->after;
-    if (!hang) {
+    freeze = g_fault && g_fault->kind == core::Fault::Kind::kFreeze && g_fault->rank == g_rank &&
+             g_phase.seq + 1 == g_fault->after;
+    if (!hang && !freeze) {
       g_phase.seq += 1;
       g_phase.name = std::string(name);
       g_phase.since_us = now_us();
     }
   }
+  if (freeze) std::raise(SIGSTOP);  // every thread of the process stops (the test's SIGSTOP of a rank)
   while (hang) std::this_thread::sleep_for(std::chrono::seconds(1));
 }
 

@@ -37,9 +37,11 @@ Fault parse_fault(std::string_view spec) {
         f.kind = Fault::Kind::kDelay;
       else if (part == "hang")
         f.kind = Fault::Kind::kHang;
+      else if (part == "freeze")
+        f.kind = Fault::Kind::kFreeze;
       else
-        throw UsageError(
-            fmt::format("FABCHECK_TEST_FAULT: unknown fault \"{}\" (use corrupt, delay or hang)", part));
+        throw UsageError(fmt::format(
+            "FABCHECK_TEST_FAULT: unknown fault \"{}\" (use corrupt, delay, hang or freeze)", part));
       first = false;
     } else {
       std::size_t eq = part.find('=');

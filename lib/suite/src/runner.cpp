@@ -198,15 +198,29 @@ int run_suite(const comm::Communicator& world, const Plan& plan, const RunOption
     for (int r : t.missing_ranks) {
       missing.push_back({{"rank", r}, {"host", world.hosts_of_ranks()[static_cast<std::size_t>(r)]}});
     }
-    d.json()["run"]["watchdog"] = {
-        {"operation", t.operation}, {"timeout_s", t.timeout_s},         {"stalled_s", t.stalled_s},
-        {"missing", missing},       {"missing_hosts", t.missing_hosts}, {"arrival_table", t.arrival_table},
-        {"message", t.message()}};
+    json silent = json::array();
+    for (std::size_t i = 0; i < t.silent_ranks.size(); ++i) {
+      const int r = t.silent_ranks[i];
+      silent.push_back({{"rank", r},
+                        {"host", world.hosts_of_ranks()[static_cast<std::size_t>(r)]},
+                        {"silent_s", i < t.silent_for_s.size() ? t.silent_for_s[i] : 0.0}});
+    }
+    d.json()["run"]["watchdog"] = {{"operation", t.operation},
+                                   {"timeout_s", t.timeout_s},
+                                   {"stalled_s", t.stalled_s},
+                                   {"missing", missing},
+                                   {"missing_hosts", t.missing_hosts},
+                                   {"silent", silent},
+                                   {"arrival_table", t.arrival_table},
+                                   {"abort_grace_s", kAbortGraceS},
+                                   {"message", t.message()}};
     report::Finding f;
     f.severity = report::Severity::kFail;
     f.code = "WATCHDOG_TIMEOUT";
     f.message = t.message();
     f.evidence = d.json()["run"]["watchdog"];
+    // One host named: it is the place of the fault (never reaches the good-hosts file).
+    if (t.missing_hosts.size() == 1) f.evidence["host"] = t.missing_hosts.front();
     f.remedy =
         "look at the named ranks/hosts (stuck process, dead link, firewall); raise --timeout only if the "
         "operation is legitimately slow";

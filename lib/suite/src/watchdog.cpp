@@ -39,7 +39,19 @@ bool mpi_thread_multiple() {
 
 std::string WatchdogTimeout::message() const {
   std::string who;
-  if (!arrival_table) {
+  if (arrival_table && !silent_ranks.empty()) {
+    // The ranks that went quiet are the ones to look at, whatever the others wait for.
+    std::string ranks;
+    for (std::size_t i = 0; i < silent_ranks.size() && i < 8; ++i)
+      ranks += fmt::format("{}{}", i ? ", " : "", silent_ranks[i]);
+    if (silent_ranks.size() > 8) ranks += fmt::format(" and {} more", silent_ranks.size() - 8);
+    std::string hosts;
+    for (const auto& h : missing_hosts) hosts += (hosts.empty() ? "" : ", ") + h;
+    double quiet = silent_for_s.empty() ? 0.0 : *std::max_element(silent_for_s.begin(), silent_for_s.end());
+    who = fmt::format("rank{} {} on host{} {} stopped reporting {:.1f} s ago (frozen or unreachable)",
+                      silent_ranks.size() > 1 ? "s" : "", ranks, missing_hosts.size() > 1 ? "s" : "", hosts,
+                      quiet);
+  } else if (!arrival_table) {
     who = "ranks that did not arrive are unknown (no MPI_THREAD_MULTIPLE)";
   } else if (missing_ranks.empty()) {
     who = "every rank arrived; the operation itself did not complete";
@@ -83,19 +95,34 @@ struct Watchdog::Impl {
     }
     std::fprintf(stderr, "fabcheck: error: %s\n", t.message().c_str());
     std::fflush(stderr);
-    comm::abort_world(3);
+    leave(3);
+  }
+
+  // MPI_Abort, bounded: when it cannot reach every host (a downed link) the process still ends after
+  // kAbortGraceS, so this rank never keeps mpirun waiting on it.
+  [[noreturn]] static void leave(int code) {
+    std::thread([code] {
+      std::this_thread::sleep_for(std::chrono::duration<double>(kAbortGraceS));
+      std::_Exit(code);
+    }).detach();
+    comm::abort_world(code);
   }
 
   void run_reporter() {  // ranks != 0
     std::uint64_t sent = 0;
+    double last_send = 0;
     while (!stop_flag.load()) {
       const auto p = comm::current_phase();
-      if (p.seq != sent) {
+      const double t = now_s();
+      // An arrival, or a heartbeat every kHeartbeatS: rank 0 tells a quiet rank (frozen, unreachable) from
+      // one waiting in a collective.
+      if (p.seq != sent || t - last_send >= kHeartbeatS) {
         Msg m;
         m.seq = p.seq;
         std::strncpy(m.name, p.name.c_str(), sizeof(m.name) - 1);
         chan->send_to_root(&m, sizeof m);
         sent = p.seq;
+        last_send = t;
       }
       std::this_thread::sleep_for(kPoll);
     }
@@ -135,6 +162,7 @@ struct Watchdog::Impl {
     const int n = comm.size();
     std::vector<std::uint64_t> seq(static_cast<std::size_t>(n), 0);
     std::vector<std::string> name(static_cast<std::size_t>(n));
+    std::vector<double> heard(static_cast<std::size_t>(n), now_s());  // last message of each rank
     int byes = 0;
     Msg buf;
     if (n > 1) chan->post_receive(&buf, sizeof buf);
@@ -147,6 +175,7 @@ struct Watchdog::Impl {
         int source = 0;
         if (!chan->test(source)) break;
         const auto src = static_cast<std::size_t>(source);
+        if (src < heard.size()) heard[src] = now_s();
         if (buf.seq == kBye) {
           ++byes;
         } else if (src < seq.size() && buf.seq > seq[src]) {
@@ -188,6 +217,17 @@ struct Watchdog::Impl {
             if (std::find(w.missing_hosts.begin(), w.missing_hosts.end(), h) == w.missing_hosts.end()) {
               w.missing_hosts.push_back(h);
             }
+          }
+        }
+        // Ranks not heard for kSilentS (no heartbeat): frozen or unreachable — named with their hosts.
+        for (int r = 1; r < n; ++r) {
+          const auto ur = static_cast<std::size_t>(r);
+          if (t - heard[ur] <= kSilentS) continue;
+          w.silent_ranks.push_back(r);
+          w.silent_for_s.push_back(t - heard[ur]);
+          const auto& h = comm.hosts_of_ranks()[ur];
+          if (std::find(w.missing_hosts.begin(), w.missing_hosts.end(), h) == w.missing_hosts.end()) {
+            w.missing_hosts.push_back(h);
           }
         }
         w.last_phase_of_rank = name;

@@ -4,7 +4,8 @@
 ///   corrupt:rank=R:elems=K        rank R corrupts K received elements after each checked op, before the
 ///   check delay:rank=R:us=U:every=E     rank R enters late by U µs every E-th iteration of the per-iteration
 ///   pass hang:rank=R:after=N           rank R stops (sleeps forever) when it reaches its N-th watched
-///   operation
+///   operation; freeze:rank=R:after=N  the whole process of rank R stops there (SIGSTOP to itself: its
+///   watchdog thread stops too, as on a frozen or unreachable host)
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -14,13 +15,13 @@ namespace fabcheck::core {
 
 /// A parsed FABCHECK_TEST_FAULT value.
 struct Fault {
-  enum class Kind { kCorrupt, kDelay, kHang };
+  enum class Kind { kCorrupt, kDelay, kHang, kFreeze };
   Kind kind = Kind::kCorrupt;  ///< which fault
   int rank = -1;               ///< the rank that misbehaves
   std::uint64_t elems = 1;     ///< corrupt: elements to corrupt
   std::uint64_t us = 0;        ///< delay: microseconds
   std::uint64_t every = 1;     ///< delay: every E-th iteration (1 = all)
-  std::uint64_t after = 0;     ///< hang: operation number at which to stop
+  std::uint64_t after = 0;     ///< hang, freeze: operation number at which to stop
 };
 
 /// Parses a fault spec. @throws UsageError naming FABCHECK_TEST_FAULT on a malformed value.

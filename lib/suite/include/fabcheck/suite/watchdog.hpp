@@ -20,12 +20,23 @@ struct WatchdogTimeout {
   double timeout_s = 0;            ///< the limit that was exceeded
   double stalled_s = 0;            ///< seconds since the last arrival of any rank
   std::vector<int> missing_ranks;  ///< ranks that did not arrive at `operation`
-  std::vector<std::string> missing_hosts;       ///< their hosts (distinct, in rank order)
+  std::vector<std::string>
+      missing_hosts;                 ///< hosts of the missing and of the silent ranks (distinct, rank order)
+  std::vector<int> silent_ranks;     ///< ranks whose watchdog thread stopped reporting (a frozen process, a
+                                     ///< host that cannot be reached): no heartbeat for kSilentS
+  std::vector<double> silent_for_s;  ///< seconds since each silent rank was last heard
   std::vector<std::string> last_phase_of_rank;  ///< each rank's last reported operation ("" = none yet)
   bool arrival_table = true;  ///< false when the table could not be kept (no MPI_THREAD_MULTIPLE)
   /// One line for humans: "operation 'X' exceeded 5 s: rank 2 (host h) did not arrive".
   std::string message() const;
 };
+
+/// Every rank's watchdog thread reports to rank 0 at least this often (seconds), also without progress.
+inline constexpr double kHeartbeatS = 1.0;
+/// A rank not heard for this long (seconds) is silent: frozen (SIGSTOP, a hung host) or unreachable.
+inline constexpr double kSilentS = 3.0;
+/// After the watchdog fired, MPI_Abort gets this long (seconds) before rank 0 leaves with _exit(3) itself.
+inline constexpr double kAbortGraceS = 10.0;
 
 /// True when MPI is initialized with MPI_THREAD_MULTIPLE (MPI_Query_thread).
 bool mpi_thread_multiple();
