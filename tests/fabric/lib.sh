@@ -61,7 +61,7 @@ fab_init() {
 # fab_assert_clean: no namespace, veth, bridge or state of the instance is left
 fab_assert_clean() {
   local left
-  left=$( (ip -o link show | awk -F': ' '{print $2}' | sed 's/@.*//' | grep -E "^(vf-$FAB_NAME-[0-9]+|vfb-$FAB_NAME)\$" || true
+  left=$( (ip -o link show | awk -F': ' '{print $2}' | sed 's/@.*//' | grep -E "^(vf-$FAB_NAME-[0-9]+|vfb-$FAB_NAME|vfm-$FAB_NAME-[0-9]+|vfm-$FAB_NAME)\$" || true
     ip netns list | awk '{print $1}' | grep -E "^vf-$FAB_NAME-h[0-9]+\$" || true) | tr '\n' ' ')
   [ -z "${left// /}" ] || fail "teardown left: $left"
   [ ! -e "/run/vfabric/$FAB_NAME" ] || fail "teardown left /run/vfabric/$FAB_NAME"

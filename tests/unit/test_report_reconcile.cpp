@@ -187,7 +187,7 @@ TEST(RunSummary, VerdictFirstAndLastNamesTheHost) {
 TEST(RunSummary, CleanOneHostRunSaysWhatWasNotTested) {
   json d;
   d["findings"] = json::array({finding("info", "INCAST_NOT_FABRIC", "local", json::object())});
-  d["run"] = {{"exit_code", 0}, {"sections", json::object()}};
+  d["run"] = {{"exit_code", 0}, {"sections", {{"sweeps", {{"status", "ok"}}}}}};
   report::SummaryFacts facts;
   facts.nhosts = 1;
   const std::string text = report::render_summary(d, facts);
@@ -200,6 +200,11 @@ TEST(RunSummary, CleanOneHostRunSaysWhatWasNotTested) {
   EXPECT_EQ(report::verdict_word(d), "PASS with 1 warning");
   d["run"]["exit_code"] = 3;
   EXPECT_EQ(report::verdict_word(d), "INCOMPLETE");
+  // Every step skipped: nothing was measured, which is not a pass.
+  d["run"] = {{"exit_code", 0},
+              {"sections", {{"sweeps", {{"status", "skipped"}}}, {"gate", {{"status", "ok"}}}}}};
+  EXPECT_EQ(report::verdict_word(d), "NOTHING RUN");
+  EXPECT_NE(report::render_summary(d, facts).find("nothing was measured"), std::string::npos);
 }
 
 TEST(Reconcile, ModerateScalingDropThatPairsDoesNotReproduceIsContext) {

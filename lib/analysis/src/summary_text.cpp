@@ -135,6 +135,12 @@ std::string verdict_word(const json& doc) {
           : 3;
   if (code == 1) return "FAIL";
   if (code != 0) return "INCOMPLETE";
+  // Nothing measured is not a pass (a config that enables no step).
+  bool any_ran = false;
+  if (doc.contains("run") && doc["run"].contains("sections") && doc["run"]["sections"].is_object())
+    for (const auto& [name, s] : doc["run"]["sections"].items())
+      any_ran = any_ran || (name != "gate" && s.is_object() && s.value("status", "") != "skipped");
+  if (!any_ran) return "NOTHING RUN";
   const int nw = counts(doc).warn;
   return nw == 0 ? "PASS" : fmt::format("PASS with {} warning{}", nw, nw == 1 ? "" : "s");
 }
@@ -147,6 +153,8 @@ std::string render_summary(const json& doc, const SummaryFacts& facts) {
     why = fmt::format("{} fail finding{}: {}", nf, nf == 1 ? "" : "s", fail_places(doc));
   } else if (word == "INCOMPLETE") {
     why = "the run did not finish every step (see the steps below and the report)";
+  } else if (word == "NOTHING RUN") {
+    why = "every step was skipped, nothing was measured (enable a step in the config)";
   } else if (nw > 0) {
     why = "no fail finding; the warnings below need a look";
   } else {

@@ -479,8 +479,11 @@ void NcclLogParser::drop_phantom_process() {
                      !p.ib_no_device && !p.libibverbs_missing && p.gdr_hca.empty() && p.gdr_pairs.empty() &&
                      p.version.empty() && p.net_plugin.empty() && !p.nranks && !p.nnodes && !p.ofi;
   if (!named || !only_issues || p.message_only_lines != p.lines) return;
-  log_.stats.message_only_lines -= std::min(log_.stats.message_only_lines, p.lines);
-  log_.stats.foreign_lines += p.lines;
+  // The same number leaves one counter and joins the other (a glued line's second half adds to p.lines but
+  // not to the counters, so p.lines can exceed what was counted).
+  const std::size_t n = std::min(log_.stats.message_only_lines, p.message_only_lines);
+  log_.stats.message_only_lines -= n;
+  log_.stats.foreign_lines += n;
   log_.processes.erase(it);
 }
 
