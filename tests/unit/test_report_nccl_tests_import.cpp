@@ -491,3 +491,33 @@ TEST(Import, AvgBusBandwidthIsTheFilesOwnPrintedValue) {
   ASSERT_GT(n, 0u);
   EXPECT_DOUBLE_EQ(s["avg_busbw_recomputed_gbps"].get<double>(), sum / static_cast<double>(n));
 }
+
+TEST(Import, RowsThatCannotBeReadAreCountedInAFinding) {
+  // Issue 19: a row with nan, or a negative size, is not imported — and the report says so, with the count
+  // and the first line.
+  std::string text = read("allreduce_16rank_a100_2node_rdma_v2.13.txt");
+  const auto at = text.find("126.90  237.94");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 14, "126.90     nan");
+  const auto row = text.rfind('\n', at) + 1;
+  const std::size_t before = parse::parse_nccl_tests_text(read("allreduce_16rank_a100_2node_rdma_v2.13.txt"))
+                                 .tables.at(0)
+                                 .rows.size();
+  const auto run = parse::parse_nccl_tests_text(text);
+  EXPECT_EQ(run.tables.at(0).rows.size(), before - 1);
+  EXPECT_EQ(run.tables.at(0).rejected_rows, 1u);
+  const auto doc = import_text(text);
+  const auto& f = doc.json()["findings"];
+  const auto it =
+      std::find_if(f.begin(), f.end(), [](const json& x) { return x["code"] == "IMPORT_ROWS_DROPPED"; });
+  ASSERT_NE(it, f.end());
+  EXPECT_EQ((*it)["severity"], "warn");
+  EXPECT_EQ((*it)["evidence"]["dropped_rows"], 1);
+  EXPECT_NE((*it)["evidence"]["first"]["text"].get<std::string>().find("nan"), std::string::npos);
+  EXPECT_EQ((*it)["evidence"]["first"]["text"].get<std::string>().rfind("8589934592", 0),
+            0u);  // the 8 GiB row
+  EXPECT_EQ((*it)["evidence"]["first"]["line"].get<std::size_t>(),
+            static_cast<std::size_t>(
+                std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(row), '\n')) +
+                1);
+}

@@ -505,6 +505,29 @@ ImportSummary add_import(Document& doc, const NcclTestsRun& run, const ImportOpt
         "and launch one rank per GPU";
     doc.add_finding(f);
   }
+  {
+    // Rows the file printed that could not be imported (issue 19): said, with the count and the first one.
+    std::size_t dropped = 0;
+    json first = nullptr;
+    for (const auto& t : run.tables) {
+      dropped += t.rejected_rows;
+      if (t.rejected_rows && first.is_null())
+        first = {{"line", t.first_rejected_line}, {"text", t.first_rejected}};
+    }
+    if (dropped > 0) {
+      Finding f;
+      f.severity = Severity::kWarn;
+      f.code = "IMPORT_ROWS_DROPPED";
+      f.message =
+          fmt::format("{} row(s) of the file could not be read and were not imported (first: line {})",
+                      dropped, first.value("line", 0));
+      f.evidence = {{"dropped_rows", dropped}, {"first", first}};
+      f.remedy =
+          "look at those lines of the original output (a non-finite or negative number, a garbled row); "
+          "re-run the test if the file was damaged";
+      doc.add_finding(f);
+    }
+  }
   if (!incomplete.empty() || !run.errors.empty()) {
     Finding f;
     f.severity = Severity::kWarn;

@@ -1,6 +1,7 @@
 // nccl-tests console text (reference/nccl-tests.md §3): preamble, `# Using devices`, header, rows, footer, in
 // every layout since the legacy ≤ 2.11 one, under launcher prefixes and with NCCL log lines interleaved.
 #include <algorithm>
+#include <cctype>
 #include <map>
 
 #include "fabcheck/parse/nccl_tests.hpp"
@@ -376,17 +377,31 @@ NcclTestsRun parse_nccl_tests_text(std::string_view text) {
     }
     if (st.layout && st.table >= 0) {
       const auto toks = split_ws(s, 64);
+      const bool numeric_start =
+          !toks.empty() && !toks[0].empty() &&
+          (std::isdigit(static_cast<unsigned char>(toks[0][0])) ||
+           (toks[0][0] == '-' && toks[0].size() > 1 && std::isdigit(static_cast<unsigned char>(toks[0][1]))));
+      auto& table = run.tables[static_cast<std::size_t>(st.table)];
       if (!toks.empty() && parse_uint(toks[0])) {
         bool partial = false;
         if (auto r = parse_row(*st.layout, toks, partial)) {
           r->line = run.lines;
-          run.tables[static_cast<std::size_t>(st.table)].rows.push_back(std::move(*r));
+          table.rows.push_back(std::move(*r));
           continue;
         }
         if (partial) {
-          ++run.tables[static_cast<std::size_t>(st.table)].partial_rows;
+          ++table.partial_rows;
           continue;
         }
+      }
+      // A line shaped like a row (a number first, as many fields as a row) that could not be read is dropped,
+      // and counted: nan/inf, a negative or out-of-range size, garbled numbers.
+      if (numeric_start && toks.size() >= st.layout->pre.size() + 2 * st.layout->block.size()) {
+        if (table.rejected_rows++ == 0) {
+          table.first_rejected_line = run.lines;
+          table.first_rejected = std::string(s.substr(0, 200));
+        }
+        continue;
       }
     }
     if (s.find("Test NCCL failure") != std::string_view::npos ||

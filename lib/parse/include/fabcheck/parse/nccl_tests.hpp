@@ -70,7 +70,11 @@ struct NcclTestsTable {
   std::vector<NcclTestsRow> rows;               ///< rows in file order
   std::optional<long long> out_of_bounds;       ///< `# Out of bounds values : N` (nullopt: footer missing)
   std::optional<PrintedNumber> avg_busbw_gbps;  ///< `# Avg bus bandwidth : X` (nullopt: footer missing)
-  std::size_t partial_rows = 0;  ///< rows cut short (a crash or hang leaves the row preamble only)
+  std::size_t partial_rows = 0;   ///< rows cut short (a crash or hang leaves the row preamble only)
+  std::size_t rejected_rows = 0;  ///< row-shaped lines whose numbers could not be read (nan, inf, negative,
+                                  ///< out of range): not imported, reported (issue 19)
+  std::size_t first_rejected_line = 0;  ///< 1-based line number of the first of them
+  std::string first_rejected;           ///< its text (first 200 characters)
 };
 
 /// The run around the tables.
