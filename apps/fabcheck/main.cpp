@@ -4,11 +4,13 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "command.hpp"
 #include "fabcheck/comm/communicator.hpp"
@@ -29,19 +31,39 @@ std::map<std::string, std::function<bool()>>& mpi_deciders() {
   return m;
 }
 
-int launcher_rank() {
+namespace {
+
+// The rank a launcher (mpirun, srun) gave this process, read from its environment; nullopt when none did.
+std::optional<int> launcher_rank_env() {
   for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"}) {
     if (const char* v = std::getenv(var)) return std::atoi(v);
   }
-  return 0;
+  return std::nullopt;
+}
+
+bool under_launcher() {
+  return launcher_rank_env().has_value();
+}
+
+}  // namespace
+
+int launcher_rank() {
+  return launcher_rank_env().value_or(0);
 }
 
 namespace {
+
+// Rank 0 prints the one line; the other ranks leave a moment later. A launcher (mpirun) kills the job when
+// the first process exits non-zero: were it one of the silent ranks, rank 0 could be killed before its line
+// left (issue 19: "exits 2 with no fabcheck line at all" under load).
+constexpr auto kSilentRankExitDelay = std::chrono::milliseconds(1500);
 
 void print_error_once(const std::string& msg) {
   if (launcher_rank() == 0) {
     std::fprintf(stderr, "fabcheck: error: %s\n", msg.c_str());
     std::fflush(stderr);
+  } else if (under_launcher()) {
+    std::this_thread::sleep_for(kSilentRankExitDelay);
   }
 }
 

@@ -10,3 +10,6 @@ fabcheck_script_test(NAME mpi.run.kill LABEL mpi TIMEOUT 300
 # One definition per option (issue 16): run.config is a valid --config; latency alone and in run write the same keys.
 fabcheck_script_test(NAME mpi.run.one_definition LABEL mpi TIMEOUT 300
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/run_one_definition.py)
+# A flag error under mpirun prints its one line every time (issue 19): 50 launches under a CPU hog. ~30 s.
+fabcheck_script_test(NAME mpi.flag_error_lines LABEL mpi TIMEOUT 240
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/flag_error_lines.py)
