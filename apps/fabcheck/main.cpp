@@ -60,7 +60,7 @@ constexpr auto kSilentRankExitDelay = std::chrono::milliseconds(1500);
 
 void print_error_once(const std::string& msg) {
   if (launcher_rank() == 0) {
-    std::fprintf(stderr, "fabcheck: error: %s\n", msg.c_str());
+    std::fprintf(stderr, "fabcheck: error: %s\n", clip_error_line(msg).c_str());
     std::fflush(stderr);
   } else if (under_launcher()) {
     std::this_thread::sleep_for(kSilentRankExitDelay);
@@ -150,11 +150,11 @@ int main_impl(int argc, char** argv) {
       print_error_once(e.what());
       return static_cast<int>(ExitCode::kUsage);
     } catch (const RuntimeFailure& e) {
-      std::fprintf(stderr, "fabcheck: error: %s\n", e.what());
+      std::fprintf(stderr, "fabcheck: error: %s\n", clip_error_line(e.what()).c_str());
       if (ctx.mpi) comm::abort_world(static_cast<int>(ExitCode::kRuntime));
       return static_cast<int>(ExitCode::kRuntime);
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "fabcheck: error: %s\n", e.what());
+      std::fprintf(stderr, "fabcheck: error: %s\n", clip_error_line(e.what()).c_str());
       if (ctx.mpi) comm::abort_world(static_cast<int>(ExitCode::kRuntime));
       return static_cast<int>(ExitCode::kRuntime);
     }

@@ -169,6 +169,14 @@ check(r1.returncode == r2.returncode == 1 and f1 == f2,
       f"re-gating a gated report: exit {r1.returncode} then {r2.returncode}, findings {len(f1)} then {len(f2)} "
       f"({[f['message'][:40] for f in f2]})")
 
+# 7. A 100k-character value is not echoed whole: the one error line stays short and says how long it was.
+for name, args in [("sweep --op <100k chars>", ["sweep", "--op", "x" * 100000]),
+                   ("report <100k-char path>", ["report", "/" + "a" * 100000, "--html", path("long.html")])]:
+    p = subprocess.run([FAB] + args, capture_output=True, text=True, timeout=30, env=env, stdin=subprocess.DEVNULL)
+    lines = [l for l in p.stderr.splitlines() if l.startswith("fabcheck")]
+    check(p.returncode == 2 and len(lines) == 1 and len(lines[0]) < 2100 and "characters)" in lines[0],
+          f"{name}: exit {p.returncode}, {len(lines)} line(s) of {[len(l) for l in lines]} characters")
+
 leftovers = [n for n in os.listdir(tmp) if ".tmp." in n]
 check(not leftovers, f"no temporary file left behind: {leftovers}")
 print(f"{len(failures)} failure(s)")
