@@ -21,6 +21,22 @@ def mpirun(np, args, env=None, timeout=280, extra_mpi=()):
     return p, time.time() - t0
 
 
+def watchdog_run(name, fault, timeout_s, max_wall_s):
+    """`fabcheck run --timeout T` on 4 ranks with FABCHECK_TEST_FAULT=fault: exit 3 within max_wall_s, or fail.
+    Returns (the completed process, the report path, the report)."""
+    rep = os.path.join(tmpdir(), f"{name}.json")
+    p, wall = mpirun(4, ["run", "--json", rep, "--timeout", str(timeout_s), "-q"],
+                     env={"FABCHECK_TEST_FAULT": fault}, timeout=90, extra_mpi=["-x", "FABCHECK_TEST_FAULT"])
+    print(p.stdout[-2000:])
+    print(p.stderr[-2000:])
+    print(f"exit {p.returncode} after {wall:.1f} s")
+    if p.returncode != 3:
+        fail(f"exit {p.returncode}, want 3")
+    if wall >= max_wall_s:
+        fail(f"took {wall:.1f} s, want < {max_wall_s} s")
+    return p, rep, load(rep)
+
+
 def fabcheck(args, timeout=60):
     return subprocess.run([FAB] + args, capture_output=True, text=True, timeout=timeout)
 

@@ -7,19 +7,7 @@ import os, socket, sys
 sys.path.insert(0, os.path.dirname(__file__))
 from run_common import *
 
-d = tmpdir()
-rep = os.path.join(d, "hang.json")
-p, wall = mpirun(4, ["run", "--json", rep, "--timeout", "5", "-q"],
-                 env={"FABCHECK_TEST_FAULT": "hang:rank=2:after=3"}, timeout=60,
-                 extra_mpi=["-x", "FABCHECK_TEST_FAULT"])
-print(p.stdout[-2000:])
-print(p.stderr[-2000:])
-print(f"exit {p.returncode} after {wall:.1f} s")
-if p.returncode != 3:
-    fail(f"exit {p.returncode}, want 3")
-if wall >= 15:
-    fail(f"took {wall:.1f} s, want < 15 s")
-doc = load(rep)
+p, rep, doc = watchdog_run("hang", "hang:rank=2:after=3", 5, 15)
 run = doc["run"]
 if run["status"] != "incomplete" or run["exit_code"] != 3:
     fail(f"status {run['status']} exit_code {run['exit_code']}")
