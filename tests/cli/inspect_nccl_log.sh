@@ -31,31 +31,24 @@ PY
 test ! -s "$tmp/out2"
 "$PYTHON" -c "import json,sys; t=json.load(open('$tmp/two.json'))['transport']; assert len(t['logs'])==2 and t['verdict']=='no_rdma_hardware', t['verdict']"
 
+# refused ERRFILE WORDS ARGS...: exit 2, exactly one stderr line (in ERRFILE) containing WORDS.
+refused() {
+  local err=$1 words=$2 rc=0
+  shift 2
+  "$FABCHECK" inspect "$@" >/dev/null 2>"$err" || rc=$?
+  test "$rc" = 2
+  test "$(wc -l <"$err")" = 1
+  grep -q -- "$words" "$err"
+}
+
 # Missing log: exit 2, exactly one stderr line, no report written.
-set +e
-"$FABCHECK" inspect --nccl-log "$tmp/missing.log" --json "$tmp/m.json" >"$tmp/out3" 2>"$tmp/err3"
-rc=$?
-set -e
-test "$rc" = 2
-test "$(wc -l <"$tmp/err3")" = 1
-grep -q 'missing.log' "$tmp/err3"
+refused "$tmp/err3" 'missing.log' --nccl-log "$tmp/missing.log" --json "$tmp/m.json"
 test ! -e "$tmp/m.json"
 
 # Unwritable --json: exit 2 before anything is parsed or written.
-set +e
-"$FABCHECK" inspect --nccl-log "$logs/02-socket-no-ib-gcp-2.7.8.log" --json "$tmp/nodir/r.json" >/dev/null 2>"$tmp/err4"
-rc=$?
-set -e
-test "$rc" = 2
-test "$(wc -l <"$tmp/err4")" = 1
+refused "$tmp/err4" 'nodir' --nccl-log "$logs/02-socket-no-ib-gcp-2.7.8.log" --json "$tmp/nodir/r.json"
 # One log twice (also under another name) would double every count: exit 2, one line, nothing written.
-set +e
-"$FABCHECK" inspect --nccl-log "$logs/02-socket-no-ib-gcp-2.7.8.log" "$logs/../nccl-logs/02-socket-no-ib-gcp-2.7.8.log" \
-  --json "$tmp/dup.json" >/dev/null 2>"$tmp/err5"
-rc=$?
-set -e
-test "$rc" = 2
-test "$(wc -l <"$tmp/err5")" = 1
-grep -q 'same file' "$tmp/err5"
+refused "$tmp/err5" 'same file' --nccl-log "$logs/02-socket-no-ib-gcp-2.7.8.log" \
+  "$logs/../nccl-logs/02-socket-no-ib-gcp-2.7.8.log" --json "$tmp/dup.json"
 test ! -e "$tmp/dup.json"
 echo "inspect --nccl-log: ok"

@@ -23,6 +23,44 @@ bool has(std::string_view hay, std::string_view needle) {
   return lower(hay).find(lower(needle)) != std::string::npos;
 }
 
+// What a failed job's own warning says (ncclGetErrorString texts, CUDA/nccl-tests failures, NCCL's abort and
+// watchdog lines): classify_issue makes a WARN with one of them a system_error, detail_of names the first.
+constexpr const char* kJobErrorPhrases[] = {"unhandled system error",
+                                            "unhandled cuda error",
+                                            "internal error",
+                                            "remote process exited",
+                                            "Cuda failure",
+                                            "does not loop back",
+                                            "Test NCCL failure",
+                                            "NCCL failure",
+                                            "communicator was aborted",
+                                            "watchdog",
+                                            "timeout",
+                                            "timed out",
+                                            "abort"};
+
+// What a broken TCP connection says (misc/socket.cc and the bootstrap): the first one found names the detail.
+constexpr const char* kSocketPhrases[] = {"Connection closed by remote peer",
+                                          "Connection reset by peer",
+                                          "Connection refused",
+                                          "Connection timed out",
+                                          "no socket interface found",
+                                          "Socket recv failed",
+                                          "Socket creation failed",
+                                          "wrong type",
+                                          "Timeout",
+                                          "timed out",
+                                          "No route to host",
+                                          "Network is unreachable"};
+
+// The first phrase of `list` that `message` contains, lowercased; "" when none.
+template <std::size_t N>
+std::string first_phrase(const std::string& message, const char* const (&list)[N]) {
+  for (const char* k : list)
+    if (has(message, k)) return lower(k);
+  return {};
+}
+
 bool is_resource_call(const std::string& fn) {
   return fn.rfind("ibv_reg", 0) == 0 || fn == "ibv_alloc_pd" || fn == "ibv_create_cq" ||
          fn == "ibv_create_srq" || fn == "ibv_dereg_mr" || fn == "ibv_create_comp_channel" ||
@@ -76,16 +114,19 @@ std::string host_label(const std::string& h) {
   return h.empty() ? "(no prefix)" : h;
 }
 
+// `bootstrap.cc -> ncclSystemError`: where an error trace was and what it propagated.
+std::string trace_detail(const parse::NcclIssue& is) {
+  return fmt::format("{} -> {}", trace_file(is.message), is.status_name.empty() ? "error" : is.status_name);
+}
+
 // The decoded key of one issue of a class (what `details` counts).
 std::string detail_of(NcclErrorClass cls, const parse::NcclIssue& is) {
   switch (cls) {
     case NcclErrorClass::kIbConnect:
     case NcclErrorClass::kIbResource:
       if (is.ibv_function.empty()) {  // a socket warning inside the IB transport's connect
-        for (const char* k : {"Connection refused", "Connection timed out", "Connection reset by peer",
-                              "Socket creation failed", "Network is unreachable", "No route to host"})
-          if (has(is.message, k)) return "IB out-of-band connect: " + lower(k);
-        return "IB out-of-band connect failed";
+        const std::string k = first_phrase(is.message, kSocketPhrases);
+        return k.empty() ? "IB out-of-band connect failed" : "IB out-of-band connect: " + k;
       }
       return is.error_text.empty() ? is.ibv_function : is.ibv_function + ": " + is.error_text;
     case NcclErrorClass::kIbDevice: {
@@ -99,26 +140,18 @@ std::string detail_of(NcclErrorClass cls, const parse::NcclIssue& is) {
       if (is.status < 0) return "completion error";
       return fmt::format("{} ({})", is.status_name.empty() ? "status" : is.status_name, is.status);
     case NcclErrorClass::kSocket:
-    case NcclErrorClass::kBootstrap:
-      if (is.kind == parse::NcclIssueKind::kErrorTrace)
-        return fmt::format("{} -> {}", trace_file(is.message),
-                           is.status_name.empty() ? "error" : is.status_name);
-      for (const char* k :
-           {"Connection closed by remote peer", "Connection reset by peer", "Connection refused",
-            "Connection timed out", "no socket interface found", "Socket recv failed", "wrong type",
-            "Timeout", "timed out", "No route to host", "Network is unreachable"})
-        if (has(is.message, k)) return lower(k);
+    case NcclErrorClass::kBootstrap: {
+      if (is.kind == parse::NcclIssueKind::kErrorTrace) return trace_detail(is);
+      const std::string k = first_phrase(is.message, kSocketPhrases);
+      if (!k.empty()) return k;
       return cls == NcclErrorClass::kSocket ? "socket error" : "bootstrap error";
-    case NcclErrorClass::kSystemError:
-      if (is.kind == parse::NcclIssueKind::kErrorTrace)
-        return fmt::format("{} -> {}", trace_file(is.message),
-                           is.status_name.empty() ? "error" : is.status_name);
+    }
+    case NcclErrorClass::kSystemError: {
+      if (is.kind == parse::NcclIssueKind::kErrorTrace) return trace_detail(is);
       if (is.kind == parse::NcclIssueKind::kProxy) return "proxy operation failed";
-      for (const char* k :
-           {"unhandled system error", "unhandled cuda error", "internal error", "remote process exited",
-            "Cuda failure", "does not loop back", "Test NCCL failure", "timeout", "abort"})
-        if (has(is.message, k)) return lower(k);
-      return "job error";
+      const std::string k = first_phrase(is.message, kJobErrorPhrases);
+      return k.empty() ? "job error" : k;
+    }
     case NcclErrorClass::kLibibverbs:
       return "Failed to open libibverbs.so";
     case NcclErrorClass::kPlugin:
@@ -516,14 +549,10 @@ bool classify_issue(const parse::NcclIssue& is, NcclErrorClass& cls, bool& fatal
         cls = NcclErrorClass::kBootstrap;
         return true;
       }
-      for (const char* k :
-           {"unhandled system error", "unhandled cuda error", "internal error", "remote process exited",
-            "Cuda failure", "NCCL failure", "timeout", "timed out", "abort", "watchdog", "does not loop back",
-            "Test NCCL failure", "communicator was aborted"})
-        if (has(is.message, k)) {
-          cls = NcclErrorClass::kSystemError;
-          return true;
-        }
+      if (!first_phrase(is.message, kJobErrorPhrases).empty()) {
+        cls = NcclErrorClass::kSystemError;
+        return true;
+      }
       if (has(is.message, "message truncated")) {  // NET/Socket: a peer sent more than was posted
         cls = NcclErrorClass::kSocket;
         return true;
