@@ -146,12 +146,6 @@ std::function<int(const RunContext&)> setup_run(CLI::App& sub) {
     ro.quiet = cli->quiet;
     ro.verbose = cli->verbose;
     ro.force_progress = cli->progress;
-    ro.thread_multiple = suite::mpi_thread_multiple();
-    if (!ro.thread_multiple && world.rank() == 0) {
-      std::fprintf(
-          stderr,
-          "fabcheck: warning: MPI did not grant MPI_THREAD_MULTIPLE; the watchdog watches each rank alone\n");
-    }
     const int rc = suite::run_suite(world, plan, ro);
     // The page renders the final report as written (complete, failed or gate failed), on rank 0 only.
     if (world.rank() == 0 && !cli->html.empty()) {

@@ -11,6 +11,7 @@ Topology describe_topology(const comm::Communicator& comm, std::string_view back
   for (std::size_t i = 0; i < hosts.size(); ++i) t.hosts.push_back({hosts[i], by_host[i]});
   t.backend = std::string(backend);
   t.mpi_library = comm::Runtime::library_version();
+  t.mpi_thread_level = comm::Runtime::thread_level();
   if (!nccl_version.empty()) t.nccl_version = std::string(nccl_version);
   t.clock_offset_us_max = clocks.max_abs_offset_us;
   t.clock_error_us_max = clocks.max_error_us;

@@ -212,7 +212,6 @@ int run_suite(const comm::Communicator& world, const Plan& plan, const RunOption
                                    {"missing_hosts", t.missing_hosts},
                                    {"silent", silent},
                                    {"arrival_table", t.arrival_table},
-                                   {"abort_grace_s", kAbortGraceS},
                                    {"message", t.message()}};
     report::Finding f;
     f.severity = report::Severity::kFail;
@@ -228,7 +227,7 @@ int run_suite(const comm::Communicator& world, const Plan& plan, const RunOption
     d.finish("incomplete", 3, (comm::now_us() - sh.run_start_us) / 1e6);
     d.write_atomic(sh.json_path);
   };
-  Watchdog watchdog(world, plan.timeout_s, opts.thread_multiple, on_timeout, [&sh] { show_progress(sh); });
+  Watchdog watchdog(world, plan.timeout_s, on_timeout, [&sh] { show_progress(sh); });
 
   bool any_failed = false;
   int idx = 0;

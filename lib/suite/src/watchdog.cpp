@@ -33,10 +33,6 @@ double now_s() {
 
 }  // namespace
 
-bool mpi_thread_multiple() {
-  return comm::thread_multiple();
-}
-
 std::string WatchdogTimeout::message() const {
   std::string who;
   if (arrival_table && !silent_ranks.empty()) {
@@ -52,7 +48,7 @@ std::string WatchdogTimeout::message() const {
                       silent_ranks.size() > 1 ? "s" : "", ranks, missing_hosts.size() > 1 ? "s" : "", hosts,
                       quiet);
   } else if (!arrival_table) {
-    who = "ranks that did not arrive are unknown (no MPI_THREAD_MULTIPLE)";
+    who = "ranks that did not arrive are unknown (the side channel to rank 0 was down)";
   } else if (missing_ranks.empty()) {
     who = "every rank arrived; the operation itself did not complete";
   } else {
@@ -76,7 +72,7 @@ std::string WatchdogTimeout::message() const {
 
 struct Watchdog::Impl {
   comm::Communicator comm;
-  std::unique_ptr<comm::SideChannel> chan;  // arrival reports to rank 0 (MPI_THREAD_MULTIPLE only)
+  std::unique_ptr<comm::SideChannel> chan;  // arrival reports to rank 0 (TCP; no MPI from the thread)
   double timeout_s = 0;
   bool table = true;
   std::function<void(const WatchdogTimeout&)> on_timeout;
@@ -85,6 +81,10 @@ struct Watchdog::Impl {
   std::thread th;
   bool stopped = false;
 
+  // Rank 0 writes the report, tells every rank to leave over the side channel and leaves with exit 3; mpirun
+  // ends the job on a rank's non-zero exit (Open MPI: "Per user-direction, the job has been aborted"),
+  // killing the ranks that cannot hear rank 0 (frozen, unreachable). No MPI call: MPI runs at
+  // MPI_THREAD_FUNNELED (issue 21).
   [[noreturn]] void fire(WatchdogTimeout t) {
     if (comm.rank() == 0) {
       try {
@@ -92,20 +92,16 @@ struct Watchdog::Impl {
       } catch (const std::exception& e) {
         std::fprintf(stderr, "fabcheck: watchdog: could not write the report: %s\n", e.what());
       }
+      if (chan && chan->ok()) chan->tell_all_to_leave();
     }
     std::fprintf(stderr, "fabcheck: error: %s\n", t.message().c_str());
-    std::fflush(stderr);
     leave(3);
   }
 
-  // MPI_Abort, bounded: when it cannot reach every host (a downed link) the process still ends after
-  // kAbortGraceS, so this rank never keeps mpirun waiting on it.
   [[noreturn]] static void leave(int code) {
-    std::thread([code] {
-      std::this_thread::sleep_for(std::chrono::duration<double>(kAbortGraceS));
-      std::_Exit(code);
-    }).detach();
-    comm::abort_world(code);
+    std::fflush(stdout);
+    std::fflush(stderr);
+    std::_Exit(code);
   }
 
   void run_reporter() {  // ranks != 0
@@ -120,15 +116,16 @@ struct Watchdog::Impl {
         Msg m;
         m.seq = p.seq;
         std::strncpy(m.name, p.name.c_str(), sizeof(m.name) - 1);
-        chan->send_to_root(&m, sizeof m);
+        if (!chan->send_to_root(&m)) leave(3);  // rank 0 is gone: so is the job
         sent = p.seq;
         last_send = t;
       }
+      if (chan->poll_root() != 0) leave(3);  // rank 0 ended the job (its line says why) or is gone
       std::this_thread::sleep_for(kPoll);
     }
     Msg bye;
     bye.seq = kBye;
-    chan->send_to_root(&bye, sizeof bye);
+    chan->send_to_root(&bye);
   }
 
   void run_self_only() {  // no MPI_THREAD_MULTIPLE: every rank watches its own phase
@@ -163,29 +160,34 @@ struct Watchdog::Impl {
     std::vector<std::uint64_t> seq(static_cast<std::size_t>(n), 0);
     std::vector<std::string> name(static_cast<std::size_t>(n));
     std::vector<double> heard(static_cast<std::size_t>(n), now_s());  // last message of each rank
-    int byes = 0;
-    Msg buf;
-    if (n > 1) chan->post_receive(&buf, sizeof buf);
     double last_progress = now_s();
+    std::vector<char> done(static_cast<std::size_t>(n), 0);  // said goodbye, or its connection closed
+    int byes = 0;
+    const auto finished = [&](std::size_t src) {
+      if (src < done.size() && !done[src]) {
+        done[src] = 1;
+        ++byes;
+      }
+    };
+    const auto on_record = [&](int source, const void* rec) {
+      Msg buf;
+      std::memcpy(&buf, rec, sizeof buf);
+      const auto src = static_cast<std::size_t>(source);
+      if (src < heard.size() && !done[src]) heard[src] = now_s();
+      if (buf.seq == kBye) {
+        finished(src);
+      } else if (src < seq.size() && buf.seq > seq[src]) {
+        seq[src] = buf.seq;
+        buf.name[sizeof(buf.name) - 1] = 0;
+        name[src] = buf.name;
+        last_progress = now_s();
+      }
+    };
+    const auto on_closed = [&](int source) { finished(static_cast<std::size_t>(source)); };
     double last_tick = last_progress;
     double stop_seen = 0;
     while (true) {
-      // Drain the arrivals.
-      while (chan->pending()) {
-        int source = 0;
-        if (!chan->test(source)) break;
-        const auto src = static_cast<std::size_t>(source);
-        if (src < heard.size()) heard[src] = now_s();
-        if (buf.seq == kBye) {
-          ++byes;
-        } else if (src < seq.size() && buf.seq > seq[src]) {
-          seq[src] = buf.seq;
-          buf.name[sizeof(buf.name) - 1] = 0;
-          name[src] = buf.name;
-          last_progress = now_s();
-        }
-        if (byes < n - 1) chan->post_receive(&buf, sizeof buf);
-      }
+      chan->drain(on_record, on_closed);  // the arrivals
       const auto own = comm::current_phase();
       if (own.seq > seq[0]) {
         seq[0] = own.seq;
@@ -196,10 +198,7 @@ struct Watchdog::Impl {
       if (stop_flag.load()) {
         if (stop_seen == 0) stop_seen = t;
         if (byes >= n - 1) break;
-        if (t - stop_seen > 30) {  // a rank never said goodbye: do not hang in shutdown either
-          chan->cancel();
-          break;
-        }
+        if (t - stop_seen > 30) break;  // a rank never said goodbye: do not hang in shutdown either
       } else if (t - last_progress > timeout_s) {
         WatchdogTimeout w;
         w.timeout_s = timeout_s;
@@ -242,17 +241,22 @@ struct Watchdog::Impl {
   }
 };
 
-Watchdog::Watchdog(const comm::Communicator& c, double timeout_s, bool thread_multiple,
+Watchdog::Watchdog(const comm::Communicator& c, double timeout_s,
                    std::function<void(const WatchdogTimeout&)> on_timeout, std::function<void()> tick)
     : impl_(std::make_unique<Impl>()) {
   impl_->comm = c;
   impl_->timeout_s = timeout_s;
-  impl_->table = thread_multiple;
   impl_->on_timeout = std::move(on_timeout);
   impl_->tick = std::move(tick);
-  if (thread_multiple) impl_->chan = std::make_unique<comm::SideChannel>(c);
+  impl_->chan = std::make_unique<comm::SideChannel>(c, sizeof(Msg));
+  impl_->table = impl_->chan->ok();
+  if (!impl_->table && c.rank() == 0) {
+    std::fprintf(stderr,
+                 "fabcheck: warning: the watchdog's side channel is down (%s); each rank watches itself\n",
+                 impl_->chan->failure().c_str());
+  }
   Impl* p = impl_.get();
-  if (!thread_multiple) {
+  if (!impl_->table) {
     p->th = std::thread([p] { p->run_self_only(); });
   } else if (c.rank() == 0) {
     p->th = std::thread([p] { p->run_root(); });

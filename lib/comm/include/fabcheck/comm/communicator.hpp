@@ -13,21 +13,19 @@ namespace fabcheck::comm {
 /// Process-wide MPI lifetime. Create exactly one, first thing in main(); destroying it finalizes MPI.
 class Runtime {
  public:
-  /// Initializes MPI with MPI_THREAD_MULTIPLE requested (the watchdog thread needs it).
+  /// Initializes MPI with MPI_THREAD_FUNNELED requested: only the main thread calls MPI (the watchdog thread
+  /// talks TCP, comm::SideChannel). The level provided is comm::thread_level_name().
   /// @throws RuntimeFailure when MPI cannot be initialized.
   Runtime(int* argc, char*** argv);
   ~Runtime();
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
-  /// True when the MPI library granted MPI_THREAD_MULTIPLE.
-  bool thread_multiple() const { return thread_multiple_; }
   /// MPI library version string (MPI_Get_library_version, first line).
   static std::string library_version();
+  /// The thread level MPI provided (MPI_Query_thread): "single", "funneled", "serialized" or "multiple".
+  static std::string thread_level();
   /// True between MPI_Init and MPI_Finalize.
   static bool initialized();
-
- private:
-  bool thread_multiple_ = false;
 };
 
 /// Aborts every rank of MPI_COMM_WORLD with the given exit code (MPI_Abort). Never returns.

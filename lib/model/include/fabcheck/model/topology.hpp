@@ -15,10 +15,11 @@ struct HostRanks {
 /// `topology` of the report: {nranks, hosts: [{host, ranks}], backend, mpi_library, nccl_version,
 /// clock_offset_us_max}.
 struct Topology {
-  int nranks = 0;                           ///< ranks in the communicator
-  std::vector<HostRanks> hosts;             ///< hosts in order of their lowest rank
-  std::string backend;                      ///< collective backend: "mpi" | "nccl"
-  std::string mpi_library;                  ///< MPI_Get_library_version, first line
+  int nranks = 0;                ///< ranks in the communicator
+  std::vector<HostRanks> hosts;  ///< hosts in order of their lowest rank
+  std::string backend;           ///< collective backend: "mpi" | "nccl"
+  std::string mpi_library;       ///< MPI_Get_library_version, first line
+  std::string mpi_thread_level;  ///< MPI_Query_thread: single|funneled|serialized|multiple (in run)
   std::optional<std::string> nccl_version;  ///< e.g. "NCCL 2.28.3"; nullopt when NCCL was not used
   double clock_offset_us_max = 0;           ///< max |clock offset to rank 0| over ranks, µs
   double clock_error_us_max = 0;            ///< max error bound (half round trip) of that alignment, µs

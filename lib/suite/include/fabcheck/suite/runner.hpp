@@ -22,7 +22,6 @@ struct RunOptions {
   std::string exclude_hostfile;   ///< hostfile with the hosts that passed ("" = none)
   bool quiet = false;             ///< no progress on stderr
   bool force_progress = false;    ///< progress even when stderr is not a terminal
-  bool thread_multiple = true;    ///< MPI granted MPI_THREAD_MULTIPLE (watchdog arrival table)
   bool verbose = false;           ///< every probe's tables and histograms on the console (default: compact)
 };
 

@@ -1,10 +1,11 @@
 #pragma once
 /// @file The watchdog of `fabcheck run` (issue 8: "no hangs, ever"). Every rank runs a thread that reports
-/// its arrivals at operations (comm::enter_phase / current_phase) to rank 0 over a duplicated communicator;
-/// rank 0's thread detects an operation that made no progress for `timeout_s` seconds, calls the on_timeout
-/// callback (which writes the report with `status: incomplete`) and aborts the job with exit code 3
-/// (MPI_Abort). Needs MPI_THREAD_MULTIPLE; without it every rank watches only itself (same timeout, no
-/// arrival table).
+/// its arrivals at operations (comm::enter_phase / current_phase) to rank 0 over a TCP side channel
+/// (comm::SideChannel; no MPI call from the thread, so MPI stays at MPI_THREAD_FUNNELED — issue 21); rank 0's
+/// thread detects an operation that made no progress for `timeout_s` seconds, calls the on_timeout callback
+/// (which writes the report with `status: incomplete`), tells every rank to leave and leaves with exit code 3
+/// (mpirun ends the job on a non-zero exit). When the side channel cannot be set up every rank watches only
+/// itself (same timeout, no arrival table).
 #include <functional>
 #include <memory>
 #include <string>
@@ -26,7 +27,7 @@ struct WatchdogTimeout {
                                      ///< host that cannot be reached): no heartbeat for kSilentS
   std::vector<double> silent_for_s;  ///< seconds since each silent rank was last heard
   std::vector<std::string> last_phase_of_rank;  ///< each rank's last reported operation ("" = none yet)
-  bool arrival_table = true;  ///< false when the table could not be kept (no MPI_THREAD_MULTIPLE)
+  bool arrival_table = true;  ///< false when the table could not be kept (the side channel was down)
   /// One line for humans: "operation 'X' exceeded 5 s: rank 2 (host h) did not arrive".
   std::string message() const;
 };
@@ -35,28 +36,23 @@ struct WatchdogTimeout {
 inline constexpr double kHeartbeatS = 1.0;
 /// A rank not heard for this long (seconds) is silent: frozen (SIGSTOP, a hung host) or unreachable.
 inline constexpr double kSilentS = 3.0;
-/// After the watchdog fired, MPI_Abort gets this long (seconds) before rank 0 leaves with _exit(3) itself.
-inline constexpr double kAbortGraceS = 10.0;
-
-/// True when MPI is initialized with MPI_THREAD_MULTIPLE (MPI_Query_thread).
-bool mpi_thread_multiple();
 
 /// Watchdog over a communicator (normally the world). Construction and stop() are collective.
 class Watchdog {
  public:
   /// Starts the thread on every rank.
-  /// @param comm the ranks to watch (its MPI communicator is duplicated for the watchdog's own messages)
+  /// @param comm the ranks to watch (the side channel is set up over it, collectively)
   /// @param timeout_s seconds an operation may go without any rank's progress
-  /// @param thread_multiple whether MPI granted MPI_THREAD_MULTIPLE
-  /// @param on_timeout called on rank 0 (from the watchdog thread) before MPI_Abort(3); must be thread-safe
+  /// @param on_timeout called on rank 0 (from the watchdog thread) before the job ends with exit 3; must be
+  /// thread-safe
   /// @param tick called on rank 0 about every 0.5 s (progress display); may be empty
-  Watchdog(const comm::Communicator& comm, double timeout_s, bool thread_multiple,
+  Watchdog(const comm::Communicator& comm, double timeout_s,
            std::function<void(const WatchdogTimeout&)> on_timeout, std::function<void()> tick = {});
   /// Stops (collective; calls stop() if not yet stopped).
   ~Watchdog();
   Watchdog(const Watchdog&) = delete;
   Watchdog& operator=(const Watchdog&) = delete;
-  /// Stops the threads and frees the duplicated communicator. Collective; every rank must call it.
+  /// Stops the threads and closes the side channel. Collective; every rank must call it.
   void stop();
 
   struct Impl;  ///< MPI state (private)
