@@ -17,6 +17,7 @@
 #include "fabcheck/core/build_info.hpp"
 #include "fabcheck/core/collective.hpp"
 #include "fabcheck/core/error.hpp"
+#include "fabcheck/core/input_limits.hpp"
 #include "list_options.hpp"
 
 namespace fabcheck::app {
@@ -85,6 +86,14 @@ int main_impl(int argc, char** argv) {
   bool show_version = false, list = false, list_options = false;
   app.add_flag("--version", show_version, "Print the version and the compiled-in features");
   app.add_flag("--list", list, "List subcommands and collectives");
+  std::uint64_t max_input_mb = 0;
+  app.add_option(
+         "--max-input-mb", max_input_mb,
+         "Size cap in MiB for every input file (reports, configs, tables, NCCL logs; default per kind: "
+         "docs/DESIGN.md §7); wins over FABCHECK_MAX_INPUT_MB")
+      ->check(CLI::Range(std::uint64_t{1}, core::kMaxInputCapMiB));
+  // A parent option may follow the subcommand: `fabcheck report --max-input-mb 512 …`.
+  app.fallthrough();
   app.add_flag(
       "--list-options", list_options,
       "Every probe's option table (config key, flags, default) as JSON, beside its subcommand's flags");
@@ -114,6 +123,7 @@ int main_impl(int argc, char** argv) {
     return static_cast<int>(ExitCode::kUsage);
   }
 
+  core::set_input_cap_mib(max_input_mb);
   if (show_version) {
     if (launcher_rank() == 0) std::printf("fabcheck %s\n%s\n", build::kVersion, features_line().c_str());
     return 0;

@@ -100,6 +100,22 @@ check(p.returncode == 2 and "8 MiB cap" in p.stderr and dt < LIMIT_S,
       f"inspect --nccl-log /dev/zero (FABCHECK_MAX_INPUT_MB=8): exit {p.returncode} in {dt:.1f} s: "
       f"{p.stderr.strip()[-200:]!r}")
 
+# ... and --max-input-mb raises (or lowers) every cap from the command line, before or after the subcommand, and
+# wins over the variable; out of range is one line naming the flag.
+for args in (["--max-input-mb", "8", "inspect", "--nccl-log", "/dev/zero"],
+             ["inspect", "--nccl-log", "/dev/zero", "--max-input-mb", "8"]):
+    p = subprocess.run([FAB] + args, capture_output=True, text=True, timeout=60, preexec_fn=limit,
+                       env=dict(env, FABCHECK_MAX_INPUT_MB="64"), stdin=subprocess.DEVNULL)
+    check(p.returncode == 2 and "8 MiB cap" in p.stderr and "--max-input-mb" in p.stderr,
+          f"{' '.join(args)}: exit {p.returncode}: {p.stderr.strip()[-200:]!r}")
+p = subprocess.run([FAB, "report", big, "--html", path("b2.html"), "--max-input-mb", "66"], capture_output=True,
+                   text=True, timeout=60, env=env, preexec_fn=limit, stdin=subprocess.DEVNULL)
+check(p.returncode == 2 and "MiB cap" not in p.stderr,
+      f"report of a 65 MiB file with --max-input-mb 66 reads past the default cap: {p.stderr.strip()[-200:]!r}")
+for bad in ["0", "abc", "-1", "99999999"]:
+    expect2(f"--max-input-mb {bad}", ["report", good, "--html", path("c.html"), "--max-input-mb", bad],
+            "--max-input-mb")
+
 # 3. Numbers that are not finite doubles.
 inf_rep = write("inf.json", '{"schema_version": 1, "tool": {"name": "fabcheck"}, "run": {"x": 1e309}}')
 expect2("report with 1e309", ["report", inf_rep, "--html", path("i.html")], "number")

@@ -43,6 +43,11 @@ recorded = json.dumps(doc["transport"].get("env", {})) + json.dumps(doc.get("inv
 for name in secrets:
     if f'"{name}": "<redacted>"' not in recorded:
         bad.append(f"the report does not name {name} as <redacted>")
+# ... and lists the redacted names beside each recorded environment (the transport's and every host's).
+lists = [doc["transport"].get("env_redacted")] + [h.get("env_redacted") for h in doc["inventory"]["hosts"]]
+for got in lists:
+    if got != sorted(secrets):
+        bad.append(f"env_redacted {got}, want {sorted(secrets)}")
 for b in bad:
     print("FAIL:", b)
 print("secrets in no output file" if not bad else f"{len(bad)} leak(s)")

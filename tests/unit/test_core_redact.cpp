@@ -49,4 +49,7 @@ TEST(Redact, TheEnvironmentReaderRedacts) {
   EXPECT_EQ(env.at("UCX_PASSWORD"), "<redacted>");
   EXPECT_EQ(env.at("NCCL_DEBUG"), "INFO");
   EXPECT_EQ(env.count("HOME"), 0u);
+  // the report lists which names were withheld (env_redacted), sorted
+  EXPECT_EQ(fabcheck::core::redacted_names(env),
+            (std::vector<std::string>{"NCCL_IB_HCA", "NCCL_SECRET_TOKEN", "UCX_PASSWORD"}));
 }

@@ -13,6 +13,7 @@
 #include <tuple>
 
 #include "fabcheck/core/ascii.hpp"
+#include "fabcheck/core/redact.hpp"
 #include "transport_checks.hpp"
 
 namespace fabcheck::report {
@@ -1069,6 +1070,7 @@ void add_transport(Document& doc, const TransportResult& r) {
   t["net_forced_local"] = r.net_forced_local;
   t["health"] = health_json(r.health);
   t["env"] = r.env;
+  t["env_redacted"] = core::redacted_names(r.env);
   t["evidence"] = nlohmann::json::array();
   for (const auto& e : r.evidence)
     t["evidence"].push_back({{"source", e.source}, {"host", e.host}, {"message", e.message}});

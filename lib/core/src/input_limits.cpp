@@ -10,13 +10,22 @@
 
 namespace fabcheck::core {
 
+namespace {
+std::uint64_t g_cap_mib = 0;  // --max-input-mb; set once by main before any input is read
+}  // namespace
+
+void set_input_cap_mib(std::uint64_t mib) {
+  g_cap_mib = mib;
+}
+
 std::uint64_t input_cap_bytes(std::uint64_t default_mib) {
   std::uint64_t mib = default_mib;
+  if (g_cap_mib != 0) return g_cap_mib << 20;
   if (const char* e = std::getenv("FABCHECK_MAX_INPUT_MB"); e && *e) {  // set but empty = unset
     char* end = nullptr;
     errno = 0;
     const unsigned long long v = std::strtoull(e, &end, 10);
-    if (*e == '-' || errno != 0 || !end || *end != '\0' || v == 0 || v > (1ull << 24))
+    if (*e == '-' || errno != 0 || !end || *end != '\0' || v == 0 || v > kMaxInputCapMiB)
       throw UsageError(
           fmt::format("FABCHECK_MAX_INPUT_MB: \"{}\" is not a size in MiB (give an integer from 1 to "
                       "16777216, or unset it)",
@@ -27,8 +36,8 @@ std::uint64_t input_cap_bytes(std::uint64_t default_mib) {
 }
 
 std::string cap_text(std::uint64_t cap_bytes, std::string_view kind) {
-  return fmt::format("the {} MiB cap for a {} (raise it with FABCHECK_MAX_INPUT_MB=N)", cap_bytes >> 20,
-                     kind);
+  return fmt::format("the {} MiB cap for a {} (raise it with --max-input-mb N or FABCHECK_MAX_INPUT_MB=N)",
+                     cap_bytes >> 20, kind);
 }
 
 void check_json_depth(std::string_view text, std::string_view origin) {

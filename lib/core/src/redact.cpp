@@ -58,4 +58,12 @@ std::string redact_value(std::string_view name, std::string_view value) {
   return looks_secret(name, value) ? std::string(kRedacted) : std::string(value);
 }
 
+std::vector<std::string> redacted_names(const std::map<std::string, std::string>& env) {
+  std::vector<std::string> out;
+  for (const auto& [k, v] : env) {
+    if (v == kRedacted) out.push_back(k);
+  }
+  return out;
+}
+
 }  // namespace fabcheck::core

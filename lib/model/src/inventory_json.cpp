@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fabcheck/core/error.hpp"
+#include "fabcheck/core/redact.hpp"
 #include "fabcheck/model/inventory.hpp"
 
 namespace fabcheck::model {
@@ -223,6 +224,7 @@ std::string to_json_text(const HostInventory& h) {
         {"seen_by_this_nccl", opt(h.gdr.seen_by_this_nccl)}}},
       {"net_interfaces", nets},
       {"env", h.env},
+      {"env_redacted", core::redacted_names(h.env)},
       {"mpi_config",
        {{"files", files},
         {"effective", h.mpi_config.effective},

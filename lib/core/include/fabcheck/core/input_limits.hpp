@@ -18,12 +18,19 @@ inline constexpr std::uint64_t kConfigCapMiB = 4;      ///< a suite config or cr
 inline constexpr std::uint64_t kTextTableCapMiB = 64;  ///< nccl-tests output to import
 inline constexpr std::uint64_t kNcclLogCapMiB = 1024;  ///< an NCCL_DEBUG log (read as a stream)
 
-/// The cap in bytes for a kind whose default is `default_mib`: FABCHECK_MAX_INPUT_MB (a positive integer) in
-/// the environment replaces every default. @throws UsageError when FABCHECK_MAX_INPUT_MB is set but not an
-/// integer from 1 to 16777216.
+/// The largest cap that may be asked for, MiB (16 TiB).
+inline constexpr std::uint64_t kMaxInputCapMiB = 1ull << 24;
+
+/// Sets the cap of every kind for this process, MiB (the `--max-input-mb N` flag); 0 = back to the defaults.
+/// Wins over FABCHECK_MAX_INPUT_MB.
+void set_input_cap_mib(std::uint64_t mib);
+
+/// The cap in bytes for a kind whose default is `default_mib`: the `--max-input-mb` value, else
+/// FABCHECK_MAX_INPUT_MB (a positive integer) in the environment, replaces every default. @throws UsageError
+/// when FABCHECK_MAX_INPUT_MB is set but not an integer from 1 to 16777216.
 std::uint64_t input_cap_bytes(std::uint64_t default_mib);
 
-/// "the 64 MiB cap for a report file (raise it with FABCHECK_MAX_INPUT_MB=N)".
+/// "the 64 MiB cap for a report file (raise it with --max-input-mb N or FABCHECK_MAX_INPUT_MB=N)".
 std::string cap_text(std::uint64_t cap_bytes, std::string_view kind);
 
 /// Throws UsageError "<origin>: JSON nested deeper than 64 levels at line L (…)" when `text` nests arrays or

@@ -2,8 +2,10 @@
 /// @file Secrets never reach a report (issue 19): the environment variables fabcheck records (NCCL_*, UCX_*,
 /// OMPI_MCA_*, and NCCL's own "set by environment" echoes) keep their names, but a value whose name or
 /// content looks secret is replaced by kRedacted before anything is written (JSON, HTML, JUnit, hostfile).
+#include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace fabcheck::core {
 
@@ -21,5 +23,9 @@ bool looks_secret(std::string_view name, std::string_view value);
 
 /// `value`, or kRedacted when looks_secret(name, value).
 std::string redact_value(std::string_view name, std::string_view value);
+
+/// The names in `env` whose value was redacted (reads kRedacted), sorted: what the report lists as
+/// `env_redacted` beside each recorded environment, so a reader knows a value was set and withheld.
+std::vector<std::string> redacted_names(const std::map<std::string, std::string>& env);
 
 }  // namespace fabcheck::core
