@@ -7,8 +7,9 @@
 //   pingpong  BYTES ITERS : ranks 0 and 1, each iteration timed on rank 0 as half the round trip
 //   (osu_latency's
 //                           definition, which reports the mean of it); prints p50 and mean
-// A 4th argument `multiple` initialises with MPI_Init_thread(MPI_THREAD_MULTIPLE) instead: the control case.
-// Output: one line "bare <mode> bytes=<B> iters=<N> time_us=<t> [p50_us=<p> mean_us=<m>] thread_level=<l>".
+// A 4th argument `single`, `funneled` or `multiple` initialises with MPI_Init_thread at that level instead
+// (the control cases). Output: one line "bare <mode> bytes=<B> iters=<N> time_us=<t> [p50_us=<p> mean_us=<m>]
+// thread_level=<l>".
 #include <mpi.h>
 
 #include <algorithm>
@@ -86,9 +87,12 @@ void pingpong(int rank, long bytes, int iters) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc == 5 && (std::strcmp(argv[4], "multiple") == 0 || std::strcmp(argv[4], "funneled") == 0)) {
+  if (argc == 5) {  // a control: the thread level asked for by name
+    const int want = std::strcmp(argv[4], "multiple") == 0   ? MPI_THREAD_MULTIPLE
+                     : std::strcmp(argv[4], "funneled") == 0 ? MPI_THREAD_FUNNELED
+                                                             : MPI_THREAD_SINGLE;
     int provided = 0;
-    MPI_Init_thread(&argc, &argv, argv[4][0] == 'm' ? MPI_THREAD_MULTIPLE : MPI_THREAD_FUNNELED, &provided);
+    MPI_Init_thread(&argc, &argv, want, &provided);
     --argc;
   } else {
     MPI_Init(&argc, &argv);

@@ -27,11 +27,13 @@ void check_mpi(int rc, const char* what) {
 }
 
 Runtime::Runtime(int* argc, char*** argv) {
-  int provided = 0;
-  // FUNNELED: helper threads exist (the watchdog, NCCL's), only the main thread calls MPI. MULTIPLE would
-  // make Open MPI lock every call: 1.33-1.57x on 8 B allreduce and ping-pong (issue 21).
-  int rc = MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
-  if (rc != MPI_SUCCESS) throw RuntimeFailure("MPI_Init_thread failed");
+  // MPI_Init, as nccl-tests, IMB and OSU initialise MPI (MPI_THREAD_SINGLE unless OMPI_MPI_THREAD_LEVEL says
+  // otherwise). Helper threads exist (the watchdog's, NCCL's) but never call MPI. Not FUNNELED, although that
+  // is the standard's name for "threads, MPI from the main one only": Open MPI 4.x turns its internal locks
+  // on for any level above SINGLE (ompi/runtime/ompi_mpi_init.c: `if (*provided != MPI_THREAD_SINGLE)
+  // opal_set_using_threads(true)`; 5.x only for MULTIPLE), which slows every small message (issue 21).
+  int rc = MPI_Init(argc, argv);
+  if (rc != MPI_SUCCESS) throw RuntimeFailure("MPI_Init failed");
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   int world_rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);

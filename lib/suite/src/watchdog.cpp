@@ -84,7 +84,7 @@ struct Watchdog::Impl {
   // Rank 0 writes the report, tells every rank to leave over the side channel and leaves with exit 3; mpirun
   // ends the job on a rank's non-zero exit (Open MPI: "Per user-direction, the job has been aborted"),
   // killing the ranks that cannot hear rank 0 (frozen, unreachable). No MPI call: MPI runs at
-  // MPI_THREAD_FUNNELED (issue 21).
+  // MPI_THREAD_SINGLE (issue 21).
   [[noreturn]] void fire(WatchdogTimeout t) {
     if (comm.rank() == 0) {
       try {

@@ -13,8 +13,8 @@ namespace fabcheck::comm {
 /// Process-wide MPI lifetime. Create exactly one, first thing in main(); destroying it finalizes MPI.
 class Runtime {
  public:
-  /// Initializes MPI with MPI_THREAD_FUNNELED requested: only the main thread calls MPI (the watchdog thread
-  /// talks TCP, comm::SideChannel). The level provided is comm::thread_level_name().
+  /// Initializes MPI with MPI_Init (MPI_THREAD_SINGLE, as nccl-tests, IMB and OSU): only the main thread
+  /// calls MPI (the watchdog thread talks TCP, comm::SideChannel). The level provided is thread_level().
   /// @throws RuntimeFailure when MPI cannot be initialized.
   Runtime(int* argc, char*** argv);
   ~Runtime();
