@@ -1,6 +1,7 @@
-// `fabcheck import FILE --json OUT`: nccl-tests results (console text in any layout, or the -J JSON file) and
-// fabcheck's own sweep console output → a fabcheck report, offline (no MPI), so that gate, compare, report
-// and the score work on results users already have.
+// `fabcheck import FILE... --json OUT`: nccl-tests results (console text in any layout, or the -J JSON file),
+// fabcheck's own sweep console output, and perftest / OSU / IMB outputs (issue 25, recognised by their
+// headers; several files, e.g. one perftest output per link, make one report) → a fabcheck report, offline
+// (no MPI), so that gate, compare, report and the score work on results users already have.
 #include <fmt/format.h>
 #include <sys/stat.h>
 
@@ -10,34 +11,66 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "command.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/parse/nccl_log.hpp"
 #include "fabcheck/parse/nccl_tests.hpp"
+#include "fabcheck/parse/peer_bench.hpp"
 #include "fabcheck/report/document.hpp"
 #include "fabcheck/report/load.hpp"
 #include "fabcheck/report/nccl_tests_import.hpp"
+#include "fabcheck/report/peer_import.hpp"
 #include "fabcheck/report/transport.hpp"
 
 namespace fabcheck::app {
 namespace {
 
 struct ImportCli {
-  std::string file, json, coll, format = "auto";
+  std::vector<std::string> files;
+  std::string json, coll, format = "auto", link;
   int nranks = 0;
-  bool quiet = false;
+  bool quiet = false, report_gbits = false;
 };
 
 std::string read_input(const std::string& path) {
   const std::string origin = fmt::format("import {}", path);
   std::string text = report::read_input_file(path, origin, "nccl-tests output file");
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
-    throw UsageError(
-        fmt::format("{}: empty file (give the console output or -J file of an nccl-tests run)", origin));
+    throw UsageError(fmt::format(
+        "{}: empty file (give the console output or -J file of an nccl-tests run, or a perftest, OSU or IMB "
+        "output)",
+        origin));
   }
   return text;
+}
+
+std::string peer_summary(const std::vector<report::PeerFileSummary>& files, const report::Document& doc) {
+  std::string out;
+  for (const auto& f : files) {
+    out += fmt::format("imported {} ({} {}{}): {} table(s), {} row(s)\n", f.path, f.tool, f.format,
+                       f.version.empty() ? "" : " " + f.version, f.tables, f.rows);
+    for (const auto& p : f.placed) out += fmt::format("  {}\n", p);
+  }
+  for (const auto& f : doc.json()["findings"]) {
+    out += fmt::format("{}: {}: {}\n", f.value("severity", ""), f.value("code", ""), f.value("message", ""));
+  }
+  return out;
+}
+
+/// `--link A:B` → {A, B}.
+std::optional<std::pair<std::string, std::string>> parse_link(const std::string& s) {
+  if (s.empty()) return std::nullopt;
+  const auto c = s.find(':');
+  if (c == std::string::npos || c == 0 || c + 1 >= s.size() || s.find(':', c + 1) != std::string::npos) {
+    throw UsageError(
+        fmt::format("--link: '{}' is not FROM:TO (give two host names, e.g. --link node1:node2)", s));
+  }
+  return std::pair{s.substr(0, c), s.substr(c + 1)};
 }
 
 std::string summary_text(const report::ImportSummary& s, const parse::NcclTestsRun& run,
@@ -64,9 +97,9 @@ std::string summary_text(const report::ImportSummary& s, const parse::NcclTestsR
 std::function<int(const RunContext&)> setup_import(CLI::App& sub) {
   auto cli = std::make_shared<ImportCli>();
   sub.add_option(
-         "file", cli->file,
+         "file", cli->files,
          "nccl-tests console output (any layout, tagged or not, NCCL lines mixed in), its -J JSON file, "
-         "or fabcheck sweep console output")
+         "or fabcheck sweep console output; or one or more perftest / OSU / IMB outputs")
       ->required();
   sub.add_option("--json,-J,--out", cli->json, "Write the report to FILE (atomically)")->required();
   sub.add_option(
@@ -75,16 +108,78 @@ std::function<int(const RunContext&)> setup_import(CLI::App& sub) {
   sub.add_option("--nranks", cli->nranks, "Rank count of a file without '# Using devices' lines");
   sub.add_option("--format", cli->format, "auto (default), text or json")
       ->check(CLI::IsMember({"auto", "text", "json"}));
+  sub.add_option("--link", cli->link,
+                 "FROM:TO hosts of perftest/OSU bandwidth and latency files (default: the file name "
+                 "'..._A_to_B.txt' or 'A--B.txt')");
+  sub.add_flag("--report-gbits", cli->report_gbits,
+               "perftest --out_json files were written with --report_gbits (the file does not say)");
   sub.add_flag("--quiet,-q", cli->quiet, "Print nothing on success");
   sub.footer(
-      "Every row's busBw is recomputed from size, time and rank count (nccl-tests rules, DESIGN §3) and "
+      "perftest, OSU and IMB outputs are recognised by their headers: latency rows go to latency[], "
+      "bandwidth "
+      "to\n"
+      "pairs.links[] (GB/s = 1e9 B/s, the file's unit stated), collectives to sweeps[] (busBw derived where "
+      "defined).\n"
+      "nccl-tests: every row's busBw is recomputed from size, time and rank count (nccl-tests rules, DESIGN "
+      "§3) and "
       "compared\n"
       "at the file's printed precision; disagreements are BUSBW_MISMATCH findings. Imported points have no\n"
       "per-iteration samples. Exit: 0 imported, 1 the file reports wrong data (WRONG_DATA), 2 bad input.");
   return [cli](const RunContext& ctx) -> int {
     const auto t0 = std::chrono::steady_clock::now();
+    if (cli->nranks < 0 || cli->nranks > 10000000) {
+      throw UsageError(fmt::format("--nranks: {} is not a rank count (give N >= 1)", cli->nranks));
+    }
+    report::check_writable(cli->json, "--json");
+    {
+      std::vector<std::pair<std::string, std::string>> ins;
+      for (const auto& f : cli->files) ins.emplace_back("file", f);
+      report::check_distinct_paths(ins, {{"--json", cli->json}});
+    }
+    // perftest / OSU / IMB (issue 25): every file must be one of them.
+    std::vector<std::string> texts;
+    std::vector<std::string> formats;
+    for (const auto& f : cli->files) {
+      texts.push_back(read_input(f));
+      formats.push_back(parse::detect_peer_format(texts.back()));
+    }
+    const bool peers = !formats.front().empty() && cli->format == "auto";
+    if (peers || cli->files.size() > 1) {
+      for (std::size_t i = 0; i < cli->files.size(); ++i) {
+        if (formats[i].empty()) {
+          throw UsageError(fmt::format(
+              "import {}: not a perftest, OSU or IMB output (no header of theirs found; several files must "
+              "all be such outputs, an nccl-tests file is imported alone)",
+              cli->files[i]));
+        }
+      }
+      if (!cli->coll.empty()) throw UsageError("--coll: only for nccl-tests files (OSU and IMB name theirs)");
+      std::vector<report::PeerFile> files;
+      for (std::size_t i = 0; i < cli->files.size(); ++i) {
+        files.push_back({cli->files[i],
+                         parse::parse_peer(texts[i], formats[i], fmt::format("import {}", cli->files[i]))});
+      }
+      report::PeerImportOptions po;
+      po.link = parse_link(cli->link);
+      if (cli->nranks > 0) po.nranks = cli->nranks;
+      po.report_gbits = cli->report_gbits;
+      report::Document doc(ctx.argv);
+      const auto sum = report::add_peer_import(doc, files, po);
+      const int code = doc.has_fail() ? static_cast<int>(ExitCode::kFail) : static_cast<int>(ExitCode::kOk);
+      doc.finish("complete", code,
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      doc.write_atomic(cli->json);
+      if (!cli->quiet) {
+        std::fputs(peer_summary(sum, doc).c_str(), stdout);
+        std::fputs(fmt::format("report: {}\n", cli->json).c_str(), stdout);
+        std::fflush(stdout);
+      }
+      return code;
+    }
+    if (!cli->link.empty()) throw UsageError("--link: only for perftest, OSU and IMB files");
+    const std::string& file = cli->files.front();
     report::ImportOptions opts;
-    opts.file = cli->file;
+    opts.file = file;
     if (!cli->coll.empty()) {
       opts.collective = core::parse_collective(cli->coll);
       if (!opts.collective) {
@@ -94,23 +189,18 @@ std::function<int(const RunContext&)> setup_import(CLI::App& sub) {
             cli->coll));
       }
     }
-    if (cli->nranks < 0 || cli->nranks > 10000000) {
-      throw UsageError(fmt::format("--nranks: {} is not a rank count (give N >= 1)", cli->nranks));
-    }
     if (cli->nranks > 0) opts.nranks = cli->nranks;
-    report::check_writable(cli->json, "--json");
-    report::check_distinct_paths({{"file", cli->file}}, {{"--json", cli->json}});
-    const std::string text = read_input(cli->file);
+    const std::string& text = texts.front();
     const bool as_json = cli->format == "json" || (cli->format == "auto" && parse::looks_like_json(text));
-    const parse::NcclTestsRun run =
-        as_json ? parse::parse_nccl_tests_json(text, fmt::format("import {}", cli->file))
-                : parse::parse_nccl_tests_text(text);
+    const parse::NcclTestsRun run = as_json
+                                        ? parse::parse_nccl_tests_json(text, fmt::format("import {}", file))
+                                        : parse::parse_nccl_tests_text(text);
     report::Document doc(ctx.argv);
     const auto sum = report::add_import(doc, run, opts);
     if (!as_json && run.nccl_lines > 0) {
       // NCCL INFO lines in the same output say which transport carried the traffic (inspect --nccl-log).
       report::TransportInput in;
-      in.nccl_logs.push_back(parse::parse_nccl_log(text, cli->file));
+      in.nccl_logs.push_back(parse::parse_nccl_log(text, file));
       report::add_transport(doc, report::analyze_transport(in));
     }
     const int code = doc.has_fail() ? static_cast<int>(ExitCode::kFail) : static_cast<int>(ExitCode::kOk);
@@ -118,7 +208,7 @@ std::function<int(const RunContext&)> setup_import(CLI::App& sub) {
                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     doc.write_atomic(cli->json);
     if (!cli->quiet) {
-      std::fputs(summary_text(sum, run, doc, cli->file).c_str(), stdout);
+      std::fputs(summary_text(sum, run, doc, file).c_str(), stdout);
       std::fputs(fmt::format("report: {}\n", cli->json).c_str(), stdout);
       std::fflush(stdout);
     }
@@ -127,7 +217,9 @@ std::function<int(const RunContext&)> setup_import(CLI::App& sub) {
 }
 
 const Registrar kImport{
-    {"import", "Import nccl-tests results (text or -J JSON) or fabcheck sweep output as a report, offline",
+    {"import",
+     "Import nccl-tests results (text or -J JSON), fabcheck sweep output, or perftest/OSU/IMB outputs as a "
+     "report, offline",
      false, 92, setup_import}};
 
 }  // namespace

@@ -203,7 +203,7 @@ ImportSummary add_import(Document& doc, const NcclTestsRun& run, const ImportOpt
   if (total_rows == 0) {
     throw UsageError(fmt::format(
         "import {}: no nccl-tests result rows found (give the console output or -J file of an nccl-tests or "
-        "fabcheck sweep run that got past its header)",
+        "fabcheck sweep run that got past its header, or a perftest, OSU or IMB output)",
         opts.file));
   }
   ImportSummary sum;

@@ -1,0 +1,305 @@
+// perftest / OSU / IMB readers and their import (issue 25): every real output under tests/data/peers imports
+// with every row exact against the file (each parsed row is checked against its own line, and the number of
+// rows against the row-shaped lines of the file); units, statistics, hosts and the error findings.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "fabcheck/core/error.hpp"
+#include "fabcheck/parse/peer_bench.hpp"
+#include "fabcheck/report/document.hpp"
+#include "fabcheck/report/load.hpp"
+#include "fabcheck/report/peer_import.hpp"
+
+using namespace fabcheck;
+
+namespace {
+
+std::string data(const std::string& rel) {
+  return std::string(FABCHECK_TEST_DATA) + "/peers/" + rel;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  std::string l;
+  while (std::getline(ss, l)) out.push_back(l);
+  return out;
+}
+
+parse::PeerRun parse_file(const std::string& rel) {
+  const std::string text = slurp(data(rel));
+  const std::string fmt = parse::detect_peer_format(text);
+  EXPECT_FALSE(fmt.empty()) << rel;
+  return parse::parse_peer(text, fmt, rel);
+}
+
+/// Checks every parsed row against its line: the first token is the size, each later token (after an
+/// optional HH:MM:SS prefix) is the column's value as printed; and the row count equals the file's
+/// row-shaped lines (digits first, then a number).
+void expect_rows_exact(const std::string& rel, const parse::PeerRun& run) {
+  const auto lines = lines_of(slurp(data(rel)));
+  std::size_t rows = 0;
+  for (const auto& t : run.tables) {
+    for (const auto& r : t.rows) {
+      ++rows;
+      ASSERT_GE(r.line, 1u);
+      ASSERT_LE(r.line, lines.size());
+      std::string line = lines[r.line - 1];
+      line = std::regex_replace(line, std::regex("^[0-9]{2}:[0-9]{2}:[0-9]{2}[ \t]"), "");
+      std::stringstream ss(line);
+      std::vector<std::string> toks;
+      for (std::string tok; ss >> tok;) toks.push_back(tok);
+      ASSERT_EQ(toks.size(), t.columns.size()) << rel << ":" << r.line;
+      for (std::size_t c = 0; c < toks.size(); ++c) {
+        const auto& col = t.columns[c];
+        if (col == "size_bytes") {
+          EXPECT_EQ(std::to_string(r.size_bytes), toks[c]) << rel << ":" << r.line;
+        } else if (col == "validation") {
+          EXPECT_EQ(r.validation, toks[c]);
+        } else {
+          ASSERT_TRUE(r.values.contains(col)) << col;
+          EXPECT_EQ(r.values.at(col).value, std::strtod(toks[c].c_str(), nullptr)) << rel << ":" << r.line;
+        }
+      }
+    }
+  }
+  std::size_t shaped = 0;
+  const std::regex row("^([0-9]{2}:[0-9]{2}:[0-9]{2}[ \t]+)?[ \t]*[0-9]+[ \t]+[0-9.]+([ \t].*)?$");
+  for (const auto& l : lines) shaped += std::regex_match(l, row) ? 1 : 0;
+  EXPECT_EQ(rows, shaped) << rel;
+}
+
+struct Expect {
+  const char* file;
+  const char* format;
+  const char* version;
+  std::size_t tables, rows;
+  const char* test;  // first table's test
+};
+
+const Expect kReal[] = {
+    {"perftest/ib_write_bw_postlist_gbits_perftest273.txt", "perftest-text", "", 1, 1, "ib_write_bw"},
+    {"perftest/ib_write_bw_gbits_perftest342.txt", "perftest-text", "", 1, 1, "ib_write_bw"},
+    {"perftest/ib_read_bw_a_ucx8851.txt", "perftest-text", "", 1, 3, "ib_read_bw"},
+    {"osu/osu_latency_v5.0_libfabric-cray859.txt", "osu-text", "v5.0", 1, 24, "osu_latency"},
+    {"osu/osu_bw_v5.6.2_ucx4274.txt", "osu-text", "v5.6.2", 1, 23, "osu_bw"},
+    {"osu/osu_mbw_mr_v5.7.1_parallelcluster7035.txt", "osu-text", "v5.7.1", 1, 12, "osu_mbw_mr"},
+    {"osu/osu_bw_cuda_v7.2_eessi716.txt", "osu-text", "v7.2", 1, 26, "osu_bw"},
+    {"osu/osu_reduce_cuda_v7.3_ompi12318.txt", "osu-text", "v7.3", 1, 11, "osu_reduce"},
+    {"imb/imb_pingpong_mvapich2_ohpc207.txt", "imb-text", "", 1, 20, "PingPong"},
+    {"imb/imb_reduce_openmpi412_ompi9838.txt", "imb-text", "", 1, 12, "Reduce"},
+    {"imb/imb_allreduce_4proc_ci_timestamps_libfabric9772.txt", "imb-text", "", 1, 6, "Allreduce"},
+    {"local/osu74_latency.txt", "osu-text", "v7.4", 1, 17, "osu_latency"},
+    {"local/osu74_latency_z_c.txt", "osu-text", "v7.4", 1, 13, "osu_latency"},
+    {"local/osu74_bw_nodeA_to_nodeB.txt", "osu-text", "v7.4", 1, 21, "osu_bw"},
+    {"local/osu74_allreduce_f.txt", "osu-text", "v7.4", 1, 15, "osu_allreduce"},
+    {"local/imb2021_pingpong.txt", "imb-text", "2021.11", 1, 18, "PingPong"},
+    {"local/imb2021_allreduce_sendrecv_np4.txt", "imb-text", "2021.11", 4, 64, "Allreduce"},
+};
+
+}  // namespace
+
+TEST(PeerBench, EveryRealFileImportsWithEveryRowExact) {
+  for (const auto& e : kReal) {
+    SCOPED_TRACE(e.file);
+    const std::string text = slurp(data(e.file));
+    EXPECT_EQ(parse::detect_peer_format(text), e.format);
+    const auto run = parse_file(e.file);
+    EXPECT_EQ(run.version, e.version);
+    ASSERT_EQ(run.tables.size(), e.tables);
+    std::size_t rows = 0;
+    for (const auto& t : run.tables) rows += t.rows.size();
+    EXPECT_EQ(rows, e.rows);
+    EXPECT_EQ(run.tables[0].test, e.test);
+    EXPECT_TRUE(run.errors.empty());
+    expect_rows_exact(e.file, run);
+    // The import is a report the shared loader accepts.
+    report::Document doc;
+    report::add_peer_import(doc, {{e.file, run}}, {});
+    doc.finish("complete", 0, 0.0);
+    EXPECT_NO_THROW(report::parse_report_text(doc.json().dump(), e.file));
+  }
+}
+
+TEST(PeerBench, PerftestUnitsAndColumns) {
+  const auto a = parse_file("perftest/ib_write_bw_postlist_gbits_perftest273.txt");
+  const auto& t = a.tables[0];
+  EXPECT_EQ(t.bw_unit, "Gb/s");
+  EXPECT_EQ(t.title, "RDMA_Write Post List BW Test");
+  ASSERT_EQ(t.rows.size(), 1u);
+  EXPECT_EQ(t.rows[0].size_bytes, 8u);
+  EXPECT_EQ(t.rows[0].values.at("iterations").value, 224958464.0);
+  EXPECT_EQ(t.rows[0].values.at("bw_avg").value, 0.48);
+  EXPECT_EQ(t.rows[0].values.at("msg_rate_mpps").value, 7.498617);
+  EXPECT_EQ(a.info.at("Device"), "ib0");
+  const auto b = parse_file("perftest/ib_read_bw_a_ucx8851.txt");
+  EXPECT_EQ(b.tables[0].bw_unit, "MiB/s");
+  EXPECT_DOUBLE_EQ(report::to_gbps(19.50, "MiB/s"), 19.50 * 1048576 / 1e9);
+  EXPECT_DOUBLE_EQ(report::to_gbps(42.31, "Gb/s"), 42.31 / 8);
+  EXPECT_DOUBLE_EQ(report::to_gbps(1785.15, "MB/s"), 1.78515);
+}
+
+TEST(PeerBench, PerftestJsonWithUnquotedKeys) {
+  const auto run = parse_file("perftest/ib_write_lat_out_json_perftest216.json");
+  EXPECT_EQ(run.format, "perftest-json");
+  ASSERT_EQ(run.tables.size(), 1u);
+  const auto& t = run.tables[0];
+  EXPECT_EQ(t.test, "ib_write_lat");
+  ASSERT_EQ(t.rows.size(), 1u);
+  const auto& r = t.rows[0];
+  EXPECT_EQ(r.size_bytes, 128u);
+  EXPECT_EQ(r.values.at("iterations").value, 5000);
+  EXPECT_EQ(r.values.at("t_min_us").value, 2.37);
+  EXPECT_EQ(r.values.at("t_max_us").value, 5.39);
+  EXPECT_EQ(r.values.at("t_typical_us").value, 2.42);
+  EXPECT_EQ(r.values.at("t_avg_us").value, 2.42);
+  EXPECT_EQ(r.values.at("t_stdev_us").value, 0.05);
+  EXPECT_EQ(r.values.at("p99_us").value, 2.47);
+  EXPECT_EQ(r.values.at("p999_us").value, 4.03);
+  EXPECT_EQ(run.info.at("Device"), "rxe0");
+  // The import names the statistics: mean = t_avg, p50 = t_typical (perftest's median).
+  report::Document doc;
+  report::add_peer_import(doc, {{"x.json", run}}, {});
+  const auto& l = doc.json()["latency"][0];
+  EXPECT_EQ(l["mean_us"], 2.42);
+  EXPECT_EQ(l["p50_us"], 2.42);
+  EXPECT_EQ(l["p999_us"], 4.03);
+  EXPECT_NE(l["statistic"].get<std::string>().find("median"), std::string::npos);
+  // A standard-JSON file (perftest >= 2024-01) reads the same.
+  const auto std_run = parse::parse_perftest_json(
+      R"({"test_info": {"test": "RDMA_Write_BW_Test", "Device": "mlx5_0"}, "results": {"MsgSize": 65536, )"
+      R"("n_iterations": 5000, "BW_peak": 11728.47, "BW_average": 11728.40, "MsgRate": 0.187654}})",
+      "std");
+  EXPECT_EQ(std_run.tables[0].test, "ib_write_bw");
+  EXPECT_EQ(std_run.tables[0].rows[0].values.at("bw_avg").value, 11728.40);
+  EXPECT_THROW(parse::parse_perftest_json("{results: {MsgSize: 8,},}", "bad"), UsageError);
+}
+
+TEST(PeerBench, OsuColumnsAndStatistics) {
+  const auto z = parse_file("local/osu74_latency_z_c.txt");
+  const std::vector<std::string> cols = {"size_bytes", "t_avg_us", "validation",
+                                         "p50_us",     "p90_us",   "p99_us"};
+  EXPECT_EQ(z.tables[0].columns, cols);
+  EXPECT_EQ(z.tables[0].datatype, "MPI_CHAR");
+  const auto mr = parse_file("osu/osu_mbw_mr_v5.7.1_parallelcluster7035.txt");
+  EXPECT_EQ(mr.tables[0].pairs, 48);
+  EXPECT_EQ(mr.tables[0].rows.back().values.at("msg_rate_per_s").value, 48514205.09);
+  // OSU's latency headline is a mean; -z on a bandwidth test is not a tail.
+  report::Document doc;
+  report::add_peer_import(doc, {{"lat.txt", parse_file("osu/osu_latency_v5.0_libfabric-cray859.txt")}}, {});
+  EXPECT_EQ(doc.json()["latency"][0]["mean_us"], 1.84);
+  EXPECT_TRUE(doc.json()["latency"][0]["p50_us"].is_null());
+  EXPECT_NE(doc.json()["latency"][0]["statistic"].get<std::string>().find("mean"), std::string::npos);
+  report::Document bw;
+  report::add_peer_import(bw, {{"z.txt", parse_file("constructed/osu_bw_tail_z.txt")}}, {});
+  const auto& link = bw.json()["pairs"]["links"][0];
+  EXPECT_NE(link["tail_note"].get<std::string>().find("fastest 1 %"), std::string::npos);
+  EXPECT_DOUBLE_EQ(link["points"][0]["bw_p99_gbps"].get<double>(), 12.0);
+}
+
+TEST(PeerBench, LinksHostsAndGateShape) {
+  EXPECT_EQ(report::hosts_from_file_name("/d/ib_write_bw_node01_to_node02.txt"),
+            (std::pair<std::string, std::string>{"node01", "node02"}));
+  EXPECT_EQ(report::hosts_from_file_name("gpu-a--gpu-b.txt"),
+            (std::pair<std::string, std::string>{"gpu-a", "gpu-b"}));
+  EXPECT_FALSE(report::hosts_from_file_name("ib_write_bw.txt"));
+  const auto run = parse_file("perftest/ib_write_bw_gbits_perftest342.txt");
+  report::Document doc;
+  report::PeerImportOptions o;
+  o.link = std::pair<std::string, std::string>{"h1", "h2"};
+  report::add_peer_import(doc, {{"x.txt", run}}, o);
+  const auto& p = doc.json()["pairs"];
+  EXPECT_EQ(p["hosts"], nlohmann::json({"h1", "h2"}));
+  EXPECT_DOUBLE_EQ(p["links"][0]["bw_gbps"].get<double>(), 42.31 / 8);
+  EXPECT_DOUBLE_EQ(p["bw_gbps"][0][1].get<double>(), 42.31 / 8);
+  EXPECT_EQ(p["links"][0]["hosts_source"], "--link");
+}
+
+TEST(PeerBench, CollectivesIntoSweepsWithDerivedBusbw) {
+  const auto run = parse_file("local/imb2021_allreduce_sendrecv_np4.txt");
+  report::Document doc;
+  report::add_peer_import(doc, {{"imb.txt", run}}, {});
+  const auto& s = doc.json()["sweeps"];
+  ASSERT_EQ(s.size(), 2u);  // Allreduce with 2 and with 4 processes; Sendrecv went to pairs.links
+  EXPECT_EQ(s[0]["collective"], "allreduce");
+  EXPECT_EQ(s[0]["nranks"], 2);
+  EXPECT_EQ(s[1]["nranks"], 4);
+  EXPECT_EQ(s[0]["dtype"], "MPI_FLOAT");
+  const auto& pt = s[1]["points"].back();
+  const double t = pt["time_us"].get<double>();
+  EXPECT_DOUBLE_EQ(pt["busbw_gbps"].get<double>(), 65536 / 1e9 / (t * 1e-6) * 2 * 3 / 4);
+  EXPECT_NE(pt["busbw_source"].get<std::string>().find("derived"), std::string::npos);
+  EXPECT_EQ(doc.json()["pairs"]["links"].size(), 2u);
+  // OSU does not print the rank count: no busBw without --nranks.
+  report::Document osu;
+  report::add_peer_import(osu, {{"o.txt", parse_file("local/osu74_allreduce_f.txt")}}, {});
+  EXPECT_TRUE(osu.json()["sweeps"][0]["points"][0]["busbw_gbps"].is_null());
+  EXPECT_EQ(osu.json()["sweeps"][0]["points"][0]["time_min_us"], 1.06);
+}
+
+TEST(PeerBench, ErrorsBecomeFindings) {
+  auto codes = [](const report::Document& d) {
+    std::vector<std::string> c;
+    for (const auto& f : d.json()["findings"]) c.push_back(f["code"].get<std::string>());
+    return c;
+  };
+  {
+    report::Document d;
+    report::add_peer_import(
+        d, {{"e.txt", parse_file("perftest/ib_send_bw_completion_error_softiwarp27.txt")}}, {});
+    ASSERT_EQ(codes(d), std::vector<std::string>{"PEER_COMPLETION_ERROR"});
+    const auto& ev = d.json()["findings"][0]["evidence"];
+    EXPECT_EQ(ev["status"], 12);
+    EXPECT_EQ(ev["status_name"], "transport retry counter exceeded");
+    EXPECT_TRUE(d.has_fail());
+  }
+  {
+    const auto run = parse_file("constructed/ib_write_bw_failed_status_new.txt");
+    ASSERT_EQ(run.errors.size(), 2u);
+    EXPECT_EQ(run.errors[1].status, 12);
+  }
+  for (const char* f :
+       {"constructed/osu_latency_validation_fail.txt", "constructed/imb_allreduce_check_defects.txt"}) {
+    report::Document d;
+    report::add_peer_import(d, {{f, parse_file(f)}}, {});
+    EXPECT_EQ(codes(d), std::vector<std::string>{"WRONG_DATA"}) << f;
+  }
+  {
+    report::Document d;
+    report::add_peer_import(d, {{"c.txt", parse_file("constructed/imb_pingpong_crashed.txt")}}, {});
+    EXPECT_EQ(codes(d), std::vector<std::string>{"IMPORT_INCOMPLETE"});
+  }
+  {
+    const auto run = parse_file("constructed/ib_write_bw_negative_row.txt");
+    EXPECT_EQ(run.tables[0].rows.size(), 1u);
+    EXPECT_EQ(run.tables[0].rejected_rows, 1u);
+    report::Document d;
+    report::add_peer_import(d, {{"n.txt", run}}, {});
+    EXPECT_EQ(codes(d), std::vector<std::string>{"IMPORT_ROWS_DROPPED"});
+  }
+}
+
+TEST(PeerBench, ForeignFilesAreNotPeers) {
+  EXPECT_EQ(parse::detect_peer_format(slurp(data("constructed/not_a_benchmark.txt"))), "");
+  EXPECT_EQ(parse::detect_peer_format(slurp(std::string(FABCHECK_TEST_DATA) +
+                                            "/nccl-tests/allreduce_16rank_a100_2node_rdma_v2.13.txt")),
+            "");
+  // A header without rows and no error line is refused.
+  report::Document d;
+  EXPECT_THROW(
+      report::add_peer_import(d, {{"h.txt", parse::parse_osu_text("# OSU MPI Latency Test v7.4\n")}}, {}),
+      UsageError);
+}
