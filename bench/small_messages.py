@@ -7,6 +7,9 @@ fabcheck/bare (and their spread). Cases: 8 B float allreduce on 2 and 4 ranks (`
 `-n` back-to-back ops, mean over ranks, as nccl-tests `-a 1`), 8 B ping-pong p50 on 2 ranks (`fabcheck latency`,
 half round trip per iteration, as osu_latency), and 1 MiB / 16 MiB allreduce on 2 ranks (the large-message check).
 A control case runs the bare loop under MPI_THREAD_MULTIPLE against itself under MPI_Init: what that level costs.
+On one host the 8 B allreduce of a bare loop is ~10 % slower after an odd number of earlier point-to-point messages
+than after an even one (Open MPI's shared-memory BTL; bench_bare_mpi prep=N): every allreduce pair therefore runs
+the bare loop twice, fresh (prep=0) and after one message (prep=1), and prints the ratio to each.
 Targets (issue 21): 8 B ratios <= 1.05, 1 MiB / 16 MiB <= 1.02.
 
 Usage: bench/small_messages.py [--build build] [--pairs 9] [--rt] [--cases ar2_8,ar4_8,pp2_8,ar2_1M,ar2_16M,ctl_mt]
@@ -46,9 +49,9 @@ def run(cmd, env):
     return p.stdout
 
 
-def bare(build, n, kind, size, iters, env, level="single"):
+def bare(build, n, kind, size, iters, env, level="single", prep=0):
     out = run(MPIRUN + ["-np", str(n), f"{build}/bench/bench_bare_mpi", kind, str(size), str(iters)]
-              + ([level] if level != "single" else []), env)
+              + ([level] if level != "single" else []) + [f"prep={prep}"], env)
     m = re.search(r"time_us=([0-9.]+).*thread_level=(\w+)", out)
     if not m:
         sys.exit(f"no figure in: {out}")
@@ -85,27 +88,36 @@ def main():
     print(f"# small_messages: {a.pairs} interleaved pairs of launches per case; ratio = fabcheck / bare (MPI_Init)"
           f"{'; under chrt -f 20' if a.rt else ''}; load average {os.getloadavg()[0]:.2f}")
     print(f"# {'case':8} {'ranks':>5} {'bytes':>9} {'fabcheck_us':>12} {'bare_us':>10} {'ratio_p50':>9} "
-          f"{'ratio_min':>9} {'ratio_max':>9}  levels")
+          f"{'ratio_min':>9} {'ratio_max':>9} {'bare1_us':>9} {'ratio1_p50':>10}  levels")
+    print("#   bare = fresh bare loop (prep=0); bare1/ratio1 = bare loop after one point-to-point message (prep=1)")
     with tempfile.TemporaryDirectory() as tmp:
         for name in a.cases.split(","):
             n, kind, size, iters = CASES[name]
-            ratios, fs, bs, levels = [], [], [], set()
+            ratios, ratios1, fs, bs, b1s, levels = [], [], [], [], [], set()
+            both = kind == "allreduce" and name != "ctl_mt"
+            order = [0, 1, 2] if both else [0, 1]
             for i in range(a.pairs):
-                for k in (0, 1) if i % 2 == 0 else (1, 0):
+                for k in order[i % len(order):] + order[:i % len(order)]:  # rotate who goes first
                     if k == 0:
                         if name == "ctl_mt":
                             t, lv = bare(a.build, n, kind, size, iters, env, "multiple")
                         else:
                             t, lv = fabcheck(a.build, n, kind, size, iters, env, tmp)
                         fs.append(t)
-                    else:
+                    elif k == 1:
                         t, lv = bare(a.build, n, kind, size, iters, env)
                         bs.append(t)
+                    else:
+                        t, lv = bare(a.build, n, kind, size, iters, env, prep=1)
+                        b1s.append(t)
                     levels.add(("bare " if k else "") + lv)
                 ratios.append(fs[-1] / bs[-1])
+                if both:
+                    ratios1.append(fs[-1] / b1s[-1])
+            b1 = f"{statistics.median(b1s):9.3f} {statistics.median(ratios1):10.3f}" if both else f"{'-':>9} {'-':>10}"
             print(f"  {name:8} {n:5} {size:9} {statistics.median(fs):12.3f} {statistics.median(bs):10.3f} "
-                  f"{statistics.median(ratios):9.3f} {min(ratios):9.3f} {max(ratios):9.3f}  {','.join(sorted(levels))}",
-                  flush=True)
+                  f"{statistics.median(ratios):9.3f} {min(ratios):9.3f} {max(ratios):9.3f} {b1}  "
+                  f"{','.join(sorted(levels))}", flush=True)
 
 
 if __name__ == "__main__":
