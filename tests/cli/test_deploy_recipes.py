@@ -1,0 +1,104 @@
+"""Issue 26: the shipped deployment recipes do what they say, checked where they cannot run.
+- every shipped config states its sweep backend, and `run --dry-run` shows it;
+- deploy/Dockerfile: known instructions, builds with ci/setup + ci/build, puts fabcheck on PATH and the configs where
+  configs/k8s-mpijob.yaml reads them, and its documented tag is the image the MPIJob names;
+- configs/k8s-mpijob.yaml and deploy/fabcheck.sbatch: the fabcheck command line each runs is accepted by this
+  fabcheck (`run ... --dry-run` with the paths mapped to the repository), the sbatch file passes `bash -n` and uses
+  only known #SBATCH options."""
+import json, os, re, shlex, subprocess, sys, tempfile
+
+FAB = os.environ["FABCHECK"]
+SRC = os.environ["FABCHECK_SOURCE_DIR"]
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_plm="isolated",
+           OMPI_MCA_btl="self", OMPI_MCA_pml="ob1")
+failures = []
+
+
+def check(cond, msg):
+    print(("ok:   " if cond else "FAIL: ") + msg)
+    if not cond:
+        failures.append(msg)
+
+
+def dry_run(args, what):
+    """`fabcheck run ARGS --dry-run` with output paths sent to a temp folder: the flags and config are accepted."""
+    tmp = tempfile.mkdtemp()
+    out, skip = [], False
+    for i, a in enumerate(args):
+        if skip:
+            skip = False
+            continue
+        if a in ("--json", "--junit", "--exclude-hostfile", "--html"):
+            out += [a, os.path.join(tmp, os.path.basename(args[i + 1]) or "out")]
+            skip = True
+        else:
+            out.append(a)
+    p = subprocess.run([FAB, "run"] + out + ["--dry-run"], capture_output=True, text=True, env=ENV, timeout=60,
+                       stdin=subprocess.DEVNULL)
+    check(p.returncode == 0 and "fabcheck run plan" in p.stdout,
+          f"{what}: fabcheck run {' '.join(out)} --dry-run -> exit {p.returncode} {p.stderr.strip()[-200:]!r}")
+    return p.stdout
+
+
+# 1. Every shipped config states its backend; the dry run shows it.
+configs = [os.path.join(SRC, "configs", "default.json")] + sorted(
+    os.path.join(SRC, "configs", "acceptance", f) for f in os.listdir(os.path.join(SRC, "configs", "acceptance")))
+for path in configs:
+    cfg = json.load(open(path))
+    backend = cfg.get("sweep", {}).get("backend")
+    rel = os.path.relpath(path, SRC)
+    check(backend in ("mpi", "nccl"), f"{rel}: sweep.backend is stated ({backend!r})")
+    text = " ".join(cfg.get("_comment", [])).lower()
+    if "nccl backend" in text or "gpu buffers" in text:
+        check(backend == "nccl", f"{rel}: its comment speaks of the NCCL backend and sweep.backend is {backend!r}")
+    plan = dry_run(["--config", path], rel)
+    sweep_line = [l for l in plan.splitlines() if re.match(r"\s*\d+\. sweep ", l)]
+    check(bool(sweep_line) and f"backend={backend}" in sweep_line[0],
+          f"{rel}: the dry run's sweep line shows backend={backend}: {sweep_line[:1]}")
+
+# 2. The Dockerfile.
+docker = open(os.path.join(SRC, "deploy", "Dockerfile")).read()
+instr = [l.split()[0] for l in docker.replace("\\\n", " ").splitlines() if l.strip() and not l.startswith("#")]
+known = {"FROM", "ARG", "ENV", "RUN", "COPY", "WORKDIR", "CMD", "ENTRYPOINT", "LABEL", "USER", "EXPOSE"}
+check(instr and instr[0] in ("FROM", "ARG") and set(instr) <= known, f"Dockerfile instructions {sorted(set(instr))}")
+check("ci/setup" in docker and "ci/build" in docker, "Dockerfile installs with ci/setup and builds with ci/build")
+check(all(os.path.exists(os.path.join(SRC, p)) for p in ("ci/setup", "ci/build")), "ci/setup and ci/build exist")
+check("/usr/local/bin/fabcheck" in docker and "/opt/fabcheck/configs" in docker,
+      "Dockerfile puts fabcheck on PATH and the configs at /opt/fabcheck/configs")
+tag = re.search(r"docker build -f deploy/Dockerfile -t (\S+) \.", docker)
+yaml = open(os.path.join(SRC, "configs", "k8s-mpijob.yaml")).read()
+images = set(re.findall(r"image:\s*(\S+)", yaml))
+check(tag is not None and images == {tag.group(1)}, f"the MPIJob's images {images} = the Dockerfile's tag "
+      f"{tag.group(1) if tag else None}")
+check("openssh-server" in docker, "the image has the SSH server the MPI operator's launcher uses")
+
+# 3. The MPIJob's command line (the launcher's args list, from "fabcheck" on).
+launcher = re.split(r"^\s+Worker:", yaml, flags=re.M)[0]
+args = [a.strip().strip('"') for a in re.findall(r"^\s*-\s+(\"[^\"]*\"|\S+)\s*$", launcher.split("args:")[1],
+                                                   re.M)]
+fab_args = args[args.index("fabcheck") + 2:] if "fabcheck" in args else []
+check("fabcheck" in args and args[args.index("fabcheck") + 1] == "run", f"the MPIJob runs fabcheck run: {args}")
+fab_args = [a.replace("/opt/fabcheck/configs", os.path.join(SRC, "configs")) for a in fab_args]
+dry_run(fab_args, "configs/k8s-mpijob.yaml")
+
+# 4. The sbatch script.
+sb_path = os.path.join(SRC, "deploy", "fabcheck.sbatch")
+p = subprocess.run(["bash", "-n", sb_path], capture_output=True, text=True)
+check(p.returncode == 0, f"bash -n deploy/fabcheck.sbatch: {p.stderr.strip()!r}")
+sb = open(sb_path).read()
+known_sbatch = {"job-name", "nodes", "ntasks-per-node", "exclusive", "time", "output", "error", "partition",
+                "account", "gpus-per-node", "ntasks", "cpus-per-task", "mem"}
+opts = re.findall(r"^#SBATCH --([a-z-]+)", sb, re.M)
+check(opts and set(opts) <= known_sbatch, f"#SBATCH options {opts}")
+srun = re.search(r'^srun (.*?)(?<!\\)$', sb.replace("\\\n", " "), re.M)
+check(srun is not None and "--mpi=pmix" in srun.group(1), "the script launches with srun --mpi=pmix")
+if srun:
+    words = shlex.split(srun.group(1))
+    i = words.index('$FABCHECK') if '$FABCHECK' in words else -1
+    check(i >= 0 and words[i + 1] == "run", f"srun runs $FABCHECK run: {words}")
+    cfg = re.search(r"CONFIG=\$\{CONFIG:-(\S+)\}", sb).group(1)
+    rest = [w.replace("$CONFIG", os.path.join(SRC, cfg)).replace("$out", "out") for w in words[i + 2:]]
+    dry_run(rest, "deploy/fabcheck.sbatch")
+
+print("PASS" if not failures else f"FAIL: {len(failures)} problem(s)")
+sys.exit(1 if failures else 0)
