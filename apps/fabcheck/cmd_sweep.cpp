@@ -16,6 +16,7 @@ namespace {
 struct SweepFlags {
   std::shared_ptr<BoundOptions<probes::SweepOptions>> opts;
   std::string json;
+  double timeout_s = 0;  // nccl-tests -T: the watchdog of `run` over the sweep (0 = off)
 };
 
 int run_sweep_cmd(const RunContext& ctx, const SweepFlags& flags) {
@@ -23,7 +24,9 @@ int run_sweep_cmd(const RunContext& ctx, const SweepFlags& flags) {
   (void)core::fault_from_env();             // a malformed test hook is a usage error before anything runs
   const auto world = comm::Communicator::world();
   const suite::Step step = suite::make_single_step(suite::StepKind::kSweep, flags.opts->given_json());
-  return suite::run_single(world, {step}, suite::SingleOptions::of(ctx.argv, flags.json)).exit_code;
+  auto so = suite::SingleOptions::of(ctx.argv, flags.json);
+  so.timeout_s = flags.timeout_s;
+  return suite::run_single(world, {step}, so).exit_code;
 }
 
 const Registrar kSweep{CommandSpec{
@@ -32,6 +35,11 @@ const Registrar kSweep{CommandSpec{
       auto f = std::make_shared<SweepFlags>();
       f->opts = bind_options(sub, model::sweep_option_table());
       sub.add_option("-J,--json,--out,--output_file", f->json, "Write the JSON report here (atomically)");
+      sub.add_option(
+             "-T,--timeout", f->timeout_s,
+             "nccl-tests -T: seconds an operation may make no progress; then every rank leaves with exit 3 "
+             "(nccl-tests: 4) naming the operation and the ranks (0 = off)")
+          ->check(CLI::Range(0.0, 86400.0));
       return [f](const RunContext& ctx) { return run_sweep_cmd(ctx, *f); };
     }}};
 

@@ -309,11 +309,12 @@ TEST(ModelOptions, NormalizationNamesTheFieldAndExpandsLists) {
             "bfloat16)");
   EXPECT_EQ(error_of([&] {
               model::normalize_value(dtype, "f8e4m3", "-d/--datatype");
-            }).rfind("-d/--datatype: f8e4m3 is not supported", 0),
+            }).rfind("-d/--datatype: f8e4m3: fp8 exists on the nccl backend only", 0),
             0u);
   const auto& op = t.find("op")->info;
   EXPECT_EQ(error_of([&] { model::normalize_value(op, "avg", "-o/--op"); }),
-            "-o/--op: avg is not supported yet (use sum, prod, min, max, or all)");
+            "-o/--op: avg is not supported yet by fabcheck (ncclAvg exists on the nccl backend; MPI has no "
+            "average op; use sum, prod, min, max, or all)");
   const auto& maxb = t.find("max_bytes")->info;
   EXPECT_EQ(model::normalize_value(maxb, "64M", "/sweep/max_bytes"), 64u << 20);
   EXPECT_EQ(error_of([&] {

@@ -7,6 +7,8 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
+#include <ctime>
 #include <set>
 
 #include "fabcheck/core/collective.hpp"
@@ -218,6 +220,42 @@ void add_sweep(Document& doc, const SweepResult& r) {
   }
 }
 
+namespace {
+
+/// nccl-tests' `-I` columns of one placement (util.cu 531-557 as in ../shared/reference/nccl-tests.md §4.7):
+/// min, max, p99 = sorted[min(n-1, ceil(n*99/100)-1)], cv% = population stdev / mean * 100, over the kept
+/// per-iteration samples after the first `skip`. fabcheck's samples are spans of its per-iteration pass (max
+/// exit - min entry of each iteration, DESIGN §3), not GPU event gaps: the preamble says so.
+std::string per_iter_columns(const model::PlacementResult& pr, int skip) {
+  if (!pr.per_iter || pr.per_iter->samples_us.size() <= static_cast<std::size_t>(skip)) {
+    return fmt::sprintf("  %7s  %7s  %7s  %7s", "N/A", "N/A", "N/A", "N/A");
+  }
+  std::vector<double> v(pr.per_iter->samples_us.begin() + skip, pr.per_iter->samples_us.end());
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  double mean = 0;
+  for (double x : v) mean += x;
+  mean /= static_cast<double>(n);
+  double var = 0;
+  for (double x : v) var += (x - mean) * (x - mean);
+  var /= static_cast<double>(n);
+  const std::size_t k99 = std::min(n - 1, static_cast<std::size_t>((n * 99 + 99) / 100) - 1);
+  const double cv = mean > 0 ? std::sqrt(var) / mean * 100.0 : 0.0;
+  return fmt::sprintf("  %7s  %7s  %7s  %7s", nccl_float(v.front(), 7), nccl_float(v.back(), 7),
+                      nccl_float(v[k99], 7), nccl_float(cv, 7));
+}
+
+std::string timestamp_text(std::int64_t unix_s) {
+  const std::time_t t = static_cast<std::time_t>(unix_s);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
+  return buf;
+}
+
+}  // namespace
+
 std::string render_sweep(const SweepResult& r) {
   const auto& o = r.options;
   std::string out;
@@ -235,11 +273,32 @@ std::string render_sweep(const SweepResult& r) {
         "validation: %d graph: %d unalign: %d\n",
         1, 1, static_cast<long>(o.min_bytes), static_cast<long>(o.max_bytes),
         static_cast<long>(o.step_factor > 1 ? o.step_factor : o.step_bytes),
-        o.step_factor > 1 ? "factor" : "bytes", o.warmup_iters, o.iters, 1, o.check, 0, 0);
+        o.step_factor > 1 ? "factor" : "bytes", o.warmup_iters, o.iters, o.agg_iters, o.check, o.cudagraph,
+        o.unalign);
     if (o.blocking == 1) out += "# Blocking Enabled: wait and barrier after each inner iteration (-m) \n";
     if (o.blocking == 2) out += "# Blocking Enabled: wait after each inner iteration (-m), no barrier \n";
     if (o.blocking == 3) {
       out += "# Blocking Enabled: wait and barrier after each outer iteration (-n); time excludes barrier \n";
+    }
+    // What nccl-tests flags mean here (issue 26), said where a reader of the table looks.
+    if (o.backend == "mpi" && (o.parallel_init || o.stream_null)) {
+      out +=
+          "# fabcheck: -p/--parallel_init and -y/--stream_null have no effect on the mpi backend (one rank "
+          "per "
+          "process, no streams)\n";
+    }
+    if (o.report_cputime && o.backend == "mpi") {
+      out +=
+          "# fabcheck: -C cputime on the mpi backend: MPI collectives are blocking, so the CPU time per op "
+          "is "
+          "its completion time\n";
+    }
+    if (o.per_iter_timing) {
+      out += fmt::format(
+          "# fabcheck: -I columns from the per-iteration pass (span = max exit - min entry per iteration, "
+          "clocks "
+          "aligned to rank 0), {} leading sample(s) skipped (-K)\n",
+          o.per_iter_skip);
     }
     out += "#\n# Using devices\n";
     for (const auto& d : r.devices) {
@@ -247,15 +306,32 @@ std::string render_sweep(const SweepResult& r) {
                           d.device, d.label);
     }
     out += "#\n";
-    out += fmt::sprintf(
-        "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          \n", "",
-        "", "", "", "");
-    out += fmt::sprintf("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s %*s\n", "size",
-                        "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw",
-                        "busbw", "#wrong", 0, "");
-    out += fmt::sprintf("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s %*s\n", "(B)",
-                        "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)",
-                        "", 0, "");
+    const bool pi = o.per_iter_timing != 0;
+    const char* time_col = o.report_cputime ? "cputime" : "time";
+    if (pi) {  // nccl-tests -I: each block grows by i_min i_max i_p99 i_cv% (%7s each), "(+ per-iteration)"
+      out += fmt::sprintf("# %10s  %12s  %8s  %6s  %6s  %-62s  %-62s\n", "", "", "", "", "",
+                          "                   out-of-place (+ per-iteration)",
+                          "                     in-place (+ per-iteration)");
+      std::string h = fmt::sprintf("# %10s  %12s  %8s  %6s  %6s", "size", "count", "type", "redop", "root");
+      std::string u = fmt::sprintf("# %10s  %12s  %8s  %6s  %6s", "(B)", "(elements)", "", "", "");
+      for (int k = 0; k < 2; ++k) {
+        h += fmt::sprintf("  %7s  %6s  %6s  %6s  %7s  %7s  %7s  %7s", time_col, "algbw", "busbw", "#wrong",
+                          "i_min", "i_max", "i_p99", "i_cv%");
+        u += fmt::sprintf("  %7s  %6s  %6s  %6s  %7s  %7s  %7s  %7s", "(us)", "(GB/s)", "(GB/s)", "", "(us)",
+                          "(us)", "(us)", "");
+      }
+      out += h + "\n" + u + "\n";
+    } else {
+      out += fmt::sprintf(
+          "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          \n", "",
+          "", "", "", "");
+      out += fmt::sprintf("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s %*s\n", "size",
+                          "count", "type", "redop", "root", time_col, "algbw", "busbw", "#wrong", time_col,
+                          "algbw", "busbw", "#wrong", 0, "");
+      out += fmt::sprintf("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s %*s\n", "(B)",
+                          "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)",
+                          "(GB/s)", "", 0, "");
+    }
     int errors = 0;
     double bw_sum = 0;
     std::size_t bw_n = 0;
@@ -275,9 +351,11 @@ std::string render_sweep(const SweepResult& r) {
           } else {
             out += fmt::sprintf("  %7s  %6s  %6s    N/A", t, a, bb);
           }
+          if (pi) out += per_iter_columns(*pr, o.per_iter_skip);
           bw_sum += pr->busbw_gbps;
           ++bw_n;
         }
+        if (o.report_timestamps) out += "  " + timestamp_text(p.measured_unix_s);
         out += "\n";
       }
     }

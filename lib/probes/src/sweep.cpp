@@ -12,6 +12,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <limits>
 #include <stdexcept>
 #include <thread>
@@ -30,6 +31,67 @@ namespace fabcheck::probes {
 using core::Collective;
 using core::Dtype;
 using core::RedOp;
+
+/// nccl-tests' flags beyond the table ones (issue 26): each has its nccl-tests meaning on the backend that
+/// has one
+/// (../shared/reference/nccl-tests.md §2), or is refused with one line naming the backend that has it — never
+/// "unknown flag".
+static void validate_nccl_tests_flags(const SweepOptions& o) {
+  const bool mpi = o.backend == "mpi";
+  struct NcclOnly {
+    bool set;
+    const char* flag;
+    const char* what;
+  };
+  for (const NcclOnly& f :
+       {NcclOnly{o.cudagraph > 0, "-G/--cudagraph", "CUDA graph capture and replay"},
+        NcclOnly{o.local_register > 0, "-R/--local_register", "NCCL buffer registration"},
+        NcclOnly{o.cta_policy >= 0, "-x/--cta_policy", "NCCL's CTA policy"},
+        NcclOnly{o.device_implementation > 0, "-D/--device_implementation", "NCCL device-API kernels"},
+        NcclOnly{o.device_cta_count != 16, "-V/--device_cta_count", "NCCL device-API kernels"},
+        NcclOnly{o.memory > 0, "-M/--memory", "the GPU memory usage line"}}) {
+    if (!f.set) continue;
+    if (mpi) {
+      throw UsageError(
+          fmt::format("{}: {} exists on the nccl backend only (--backend nccl, GPU buffers); this "
+                      "sweep runs on --backend mpi (drop {})",
+                      f.flag, f.what, f.flag));
+    }
+    throw UsageError(
+        fmt::format("{}: {} is not supported yet by fabcheck's nccl backend (drop {}; nccl-tests "
+                    "has it)",
+                    f.flag, f.what, f.flag));
+  }
+  if (o.stream_null && !mpi) {
+    throw UsageError(
+        "-y/--stream_null: the NULL stream is not supported yet by fabcheck's nccl backend (drop -y; it uses "
+        "one "
+        "non-blocking stream, nccl-tests' default)");
+  }
+  if (o.agg_iters > 1) {
+    throw UsageError(
+        fmt::format("-m/--agg_iters {}: aggregated ops are not supported yet by fabcheck ({}); give -n {} "
+                    "for as many ops "
+                    "per size, one per iteration",
+                    o.agg_iters,
+                    mpi ? "on MPI they would be nonblocking collectives, one buffer per pending op"
+                        : "nccl: a group per iteration",
+                    static_cast<long>(o.iters) * o.agg_iters));
+  }
+  if (o.per_iter_skip > 0 && !o.per_iter_timing) {
+    throw UsageError("-K/--per_iter_skip: needs -I 1 (it drops samples from the -I columns)");
+  }
+  if (o.per_iter_timing && o.per_iter_iters == 0) {
+    throw UsageError("-I/--per_iter_timing: needs the per-iteration pass (--per-iter-iters 0 turns it off)");
+  }
+  const int per_iter = o.per_iter_iters < 0 ? o.iters : o.per_iter_iters;
+  if (o.per_iter_timing && o.per_iter_skip >= per_iter) {
+    throw UsageError(
+        fmt::format("-K/--per_iter_skip {}: must be below the per-iteration samples per point ({}; "
+                    "nccl-tests: 0 <= K < iters)",
+                    o.per_iter_skip, per_iter));
+  }
+}
 
 void validate(const SweepOptions& o) {
   if (o.nthreads != 1) {
@@ -85,6 +147,7 @@ void validate(const SweepOptions& o) {
   if (o.backend != "mpi" && o.backend != "nccl") {
     throw UsageError(fmt::format("--backend: unknown backend \"{}\" (use mpi or nccl)", o.backend));
   }
+  validate_nccl_tests_flags(o);
   // Bound the number of sizes (an additive sweep with a tiny -i over a huge range would never end).
   constexpr std::uint64_t kMaxSizes = 100000;
   if (o.step_factor == 1 && o.step_bytes > 0 && (o.max_bytes - o.min_bytes) / o.step_bytes >= kMaxSizes) {
@@ -494,6 +557,8 @@ class SeriesRunner {
         fault_(fault),
         send_(send),
         recv_(recv),
+        send_base_(send),
+        recv_base_(recv),
         host_(host),
         buf_bytes_(buf_bytes),
         start_us_(comm::now_us()) {}
@@ -507,6 +572,10 @@ class SeriesRunner {
     b.root = core::is_rooted(c) ? root : -1;
     b.nranks = comm_.size();
     const std::string label = block_label(c, d, op, b.root);
+    // -u N (nccl-tests): the buffers start N elements of this type past their allocation.
+    const std::size_t shift = static_cast<std::size_t>(o_.unalign) * core::dtype_size(d);
+    send_ = static_cast<char*>(send_base_) + shift;
+    recv_ = static_cast<char*>(recv_base_) + shift;
     warmup(c, d, op, root, label);
     pending_.clear();
     const double block_start_us = comm::now_us();
@@ -524,6 +593,7 @@ class SeriesRunner {
         pt.size_bytes = g.size_bytes;
         pt.count = g.count;
         pt.cycle = cycle;
+        pt.measured_unix_s = static_cast<std::int64_t>(std::time(nullptr));
         pt.out_of_place = measure(c, d, op, root, g, false, label, b.points.size());
         pt.in_place = measure(c, d, op, root, g, true, label, b.points.size());
         b.points.push_back(std::move(pt));
@@ -757,6 +827,8 @@ class SeriesRunner {
   const std::optional<core::Fault>& fault_;
   void* send_;
   void* recv_;
+  void* send_base_;  // the allocations; send_/recv_ sit -u elements past them
+  void* recv_base_;
   unsigned char* host_;
   std::uint64_t buf_bytes_;
   double start_us_ = 0;          // when the sweep began (the time limit counts from here)
@@ -872,8 +944,9 @@ SweepResult run_sweep(const comm::Communicator& comm, comm::CollBackend& be, con
   }
 
   Buffers bufs{be};
-  bufs.send = be.alloc(buf_bytes);
-  bufs.recv = be.alloc(buf_bytes);
+  const std::uint64_t unalign_bytes = static_cast<std::uint64_t>(opts.unalign) * 8;  // the widest type
+  bufs.send = be.alloc(buf_bytes + unalign_bytes);
+  bufs.recv = be.alloc(buf_bytes + unalign_bytes);
   std::vector<unsigned char> host(buf_bytes);
   SeriesRunner runner(comm, be, opts, clocks, fault, bufs.send, bufs.recv, host.data(), buf_bytes);
   runner.blocks_total = 0;

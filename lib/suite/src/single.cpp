@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 
 #include "fabcheck/comm/agree.hpp"
 #include "fabcheck/core/error.hpp"
@@ -14,6 +15,7 @@
 #include "fabcheck/report/findings_text.hpp"
 #include "fabcheck/report/reconcile.hpp"
 #include "fabcheck/report/topology.hpp"
+#include "fabcheck/suite/watchdog.hpp"
 #include "steps.hpp"
 
 namespace fabcheck::suite {
@@ -40,6 +42,9 @@ SingleOutcome run_single(const comm::Communicator& world, const std::vector<Step
     report::add_topology(doc, probes::describe_topology(world, "mpi", clocks));
   }
   detail::SuiteState state;
+  std::unique_ptr<Watchdog> watchdog;
+  if (opts.timeout_s > 0)
+    watchdog = std::make_unique<Watchdog>(world, opts.timeout_s, [](const WatchdogTimeout&) {});
   for (const auto& st : steps) {
     detail::StepContext ctx{world,
                             st,
@@ -54,6 +59,7 @@ SingleOutcome run_single(const comm::Communicator& world, const std::vector<Step
       std::fflush(stdout);
     }
   }
+  if (watchdog) watchdog->stop();
   SingleOutcome out;
   const int mine =
       root && doc.has_fail() ? static_cast<int>(ExitCode::kFail) : static_cast<int>(ExitCode::kOk);

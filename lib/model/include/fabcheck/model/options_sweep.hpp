@@ -47,6 +47,23 @@ struct SweepOptions {
   std::string backend = "mpi";      ///< `--backend` mpi | nccl
   int nthreads = 1;                 ///< `-t/--nthreads`: nccl-tests' threads per process (only 1)
   int ngpus = 1;                    ///< `-g/--ngpus`: nccl-tests' GPUs per thread (only 1)
+  // nccl-tests flags (issue 26; ../shared/reference/nccl-tests.md §2 as in docs/DESIGN.md §7), nccl-tests'
+  // defaults.
+  int agg_iters = 1;  ///< `-m/--agg_iters`: ops per timed iteration (only 1 so far: see validate)
+  int per_iter_timing =
+      0;  ///< `-I/--per_iter_timing`: the i_min i_max i_p99 i_cv% columns (per-iteration pass)
+  int per_iter_skip = 0;   ///< `-K/--per_iter_skip`: leading per-iteration samples left out of those columns
+  int report_cputime = 0;  ///< `-C/--report_cputime`: the time column is `cputime` (MPI: blocking calls)
+  int report_timestamps = 0;  ///< `-S/--report_timestamps`: each row ends with "%Y-%m-%d %H:%M:%S"
+  int unalign = 0;            ///< `-u/--unalign`: buffers offset by this many elements
+  int parallel_init = 0;      ///< `-p/--parallel_init`: recorded (one rank per process: no threads to init)
+  int stream_null = 0;        ///< `-y/--stream_null`: recorded (mpi: no streams)
+  int cudagraph = 0;          ///< `-G/--cudagraph` (nccl only)
+  int local_register = 0;     ///< `-R/--local_register` (nccl only)
+  int cta_policy = -1;        ///< `-x/--cta_policy` (nccl only; −1 = unset)
+  int device_implementation = 0;  ///< `-D/--device_implementation` (nccl only)
+  int device_cta_count = 16;      ///< `-V/--device_cta_count` (nccl only)
+  int memory = 0;                 ///< `-M/--memory` (nccl only: the GPU memory usage line)
 };
 
 }  // namespace fabcheck::model

@@ -3,7 +3,7 @@
 /// probe through the same step adapter as `fabcheck run` (options → validate → measure → section writers →
 /// console text; steps are made with make_single_step() of config.hpp), so a standalone command and the same
 /// step inside `run` write identical sections. What the standalone form leaves out is the suite around the
-/// step: the watchdog thread (and so MPI_THREAD_MULTIPLE), progress, the other steps' sections and the gate.
+/// step: progress, the other steps' sections and the gate; the watchdog only when asked (`sweep -T N`).
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
@@ -22,6 +22,9 @@ struct SingleOptions {
   bool announce_report = false;   ///< say on stderr where the report was written
   std::vector<StepKind> silent;   ///< steps whose console text is not printed (e.g. scaling's own sweep)
   bool verbose = false;           ///< histograms too (default: the command's tables)
+  /// > 0: run's watchdog over the steps with this timeout (nccl-tests' `-T`); on expiry every rank leaves
+  /// with exit 3 (nccl-tests: 4) after one stderr line naming the operation and the ranks.
+  double timeout_s = 0;
 
   /// The usual form: the command line and the report path.
   static SingleOptions of(std::vector<std::string> argv, std::string json_path, bool announce = false) {
