@@ -94,11 +94,24 @@ const Expect kReal[] = {
     {"perftest/ib_write_bw_postlist_gbits_perftest273.txt", "perftest-text", "", 1, 1, "ib_write_bw"},
     {"perftest/ib_write_bw_gbits_perftest342.txt", "perftest-text", "", 1, 1, "ib_write_bw"},
     {"perftest/ib_read_bw_a_ucx8851.txt", "perftest-text", "", 1, 3, "ib_read_bw"},
+    {"perftest/ib_read_lat_shared_spiderpool.txt", "perftest-text", "", 1, 1, "ib_read_lat"},
+    {"perftest/ib_read_lat_sriov_warnings_spiderpool.txt", "perftest-text", "", 1, 1, "ib_read_lat"},
+    {"perftest/ib_write_bw_a_loopback_superbench.txt", "perftest-text", "", 2, 24, "ib_write_bw"},
+    {"perftest/ib_write_bw_8M_loopback_superbench.txt", "perftest-text", "", 2, 2, "ib_write_bw"},
     {"osu/osu_latency_v5.0_libfabric-cray859.txt", "osu-text", "v5.0", 1, 24, "osu_latency"},
     {"osu/osu_bw_v5.6.2_ucx4274.txt", "osu-text", "v5.6.2", 1, 23, "osu_bw"},
     {"osu/osu_mbw_mr_v5.7.1_parallelcluster7035.txt", "osu-text", "v5.7.1", 1, 12, "osu_mbw_mr"},
     {"osu/osu_bw_cuda_v7.2_eessi716.txt", "osu-text", "v7.2", 1, 26, "osu_bw"},
     {"osu/osu_reduce_cuda_v7.3_ompi12318.txt", "osu-text", "v7.3", 1, 11, "osu_reduce"},
+    {"osu/osu_latency_v5.3.2_hpc-cofc.txt", "osu-text", "v5.3.2", 1, 24, "osu_latency"},
+    {"osu/osu_bibw_v5.3.2_hpc-cofc.txt", "osu-text", "v5.3.2", 1, 23, "osu_bibw"},
+    {"osu/osu_bibw_v5.7.1_p5_openmpi_parallelcluster.txt", "osu-text", "v5.7.1", 1, 23, "osu_bibw"},
+    {"osu/osu_bibw_v5.7.1_c5n_intelmpi_parallelcluster.txt", "osu-text", "v5.7.1", 1, 23, "osu_bibw"},
+    {"osu/osu_allreduce_v5.7.1_c5n_openmpi_parallelcluster.txt", "osu-text", "v5.7.1", 1, 19,
+     "osu_allreduce"},
+    {"osu/osu_allreduce_v5.7.1_c5n_intelmpi_parallelcluster.txt", "osu-text", "v5.7.1", 1, 19,
+     "osu_allreduce"},
+    {"osu/osu_allreduce_v5.7.1_p5_openmpi_parallelcluster.txt", "osu-text", "v5.7.1", 1, 19, "osu_allreduce"},
     {"imb/imb_pingpong_mvapich2_ohpc207.txt", "imb-text", "", 1, 20, "PingPong"},
     {"imb/imb_reduce_openmpi412_ompi9838.txt", "imb-text", "", 1, 12, "Reduce"},
     {"imb/imb_allreduce_4proc_ci_timestamps_libfabric9772.txt", "imb-text", "", 1, 6, "Allreduce"},
@@ -147,9 +160,47 @@ TEST(PeerBench, PerftestUnitsAndColumns) {
   EXPECT_EQ(a.info.at("Device"), "ib0");
   const auto b = parse_file("perftest/ib_read_bw_a_ucx8851.txt");
   EXPECT_EQ(b.tables[0].bw_unit, "MiB/s");
+  // Preamble pairs separated by blanks rather than tabs are split too.
+  EXPECT_EQ(b.info.at("Dual-port"), "OFF");
+  EXPECT_EQ(b.info.at("Device"), "mlx5_1");
   EXPECT_DOUBLE_EQ(report::to_gbps(19.50, "MiB/s"), 19.50 * 1048576 / 1e9);
   EXPECT_DOUBLE_EQ(report::to_gbps(42.31, "Gb/s"), 42.31 / 8);
   EXPECT_DOUBLE_EQ(report::to_gbps(1785.15, "MB/s"), 1.78515);
+}
+
+TEST(PeerBench, PerftestLatencyTableWithFrequencyWarnings) {
+  // ib_read_lat with "Conflicting CPU frequency values" lines between header and row, libibverbs warnings
+  // before the title and the preamble indented as the quoting page has it.
+  const auto run = parse_file("perftest/ib_read_lat_sriov_warnings_spiderpool.txt");
+  const auto& t = run.tables[0];
+  EXPECT_EQ(t.kind, "latency");
+  const std::vector<std::string> cols = {"size_bytes", "iterations", "t_min_us", "t_max_us", "t_typical_us",
+                                         "t_avg_us",   "t_stdev_us", "p99_us",   "p999_us"};
+  EXPECT_EQ(t.columns, cols);
+  EXPECT_EQ(run.info.at("Device"), "mlx5_5");
+  EXPECT_EQ(run.info.at("Transport type"), "IB");
+  report::Document doc;
+  report::add_peer_import(doc, {{"lat.txt", run}}, {});
+  const auto& l = doc.json()["latency"][0];
+  EXPECT_EQ(l["mean_us"], 6.82);
+  EXPECT_EQ(l["p50_us"], 6.74);
+  EXPECT_EQ(l["p99_us"], 7.15);
+  EXPECT_EQ(l["p999_us"], 20.37);
+}
+
+TEST(PeerBench, PerftestLoopbackLogWithTwoInterleavedTables) {
+  // Server and client of a loopback run print into one log: both headers first, the client's 23 rows, its
+  // dashes, then the server's one row. The row after the dashes belongs to the header still without rows.
+  const auto run = parse_file("perftest/ib_write_bw_a_loopback_superbench.txt");
+  ASSERT_EQ(run.tables.size(), 2u);
+  EXPECT_EQ(run.tables[0].rows.size(), 1u);
+  EXPECT_EQ(run.tables[0].rows[0].size_bytes, 8388608u);
+  EXPECT_EQ(run.tables[0].rows[0].line, 65u);
+  ASSERT_EQ(run.tables[1].rows.size(), 23u);
+  EXPECT_EQ(run.tables[1].rows.front().size_bytes, 2u);
+  EXPECT_EQ(run.tables[1].rows.back().values.at("bw_avg").value, 23240.68);
+  EXPECT_TRUE(run.finished);
+  EXPECT_EQ(run.tables[1].rejected_rows, 0u);
 }
 
 TEST(PeerBench, PerftestJsonWithUnquotedKeys) {
@@ -208,6 +259,23 @@ TEST(PeerBench, OsuColumnsAndStatistics) {
   const auto& link = bw.json()["pairs"]["links"][0];
   EXPECT_NE(link["tail_note"].get<std::string>().find("fastest 1 %"), std::string::npos);
   EXPECT_DOUBLE_EQ(link["points"][0]["bw_p99_gbps"].get<double>(), 12.0);
+}
+
+TEST(PeerBench, OsuCongestionTitlesNameTheFanTests) {
+  // Title lines as OSU 7.5's congestion defines spell them (constructed input, not a real output).
+  const auto in = parse::parse_osu_text(
+      "# OSU MPI Bandwidth Congestion In Test v7.5\n# Size      Bandwidth (MB/s)\n1                       "
+      "0.50\n");
+  ASSERT_EQ(in.tables.size(), 1u);
+  EXPECT_EQ(in.tables[0].test, "osu_bw_fan_in");
+  EXPECT_EQ(in.tables[0].kind, "bandwidth");
+  const auto out = parse::parse_osu_text(
+      "# OSU MPI Bandwidth Congestion Out Test v7.5\n# Size      Bandwidth (MB/s)\n1                       "
+      "0.50\n");
+  EXPECT_EQ(out.tables[0].test, "osu_bw_fan_out");
+  // The plain bandwidth title stays osu_bw (a fan-in build that kept it cannot be told apart).
+  const auto bw = parse_file("osu/osu_bw_v5.6.2_ucx4274.txt");
+  EXPECT_EQ(bw.tables[0].test, "osu_bw");
 }
 
 TEST(PeerBench, LinksHostsAndGateShape) {

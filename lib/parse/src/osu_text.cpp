@@ -56,6 +56,17 @@ std::string test_of_title(std::string_view t, std::string& kind, bool& bidir) {
     kind = "bandwidth";
     return "osu_mbw_mr";
   }
+  // OSU 7.5's congestion tests (c/mpi/congestion/osu_bw_fan_in.c, osu_bw_fan_out.c): the title defines name
+  // them "Bandwidth Congestion In/Out Test"; a copy of osu_bw_fan_in.c that kept osu_bw's "Bandwidth Test"
+  // title prints a file no reader can tell from osu_bw's, and it is read as osu_bw.
+  if (t.find("Bandwidth Congestion In") != std::string_view::npos) {
+    kind = "bandwidth";
+    return "osu_bw_fan_in";
+  }
+  if (t.find("Bandwidth Congestion Out") != std::string_view::npos) {
+    kind = "bandwidth";
+    return "osu_bw_fan_out";
+  }
   if (t.find("Bi-Directional Bandwidth") != std::string_view::npos ||
       t.find("Bi-directional Bandwidth") != std::string_view::npos) {
     kind = "bandwidth";

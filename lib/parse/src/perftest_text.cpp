@@ -111,6 +111,28 @@ std::optional<int> failed_status(std::string_view s) {
   return std::stoi(std::string(s.substr(i, j - i)));
 }
 
+/// Where the value of a preamble pair ends: at a tab, or at a run of two or more blanks before another
+/// `key :` ("OFF          Device         : mlx5_1"); npos when the value runs to the end of the line.
+std::size_t value_end(std::string_view rest) {
+  const auto tab = rest.find('\t');
+  const auto lead = rest.find_first_not_of(' ');
+  if (lead == std::string_view::npos) return tab;
+  const auto gap = rest.find("  ", lead);
+  if (gap != std::string_view::npos && (tab == std::string_view::npos || gap < tab) &&
+      rest.find(':', gap) != std::string_view::npos) {
+    return gap;
+  }
+  return tab;
+}
+
+/// The most recent table that has a header but was not closed by dashes; nullptr when none.
+PeerTable* latest_unclosed(std::vector<PeerTable>& tables) {
+  for (auto it = tables.rbegin(); it != tables.rend(); ++it) {
+    if (!it->closed) return &*it;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 PeerRun parse_perftest_text(std::string_view text) {
@@ -171,25 +193,32 @@ PeerRun parse_perftest_text(std::string_view text) {
     }
     const auto colon = line.find(':');
     if (!open && colon != std::string_view::npos && colon > 0) {
-      // preamble "Key : value" pairs, two per line ("Dual-port : OFF\t\tDevice : mlx5_0")
+      // preamble "Key : value" pairs, two per line, tab- or blank-separated ("Dual-port : OFF\t\tDevice :
+      // mlx5_0", "Dual-port       : OFF          Device         : mlx5_1")
       std::string_view rest = line;
       while (!rest.empty()) {
         const auto c = rest.find(':');
         if (c == std::string_view::npos) break;
         const auto key = trim(rest.substr(0, c));
         rest = rest.substr(c + 1);
-        const auto tab = rest.find('\t');
-        const auto val = trim(rest.substr(0, tab));
+        const auto end = value_end(rest);
+        const auto val = trim(rest.substr(0, end));
         if (!key.empty() && key.size() < 40 && !run.info.contains(std::string(key)))
           run.info[std::string(key)] = std::string(val);
-        if (tab == std::string_view::npos) break;
-        rest = rest.substr(tab);
+        if (end == std::string_view::npos) break;
+        rest = rest.substr(end);
       }
       continue;
     }
-    if (!open) continue;
     const auto toks = split_ws(line, 64);
     if (toks.empty() || !parse_uint(toks[0])) continue;  // not a row ("Conflicting CPU frequency ...")
+    if (!open) {
+      // A row after the closing dashes belongs to a header still waiting for its rows: a loopback run's
+      // server and client print into one log, both headers first, the server's row last
+      // (microsoft/superbenchmark tests/data/ib_loopback_all_sizes.log).
+      open = latest_unclosed(run.tables);
+      if (!open) continue;
+    }
     if (toks.size() != open->columns.size()) {
       detail::reject_row(*open, line, no);
       continue;
