@@ -44,14 +44,31 @@ nlohmann::json side_info(const nlohmann::json& rep) {
   return info;
 }
 
+// One side, as what the comparison needs of it: each run's metrics (the document is freed once they are
+// taken: issue 21, two 2048-host reports must not be held at once), the first run's identity and each run's
+// rank count.
+struct LoadedSide {
+  std::vector<report::MetricSet> runs;
+  nlohmann::json info;
+  std::vector<nlohmann::json> nranks;
+};
+
+void take(LoadedSide& side, const nlohmann::json& rep) {
+  if (side.runs.empty()) side.info = side_info(rep);
+  side.nranks.push_back(rep.contains("topology") && rep["topology"].is_object()
+                            ? rep["topology"].value("nranks", nlohmann::json())
+                            : nlohmann::json());
+  side.runs.push_back(report::extract_metrics(rep));
+}
+
 // One side: a report, or several runs of one fabric given as "A1.json,A2.json" (each loaded and checked; a
 // file whose own name holds a comma is taken whole). A run given twice, or runs with different rank counts,
 // are bad input.
-std::vector<nlohmann::json> load_runs(const std::string& list, const char* side) {
-  std::vector<nlohmann::json> runs;
+LoadedSide load_runs(const std::string& list, const char* side) {
+  LoadedSide runs;
   std::error_code ec;
   if (std::filesystem::is_regular_file(list, ec)) {
-    runs.push_back(report::load_report(list, side));
+    take(runs, report::load_report(list, side));
     return runs;
   }
   std::set<std::filesystem::path> seen;
@@ -71,18 +88,14 @@ std::vector<nlohmann::json> load_runs(const std::string& list, const char* side)
     if (!seen.insert(ec ? std::filesystem::path(path) : canonical).second) {
       throw UsageError(fmt::format("{}: {} is given twice; give each run of a side once", side, path));
     }
-    runs.push_back(report::load_report(path, side));
+    take(runs, report::load_report(path, side));
     paths.push_back(path);
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
-  const auto nranks = [](const nlohmann::json& rep) {
-    return rep.contains("topology") && rep["topology"].is_object()
-               ? rep["topology"].value("nranks", nlohmann::json())
-               : nlohmann::json();
-  };
-  for (std::size_t i = 1; i < runs.size(); ++i) {
-    const auto n0 = nranks(runs[0]), ni = nranks(runs[i]);
+  for (std::size_t i = 1; i < runs.runs.size(); ++i) {
+    const auto& n0 = runs.nranks[0];
+    const auto& ni = runs.nranks[i];
     if (n0.is_number() && ni.is_number() && n0 != ni) {
       throw UsageError(
           fmt::format("{}: the runs of one side must be of one fabric: {} has topology.nranks {}, {} "
@@ -149,10 +162,10 @@ std::function<int(const RunContext&)> setup_compare(CLI::App& sub) {
       }
     }
     report::check_distinct_paths(inputs, {{"--json", cli->json}, {"--html", cli->html}});
-    const std::vector<nlohmann::json> a = load_runs(cli->a, "A");
-    const std::vector<nlohmann::json> b = load_runs(cli->b, "B");
-    report::CompareSide sa{cli->a, cli->labels.empty() ? "A" : cli->labels[0], side_info(a.front())};
-    report::CompareSide sb{cli->b, cli->labels.empty() ? "B" : cli->labels[1], side_info(b.front())};
+    LoadedSide a = load_runs(cli->a, "A");
+    LoadedSide b = load_runs(cli->b, "B");
+    report::CompareSide sa{cli->a, cli->labels.empty() ? "A" : cli->labels[0], a.info};
+    report::CompareSide sb{cli->b, cli->labels.empty() ? "B" : cli->labels[1], b.info};
     // CLI11's Range lets nan through (every comparison with nan is false): refuse what is not a finite
     // number.
     if (!std::isfinite(cli->alpha) || cli->alpha <= 0 || cli->alpha > 0.5)
@@ -164,7 +177,11 @@ std::function<int(const RunContext&)> setup_compare(CLI::App& sub) {
     report::CompareRule rule;
     rule.alpha = cli->alpha;
     rule.min_delta = cli->min_delta_pct / 100.0;
-    const report::CompareResult r = report::compare_reports(a, b, sa, sb, rule);
+    const report::SideMetrics side_a = report::merge_runs(a.runs);
+    a.runs.clear();
+    const report::SideMetrics side_b = report::merge_runs(b.runs);
+    b.runs.clear();
+    const report::CompareResult r = report::compare_sides(side_a, side_b, sa, sb, rule);
 
     std::fputs(report::render_compare(r).c_str(), stdout);
     std::fflush(stdout);

@@ -70,17 +70,20 @@ CompareResult compare_reports(const json& a, const json& b, CompareSide side_a, 
 
 CompareResult compare_reports(const std::vector<json>& a_runs, const std::vector<json>& b_runs,
                               CompareSide side_a, CompareSide side_b, const CompareRule& rule) {
-  CompareResult r;
-  r.a = std::move(side_a);
-  r.b = std::move(side_b);
-  r.rule = rule;
   auto side_of = [](const std::vector<json>& docs) {
     std::vector<MetricSet> runs;
     for (const auto& d : docs) runs.push_back(extract_metrics(d));
     return merge_runs(runs);
   };
-  const SideMetrics side_a_m = side_of(a_runs);
-  const SideMetrics side_b_m = side_of(b_runs);
+  return compare_sides(side_of(a_runs), side_of(b_runs), std::move(side_a), std::move(side_b), rule);
+}
+
+CompareResult compare_sides(const SideMetrics& side_a_m, const SideMetrics& side_b_m, CompareSide side_a,
+                            CompareSide side_b, const CompareRule& rule) {
+  CompareResult r;
+  r.a = std::move(side_a);
+  r.b = std::move(side_b);
+  r.rule = rule;
   r.a.runs = side_a_m.runs;
   r.b.runs = side_b_m.runs;
   const MetricSet& ma = side_a_m.merged;
@@ -137,8 +140,16 @@ CompareResult compare_reports(const std::vector<json>& a_runs, const std::vector
     if (!matched_b.count(m.id) && !partial_a.count(m.id)) r.only_in_b.push_back(m.id);
   r.not_in_every_run_a = side_a_m.not_in_every_run;
   r.not_in_every_run_b = side_b_m.not_in_every_run;
+  r.links = compare_links(ma.links, mb.links, rule);
+  auto has_link = [](const MetricSet& m, const std::string& id) {
+    return std::any_of(m.links.begin(), m.links.end(), [&](const LinkValues& l) { return l.id == id; });
+  };
+  for (const auto& l : ma.links)
+    if (!has_link(mb, l.id) && !partial_b.count(l.id)) r.only_in_a.push_back(l.id);
+  for (const auto& l : mb.links)
+    if (!has_link(ma, l.id) && !partial_a.count(l.id)) r.only_in_b.push_back(l.id);
 
-  if (r.rows.empty()) {
+  if (r.rows.empty() && r.links.empty()) {
     throw UsageError(
         fmt::format("compare: {} and {} have no metric in common ({} has {} metrics, {} has {}; compare "
                     "reports of the same "
@@ -242,6 +253,46 @@ json compare_json(const CompareResult& r) {
     }
     rows.push_back(std::move(j));
   }
+  json links = json::array();
+  std::size_t links_compared = 0, links_changed = 0;
+  for (const auto& l : r.links) {
+    links_compared += l.compared;
+    links_changed += l.worse + l.improved;
+    json q = json::object();
+    for (std::size_t i = 0; i < l.delta_quantiles.size(); ++i) {
+      const int bp = kLinkDeltaQuantilesBp[i];
+      q[bp == 0 ? "min" : bp == 10000 ? "max" : fmt::format("p{}", bp / 100)] = l.delta_quantiles[i];
+    }
+    json changed = json::array();
+    for (const auto& c : l.changed) {
+      changed.push_back({{"from", c.from},
+                         {"to", c.to},
+                         {"a", c.a},
+                         {"b", c.b},
+                         {"delta_pct", opt(c.delta_pct)},
+                         {"verdict", c.worse ? "worse" : "better"}});
+    }
+    links.push_back(
+        {{"section", "pairs"},
+         {"item", l.item},
+         {"key", l.key},
+         {"metric", l.metric},
+         {"better_is", l.better == BetterIs::kHigher ? "higher" : "lower"},
+         {"compared", l.compared},
+         {"only_in_a", l.only_in_a},
+         {"only_in_b", l.only_in_b},
+         {"changed", l.worse + l.improved},
+         {"worse", l.worse},
+         {"better", l.improved},
+         {"within_min_delta", l.compared - l.worse - l.improved},
+         {"delta_pct", q},
+         {"changed_links", changed},
+         {"changed_links_listed", changed.size()},
+         {"rule",
+          "no samples per link: changed when |delta_pct| >= min_delta_pct (and, with several runs, "
+          "|ln(b/a)| >= run_spread_factor * the link's larger run spread); not a test against "
+          "noise"}});
+  }
   auto side = [](const CompareSide& s) {
     json j = s.info;
     j["path"] = s.path;
@@ -282,8 +333,11 @@ json compare_json(const CompareResult& r) {
         {"within_run_spread", r.count_within_run_spread()},
         {"noise_unknown", r.count(CompareVerdict::kNoiseUnknown)},
         {"not_testable", r.count(CompareVerdict::kNotTestable)},
-        {"flagged", r.count(CompareVerdict::kWorse) + r.count(CompareVerdict::kBetter)}}},
+        {"flagged", r.count(CompareVerdict::kWorse) + r.count(CompareVerdict::kBetter)},
+        {"links_compared", links_compared},
+        {"links_changed", links_changed}}},
       {"metrics", rows},
+      {"links", links},
       {"only_in_a", r.only_in_a},
       {"only_in_b", r.only_in_b},
       {"not_in_every_run_a", r.not_in_every_run_a},
@@ -292,6 +346,21 @@ json compare_json(const CompareResult& r) {
 
 void add_compare(Document& doc, const CompareResult& r) {
   doc.json()["compare"] = compare_json(r);
+  for (const auto& l : r.links) {
+    if (l.worse == 0) continue;
+    json names = json::array();
+    for (const auto& c : l.changed)
+      if (c.worse && names.size() < 20) names.push_back(c.from + " -> " + c.to);
+    Finding f;
+    f.severity = Severity::kWarn;
+    f.code = "COMPARE_LINKS_WORSE";
+    f.message =
+        fmt::format("{} of {} links ({}) of {} ({}) are worse than in {} ({}) by {:.0f} % or more.", l.worse,
+                    l.compared, l.metric, r.b.label, r.b.path, r.a.label, r.a.path, r.rule.min_delta * 100.0);
+    f.evidence = {{"metric", l.metric}, {"count", l.worse}, {"first", names}};
+    f.remedy = "no samples per link: re-run pairs on both to confirm; compare.links lists every changed link";
+    doc.add_finding(f);
+  }
   doc.json()["conventions"]["compare"] = doc.json()["compare"]["rule"]["significant"];
   doc.set_section("compare", SectionStatus::kOk);
   for (const auto v : {CompareVerdict::kWorse, CompareVerdict::kBetter}) {

@@ -2,7 +2,9 @@
 #include <fmt/format.h>
 
 #include <cstdint>
+#include <limits>
 #include <set>
+#include <tuple>
 
 #include "fabcheck/core/size.hpp"
 #include "fabcheck/report/compare.hpp"
@@ -27,6 +29,14 @@ std::optional<double> number_at(const json& j, std::string_view path) {
   }
   if (!cur->is_number()) return std::nullopt;
   return cur->get<double>();
+}
+
+// `o[k]` by reference, or a null (json::value() returns a copy: of a 2048-host matrix, 4 million cells).
+const json& member(const json& o, const char* k) {
+  static const json null_value;
+  if (!o.is_object()) return null_value;
+  const auto it = o.find(k);
+  return it == o.end() ? null_value : *it;
 }
 
 std::string text_of(const json& v) {
@@ -77,9 +87,11 @@ class Extractor {
 
   // Adds one metric when `value` holds a number. `key` must identify the row within its section.
   void add(const std::string& section, const json& key, const std::string& item, const std::string& metric,
-           BetterIs better, std::optional<double> value, const std::string& samples_id = {}) {
+           BetterIs better, std::optional<double> value, const std::string& samples_id = {},
+           bool per_place = false) {
     if (!value) return;
     CompareMetric m;
+    m.per_place = per_place;
     m.section = section;
     m.key = key;
     m.item = item;
@@ -90,6 +102,12 @@ class Extractor {
     if (!ids_.insert(m.id).second) return;  // a repeated key: the first one counts
     if (!samples_id.empty() && out_.samples.count(samples_id)) m.samples_id = samples_id;
     out_.metrics.push_back(std::move(m));
+  }
+
+  // Adds one per-link matrix (the first of an id counts).
+  void link(LinkValues lv) {
+    if (!ids_.insert(lv.id).second) return;
+    out_.links.push_back(std::move(lv));
   }
 
   // Registers a sample set under `id` when non-empty; returns the id or "".
@@ -130,7 +148,7 @@ void sweeps(const json& doc, Extractor& x) {
         const json empty = json::object();
         const json& pi = p.contains("per_iter") && p["per_iter"].is_object() ? p["per_iter"] : empty;
         const std::string sid =
-            x.samples("sweeps|" + key.dump(), sample_values(pi.value("samples_us", json())), "samples_us");
+            x.samples("sweeps|" + key.dump(), sample_values(member(pi, "samples_us")), "samples_us");
         x.add("sweeps", key, item, "time_us", BetterIs::kLower, number_at(p, "time_us"), sid);
         x.add("sweeps", key, item, "algbw_gbps", BetterIs::kHigher, number_at(p, "algbw_gbps"), sid);
         x.add("sweeps", key, item, "busbw_gbps", BetterIs::kHigher, number_at(p, "busbw_gbps"), sid);
@@ -153,7 +171,7 @@ void latency(const json& doc, Extractor& x) {
     const std::string item =
         fmt::format("{} {} {}", text_of(key["kind"]), text_of(key["pattern"]), size_label(key["size_bytes"]));
     const std::string sid =
-        x.samples("latency|" + key.dump(), histogram_samples(l.value("histogram", json())), "histogram");
+        x.samples("latency|" + key.dump(), histogram_samples(member(l, "histogram")), "histogram");
     for (const char* f : {"p50_us", "p90_us", "p99_us", "p999_us", "mean_us"})
       x.add("latency", key, item, f, BetterIs::kLower, number_at(l, f), sid);
     if (!l.contains("per_pair") || !l["per_pair"].is_array()) continue;
@@ -167,9 +185,9 @@ void latency(const json& doc, Extractor& x) {
       }
       const std::string pitem = fmt::format("{} pair {}", item, hosts);
       const std::string psid =
-          x.samples("latency|" + pkey.dump(), histogram_samples(pp.value("histogram", json())), "histogram");
-      x.add("latency", pkey, pitem, "per_pair.p50_us", BetterIs::kLower, number_at(pp, "p50_us"), psid);
-      x.add("latency", pkey, pitem, "per_pair.p99_us", BetterIs::kLower, number_at(pp, "p99_us"), psid);
+          x.samples("latency|" + pkey.dump(), histogram_samples(member(pp, "histogram")), "histogram");
+      x.add("latency", pkey, pitem, "per_pair.p50_us", BetterIs::kLower, number_at(pp, "p50_us"), psid, true);
+      x.add("latency", pkey, pitem, "per_pair.p99_us", BetterIs::kLower, number_at(pp, "p99_us"), psid, true);
     }
   }
 }
@@ -216,32 +234,39 @@ void pairs(const json& doc, Extractor& x) {
   const json key = {{"size_bytes", p.value("size_bytes", json())}};
   const std::string item = fmt::format("all links {}", size_label(key["size_bytes"]));
   x.add("pairs", key, item, "bw_median_gbps", BetterIs::kHigher, number_at(p, "bw_median_gbps"));
-  const auto bw = off_diagonal_range(p.value("bw_gbps", json()));
+  const auto bw = off_diagonal_range(member(p, "bw_gbps"));
   x.add("pairs", key, item, "bw_min_gbps", BetterIs::kHigher, bw ? std::optional(bw->first) : std::nullopt);
   x.add("pairs", key, item, "lat_median_us", BetterIs::kLower, number_at(p, "lat_median_us"));
-  const auto l99 = off_diagonal_range(p.value("lat_p99_us", json()));
+  const auto l99 = off_diagonal_range(member(p, "lat_p99_us"));
   x.add("pairs", key, item, "lat_p99_max_us", BetterIs::kLower,
         l99 ? std::optional(l99->second) : std::nullopt);
   if (!p.contains("hosts") || !p["hosts"].is_array()) return;
-  const json& hosts = p["hosts"];
-  const json& bwm = p.value("bw_gbps", json());
-  const json& latm = p.value("lat_p50_us", json());
-  auto cell = [](const json& m, std::size_t i, std::size_t j) -> std::optional<double> {
-    if (!m.is_array() || i >= m.size() || !m[i].is_array() || j >= m[i].size() || !m[i][j].is_number())
-      return std::nullopt;
-    return m[i][j].get<double>();
-  };
-  for (std::size_t i = 0; i < hosts.size(); ++i) {
-    for (std::size_t j = 0; j < hosts.size(); ++j) {
-      if (i == j) continue;
-      json lkey = key;
-      lkey["from"] = hosts[i];
-      lkey["to"] = hosts[j];
-      const std::string litem =
-          fmt::format("{} -> {} {}", text_of(hosts[i]), text_of(hosts[j]), size_label(key["size_bytes"]));
-      x.add("pairs", lkey, litem, "bw_gbps", BetterIs::kHigher, cell(bwm, i, j));
-      if (i < j) x.add("pairs", lkey, litem, "lat_p50_us", BetterIs::kLower, cell(latm, i, j));
+  std::vector<std::string> hosts;
+  for (const auto& h : p["hosts"]) hosts.push_back(text_of(h));
+  for (const auto& [metric, better, symmetric] :
+       {std::tuple{"bw_gbps", BetterIs::kHigher, false}, std::tuple{"lat_p50_us", BetterIs::kLower, true}}) {
+    const json& m = member(p, metric);
+    if (!m.is_array()) continue;
+    LinkValues lv;
+    lv.id = fmt::format("pairs|{}|{}", key.dump(), metric);
+    lv.item = fmt::format("links {}", size_label(key["size_bytes"]));
+    lv.key = key;
+    lv.metric = metric;
+    lv.better = better;
+    lv.symmetric = symmetric;
+    lv.hosts = hosts;
+    const std::size_t n = hosts.size();
+    lv.values.assign(n * n, std::numeric_limits<double>::quiet_NaN());
+    bool any = false;
+    for (std::size_t i = 0; i < n && i < m.size(); ++i) {
+      if (!m[i].is_array()) continue;
+      for (std::size_t j = 0; j < n && j < m[i].size(); ++j) {
+        if (i == j || !m[i][j].is_number()) continue;
+        lv.values[i * n + j] = m[i][j].get<double>();
+        any = true;
+      }
     }
+    if (any) x.link(std::move(lv));
   }
 }
 

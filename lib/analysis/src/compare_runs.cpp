@@ -1,6 +1,7 @@
 // merge_runs and run_spread_ln: one side of a comparison made of repeated runs of one fabric.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -48,6 +49,58 @@ SideMetrics merge_runs(const std::vector<MetricSet>& runs) {
       side.merged.samples.emplace(m.samples_id, std::move(pooled));
     }
     side.merged.metrics.push_back(std::move(m));
+  }
+  // Per-link matrices: per link the median of the runs that hold it by host names, and the runs' spread.
+  for (const auto& first : runs[0].links) {
+    std::vector<const LinkValues*> found;
+    for (const auto& run : runs) {
+      auto it = std::find_if(run.links.begin(), run.links.end(),
+                             [&](const LinkValues& l) { return l.id == first.id; });
+      if (it == run.links.end()) break;
+      found.push_back(&*it);
+    }
+    if (found.size() != runs.size()) {
+      side.not_in_every_run.push_back(first.id);
+      continue;
+    }
+    LinkValues m = first;
+    if (runs.size() > 1) {
+      const std::size_t n = first.hosts.size();
+      // Each run's host index of first's host i (runs may list hosts in another order; -1: missing).
+      std::vector<std::vector<long>> index(runs.size(), std::vector<long>(n, -1));
+      for (std::size_t r = 0; r < runs.size(); ++r) {
+        std::unordered_map<std::string, long> pos;
+        for (std::size_t h = 0; h < found[r]->hosts.size(); ++h)
+          pos.emplace(found[r]->hosts[h], static_cast<long>(h));
+        for (std::size_t h = 0; h < n; ++h) {
+          auto it = pos.find(first.hosts[h]);
+          if (it != pos.end()) index[r][h] = it->second;
+        }
+      }
+      m.spread_ln.assign(n * n, std::numeric_limits<double>::quiet_NaN());
+      std::vector<double> values;
+      for (std::size_t i = 0; i < n; ++i) {
+        for (std::size_t j = 0; j < n; ++j) {
+          values.clear();
+          for (std::size_t r = 0; r < runs.size(); ++r) {
+            const long a = index[r][i], b = index[r][j];
+            if (a < 0 || b < 0) break;
+            const std::size_t rn = found[r]->hosts.size();
+            const double v = found[r]->values[static_cast<std::size_t>(a) * rn + static_cast<std::size_t>(b)];
+            if (std::isnan(v)) break;
+            values.push_back(v);
+          }
+          if (values.size() != runs.size()) {
+            m.values[i * n + j] = std::numeric_limits<double>::quiet_NaN();  // not in every run: left out
+            continue;
+          }
+          const auto spread = run_spread_ln(values);
+          m.values[i * n + j] = *core::median_midpoint(values);
+          if (spread) m.spread_ln[i * n + j] = *spread;
+        }
+      }
+    }
+    side.merged.links.push_back(std::move(m));
   }
   // Ids that later runs have and the first lacks are missing from a run too.
   for (std::size_t r = 1; r < runs.size(); ++r)

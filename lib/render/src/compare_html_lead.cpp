@@ -110,19 +110,55 @@ std::string top(const CompareResult& c, CompareVerdict want, std::size_t limit, 
   return out + "</ol>\n";
 }
 
-/// Per host and per link: every pairs row whose value moved by 10 % or more, worst change first.
+/// Per link (issue 21): for each pairs matrix the counts, the distribution of the per-link deltas and the
+/// links that changed by min_delta or more, worst first (the first kChangedLinksShown; all in the JSON).
+constexpr std::size_t kChangedLinksShown = 50;
 std::string places(const CompareResult& c) {
-  std::vector<const CompareRow*> v;
-  for (const auto& r : c.rows)
-    if (r.a_metric.section == "pairs" && std::fabs(r.delta_pct.value_or(0)) >= 10) v.push_back(&r);
-  std::sort(v.begin(), v.end(),
-            [](const CompareRow* x, const CompareRow* y) { return gain_pct(*x) < gain_pct(*y); });
-  std::string out =
-      fmt::format("<h2 id=\"places\">Per host and link: changes of 10 % or more ({})</h2>\n", v.size());
-  if (v.empty()) return out + "<p class=\"muted\">none (or no pairs section in both reports)</p>\n";
-  out += "<ol>\n";
-  for (std::size_t i = 0; i < v.size() && i < 20; ++i) out += row_line(*v[i]);
-  return out + "</ol>\n";
+  std::string out = "<h2 id=\"places\">Per link</h2>\n";
+  if (c.links.empty()) return out + "<p class=\"muted\">no pairs section in both reports</p>\n";
+  for (const auto& l : c.links) {
+    const std::size_t changed = l.worse + l.improved;
+    out +=
+        fmt::format("<div class=\"links\"{}{}{}{}><h3>{} {} ({} is better)</h3>\n",
+                    attr("data-metric", l.metric), num_attr("data-compared", static_cast<double>(l.compared)),
+                    num_attr("data-changed", static_cast<double>(changed)),
+                    num_attr("data-worse", static_cast<double>(l.worse)), html_escape(l.item),
+                    html_escape(l.metric), l.better == BetterIs::kHigher ? "higher" : "lower");
+    out += fmt::format(
+        "<p>{} links compared: <b>{} changed by {} % or more</b> ({} worse, {} better), {} within it; {} "
+        "only in "
+        "{}, {} only in {}. No samples per link: the change is not tested against noise.</p>\n",
+        l.compared, changed, fmt_number(c.rule.min_delta * 100.0, 3), l.worse, l.improved,
+        l.compared - changed, l.only_in_a, html_escape(c.a.label), l.only_in_b, html_escape(c.b.label));
+    if (l.delta_quantiles.size() == kLinkDeltaQuantilesBp.size()) {
+      std::vector<std::string> head, cells;
+      for (std::size_t i = 0; i < l.delta_quantiles.size(); ++i) {
+        const int bp = kLinkDeltaQuantilesBp[i];
+        head.push_back(bp == 0 ? "min" : bp == 10000 ? "max" : fmt::format("p{}", bp / 100));
+        cells.push_back(fmt::format("{:+.1f}", l.delta_quantiles[i]));
+      }
+      out += "<p class=\"muted\">Distribution of delta % over the links</p>\n" +
+             table(head, {cells}, "link-deltas");
+    }
+    if (!l.changed.empty()) {
+      std::vector<std::vector<std::string>> rows;
+      for (std::size_t i = 0; i < l.changed.size() && i < kChangedLinksShown; ++i) {
+        const auto& ch = l.changed[i];
+        rows.push_back({html_escape(ch.from), html_escape(ch.to), fmt_number(ch.a, 4), fmt_number(ch.b, 4),
+                        ch.delta_pct ? fmt::format("{:+.1f}", *ch.delta_pct) : std::string("n/a"),
+                        ch.worse ? "worse" : "better"});
+      }
+      if (changed > rows.size())
+        out += fmt::format(
+            "<p class=\"muted\">The {} largest changes of {}; every one is in the JSON "
+            "(compare.links[].changed_links).</p>\n",
+            rows.size(), changed);
+      out += table({"from", "to", html_escape(c.a.label), html_escape(c.b.label), "delta %", "B"}, rows,
+                   "changed-links");
+    }
+    out += "</div>\n";
+  }
+  return out;
 }
 
 }  // namespace

@@ -75,8 +75,23 @@ std::string side_text(const CompareSide& s) {
                     : fmt::format("{} ({})", s.label, s.path);
 }
 
+std::string summary_rows_text(const CompareResult& c, std::size_t spread);
+
 std::string summary_text(const CompareResult& c) {
   const std::size_t spread = c.count_within_run_spread();
+  std::size_t links = 0, changed = 0;
+  for (const auto& l : c.links) {
+    links += l.compared;
+    changed += l.worse + l.improved;
+  }
+  const std::string link_text = c.links.empty()
+                                    ? std::string()
+                                    : fmt::format("; {} links compared, {} changed by {:.0f} % or more",
+                                                  links, changed, c.rule.min_delta * 100.0);
+  return link_text.empty() ? summary_rows_text(c, spread) : summary_rows_text(c, spread) + link_text;
+}
+
+std::string summary_rows_text(const CompareResult& c, std::size_t spread) {
   return fmt::format(
       "{} metrics compared: {} {} worse, {} {} better, {} within noise{}, {} not testable (too few samples "
       "for "
@@ -92,6 +107,63 @@ std::string summary_text(const CompareResult& c) {
           : std::string());
 }
 
+/// A row the text shows: every row but the per-host/per-pair ones the test did not call (issue 21: 2048 pairs
+/// are 2048 rows of "within noise"; the JSON keeps them all).
+bool shown(const CompareRow& r) {
+  return !r.a_metric.per_place || r.verdict == CompareVerdict::kWorse || r.verdict == CompareVerdict::kBetter;
+}
+
+std::string per_place_text(const CompareResult& c) {
+  std::size_t n = 0, hidden = 0;
+  for (const auto& r : c.rows) {
+    n += r.a_metric.per_place;
+    hidden += !shown(r);
+  }
+  if (n == 0) return "";
+  return fmt::format(
+      "{} per-pair rows (latency per host pair): {} not shown (not called worse or better; all in "
+      "--json)",
+      n, hidden);
+}
+
+std::string quantile_text(const LinkSummary& l) {
+  if (l.delta_quantiles.size() != kLinkDeltaQuantilesBp.size()) return "no delta (A is 0)";
+  const auto& q = l.delta_quantiles;
+  return fmt::format(
+      "delta % min {:+.1f}, p1 {:+.1f}, p5 {:+.1f}, median {:+.1f}, p95 {:+.1f}, p99 {:+.1f}, max {:+.1f}",
+      q[0], q[1], q[2], q[4], q[6], q[7], q[8]);
+}
+
+std::string link_delta_text(const LinkChange& ch) {
+  return ch.delta_pct ? fmt::format("{:+.1f} %", *ch.delta_pct) : std::string("n/a (A is 0)");
+}
+
+std::string render_compare_links(const CompareResult& c, std::size_t max_lines) {
+  std::string out;
+  for (const auto& l : c.links) {
+    out += fmt::format(
+        "# per link: pairs {} {} ({} is better): {} links compared, {} changed by {:.0f} % or more ({} {} "
+        "worse, {} "
+        "{} better), {} within it; {} only in {}, {} only in {} (no samples per link: not a test against "
+        "noise)\n",
+        l.item, l.metric, l.better == BetterIs::kHigher ? "higher" : "lower", l.compared,
+        l.worse + l.improved, c.rule.min_delta * 100.0, l.worse, c.b.label, l.improved, c.b.label,
+        l.compared - l.worse - l.improved, l.only_in_a, c.a.label, l.only_in_b, c.b.label);
+    out += fmt::format("#   {}\n", quantile_text(l));
+    std::size_t k = 0;
+    for (const auto& ch : l.changed) {
+      if (k++ == max_lines) {
+        out += fmt::format("#   ... {} more changed links in --json (compare.links[].changed_links)\n",
+                           l.worse + l.improved - max_lines);
+        break;
+      }
+      out += fmt::format("#   {} {} -> {}: {} -> {} ({}) {} {}\n", l.metric, ch.from, ch.to, value_text(ch.a),
+                         value_text(ch.b), link_delta_text(ch), c.b.label, ch.worse ? "worse" : "better");
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string render_compare(const CompareResult& c) {
@@ -103,6 +175,7 @@ std::string render_compare(const CompareResult& c) {
   lines.push_back(
       {"section", "item", "metric", c.a.label, c.b.label, "delta %", "better", "p(Holm)", "verdict"});
   for (const auto& r : c.rows) {
+    if (!shown(r)) continue;
     lines.push_back({r.a_metric.section, r.a_metric.item, r.a_metric.metric, value_text(r.a), value_text(r.b),
                      delta_text(r), better_text(c, r), p_text(r.p_holm), verdict_text(c, r)});
   }
@@ -119,6 +192,8 @@ std::string render_compare(const CompareResult& c) {
     }
     out += line + "\n";
   }
+  if (const std::string pp = per_place_text(c); !pp.empty()) out += fmt::format("# {}\n", pp);
+  out += render_compare_links(c, 50);
   out += fmt::format("# {}\n", summary_text(c));
   return out;
 }
@@ -151,7 +226,13 @@ code{background:#f4f4f4;padding:0 3px}
   h += fmt::format("<p class=\"summary\" id=\"summary\">{}</p>\n", html_escape(summary_text(c)));
   h += fmt::format("<p>Rule: {}.</p>\n", html_escape(rule_text(c)));
   h += html::compare_lead(c);
-  h += fmt::format("<details id=\"all\"><summary>All {} compared metrics</summary>\n", c.rows.size());
+  std::size_t listed = 0;
+  for (const auto& r : c.rows) listed += shown(r);
+  h += fmt::format("<details id=\"all\"><summary>All {} compared metrics{}</summary>\n", listed,
+                   listed == c.rows.size()
+                       ? std::string()
+                       : fmt::format(" ({} per-pair rows not called worse or better: in the JSON)",
+                                     c.rows.size() - listed));
   h += "<table id=\"compare\">\n<thead><tr>";
   for (const std::string& col : {std::string("section"), std::string("item"), std::string("metric"),
                                  c.a.label, c.b.label, std::string("delta %"), std::string("better"),
@@ -160,6 +241,7 @@ code{background:#f4f4f4;padding:0 3px}
   }
   h += "</tr></thead>\n<tbody>\n";
   for (const auto& r : c.rows) {
+    if (!shown(r)) continue;
     h += fmt::format("<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td>", name(r.verdict),
                      html_escape(r.a_metric.section), html_escape(r.a_metric.item),
                      html_escape(r.a_metric.metric));

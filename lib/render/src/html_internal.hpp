@@ -125,6 +125,44 @@ class Plot {
 std::string table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows,
                   std::string_view css_class = "");
 
+// ---- pairs heatmaps (html_pairs.cpp draws them, html_pairs_raster.cpp the large ones) ----
+
+/// Up to this many hosts a pairs matrix is one SVG cell per link (with its tooltip and data attributes);
+/// above it, one raster image per matrix (issue 21: 2048 hosts are 4 million links).
+inline constexpr std::size_t kSvgHeatmapMaxHosts = 64;
+/// The largest side of a raster heatmap in pixels: above it a pixel stands for a block of hosts.
+inline constexpr std::size_t kRasterMaxSide = 512;
+/// Rows of the per-link tables of a large matrix: the worst links of each matrix, and the outliers.
+inline constexpr std::size_t kWorstLinksShown = 20;
+inline constexpr std::size_t kOutlierRowsShown = 100;
+/// Per-pair and straggler tables of the latency section: above this many rows, the worst kWorstLinksShown.
+inline constexpr std::size_t kPerPairRowsShown = 64;
+
+/// The colour scale of every pairs heatmap: goodness = value / median (bandwidth) or median / value
+/// (latency); green at the median or better, through yellow (0.75x) to red at half of it or worse.
+inline constexpr double kWorstGoodness = 0.5;
+/// Position of a goodness on the scale, 0 (worst) to 1 (the median or better).
+double heat_position(double goodness);
+/// The CSS colour of a goodness: hsl(120·position, 70 %, 78 − 8·position %).
+std::string heat_fill(double goodness);
+
+/// What a heatmap draws: one matrix of a rail and how to read it.
+struct HeatmapSpec {
+  std::string_view kind;   ///< "bw" or "lat" (outliers' kind)
+  std::string_view title;  ///< figure caption
+  std::string_view unit;   ///< "GB/s", "us"
+  std::string_view key;    ///< the matrix's key in the rail ("bw_gbps", "lat_p50_us")
+  bool higher_better = true;
+  std::string id;  ///< element id ("pairs-bw", "pairs-lat-1")
+};
+
+/// The legend under a heatmap: the scale as a gradient with its anchors in the matrix's unit.
+std::string heat_legend(double median, const HeatmapSpec& spec);
+/// A matrix above kSvgHeatmapMaxHosts hosts: one inline PNG (palette, a pixel per link or per block of
+/// hosts coloured by its worst link), the legend and a caption, then the kWorstLinksShown worst links.
+std::string raster_heatmap(const json& matrix, const HeatmapSpec& spec, const std::vector<std::string>& hosts,
+                           double median);
+
 // ---- sections (one file each) ----
 
 std::string render_summary(const json& report);      // html_summary.cpp: score, transport, gate, run status

@@ -84,6 +84,25 @@ std::string histogram_plot(const json& e, std::size_t index) {
   return out + "</figure>\n";
 }
 
+/// Every entry of a list of up to kPerPairRowsShown; of a longer one the kWorstLinksShown with the highest
+/// `key` (issue 21: 2048 pairs are a table nobody reads; the JSON keeps them all).
+std::vector<const json*> first_or_worst(const json& list, const char* key) {
+  std::vector<const json*> v;
+  for (const auto& x : list) v.push_back(&x);
+  if (v.size() <= kPerPairRowsShown) return v;
+  std::stable_sort(v.begin(), v.end(), [&](const json* a, const json* b) {
+    return num_or(get(*a, key), -1) > num_or(get(*b, key), -1);
+  });
+  v.resize(kWorstLinksShown);
+  return v;
+}
+
+/// " (the 20 highest p99 of 2048; all in the JSON)" when a list was cut, else "".
+std::string capped_note(std::size_t shown, std::size_t all, std::string_view by) {
+  if (shown == all) return "";
+  return fmt::format(" (the {} highest {} of {}; every one is in the report's JSON)", shown, by, all);
+}
+
 std::string details(const json& e) {
   std::string out;
   const auto& tc = as_array(get(e, "tail_cost"));
@@ -101,21 +120,25 @@ std::string details(const json& e) {
   }
   const auto& pp = as_array(get(e, "per_pair"));
   if (!pp.empty()) {
+    // Many pairs (issue 21): the worst by p99, the rest in the report's JSON.
+    std::vector<const json*> shown = first_or_worst(pp, "p99_us");
     std::vector<std::vector<std::string>> rows;
-    for (const auto& p : pp) {
-      rows.push_back({text(get(p, "pair")), text(get(p, "samples")), number(get(p, "p50_us")),
-                      number(get(p, "p99_us")), number(get(p, "p999_us")), number(get(p, "max_us"))});
+    for (const json* p : shown) {
+      rows.push_back({text(get(*p, "pair")), text(get(*p, "samples")), number(get(*p, "p50_us")),
+                      number(get(*p, "p99_us")), number(get(*p, "p999_us")), number(get(*p, "max_us"))});
     }
-    out += "<details><summary>per pair</summary>\n" +
-           table({"pair", "samples", "p50 us", "p99 us", "p99.9 us", "max us"}, rows, "per-pair") +
-           "</details>\n";
+    out +=
+        fmt::format("<details><summary>per pair{}</summary>\n", capped_note(shown.size(), pp.size(), "p99")) +
+        table({"pair", "samples", "p50 us", "p99 us", "p99.9 us", "max us"}, rows, "per-pair") +
+        "</details>\n";
   }
   const auto& st = as_array(get(e, "stragglers"));
   if (!st.empty()) {
+    std::vector<const json*> shown = first_or_worst(st, "share");
     std::string list;
-    for (const auto& s : st) list += "<li><code>" + html_escape(s.dump()) + "</code></li>";
-    out += "<details><summary>stragglers (" + as_string(get(e, "straggler_rule"), "share of the tail") +
-           ")</summary><ul>" + list + "</ul></details>\n";
+    for (const json* s : shown) list += "<li><code>" + html_escape(s->dump()) + "</code></li>";
+    out += "<details><summary>stragglers (" + as_string(get(e, "straggler_rule"), "share of the tail") + ")" +
+           capped_note(shown.size(), st.size(), "share") + "</summary><ul>" + list + "</ul></details>\n";
   }
   return out;
 }

@@ -56,6 +56,7 @@ svg.heat rect.cell{stroke:#fff;stroke-width:1}
 svg.heat rect.cell.outlier{stroke:var(--bad);stroke-width:3}
 svg.heat rect.cell.self{fill:#f6f8fa}
 svg.heat text.mark{font-weight:700;fill:var(--bad)}
+img.heat-raster{display:block;max-width:100%;height:auto;image-rendering:pixelated;border:1px solid var(--line)}
 footer{margin-top:40px;font-size:12px;color:var(--muted)}
 @media print{nav{display:none}section{break-inside:avoid-page}}
 )css";

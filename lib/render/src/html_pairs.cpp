@@ -20,58 +20,62 @@ double median_of(std::vector<double> v) {
   return v[(v.size() - 1) / 2];
 }
 
-/// The colour scale of every pairs heatmap (issue 17: "heatmaps encode the value"): diverging at the median,
-/// on goodness = value / median (bandwidth) or median / value (latency, lower is better): green at or better
-/// than the median, through yellow (0.75x) to red at half of it or worse. The median is the pairs section's
-/// own (bw_median_gbps, lat_median_us): the one the outlier rule used (docs/DESIGN.md §4).
-constexpr double kWorstGoodness = 0.5;
-double scale_position(double goodness) {
+}  // namespace
+
+double heat_position(double goodness) {
   return std::clamp((goodness - kWorstGoodness) / (1 - kWorstGoodness), 0.0, 1.0);
 }
-std::string cell_fill(double goodness) {
-  const double g = scale_position(goodness);
+
+std::string heat_fill(double goodness) {
+  const double g = heat_position(goodness);
   return fmt::format("hsl({:.0f},70%,{:.0f}%)", 120 * g, 78 - 8 * g);
 }
 
-/// The legend under a heatmap: the scale as a gradient with its three anchors in the matrix's unit.
-std::string legend(double med, bool higher_better, std::string_view unit, std::string_view id) {
+std::string heat_legend(double med, const HeatmapSpec& spec) {
+  const bool higher_better = spec.higher_better;
   auto at = [&](double goodness) { return higher_better ? med * goodness : med / goodness; };
   std::string s = fmt::format(
       "<svg class=\"legend\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 360 34\" width=\"360\" "
       "height=\"34\" role=\"img\" aria-label=\"colour scale\"><defs><linearGradient id=\"{}-scale\">",
-      id);
+      spec.id);
   for (double g : {0.0, 0.5, 1.0})
     s += fmt::format("<stop offset=\"{:.0f}%\" stop-color=\"{}\"/>", 100 * g,
-                     cell_fill(kWorstGoodness + g * (1 - kWorstGoodness)));
+                     heat_fill(kWorstGoodness + g * (1 - kWorstGoodness)));
   s += fmt::format(
       "</linearGradient></defs><rect x=\"0\" y=\"2\" width=\"360\" height=\"12\" fill=\"url(#{}-scale)\"/>",
-      id);
+      spec.id);
   s += fmt::format("<text x=\"0\" y=\"30\" class=\"muted\">worst: {} {} {} (0.5x median)</text>",
-                   higher_better ? "&le;" : "&ge;", fmt_number(at(0.5), 3), html_escape(unit));
+                   higher_better ? "&le;" : "&ge;", fmt_number(at(0.5), 3), html_escape(spec.unit));
   s += fmt::format(
       "<text x=\"360\" y=\"30\" text-anchor=\"end\" class=\"muted\">best: median {} {} or {}</text>",
-      fmt_number(med, 4), html_escape(unit), higher_better ? "more" : "less");
+      fmt_number(med, 4), html_escape(spec.unit), higher_better ? "more" : "less");
   return s + "</svg>\n";
 }
 
+namespace {
+
 // One heatmap: rows = source host, columns = destination host. `higher_better` for bandwidth.
-std::string heatmap(const json& rail, std::string_view matrix_key, std::string_view kind,
-                    std::string_view title, std::string_view unit, bool higher_better,
-                    const std::vector<std::string>& hosts, std::string_view id) {
-  const json* m = get(rail, matrix_key);
+std::string heatmap(const json& rail, const HeatmapSpec& spec, const std::vector<std::string>& hosts) {
+  const std::string_view kind = spec.kind, title = spec.title, unit = spec.unit;
+  const std::string_view id = spec.id;
+  const bool higher_better = spec.higher_better;
+  const json* m = get(rail, spec.key);
   if (!m || !m->is_array()) return "";
   const std::size_t n = hosts.size();
-  std::vector<double> vals;
-  for (const auto& row : *m) {
-    for (const auto& c : as_array(&row)) {
-      double v = 0;
-      if (as_number(&c, v) && v > 0) vals.push_back(v);
-    }
-  }
   // The section's own median (the outlier rule's); the matrix's lower median only for reports without it.
   const std::string med_key = kind == "bw" ? "bw_median_gbps" : "lat_median_us";
   double med = 0;
-  if (!as_number(get(rail, med_key), med) || med <= 0) med = median_of(vals);
+  if (!as_number(get(rail, med_key), med) || med <= 0) {
+    std::vector<double> vals;
+    for (const auto& row : *m) {
+      for (const auto& c : as_array(&row)) {
+        double v = 0;
+        if (as_number(&c, v) && v > 0) vals.push_back(v);
+      }
+    }
+    med = median_of(vals);
+  }
+  if (n > kSvgHeatmapMaxHosts) return raster_heatmap(*m, spec, hosts, med);
   std::set<std::pair<std::string, std::string>> outl;
   for (const auto& o : as_array(get(rail, "outliers"))) {
     if (as_string(get(o, "kind")) != kind) continue;
@@ -118,10 +122,10 @@ std::string heatmap(const json& rail, std::string_view matrix_key, std::string_v
           "<rect class=\"cell{}\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" "
           "fill=\"{}\"{}{}{}{}{}{}>"
           "<title>{}</title></rect>\n",
-          is_out ? " outlier" : "", x, y, cell, cell, have ? cell_fill(goodness) : "#ddd",
+          is_out ? " outlier" : "", x, y, cell, cell, have ? heat_fill(goodness) : "#ddd",
           attr("data-kind", kind), attr("data-from", hosts[i]), attr("data-to", hosts[j]),
           num_attr("data-value", have ? v : std::numeric_limits<double>::quiet_NaN()),
-          num_attr("data-scale", have ? scale_position(goodness) : std::numeric_limits<double>::quiet_NaN()),
+          num_attr("data-scale", have ? heat_position(goodness) : std::numeric_limits<double>::quiet_NaN()),
           attr("data-outlier", is_out ? "true" : "false"), html_escape(tip));
       if (cell >= 34 && have) {
         s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n", x + cell / 2,
@@ -133,7 +137,7 @@ std::string heatmap(const json& rail, std::string_view matrix_key, std::string_v
     }
   }
   s += "</svg>\n";
-  s += legend(med, higher_better, unit, id);
+  s += heat_legend(med, spec);
   s += fmt::format(
       "<p class=\"muted\">{} {}; colour = value against the median <span class=\"median\"{}>{}</span> {} "
       "(green: the median or better, red: half as good or worse); red outline and ! = outlier "
@@ -145,21 +149,42 @@ std::string heatmap(const json& rail, std::string_view matrix_key, std::string_v
 
 std::string rail_html(const json& rail, const std::vector<std::string>& hosts, std::string_view suffix) {
   std::string out = "<div class=\"figs\">\n";
-  out += heatmap(rail, "bw_gbps", "bw", "bandwidth per direction (GB/s)", "GB/s", true, hosts,
-                 fmt::format("pairs-bw{}", suffix));
-  out += heatmap(rail, "lat_p50_us", "lat", "8 B latency p50 per pair (us)", "us", false, hosts,
-                 fmt::format("pairs-lat{}", suffix));
+  out += heatmap(
+      rail,
+      {"bw", "bandwidth per direction (GB/s)", "GB/s", "bw_gbps", true, fmt::format("pairs-bw{}", suffix)},
+      hosts);
+  out += heatmap(
+      rail,
+      {"lat", "8 B latency p50 per pair (us)", "us", "lat_p50_us", false, fmt::format("pairs-lat{}", suffix)},
+      hosts);
   out += "</div>\n";
   const auto& outliers = as_array(get(rail, "outliers"));
   if (!outliers.empty()) {
+    // A large matrix: the most extreme outliers (|robust z|), the rest in the report's JSON.
+    std::vector<const json*> shown;
+    for (const auto& o : outliers) shown.push_back(&o);
+    const bool capped = hosts.size() > kSvgHeatmapMaxHosts && shown.size() > kOutlierRowsShown;
+    if (capped) {
+      auto extreme = [](const json* o) { return std::fabs(num_or(get(*o, "z"), 0)); };
+      std::stable_sort(shown.begin(), shown.end(),
+                       [&](const json* x, const json* y) { return extreme(x) > extreme(y); });
+      shown.resize(kOutlierRowsShown);
+    }
     std::vector<std::vector<std::string>> rows;
-    for (const auto& o : outliers) {
+    for (const json* op : shown) {
+      const json& o = *op;
       rows.push_back({text(get(o, "kind")), text(get(o, "from")), text(get(o, "to")), number(get(o, "value")),
                       number(get(o, "median")), number(get(o, "z"), 3), text(get(o, "rule")),
                       text(get(o, "confirmed"))});
     }
+    out += "<h3>Outliers</h3>\n";
+    if (capped)
+      out += fmt::format(
+          "<p class=\"muted capped\"{}>The {} most extreme of {} outlier links (largest |robust z|); every "
+          "one "
+          "is in the report's JSON (pairs.outliers).</p>\n",
+          num_attr("data-outliers", static_cast<double>(outliers.size())), shown.size(), outliers.size());
     out +=
-        "<h3>Outliers</h3>\n" +
         table({"kind", "from", "to", "value", "median", "robust z", "rule", "confirmed"}, rows, "outliers");
   } else {
     out += notice("note", "no outlier link");

@@ -17,6 +17,9 @@
 ///   congestion_impact.mean ↓, congestion_impact.p99 ↓; no samples.
 /// - pairs, per size_bytes: bw_median_gbps ↑, bw_min_gbps ↑, lat_median_us ↓, lat_p99_max_us ↓; no samples.
 /// - pairs, per directed link (from, to host names): bw_gbps ↑; per host pair: lat_p50_us ↓; no samples.
+///   These are not rows (issue 21: 2048 hosts are 4 million links): each matrix is held compactly
+///   (LinkValues) and summarized (LinkSummary): counts, the distribution of per-link deltas, and every link
+///   whose |delta| reaches min_delta (and, with several runs, the run-spread rule), worst first.
 /// - scaling, per group (hosts): busbw_gbps ↑, time_us ↓, vs_2host ↑; per workload: efficiency ↑,
 ///   exposed_s ↓; per collective of the alpha-beta model: alpha_us ↓, beta_gbps ↑; no samples.
 /// - score, per workload: scaling_efficiency ↑; no samples.
@@ -25,6 +28,7 @@
 /// maintenance) and drop out between clusters with other host names, where the summary rows remain.
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <map>
 #include <optional>
 #include <string>
@@ -47,6 +51,23 @@ struct CompareMetric {
   BetterIs better = BetterIs::kHigher;  ///< direction
   double value = 0;                     ///< the reported value (unit in the metric name)
   std::string samples_id;  ///< key into MetricSet::samples of the raw samples behind it; empty = none
+  bool per_place = false;  ///< one of many rows per host or pair (latency per pair): summarized in the text
+};
+
+/// One per-link matrix of a report (pairs.bw_gbps per directed link, pairs.lat_p50_us per host pair), held
+/// compactly: never one CompareMetric per link.
+struct LinkValues {
+  std::string id;      ///< "pairs|<key>|<metric>": matches between reports
+  std::string item;    ///< human label, e.g. "links 8MiB"
+  nlohmann::json key;  ///< {size_bytes}
+  std::string metric;  ///< "bw_gbps" or "lat_p50_us"
+  BetterIs better = BetterIs::kHigher;
+  bool symmetric = false;          ///< one value per unordered pair: only [from][to] with from < to counts
+  std::vector<std::string> hosts;  ///< matrix order
+  std::vector<double> values;      ///< hosts² values, row-major [from][to]; NaN = no value
+  /// Per link, ln(max/min) over the runs of a merged side of several runs (NaN: unknown, a value <= 0);
+  /// empty for one run.
+  std::vector<double> spread_ln;
 };
 
 /// Raw samples of one measurement (µs) and where they came from.
@@ -59,6 +80,7 @@ struct SampleSet {
 struct MetricSet {
   std::vector<CompareMetric> metrics;        ///< report order
   std::map<std::string, SampleSet> samples;  ///< by samples_id
+  std::vector<LinkValues> links;             ///< per-link matrices, report order
 };
 
 /// Extracts the metrics listed in the file comment from a report document (DESIGN §6). Null or non-numeric
@@ -136,6 +158,43 @@ struct CompareRow {
   CompareVerdict verdict = CompareVerdict::kNoiseUnknown;  ///< see CompareVerdict
 };
 
+/// One link whose value moved beyond the rule (LinkSummary).
+struct LinkChange {
+  std::string from, to;             ///< host names (latency: an unordered pair, from < to in A's order)
+  double a = 0, b = 0;              ///< values in A and B
+  std::optional<double> delta_pct;  ///< (B − A)/|A|·100; none when A is 0
+  bool worse = false;               ///< B worse than A in the metric's direction
+};
+
+/// The per-link comparison of one matrix: links matched by host names.
+struct LinkSummary {
+  std::string id, item, metric;  ///< as LinkValues
+  nlohmann::json key;
+  BetterIs better = BetterIs::kHigher;
+  std::size_t compared = 0;   ///< links with a number on both sides
+  std::size_t only_in_a = 0;  ///< links with a number in A only (a host or value missing in B)
+  std::size_t only_in_b = 0;
+  std::size_t worse = 0, improved = 0;  ///< links beyond the rule, by direction
+  /// Distribution of delta_pct over the compared links (A ≠ 0): min, p1, p5, p25, p50, p75, p95, p99, max
+  /// (nearest rank, DESIGN §4); empty when none.
+  std::vector<double> delta_quantiles;
+  std::vector<LinkChange> changed;  ///< the links beyond the rule, worst change first, at most kMaxListed
+  /// Links listed in `changed` at most (the counts stay exact): a whole fabric that changed is a count and a
+  /// distribution, not a million lines.
+  static constexpr std::size_t kMaxListed = 10000;
+};
+
+/// The quantiles LinkSummary::delta_quantiles holds, in basis points.
+inline constexpr std::array<int, 9> kLinkDeltaQuantilesBp = {0,    100,  500,  2500, 5000,
+                                                             7500, 9500, 9900, 10000};
+
+/// Compares per-link matrices of A and B by id and host names. A link is beyond the rule when |delta| >=
+/// min_delta (B ≠ A when A is 0) and, when a side has per-link run spreads, |ln(B/A)| >=
+/// run_spread_factor × the larger spread (an unknown spread never passes). There are no samples to test a
+/// link against: the counts say so.
+std::vector<LinkSummary> compare_links(const std::vector<LinkValues>& a, const std::vector<LinkValues>& b,
+                                       const CompareRule& rule);
+
 /// Identity of one compared report.
 struct CompareSide {
   std::string path;   ///< file as given (several runs: joined with ",")
@@ -150,6 +209,7 @@ struct CompareResult {
   CompareSide a, b;                             ///< the two reports
   CompareRule rule;                             ///< the rule applied
   std::vector<CompareRow> rows;                 ///< A's order
+  std::vector<LinkSummary> links;               ///< per-link matrices both reports hold
   std::size_t tests = 0;                        ///< distinct sample-set tests in the Holm family
   std::vector<std::string> only_in_a;           ///< metric ids present only in A
   std::vector<std::string> only_in_b;           ///< metric ids present only in B
@@ -167,6 +227,12 @@ struct CompareResult {
 /// @throws UsageError "compare: <A> and <B> have no metric in common (...)" when no row results.
 CompareResult compare_reports(const nlohmann::json& a, const nlohmann::json& b, CompareSide side_a,
                               CompareSide side_b, const CompareRule& rule = {});
+
+/// Compares two sides already extracted (extract_metrics per run, merge_runs per side): what the command
+/// uses, so that each report's document can be freed once its metrics are taken (issue 21: bounded memory).
+/// @throws UsageError as above.
+CompareResult compare_sides(const SideMetrics& a, const SideMetrics& b, CompareSide side_a,
+                            CompareSide side_b, const CompareRule& rule = {});
 
 /// Compares two sides of one or more reports each (repeated runs of one fabric, merged by merge_runs): the
 /// Mann–Whitney test runs on the pooled samples, and with two or more runs on a side a difference must also
