@@ -12,3 +12,7 @@ fabcheck_script_test(NAME mpi.sweep.delay.np4 LABEL mpi TIMEOUT 300
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/sweep_check.py delay 4)
 fabcheck_script_test(NAME mpi.sweep.bad.np2 LABEL mpi TIMEOUT 600
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/sweep_check.py bad 2)
+# Issue 26: real nccl-tests command lines and every nccl-tests flag: run with the nccl-tests meaning or one line
+# naming the backend that has it, never "unknown flag".
+fabcheck_script_test(NAME mpi.sweep.nccl_tests_cmdlines LABEL mpi TIMEOUT 300
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/nccl_tests_cmdlines.py)
