@@ -78,7 +78,7 @@ std::function<int(const RunContext&)> setup_gate(CLI::App& sub) {
     }
     if (!cli->json.empty()) {
       report::Document doc;
-      doc.json() = rep;
+      doc.json() = std::move(rep);  // the last use: no second copy of a large report
       if (!doc.json().contains("findings") || !doc.json()["findings"].is_array())
         doc.json()["findings"] = nlohmann::json::array();
       if (!doc.json().contains("run") || !doc.json()["run"].is_object())

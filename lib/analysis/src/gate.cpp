@@ -306,7 +306,9 @@ void add_unique(std::vector<std::string>& v, const std::string& s) {
   if (!s.empty() && std::find(v.begin(), v.end(), s) == v.end()) v.push_back(s);
 }
 
-GateCheckResult evaluate_one(const json& report, const json& check) {
+/// `findings`, when not null, stands for report.findings (a re-gated report without its earlier gate
+/// findings): the report itself is never copied (issue 21: a 2048-host report is 170 MB).
+GateCheckResult evaluate_one(const json& report, const json& check, const json* findings) {
   GateCheckResult r;
   r.metric = check.at("metric").get<std::string>();
   r.op = check.at("op").get<std::string>();
@@ -319,8 +321,15 @@ GateCheckResult evaluate_one(const json& report, const json& check) {
     throw UsageError(fmt::format("gate check \"{}\": op \"{}\" is not >=, <=, == or !=", r.metric, r.op));
 
   std::vector<Node> cur = {{&report, "", ""}};
+  std::size_t first = 0;
+  if (findings && !mp.segments.empty() && mp.segments[0].kind == PathSegment::Kind::kName &&
+      mp.segments[0].name == "findings" && !mp.segments[0].size_bytes) {
+    cur = {{findings, ".findings", ""}};
+    first = 1;
+  }
   std::string missing;
-  for (const auto& seg : mp.segments) {
+  for (std::size_t si = first; si < mp.segments.size(); ++si) {
+    const auto& seg = mp.segments[si];
     std::vector<Node> next;
     for (const auto& n : cur) step(n, seg, next, missing);
     cur = std::move(next);
@@ -421,15 +430,13 @@ GateResult evaluate_gate(const json& report_in, const json& checks, std::string_
       report_in.contains("findings") && report_in["findings"].is_array() &&
       std::any_of(report_in["findings"].begin(), report_in["findings"].end(),
                   [](const json& f) { return f.is_object() && f.value("code", "") == "GATE_CHECK_FAILED"; });
-  json stripped;
+  json kept = json::array();  // the findings without the earlier gate's (the report is not copied)
   if (regated) {
-    stripped = report_in;
-    json kept = json::array();
-    for (const auto& f : stripped["findings"])
+    for (const auto& f : report_in["findings"])
       if (!(f.is_object() && f.value("code", "") == "GATE_CHECK_FAILED")) kept.push_back(f);
-    stripped["findings"] = std::move(kept);
   }
-  const json& report = regated ? stripped : report_in;
+  const json& report = report_in;
+  const json* findings = regated ? &kept : nullptr;
   GateResult g;
   g.criteria_source = std::string(criteria_source);
   if (report.contains("topology") && report["topology"].is_object() && report["topology"].contains("hosts") &&
@@ -441,7 +448,7 @@ GateResult evaluate_gate(const json& report_in, const json& checks, std::string_
     }
   }
   for (const auto& c : checks) {
-    g.checks.push_back(evaluate_one(report, c));
+    g.checks.push_back(evaluate_one(report, c, findings));
     const auto& r = g.checks.back();
     if (!r.passed) g.passed = false;
     for (const auto& v : r.values) add_unique(g.hosts, v.host);
@@ -449,8 +456,9 @@ GateResult evaluate_gate(const json& report_in, const json& checks, std::string_
   }
   // A host named by a `fail` finding (evidence.host) is not fit for the job whatever the criteria check:
   // it never reaches the good-hosts file (issue 17).
-  if (report.contains("findings") && report["findings"].is_array()) {
-    for (const auto& f : report["findings"]) {
+  if (const json* fs = findings ? findings : (report.contains("findings") ? &report["findings"] : nullptr);
+      fs && fs->is_array()) {
+    for (const auto& f : *fs) {
       if (!f.is_object() || f.value("severity", "") != "fail" || !f.contains("evidence")) continue;
       const auto& ev = f["evidence"];
       if (ev.is_object() && ev.contains("host") && ev["host"].is_string() &&
