@@ -40,6 +40,7 @@ SingleOutcome run_single(const comm::Communicator& world, const std::vector<Step
     report::add_topology(doc, probes::describe_topology(world, "mpi", clocks));
   }
   detail::SuiteState state;
+  state.on_sweep = opts.on_sweep;
   for (const auto& st : steps) {
     detail::StepContext ctx{world,
                             st,

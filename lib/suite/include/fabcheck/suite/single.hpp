@@ -7,10 +7,12 @@
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "fabcheck/comm/communicator.hpp"
+#include "fabcheck/model/sweep.hpp"
 #include "fabcheck/suite/config.hpp"
 
 namespace fabcheck::suite {
@@ -22,6 +24,8 @@ struct SingleOptions {
   bool announce_report = false;   ///< say on stderr where the report was written
   std::vector<StepKind> silent;   ///< steps whose console text is not printed (e.g. scaling's own sweep)
   bool verbose = false;           ///< histograms too (default: the command's tables)
+  /// Rank 0: called with each sweep step's result after its section is written (`sweep -J`, issue 26).
+  std::function<void(const model::SweepResult&)> on_sweep;
 
   /// The usual form: the command line and the report path.
   static SingleOptions of(std::vector<std::string> argv, std::string json_path, bool announce = false) {
