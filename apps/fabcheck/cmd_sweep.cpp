@@ -8,6 +8,7 @@
 #include "fabcheck/model/option_tables.hpp"
 #include "fabcheck/probes/sweep.hpp"
 #include "fabcheck/suite/single.hpp"
+#include "nccl_tests_json_output.hpp"
 #include "option_cli.hpp"
 
 namespace fabcheck::app {
@@ -16,7 +17,8 @@ namespace {
 struct SweepFlags {
   std::shared_ptr<BoundOptions<probes::SweepOptions>> opts;
   std::string json;
-  double timeout_s = 0;  // nccl-tests -T: the watchdog of `run` over the sweep (0 = off)
+  double timeout_s = 0;     // nccl-tests -T: the watchdog of `run` over the sweep (0 = off)
+  std::string output_file;  // -J: nccl-tests' JSON layout (issue 26)
 };
 
 int run_sweep_cmd(const RunContext& ctx, const SweepFlags& flags) {
@@ -26,6 +28,9 @@ int run_sweep_cmd(const RunContext& ctx, const SweepFlags& flags) {
   const suite::Step step = suite::make_single_step(suite::StepKind::kSweep, flags.opts->given_json());
   auto so = suite::SingleOptions::of(ctx.argv, flags.json);
   so.timeout_s = flags.timeout_s;
+  const auto jout =
+      NcclTestsJsonOutput::open(world.rank() == 0, flags.output_file, ctx.argv, flags.opts->options());
+  if (jout) so.on_sweep = [&jout](const model::SweepResult& r) { jout->write(r); };
   return suite::run_single(world, {step}, so).exit_code;
 }
 
@@ -34,7 +39,9 @@ const Registrar kSweep{CommandSpec{
     true, 20, [](CLI::App& sub) -> std::function<int(const RunContext&)> {
       auto f = std::make_shared<SweepFlags>();
       f->opts = bind_options(sub, model::sweep_option_table());
-      sub.add_option("-J,--json,--out,--output_file", f->json, "Write the JSON report here (atomically)");
+      sub.add_option("--json,--out", f->json, "Write the JSON report here (atomically)");
+      sub.add_option("-J,--output_file", f->output_file,
+                     "Write nccl-tests' JSON (its -J layout) here; FILE.0, FILE.1, ... when FILE exists");
       sub.add_option(
              "-T,--timeout", f->timeout_s,
              "nccl-tests -T: seconds an operation may make no progress; then every rank leaves with exit 3 "

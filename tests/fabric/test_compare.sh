@@ -29,7 +29,7 @@ pin='i=$(hostname | sed "s/.*-h//"); exec taskset -c $(((i - 1) % $(nproc))) "$0
 run_sweep() { # NAME
   local t0
   t0=$(date +%s)
-  timeout 60 "$VF" mpirun "${VFN[@]}" -- sh -c "$pin" "$FABCHECK" "${sweep[@]}" -J "$FAB_TMP/$1.json" >"$FAB_TMP/$1.txt" ||
+  timeout 60 "$VF" mpirun "${VFN[@]}" -- sh -c "$pin" "$FABCHECK" "${sweep[@]}" --json "$FAB_TMP/$1.json" >"$FAB_TMP/$1.txt" ||
     { cat "$FAB_TMP/$1.txt"; fail "sweep $1 failed"; }
   note "sweep $1: $(($(date +%s) - t0)) s"
 }

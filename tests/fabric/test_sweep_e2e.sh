@@ -11,14 +11,14 @@ mapfile -t hosts < <("$VF" hosts "${VFN[@]}")
 sweep=(sweep --coll allreduce -b 16M -e 16M -w 1 --per-iter-iters 0)
 
 t0=$(date +%s)
-timeout 90 "$VF" mpirun "${VFN[@]}" -- "$FABCHECK" "${sweep[@]}" -n 2 -c 1 -J "$FAB_TMP/clean.json" \
+timeout 90 "$VF" mpirun "${VFN[@]}" -- "$FABCHECK" "${sweep[@]}" -n 2 -c 1 --json "$FAB_TMP/clean.json" \
   >"$FAB_TMP/clean.txt" || { cat "$FAB_TMP/clean.txt"; fail "clean sweep failed"; }
 note "clean sweep: $(($(date +%s) - t0)) s"
 grep -v '^#' "$FAB_TMP/clean.txt" | grep -E '^ +16777216' >&2 || true
 
 "$VF" throttle "${hosts[1]}" 100mbit "${VFN[@]}"
 t0=$(date +%s)
-timeout 120 "$VF" mpirun "${VFN[@]}" -- "$FABCHECK" "${sweep[@]}" -n 1 -c 0 -J "$FAB_TMP/slow.json" \
+timeout 120 "$VF" mpirun "${VFN[@]}" -- "$FABCHECK" "${sweep[@]}" -n 1 -c 0 --json "$FAB_TMP/slow.json" \
   >"$FAB_TMP/slow.txt" || { cat "$FAB_TMP/slow.txt"; fail "throttled sweep failed"; }
 note "throttled sweep (${hosts[1]} at 100mbit): $(($(date +%s) - t0)) s"
 grep -v '^#' "$FAB_TMP/slow.txt" | grep -E '^ +16777216' >&2 || true

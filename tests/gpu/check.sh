@@ -67,13 +67,13 @@ PY
 
 echo "== 1 GPU: sweep --backend nccl, every collective, float half bfloat16"
 "$FAB" sweep --backend nccl --coll all -d float,half,bfloat16 -o sum -b 8 -e 64M -f 4 -n 5 -w 2 \
-  --per-iter-iters 5 -J "$out/gpu1.json"
+  --per-iter-iters 5 --json "$out/gpu1.json"
 check_report "$out/gpu1.json" 1
 
 if [ "$ngpu" -ge 2 ]; then
   echo "== $ngpu GPUs: mpirun -np $ngpu sweep --backend nccl, every collective and op, float bfloat16"
   mpirun -np "$ngpu" --bind-to none "$FAB" sweep --backend nccl --coll all -d float,bfloat16 -o all -b 8 \
-    -e 64M -f 8 -n 5 -w 2 --per-iter-iters 5 -J "$out/gpuN.json"
+    -e 64M -f 8 -n 5 -w 2 --per-iter-iters 5 --json "$out/gpuN.json"
   check_report "$out/gpuN.json" "$ngpu"
 fi
 echo "PASS: tests/gpu/check.sh ($ngpu GPU(s))"

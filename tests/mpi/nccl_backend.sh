@@ -25,7 +25,7 @@ check() {  # check NAME ARGS...: exit 2, one line, nothing written
   local name=$1 json=$tmp/$1.json
   shift
   # shellcheck disable=SC2086
-  $MPIEXEC $MPI_FLAGS -np 2 "$FABCHECK" "$@" -J "$json" >"$tmp/out" 2>"$tmp/err"
+  $MPIEXEC $MPI_FLAGS -np 2 "$FABCHECK" "$@" --json "$json" >"$tmp/out" 2>"$tmp/err"
   local rc=$?
   if [ $rc = 0 ] && [ "$compiled" = yes ]; then
     echo "$name: ran (a usable GPU is present)"

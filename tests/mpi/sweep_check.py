@@ -109,7 +109,7 @@ def check_json_point(p, coll, n):
 def mode_rows(np):
     tmp = tempfile.mkdtemp()
     out = os.path.join(tmp, "rows.json")
-    p = run(np, ["-b", "8", "-e", "64M", "-f", "2", "-n", "1", "-w", "0", "--per-iter-iters", "2", "-J", out])
+    p = run(np, ["-b", "8", "-e", "64M", "-f", "2", "-n", "1", "-w", "0", "--per-iter-iters", "2", "--json", out])
     print(p.stdout)
     if p.returncode != 0:
         fail(f"exit {p.returncode}: {p.stderr}")
@@ -170,7 +170,7 @@ def mode_all(np):
     tmp = tempfile.mkdtemp()
     out = os.path.join(tmp, "all.json")
     p = run(np, ["--coll", "all", "-d", "all", "-o", "all", "-r", "-1", "-b", "8", "-e", "4K", "-f", "8", "-n", "2",
-                 "--per-iter-iters", "2", "-J", out])
+                 "--per-iter-iters", "2", "--json", out])
     if p.returncode != 0:
         print(p.stdout)
         fail(f"exit {p.returncode}: {p.stderr}")
@@ -221,7 +221,7 @@ def mode_corrupt(np):
     tmp = tempfile.mkdtemp()
     out = os.path.join(tmp, "corrupt.json")
     p = run(np, ["--coll", "allreduce,allgather,reducescatter,sendrecv", "-b", "64", "-e", "64K", "-f", "4", "-n", "2",
-                 "--per-iter-iters", "0", "-J", out], env={"FABCHECK_TEST_FAULT": "corrupt:rank=1:elems=1"})
+                 "--per-iter-iters", "0", "--json", out], env={"FABCHECK_TEST_FAULT": "corrupt:rank=1:elems=1"})
     print(p.stdout)
     if p.returncode != 1:
         fail(f"exit {p.returncode}, expected 1: {p.stderr}")
@@ -283,7 +283,7 @@ def delay_attempt(np, every, us):
     # On a shared, oversubscribed machine other ranks are descheduled for milliseconds now and then (they are
     # then rightly the straggler of that iteration); a 5 ms delay every 2nd iteration keeps the planted straggler
     # well above that noise. (us=500:every=10 works the same on a quiet machine.)
-    p = run(np, ["-b", "1K", "-e", "1K", "-n", "5", "--per-iter-iters", "100", "-J", out],
+    p = run(np, ["-b", "1K", "-e", "1K", "-n", "5", "--per-iter-iters", "100", "--json", out],
             env={"FABCHECK_TEST_FAULT": f"delay:rank=2:us={us}:every={every}"})
     if p.returncode != 0:
         fail(f"exit {p.returncode}: {p.stderr}")
@@ -335,9 +335,9 @@ def mode_bad(np):
         sizes = [] if ("-b" in args or "-e" in args) else ["-b", "8", "-e", "8"]
         if args[0] == "-b" and "-e" not in args:
             sizes = ["-e", "8"]
-        p = run(np, args + sizes + ["-J", out], timeout=120)
+        p = run(np, args + sizes + ["--json", out], timeout=120)
         check_bad(p, flag, out)
-    p = run(np, ["-b", "8", "-e", "8", "-J", os.path.join(tmp, "missing", "x.json")], timeout=120)
+    p = run(np, ["-b", "8", "-e", "8", "--json", os.path.join(tmp, "missing", "x.json")], timeout=120)
     check_bad(p, "--json", os.path.join(tmp, "missing", "x.json"))
     ro = os.path.join(tmp, "ro")
     os.mkdir(ro)
@@ -345,10 +345,10 @@ def mode_bad(np):
     if os.access(ro, os.W_OK):  # root ignores permissions: use a path under a regular file instead
         ro = os.path.join(tmp, "afile")
         open(ro, "w").close()
-    p = run(np, ["-b", "8", "-e", "8", "-J", os.path.join(ro, "x.json")], timeout=120)
+    p = run(np, ["-b", "8", "-e", "8", "--json", os.path.join(ro, "x.json")], timeout=120)
     check_bad(p, "--json", os.path.join(ro, "x.json"))
     # NCCL asked for explicitly where it cannot run: exit 2 and one line (or it runs, on a GPU machine).
-    p = run(np, ["-b", "8", "-e", "8", "--backend", "nccl", "-J", out], timeout=300)
+    p = run(np, ["-b", "8", "-e", "8", "--backend", "nccl", "--json", out], timeout=300)
     if p.returncode != 0:
         check_bad(p, "--backend nccl", out)
         line = [l for l in p.stderr.splitlines() if l.startswith("fabcheck:")][0]

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "fabcheck/core/collective.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/parse/nccl_tests.hpp"
 #include "nccl_tests_util.hpp"
@@ -136,6 +137,19 @@ NcclTestsRun parse_nccl_tests_json(std::string_view text, std::string_view origi
     const auto& a0 = run.args.front();
     const auto slash = a0.find_last_of('/');
     t.program = slash == std::string::npos ? a0 : a0.substr(slash + 1);
+  }
+  // fabcheck's own `-J` file (report/nccl_tests_json_writer.hpp) names its collective in an env entry, since
+  // args[0] is `fabcheck`, not an nccl-tests binary.
+  if (doc.contains("env") && doc["env"].is_array()) {
+    for (const auto& e : doc["env"]) {
+      if (!e.is_string()) continue;
+      const auto& s = e.get_ref<const std::string&>();
+      if (s.starts_with("FABCHECK_COLLECTIVE=")) {
+        if (auto c = core::parse_collective(s.substr(20))) t.program = core::nccl_tests_binary(*c);
+      } else if (s.starts_with("FABCHECK_VERSION=")) {
+        run.notes.push_back("written by fabcheck " + s.substr(17));
+      }
+    }
   }
   const json& results = doc["results"];
   for (std::size_t i = 0; i < results.size(); ++i) {

@@ -45,6 +45,7 @@ SingleOutcome run_single(const comm::Communicator& world, const std::vector<Step
   std::unique_ptr<Watchdog> watchdog;
   if (opts.timeout_s > 0)
     watchdog = std::make_unique<Watchdog>(world, opts.timeout_s, [](const WatchdogTimeout&) {});
+  state.on_sweep = opts.on_sweep;
   for (const auto& st : steps) {
     detail::StepContext ctx{world,
                             st,

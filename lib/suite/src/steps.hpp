@@ -4,6 +4,7 @@
 // nullptr.
 #include <fmt/format.h>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "fabcheck/comm/communicator.hpp"
 #include "fabcheck/model/console_detail.hpp"
 #include "fabcheck/model/option_table.hpp"
+#include "fabcheck/model/sweep.hpp"
 #include "fabcheck/report/document.hpp"
 #include "fabcheck/report/transport.hpp"
 #include "fabcheck/report/transport_accumulator.hpp"
@@ -28,6 +30,7 @@ struct SuiteState {
   std::vector<std::string>
       pairs_passed_hosts;       // pairs: hosts without a confirmed fault (`--exclude-hostfile`)
   std::size_t pairs_hosts = 0;  // pairs: all hosts measured (0 = pairs did not run)
+  std::function<void(const model::SweepResult&)> on_sweep;  // SingleOptions::on_sweep (may be empty)
 };
 
 struct StepContext {

@@ -29,6 +29,7 @@ void run_sweep_step(StepContext& ctx) {
   const auto r = probes::run_sweep(ctx.world, o);
   if (ctx.doc) {  // rank 0: the document and the suite state come together
     report::add_sweep(*ctx.doc, r);
+    if (ctx.state->on_sweep) ctx.state->on_sweep(r);
     ctx.console = ctx.detail == model::ConsoleDetail::kCompact ? report::render_sweep_compact(r)
                                                                : report::render_sweep(r);
     // nccl backend: NCCL's own log is direct evidence of the transport; it joins the inventory's evidence

@@ -7,10 +7,12 @@
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "fabcheck/comm/communicator.hpp"
+#include "fabcheck/model/sweep.hpp"
 #include "fabcheck/suite/config.hpp"
 
 namespace fabcheck::suite {
@@ -25,6 +27,8 @@ struct SingleOptions {
   /// > 0: run's watchdog over the steps with this timeout (nccl-tests' `-T`); on expiry every rank leaves
   /// with exit 3 (nccl-tests: 4) after one stderr line naming the operation and the ranks.
   double timeout_s = 0;
+  /// Rank 0: called with each sweep step's result after its section is written (`sweep -J`, issue 26).
+  std::function<void(const model::SweepResult&)> on_sweep;
 
   /// The usual form: the command line and the report path.
   static SingleOptions of(std::vector<std::string> argv, std::string json_path, bool announce = false) {

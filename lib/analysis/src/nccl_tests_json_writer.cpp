@@ -1,0 +1,365 @@
+// nccl-tests' `-J` JSON from a sweep result (nccl_tests_json_writer.hpp). Every layout decision cites the
+// line of NVIDIA/nccl-tests v2.19.6 src/util.cu (or common.cu) that it follows; tests/data/nccl-tests-json/
+// holds files written by that code.
+#include "fabcheck/report/nccl_tests_json_writer.hpp"
+
+#include <fmt/format.h>
+#include <fmt/printf.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+#include "fabcheck/core/collective.hpp"
+#include "fabcheck/core/redact.hpp"
+
+namespace fabcheck::report {
+
+namespace {
+
+using model::PerIterStats;
+using model::PlacementResult;
+using model::SweepResult;
+
+/// The writer's output: util.cu's jsonKey/jsonValHelper state machine (util.cu:159-197) reduced to "a comma
+/// before every member but the first", which is all it prints between tokens.
+class Out {
+ public:
+  void open(char c) {
+    sep();
+    s_ += c;
+    first_ = true;
+  }
+  void close(char c) {
+    s_ += c;
+    first_ = false;
+  }
+  void key(std::string_view k) {
+    sep();
+    s_ += nccl_tests_json_string(k);  // keys are sanitized too (util.cu:172)
+    s_ += ':';
+    after_key_ = true;
+  }
+  void raw(std::string_view v) {
+    sep();
+    s_ += v;
+  }
+  void str(std::string_view v) { raw(nccl_tests_json_string(v)); }
+  /// util.cu:273-275 jsonBool: the strings "true" / "false".
+  void boolean(bool v) { str(v ? "true" : "false"); }
+  void num(long long v) { raw(fmt::format("{}", v)); }  // jsonInt "%d", jsonSize_t "%zu" (util.cu:278-287)
+  void dbl(double v) { raw(nccl_tests_json_double(v)); }
+  std::string take() { return std::move(s_); }
+
+ private:
+  void sep() {
+    if (after_key_) {
+      after_key_ = false;
+    } else if (!first_) {
+      s_ += ',';
+    }
+    first_ = false;
+  }
+  std::string s_;
+  bool first_ = true;
+  bool after_key_ = false;
+};
+
+/// util.cu:425-438 parseRankInfo reads "[%128[^]]] %1024[^\n]" from the device line: the text between the
+/// brackets is device_hex, the rest device_info. fabcheck's label has the same shape ("[cpu] MPI host
+/// buffers", "[0000:1b:00] NVIDIA H100 80GB HBM3").
+std::pair<std::string, std::string> split_label(const std::string& label) {
+  if (label.size() > 1 && label.front() == '[') {
+    const auto close = label.find(']');
+    if (close != std::string::npos) {
+      std::string rest = label.substr(close + 1);
+      rest.erase(0, rest.find_first_not_of(' '));
+      return {label.substr(1, close - 1), rest};
+    }
+  }
+  return {"", label};
+}
+
+/// util.cu:531-533 percentileIndex (nearest rank).
+std::size_t percentile_index(std::size_t n, std::size_t p) {
+  return std::min(n - 1, (n * p + 99) / 100 - 1);
+}
+
+/// util.cu:559-604 writePerIterReport, from fabcheck's per-iteration pass: times_us are its spans (all kept
+/// samples, DESIGN §4), the summary is computed here the way util.cu:535-557 computeIterStats does (sorted
+/// nearest-rank p50 = sorted[n/2], p95/p99; population stdev; cv% = stdev/avg·100) over the samples after
+/// the first `skip`. No per_process_max_times_us: fabcheck's span already is the max over ranks (nccl-tests
+/// omits the key too when it has one process row, util.cu:589).
+void per_iter(Out& o, const char* key, const PerIterStats& s, int skip) {
+  const auto& t = s.samples_us;
+  const std::size_t k = std::min(t.size() - 1, static_cast<std::size_t>(std::max(skip, 0)));
+  std::vector<double> sorted(t.begin() + static_cast<std::ptrdiff_t>(k), t.end());
+  std::sort(sorted.begin(), sorted.end());
+  const std::size_t n = sorted.size();
+  double sum = 0;
+  for (double v : sorted) sum += v;
+  const double avg = sum / static_cast<double>(n);
+  double var = 0;
+  for (double v : sorted) var += (v - avg) * (v - avg);
+  const double stdev = std::sqrt(var / static_cast<double>(n));
+  const double cv = avg > 0 ? stdev / avg * 100.0 : 0.0;  // util.cu:560
+  o.key(key);
+  o.open('{');
+  o.key("skipped_iterations");
+  o.num(static_cast<long long>(k));
+  o.key("min_us");
+  o.dbl(sorted.front());
+  o.key("max_us");
+  o.dbl(sorted.back());
+  o.key("avg_us");
+  o.dbl(avg);
+  o.key("p50_us");
+  o.dbl(sorted[n / 2]);
+  o.key("p95_us");
+  o.dbl(sorted[percentile_index(n, 95)]);
+  o.key("p99_us");
+  o.dbl(sorted[percentile_index(n, 99)]);
+  o.key("stdev_us");
+  o.dbl(stdev);
+  o.key("cv_pct");
+  o.dbl(cv);
+  o.key("times_us");
+  o.open('[');
+  for (double v : t) o.dbl(v);
+  o.close(']');
+  o.close('}');
+}
+
+/// util.cu:497-524 writeBenchmarkLineBody (JSON part, 515-523): {time|cpu_time, alg_bw, bus_bw, nwrong},
+/// nwrong = (double)wrongElts printed %lf, or null when the placement was not checked.
+void body(Out& o, const char* key, const PlacementResult& p, const NcclTestsJsonRun& run,
+          const char* pi_key) {
+  o.key(key);
+  o.open('{');
+  o.key(run.report_cputime ? "cpu_time" : "time");
+  o.dbl(p.time_us);
+  o.key("alg_bw");
+  o.dbl(p.algbw_gbps);
+  o.key("bus_bw");
+  o.dbl(p.busbw_gbps);
+  o.key("nwrong");
+  if (p.wrong) {
+    o.dbl(static_cast<double>(*p.wrong));
+  } else {
+    o.raw("null");
+  }
+  o.close('}');
+  // common.cu:859-886: the per-iteration report follows its placement's body.
+  if (run.per_iter_timing && p.per_iter && !p.per_iter->samples_us.empty())
+    per_iter(o, pi_key, *p.per_iter, run.per_iter_skip);
+}
+
+/// The env list: every entry redacted by value (issue 19), FABCHECK_* entries of ours appended last.
+std::vector<std::string> env_entries(const NcclTestsJsonRun& run, std::string_view collective) {
+  std::vector<std::string> out;
+  for (const auto& e : run.env) {
+    const auto eq = e.find('=');
+    const std::string name = e.substr(0, eq);
+    if (name == "FABCHECK_VERSION" || name == "FABCHECK_COLLECTIVE") continue;
+    out.push_back(eq == std::string::npos ? e : name + "=" + core::redact_value(name, e.substr(eq + 1)));
+  }
+  out.push_back("FABCHECK_VERSION=" + run.fabcheck_version);
+  out.push_back("FABCHECK_COLLECTIVE=" + std::string(collective));
+  return out;
+}
+
+}  // namespace
+
+int nccl_version_code(const std::optional<std::string>& v) {
+  if (!v) return 0;
+  int major = 0, minor = 0, patch = 0;
+  const auto digit = v->find_first_of("0123456789");
+  if (digit == std::string::npos) return 0;
+  if (std::sscanf(v->c_str() + digit, "%d.%d.%d", &major, &minor, &patch) != 3) return 0;
+  return major * 10000 + minor * 100 + patch;
+}
+
+std::string nccl_tests_json_string(std::string_view s) {
+  constexpr std::size_t kLim = 2048;  // util.cu:171/267 `char tmp[2048]`
+  std::string out = "\"";
+  std::size_t c = 0;  // characters written to util.cu's buffer
+  for (char ch : s) {
+    if (c + 1 >= kLim) break;  // util.cu:81
+    const auto u = static_cast<unsigned char>(ch);
+    if (ch == '"' || ch == '\\' || ch == '/' || ch == '\t' || ch == '\n') {
+      if (c + 2 > kLim) break;  // util.cu:91
+      out += '\\';
+      out += ch == '\n' ? 'n' : ch == '\t' ? 't' : ch;
+      c += 2;
+    } else if (u >= 0x7F || u <= 0x1F) {
+      break;  // util.cu:108-111: the string ends here
+    } else {
+      out += ch;
+      ++c;
+    }
+  }
+  out += '"';
+  return out;
+}
+
+std::string nccl_tests_json_double(double v) {
+  if (std::isnan(v)) return "\"nan\"";  // util.cu:292-294
+  if (std::isinf(v)) return v > 0 ? "\"inf\"" : "\"-inf\"";
+  return fmt::sprintf("%lf", v);  // util.cu:296
+}
+
+std::string nccl_tests_json(const SweepResult& r, const NcclTestsJsonRun& run) {
+  for (const auto& b : r.blocks) {
+    if (b.collective != r.blocks.front().collective) {
+      throw std::invalid_argument(
+          "nccl-tests' JSON holds one collective per file (its binary is the collective): give one --coll");
+    }
+  }
+  const auto coll = r.blocks.empty() ? (r.options.collectives.empty() ? core::Collective::kAllReduce
+                                                                      : r.options.collectives.front())
+                                     : r.blocks.front().collective;
+  const auto& opt = r.options;
+  Out o;
+  o.open('{');
+  // util.cu:317-379 jsonOutputInit.
+  o.key("version");
+  o.num(3);  // util.cu:52 JSON_FILE_VERSION
+  o.key("start_time");
+  o.str(run.start_time);
+  o.key("args");
+  o.open('[');
+  for (const auto& a : run.args) o.str(core::redact_value("", a));
+  o.close(']');
+  o.key("env");
+  o.open('[');
+  for (const auto& e : env_entries(run, core::name(coll))) o.str(e);
+  o.close(']');
+  o.key("nccl_version");
+  o.num(nccl_version_code(r.topology.nccl_version));
+  // util.cu:643-665 + 702-716 writeDeviceReport (config), in that order.
+  o.key("config");
+  o.open('{');
+  o.key("nthreads");
+  o.num(opt.nthreads);
+  o.key("ngpus");
+  o.num(opt.ngpus);
+  o.key("minimum_bytes");
+  o.num(static_cast<long long>(opt.min_bytes));
+  o.key("maximum_bytes");
+  o.num(static_cast<long long>(opt.max_bytes));
+  if (opt.step_factor > 1) {  // util.cu:649-654: one of the two
+    o.key("step_factor");
+    o.num(static_cast<long long>(opt.step_factor));
+  } else {
+    o.key("step_bytes");
+    o.num(static_cast<long long>(opt.step_bytes));
+  }
+  o.key("warmup_iters");
+  o.num(opt.warmup_iters);
+  o.key("iterations");
+  o.num(opt.iters);
+  o.key("aggregated_iterations");
+  o.num(run.agg_iters);
+  o.key("validation");
+  o.num(opt.check);
+  o.key("graph");
+  o.num(0);  // -G: CUDA graph launches, none on fabcheck's backends today
+  o.key("blocking_collectives");
+  o.boolean(opt.blocking != 0);  // util.cu:661 jsonBool(blocking_coll)
+  o.key("per_iter_timing");
+  o.boolean(run.per_iter_timing);
+  o.key("per_iter_skip");
+  o.num(run.per_iter_skip);
+  o.key("parallel_init");
+  o.boolean(run.parallel_init);
+  o.key("devices");
+  o.open('[');
+  for (const auto& d : r.devices) {  // util.cu:440-450 jsonRankInfo
+    const auto [hex, info] = split_label(d.label);
+    o.open('{');
+    o.key("rank");
+    o.num(d.rank);
+    o.key("group");
+    o.num(0);  // NCCL_TESTS_SPLIT colour: fabcheck runs one group
+    o.key("pid");
+    o.num(d.pid);
+    o.key("hostname");
+    o.str(d.host);
+    o.key("device");
+    o.num(d.device);
+    o.key("device_hex");
+    o.str(hex);
+    o.key("device_info");
+    o.str(info);
+    o.close('}');
+  }
+  o.close(']');
+  o.close('}');
+  // util.cu:764 results; per row common.cu:938-941 preamble, out-of-place, in-place, terminator.
+  o.key("results");
+  o.open('[');
+  std::size_t out_of_bounds = 0;  // common.cu:478: placements with wrong elements
+  double bw_sum = 0;              // common.cu:895-896, 1831: mean busBw of every placement
+  std::size_t bw_n = 0;
+  for (const auto& b : r.blocks) {
+    const std::string redop = b.redop ? std::string(core::name(*b.redop)) : "none";
+    for (const auto& p : b.points) {
+      o.open('{');
+      o.key("size");  // util.cu:461-465
+      o.num(static_cast<long long>(p.size_bytes));
+      o.key("count");
+      o.num(static_cast<long long>(p.count));
+      o.key("type");
+      o.str(core::name(b.dtype));
+      o.key("redop");
+      o.str(redop);
+      o.key("root");
+      o.str(fmt::sprintf("%6i", b.root));  // util.cu:456 sprintf(rootName, "%6i", root)
+      body(o, "out_of_place", p.out_of_place, run, "out_of_place_per_iter");
+      body(o, "in_place", p.in_place, run, "in_place_per_iter");
+      o.key("actual_iterations");  // util.cu:473-474; common.cu:941 passes iters and ""
+      o.num(opt.iters);
+      o.key("experiment_name");
+      o.str("");
+      o.close('}');
+      for (const auto* pr : {&p.out_of_place, &p.in_place}) {
+        if (pr->wrong && *pr->wrong > 0) ++out_of_bounds;
+        bw_sum += pr->busbw_gbps;
+        ++bw_n;
+      }
+    }
+  }
+  o.close(']');
+  // util.cu:783-792 writeResultFooter.
+  const double avg = bw_n ? bw_sum / static_cast<double>(bw_n) : std::nan("");  // 0/0 in common.cu:1831
+  o.key("out_of_bounds");
+  o.open('{');
+  o.key("count");
+  o.num(static_cast<long long>(out_of_bounds));
+  o.key("okay");
+  o.boolean(out_of_bounds == 0);
+  o.close('}');
+  o.key("average_bus_bandwidth");
+  o.open('{');
+  o.key("bandwidth");
+  o.dbl(avg);
+  o.key("okay");
+  if (run.min_bw_gbps) {
+    o.boolean(avg >= *run.min_bw_gbps * 0.9);
+  } else {
+    o.str("unchecked");
+  }
+  o.close('}');
+  // util.cu:846-852 writeErrors: [ncclGetLastError()], which is "" when nothing failed.
+  o.key("errors");
+  o.open('[');
+  o.str("");
+  o.close(']');
+  o.key("end_time");  // util.cu:391-396
+  o.str(run.end_time);
+  o.close('}');
+  return o.take();
+}
+
+}  // namespace fabcheck::report
