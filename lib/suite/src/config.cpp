@@ -415,7 +415,8 @@ std::string render_plan(const Plan& plan, int nranks, int nhosts) {
     for (const auto& [k, v] : st.options.items()) {
       opts += fmt::format(" {}={}", k, v.is_string() ? v.get<std::string>() : v.dump());
     }
-    // The backend decides what a sweep's figures can reach (host buffers or GPU buffers): always shown (issue 26).
+    // The backend decides what a sweep's figures can reach (host buffers or GPU buffers): always shown (issue
+    // 26).
     if (st.kind == StepKind::kSweep && !st.options.contains("backend") && st.effective.contains("backend")) {
       opts += fmt::format(" backend={} (default)", st.effective["backend"].get<std::string>());
     }

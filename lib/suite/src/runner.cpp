@@ -205,14 +205,10 @@ int run_suite(const comm::Communicator& world, const Plan& plan, const RunOption
                         {"host", world.hosts_of_ranks()[static_cast<std::size_t>(r)]},
                         {"silent_s", i < t.silent_for_s.size() ? t.silent_for_s[i] : 0.0}});
     }
-    d.json()["run"]["watchdog"] = {{"operation", t.operation},
-                                   {"timeout_s", t.timeout_s},
-                                   {"stalled_s", t.stalled_s},
-                                   {"missing", missing},
-                                   {"missing_hosts", t.missing_hosts},
-                                   {"silent", silent},
-                                   {"arrival_table", t.arrival_table},
-                                   {"message", t.message()}};
+    d.json()["run"]["watchdog"] = {{"operation", t.operation},         {"timeout_s", t.timeout_s},
+                                   {"stalled_s", t.stalled_s},         {"missing", missing},
+                                   {"missing_hosts", t.missing_hosts}, {"silent", silent},
+                                   {"arrival_table", t.arrival_table}, {"message", t.message()}};
     report::Finding f;
     f.severity = report::Severity::kFail;
     f.code = "WATCHDOG_TIMEOUT";
