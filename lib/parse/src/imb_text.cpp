@@ -154,11 +154,7 @@ PeerRun parse_imb_text(std::string_view text) {
         ok = false;
       }
     }
-    if (!ok) {
-      detail::reject_row(*open, line, no);
-      continue;
-    }
-    open->rows.push_back(std::move(r));
+    detail::keep_row(*open, std::move(r), ok, line, no);
   }
   return run;
 }

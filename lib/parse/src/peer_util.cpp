@@ -89,4 +89,12 @@ void reject_row(PeerTable& t, std::string_view line, std::size_t line_no) {
   }
 }
 
+void keep_row(PeerTable& t, PeerRow&& r, bool ok, std::string_view line, std::size_t line_no) {
+  if (ok) {
+    t.rows.push_back(std::move(r));
+  } else {
+    reject_row(t, line, line_no);
+  }
+}
+
 }  // namespace fabcheck::parse::detail

@@ -22,5 +22,7 @@ std::string clip(std::string_view s);
 bool scan_common_error(std::string_view line, std::size_t line_no, PeerRun& run);
 /// Records one rejected row-shaped line in `t`.
 void reject_row(PeerTable& t, std::string_view line, std::size_t line_no);
+/// The end of every reader's row loop: `r` joins `t`'s rows when `ok`, else its line is recorded as rejected.
+void keep_row(PeerTable& t, PeerRow&& r, bool ok, std::string_view line, std::size_t line_no);
 
 }  // namespace fabcheck::parse::detail

@@ -234,11 +234,7 @@ PeerRun parse_perftest_text(std::string_view text) {
       else
         r.values[open->columns[c]] = *v;
     }
-    if (!ok) {
-      detail::reject_row(*open, line, no);
-      continue;
-    }
-    open->rows.push_back(std::move(r));
+    detail::keep_row(*open, std::move(r), ok, line, no);
   }
   run.finished = !run.tables.empty() && run.tables.back().closed;
   return run;
