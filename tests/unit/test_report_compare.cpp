@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
 #include <string>
 
 #include "fabcheck/core/error.hpp"
@@ -373,4 +374,30 @@ TEST(Compare, TooFewSamplesAreNotTestableNeverWithinNoise) {
                                    report_with({point(1 << 20, "out_of_place", 2000, 30, 2000)}),
                                    {"a", "A", {}}, {"b", "B", {}});
   EXPECT_EQ(find(r30, 1 << 20, "busbw_gbps")->verdict, CompareVerdict::kWorse);
+}
+
+TEST(Compare, SeriesThatDifferOnlyInRankCountKeepApart) {
+  // IMB-MPI1 prints one Allreduce table per #processes block (issue 25): imported, they are two sweeps
+  // entries with the same collective/dtype/redop/root. Their metrics must not collide; a report with one rank
+  // count per series keys exactly as before (no np=), so runs at different scales still match.
+  json two = report_with(json::array({point(1024, "out_of_place", 10.0, 0, 0)}));
+  json second = two["sweeps"][0];
+  two["sweeps"][0]["nranks"] = 2;
+  second["nranks"] = 4;
+  second["points"][0]["time_us"] = 20.0;
+  two["sweeps"].push_back(second);
+  const MetricSet m = extract_metrics(two);
+  std::set<std::string> ids;
+  int np2 = 0, np4 = 0;
+  for (const auto& x : m.metrics) {
+    EXPECT_TRUE(ids.insert(x.id).second) << "duplicate metric id " << x.id;
+    np2 += x.item.find(" np=2") != std::string::npos;
+    np4 += x.item.find(" np=4") != std::string::npos;
+  }
+  EXPECT_GT(np2, 0);
+  EXPECT_EQ(np2, np4);
+  json one = report_with(json::array({point(1024, "out_of_place", 10.0, 0, 0)}));
+  one["sweeps"][0]["nranks"] = 8;
+  for (const auto& x : extract_metrics(one).metrics)
+    EXPECT_EQ(x.item.find(" np="), std::string::npos) << x.item;
 }

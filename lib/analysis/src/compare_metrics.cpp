@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -124,15 +125,30 @@ class Extractor {
 
 void sweeps(const json& doc, Extractor& x) {
   if (!doc.contains("sweeps") || !doc["sweeps"].is_array()) return;
+  const auto base_key = [](const json& s) {
+    return json{{"collective", s.value("collective", json())},
+                {"dtype", s.value("dtype", json())},
+                {"redop", s.value("redop", json())},
+                {"root", s.value("root", json())}};
+  };
+  // Series that differ only in their rank count (IMB-MPI1 prints one table per #processes, issue 25) keep
+  // apart by nranks; a report with one rank count per series keys as before, so runs at different scales
+  // still line up.
+  std::map<std::string, std::set<std::string>> nranks_of;
+  for (const auto& s : doc["sweeps"]) {
+    if (s.is_object()) nranks_of[base_key(s).dump()].insert(s.value("nranks", json()).dump());
+  }
   for (const auto& s : doc["sweeps"]) {
     if (!s.is_object()) continue;
-    const json block_key = {{"collective", s.value("collective", json())},
-                            {"dtype", s.value("dtype", json())},
-                            {"redop", s.value("redop", json())},
-                            {"root", s.value("root", json())}};
+    json block_key = base_key(s);
+    const bool by_nranks = nranks_of[block_key.dump()].size() > 1;
     std::string block_item = fmt::format("{} {} {}", text_of(block_key["collective"]),
                                          text_of(block_key["dtype"]), text_of(block_key["redop"]));
     if (!block_key["root"].is_null()) block_item += fmt::format(" root={}", text_of(block_key["root"]));
+    if (by_nranks) {
+      block_key["nranks"] = s.value("nranks", json());
+      block_item += fmt::format(" np={}", text_of(block_key["nranks"]));
+    }
     if (s.contains("points") && s["points"].is_array()) {
       for (const auto& p : s["points"]) {
         if (!p.is_object()) continue;
