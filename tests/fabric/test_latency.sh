@@ -113,7 +113,12 @@ for run in range(1, runs + 1):
           + "; per pair p99 " + ", ".join(f"{x:.1f}" for x in p99), file=sys.stderr)
     check(not any(fl), f"run {run} clean: no p50 outlier among pairs ({[p for p, f in zip(p50, fl) if f]}; "
           f"load average {load:.1f} on {cores} cores)")
-    check(max(p99) <= 3 * m99, f"run {run} clean: max pair p99 {max(p99):.1f} <= 3 x median {m99:.1f}")
+    # A clean pair's p99 is the scheduler's on an oversubscribed 2-core box: with one CPU hog beside the suite it
+    # stayed under 3x the median pair; with a second job running as well (load 5.7 on 2 cores) one pair reached
+    # 4.8x and 3.9x (2026-12-02). Past 2 runnable tasks per core the rule is 6x and the line says why.
+    lim = 3 if load <= 2 * cores else 6
+    check(max(p99) <= lim * m99, f"run {run} clean: max pair p99 {max(p99):.1f} <= {lim} x median {m99:.1f} "
+          f"(load average {load:.1f} on {cores} cores)")
 
     t = section(json.load(open(f"{tmp}/throttled{run}.json")))
     check(sum(b[2] for b in t["histogram"]) == t["samples"], f"run {run} throttled: histogram adds up")

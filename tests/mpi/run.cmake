@@ -5,6 +5,8 @@ fabcheck_script_test(NAME mpi.run.hang LABEL mpi TIMEOUT 90
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/run_hang.py)
 fabcheck_script_test(NAME mpi.run.freeze LABEL mpi TIMEOUT 120
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/run_freeze.py)
+fabcheck_script_test(NAME mpi.run.freeze_root LABEL mpi TIMEOUT 120
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/run_freeze_root.py)
 fabcheck_script_test(NAME mpi.run.kill LABEL mpi TIMEOUT 300
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/run_kill.py)
 # One definition per option (issue 16): run.config is a valid --config; latency alone and in run write the same keys.

@@ -29,6 +29,7 @@ namespace {
 
 constexpr int kMaxAddrs = 16;
 constexpr char kLeave = 'L';
+constexpr char kKeepalive = 'K';
 /// A reporter keeps at most this many records queued while rank 0 does not read (older heartbeats say nothing
 /// new).
 constexpr std::size_t kMaxQueuedRecords = 16;
@@ -351,7 +352,10 @@ int SideChannel::poll_root() {
   if (m.fd < 0 || m.closed) return 2;
   char buf[64];
   const ssize_t r = ::recv(m.fd, buf, sizeof buf, MSG_DONTWAIT);
-  if (r > 0) return std::find(buf, buf + r, kLeave) != buf + r ? 1 : 0;
+  if (r > 0) {
+    if (std::find(buf, buf + r, kLeave) != buf + r) return 1;
+    return std::find(buf, buf + r, kKeepalive) != buf + r ? 3 : 0;
+  }
   if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return 0;
   m.closed = true;
   return 2;
@@ -392,6 +396,12 @@ void SideChannel::drain(const std::function<void(int, const void*)>& on_record,
       m.fds[r] = -1;
       on_closed(ranks[i]);
     }
+  }
+}
+
+void SideChannel::keepalive_all() {
+  for (int f : impl_->fds) {
+    if (f >= 0) (void)::send(f, &kKeepalive, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
   }
 }
 

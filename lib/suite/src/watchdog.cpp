@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <limits>
 #include <thread>
 
@@ -78,6 +79,7 @@ struct Watchdog::Impl {
   std::function<void(const WatchdogTimeout&)> on_timeout;
   std::function<void()> tick;
   std::atomic<bool> stop_flag{false};
+  std::atomic<bool> abandon{false};  // rank 0 unwinds an exception: shut the channel at once, wait for no one
   std::thread th;
   bool stopped = false;
 
@@ -107,6 +109,7 @@ struct Watchdog::Impl {
   void run_reporter() {  // ranks != 0
     std::uint64_t sent = 0;
     double last_send = 0;
+    double heard_root = now_s();  // rank 0's keepalives: a frozen rank 0 must not hang the job either
     while (!stop_flag.load()) {
       const auto p = comm::current_phase();
       const double t = now_s();
@@ -120,7 +123,17 @@ struct Watchdog::Impl {
         sent = p.seq;
         last_send = t;
       }
-      if (chan->poll_root() != 0) leave(3);  // rank 0 ended the job (its line says why) or is gone
+      const int said = chan->poll_root();
+      if (said == 1 || said == 2) leave(3);  // rank 0 ended the job (its line says why) or is gone
+      if (said == 3) heard_root = t;
+      if (t - heard_root > timeout_s + kSilentS) {
+        // Rank 0 (its process, its host or its watchdog thread) went quiet: nobody else will end the job.
+        std::fprintf(stderr,
+                     "fabcheck: error: watchdog: rank 0 on host %s stopped reporting %.1f s ago (frozen or "
+                     "unreachable); rank %d leaves\n",
+                     comm.hosts_of_ranks()[0].c_str(), t - heard_root, comm.rank());
+        leave(3);
+      }
       std::this_thread::sleep_for(kPoll);
     }
     Msg bye;
@@ -185,6 +198,7 @@ struct Watchdog::Impl {
     };
     const auto on_closed = [&](int source) { finished(static_cast<std::size_t>(source)); };
     double last_tick = last_progress;
+    double last_keepalive = 0;
     double stop_seen = 0;
     while (true) {
       chan->drain(on_record, on_closed);  // the arrivals
@@ -195,6 +209,11 @@ struct Watchdog::Impl {
         last_progress = now_s();
       }
       const double t = now_s();
+      if (t - last_keepalive >= kHeartbeatS) {  // every rank watches rank 0 through these
+        chan->keepalive_all();
+        last_keepalive = t;
+      }
+      if (abandon.load()) break;
       if (stop_flag.load()) {
         if (stop_seen == 0) stop_seen = t;
         if (byes >= n - 1) break;
@@ -221,7 +240,7 @@ struct Watchdog::Impl {
         // Ranks not heard for kSilentS (no heartbeat): frozen or unreachable — named with their hosts.
         for (int r = 1; r < n; ++r) {
           const auto ur = static_cast<std::size_t>(r);
-          if (t - heard[ur] <= kSilentS) continue;
+          if (done[ur] || t - heard[ur] <= kSilentS) continue;  // said goodbye or closed: not silent
           w.silent_ranks.push_back(r);
           w.silent_for_s.push_back(t - heard[ur]);
           const auto& h = comm.hosts_of_ranks()[ur];
@@ -274,6 +293,9 @@ void Watchdog::stop() {
 }
 
 Watchdog::~Watchdog() {
+  // Unwinding an exception (rank 0 failed alone): the other ranks sit in a collective and will never say
+  // goodbye; closing the channel at once makes them leave, and main reports the error without a 30 s wait.
+  if (impl_ && std::uncaught_exceptions() > 0) impl_->abandon.store(true);
   try {
     stop();
   } catch (...) {

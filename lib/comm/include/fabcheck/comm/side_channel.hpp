@@ -38,7 +38,8 @@ class SideChannel {
   /// Rank != 0: queues one record and sends what the socket takes now (never blocks). False when the
   /// connection is gone.
   bool send_to_root(const void* record);
-  /// Rank != 0: what rank 0 said: 0 nothing, 1 leave (rank 0 ended the job), 2 the connection closed.
+  /// Rank != 0: what rank 0 said: 0 nothing, 1 leave (rank 0 ended the job), 2 the connection closed,
+  /// 3 a keepalive only (rank 0 is alive).
   int poll_root();
 
   /// Rank 0: reads what arrived (never blocks) and calls `on_record(rank, record)` per complete record and
@@ -47,6 +48,8 @@ class SideChannel {
              const std::function<void(int)>& on_closed);
   /// Rank 0: tells every connected rank to leave (best effort, never blocks).
   void tell_all_to_leave();
+  /// Rank 0: one keepalive byte to every connected rank (best effort, never blocks).
+  void keepalive_all();
 
  private:
   struct Impl;
