@@ -12,6 +12,7 @@
 
 #include "fabcheck/core/build_info.hpp"
 #include "fabcheck/core/error.hpp"
+#include "fabcheck/core/time_text.hpp"
 
 extern char** environ;
 
@@ -19,14 +20,9 @@ namespace fabcheck::app {
 
 namespace {
 
-/// util.cu:54 TIME_STRING_FORMAT, local time (util.cu:302-308 formatNow).
+/// util.cu:302-308 formatNow.
 std::string now_string() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  localtime_r(&t, &tm);
-  char buf[64];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
-  return buf;
+  return core::local_time_text(static_cast<std::int64_t>(std::time(nullptr)));
 }
 
 /// common.cu:140-164 getExtension + 166-173 classifyOutputFile: the text after the last '.' that follows

@@ -129,3 +129,22 @@ TEST(MedianMidpoint, MiddleValueOrMeanOfTheTwoMiddle) {
   // The DESIGN §4 nearest-rank median of {1000, 1200} is the lower value.
   EXPECT_DOUBLE_EQ(*median(std::vector<double>{1200, 1000}), 1000.0);
 }
+
+TEST(Stats, NcclTestsIterStatsAsUtilCu) {
+  // 1..10 with the first 2 skipped: 3..10 (n = 8). Worked by hand: p50 = sorted[4] = 7; p95 and p99 index
+  // min(7, ceil(8*p/100) - 1) = 7 -> 10; population variance of 8 consecutive integers (8^2 - 1)/12 = 5.25.
+  const std::vector<double> v = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+  const auto s = fabcheck::core::nccl_tests_iter_stats(v, 2);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->skipped, 2u);
+  EXPECT_EQ(s->samples, 8u);
+  EXPECT_DOUBLE_EQ(s->min_us, 3);
+  EXPECT_DOUBLE_EQ(s->max_us, 10);
+  EXPECT_DOUBLE_EQ(s->avg_us, 6.5);
+  EXPECT_DOUBLE_EQ(s->p50_us, 7);
+  EXPECT_DOUBLE_EQ(s->p95_us, 10);
+  EXPECT_DOUBLE_EQ(s->p99_us, 10);
+  EXPECT_NEAR(s->stdev_us, std::sqrt(5.25), 1e-12);
+  EXPECT_NEAR(s->cv_pct, std::sqrt(5.25) / 6.5 * 100, 1e-9);
+  EXPECT_FALSE(fabcheck::core::nccl_tests_iter_stats(v, 10).has_value());
+}

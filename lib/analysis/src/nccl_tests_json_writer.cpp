@@ -2,6 +2,7 @@
 // line of NVIDIA/nccl-tests v2.19.6 src/util.cu (or common.cu) that it follows; tests/data/nccl-tests-json/
 // holds files written by that code.
 #include "fabcheck/report/nccl_tests_json_writer.hpp"
+#include "fabcheck/core/stats.hpp"
 
 #include <fmt/format.h>
 #include <fmt/printf.h>
@@ -82,10 +83,6 @@ std::pair<std::string, std::string> split_label(const std::string& label) {
 }
 
 /// util.cu:531-533 percentileIndex (nearest rank).
-std::size_t percentile_index(std::size_t n, std::size_t p) {
-  return std::min(n - 1, (n * p + 99) / 100 - 1);
-}
-
 /// util.cu:559-604 writePerIterReport, from fabcheck's per-iteration pass: times_us are its spans (all kept
 /// samples, DESIGN §4), the summary is computed here the way util.cu:535-557 computeIterStats does (sorted
 /// nearest-rank p50 = sorted[n/2], p95/p99; population stdev; cv% = stdev/avg·100) over the samples after
@@ -93,37 +90,28 @@ std::size_t percentile_index(std::size_t n, std::size_t p) {
 /// omits the key too when it has one process row, util.cu:589).
 void per_iter(Out& o, const char* key, const PerIterStats& s, int skip) {
   const auto& t = s.samples_us;
-  const std::size_t k = std::min(t.size() - 1, static_cast<std::size_t>(std::max(skip, 0)));
-  std::vector<double> sorted(t.begin() + static_cast<std::ptrdiff_t>(k), t.end());
-  std::sort(sorted.begin(), sorted.end());
-  const std::size_t n = sorted.size();
-  double sum = 0;
-  for (double v : sorted) sum += v;
-  const double avg = sum / static_cast<double>(n);
-  double var = 0;
-  for (double v : sorted) var += (v - avg) * (v - avg);
-  const double stdev = std::sqrt(var / static_cast<double>(n));
-  const double cv = avg > 0 ? stdev / avg * 100.0 : 0.0;  // util.cu:560
+  const auto st =
+      *core::nccl_tests_iter_stats(t, std::min(t.size() - 1, static_cast<std::size_t>(std::max(skip, 0))));
   o.key(key);
   o.open('{');
   o.key("skipped_iterations");
-  o.num(static_cast<long long>(k));
+  o.num(static_cast<long long>(st.skipped));
   o.key("min_us");
-  o.dbl(sorted.front());
+  o.dbl(st.min_us);
   o.key("max_us");
-  o.dbl(sorted.back());
+  o.dbl(st.max_us);
   o.key("avg_us");
-  o.dbl(avg);
+  o.dbl(st.avg_us);
   o.key("p50_us");
-  o.dbl(sorted[n / 2]);
+  o.dbl(st.p50_us);
   o.key("p95_us");
-  o.dbl(sorted[percentile_index(n, 95)]);
+  o.dbl(st.p95_us);
   o.key("p99_us");
-  o.dbl(sorted[percentile_index(n, 99)]);
+  o.dbl(st.p99_us);
   o.key("stdev_us");
-  o.dbl(stdev);
+  o.dbl(st.stdev_us);
   o.key("cv_pct");
-  o.dbl(cv);
+  o.dbl(st.cv_pct);
   o.key("times_us");
   o.open('[');
   for (double v : t) o.dbl(v);

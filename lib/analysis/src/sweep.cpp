@@ -8,11 +8,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <ctime>
 #include <set>
 
 #include "fabcheck/core/collective.hpp"
 #include "fabcheck/core/size.hpp"
+#include "fabcheck/core/stats.hpp"
+#include "fabcheck/core/time_text.hpp"
 #include "fabcheck/report/topology.hpp"
 
 namespace fabcheck::report {
@@ -222,36 +223,16 @@ void add_sweep(Document& doc, const SweepResult& r) {
 
 namespace {
 
-/// nccl-tests' `-I` columns of one placement (util.cu 531-557 as in ../shared/reference/nccl-tests.md §4.7):
-/// min, max, p99 = sorted[min(n-1, ceil(n*99/100)-1)], cv% = population stdev / mean * 100, over the kept
-/// per-iteration samples after the first `skip`. fabcheck's samples are spans of its per-iteration pass (max
-/// exit - min entry of each iteration, DESIGN §3), not GPU event gaps: the preamble says so.
+/// nccl-tests' `-I` columns of one placement: i_min i_max i_p99 i_cv% of core::nccl_tests_iter_stats over the
+/// kept per-iteration samples after the first `skip`. fabcheck's samples are spans of its per-iteration pass
+/// (max exit - min entry of each iteration, DESIGN §3), not GPU event gaps: the preamble says so.
 std::string per_iter_columns(const model::PlacementResult& pr, int skip) {
-  if (!pr.per_iter || pr.per_iter->samples_us.size() <= static_cast<std::size_t>(skip)) {
-    return fmt::sprintf("  %7s  %7s  %7s  %7s", "N/A", "N/A", "N/A", "N/A");
-  }
-  std::vector<double> v(pr.per_iter->samples_us.begin() + skip, pr.per_iter->samples_us.end());
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  double mean = 0;
-  for (double x : v) mean += x;
-  mean /= static_cast<double>(n);
-  double var = 0;
-  for (double x : v) var += (x - mean) * (x - mean);
-  var /= static_cast<double>(n);
-  const std::size_t k99 = std::min(n - 1, static_cast<std::size_t>((n * 99 + 99) / 100) - 1);
-  const double cv = mean > 0 ? std::sqrt(var) / mean * 100.0 : 0.0;
-  return fmt::sprintf("  %7s  %7s  %7s  %7s", nccl_float(v.front(), 7), nccl_float(v.back(), 7),
-                      nccl_float(v[k99], 7), nccl_float(cv, 7));
-}
-
-std::string timestamp_text(std::int64_t unix_s) {
-  const std::time_t t = static_cast<std::time_t>(unix_s);
-  std::tm tm{};
-  localtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
-  return buf;
+  const auto st = pr.per_iter
+                      ? core::nccl_tests_iter_stats(pr.per_iter->samples_us, static_cast<std::size_t>(skip))
+                      : std::nullopt;
+  if (!st) return fmt::sprintf("  %7s  %7s  %7s  %7s", "N/A", "N/A", "N/A", "N/A");
+  return fmt::sprintf("  %7s  %7s  %7s  %7s", nccl_float(st->min_us, 7), nccl_float(st->max_us, 7),
+                      nccl_float(st->p99_us, 7), nccl_float(st->cv_pct, 7));
 }
 
 }  // namespace
@@ -355,7 +336,7 @@ std::string render_sweep(const SweepResult& r) {
           bw_sum += pr->busbw_gbps;
           ++bw_n;
         }
-        if (o.report_timestamps) out += "  " + timestamp_text(p.measured_unix_s);
+        if (o.report_timestamps) out += "  " + core::local_time_text(p.measured_unix_s);
         out += "\n";
       }
     }

@@ -113,4 +113,27 @@ double RunningStats::stdev() const {
   return n < 2 ? 0.0 : std::sqrt(m2 / static_cast<double>(n - 1));
 }
 
+std::optional<NcclTestsIterStats> nccl_tests_iter_stats(std::span<const double> samples, std::size_t skip) {
+  if (samples.size() <= skip) return std::nullopt;
+  std::vector<double> v(samples.begin() + static_cast<std::ptrdiff_t>(skip), samples.end());
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  NcclTestsIterStats r;
+  r.skipped = skip;
+  r.samples = n;
+  r.min_us = v.front();
+  r.max_us = v.back();
+  double sum = 0;
+  for (double x : v) sum += x;
+  r.avg_us = sum / static_cast<double>(n);
+  double var = 0;
+  for (double x : v) var += (x - r.avg_us) * (x - r.avg_us);
+  r.stdev_us = std::sqrt(var / static_cast<double>(n));
+  r.cv_pct = r.avg_us > 0 ? r.stdev_us / r.avg_us * 100.0 : 0.0;
+  r.p50_us = v[n / 2];
+  r.p95_us = v[percentile_index(n, 9500)];
+  r.p99_us = v[percentile_index(n, 9900)];
+  return r;
+}
+
 }  // namespace fabcheck::core

@@ -84,4 +84,20 @@ struct RunningStats {
   double stdev() const;
 };
 
+/// nccl-tests' per-iteration statistics (`-I`; util.cu 535-557 computeIterStats,
+/// ../shared/reference/nccl-tests.md §4.7), defined once for the `-I` table columns and the `-J` file's
+/// `*_per_iter` objects.
+struct NcclTestsIterStats {
+  std::size_t skipped = 0;  ///< leading samples left out (-K)
+  std::size_t samples = 0;  ///< samples summarized
+  double min_us = 0, max_us = 0, avg_us = 0;
+  double p50_us = 0;              ///< sorted[n/2]
+  double p95_us = 0, p99_us = 0;  ///< sorted[min(n-1, ceil(n*p/100)-1)]: percentile_index at 9500 / 9900
+  double stdev_us = 0;            ///< population standard deviation (divided by n)
+  double cv_pct = 0;              ///< stdev / avg * 100 (0 when avg is 0)
+};
+
+/// The statistics of `samples` (iteration order) after the first `skip`; nullopt when none is left.
+std::optional<NcclTestsIterStats> nccl_tests_iter_stats(std::span<const double> samples, std::size_t skip);
+
 }  // namespace fabcheck::core
