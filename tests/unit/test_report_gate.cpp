@@ -107,6 +107,38 @@ TEST(Gate, ReadsTheDocumentedExamples) {
   EXPECT_FALSE(one(rep, "findings.severity=warn#count", "==", 0).passed);
 }
 
+// "@max" (issue 17): the largest size measured, with the placement rule of @SIZE; a sweep that stopped early
+// is read where it stopped.
+TEST(Gate, AtMaxReadsTheLargestMeasuredSize) {
+  auto rep = sample_report();
+  EXPECT_EQ(*report::parse_metric_path("sweeps.allreduce.busbw_gbps@max").segments[2].size_bytes,
+            report::kLargestSize);
+  auto c = one(rep, "sweeps.allreduce.busbw_gbps@max", ">=", 180);
+  EXPECT_TRUE(c.passed) << c.reason;
+  EXPECT_EQ(c.value, 180.25);
+  EXPECT_EQ(c.values.at(0).path, "sweeps[0].points[2].busbw_gbps");
+  c = one(rep, "sweeps.allreduce.busbw_gbps@max:in_place", ">=", 180);
+  EXPECT_FALSE(c.passed);
+  EXPECT_EQ(c.value, 170.0);
+  // Both collectives, each at its own largest size (1 GiB for both here).
+  EXPECT_EQ(one(rep, "sweeps.*.busbw_gbps@max", ">=", 100).values.size(), 2u);
+  // A truncated sweep: the 1 GiB points are gone, @max reads 1 MiB; @1G fails closed.
+  auto& pts = rep["sweeps"][0]["points"];
+  pts.erase(pts.begin() + 2, pts.end());
+  c = one(rep, "sweeps.allreduce.busbw_gbps@max", ">=", 50);
+  EXPECT_TRUE(c.passed) << c.reason;
+  EXPECT_EQ(c.value, 90.0);
+  EXPECT_FALSE(one(rep, "sweeps.allreduce.busbw_gbps@1G", ">=", 50).passed);
+  // No point at all: missing, named as @max.
+  pts = json::array();
+  c = one(rep, "sweeps.allreduce.busbw_gbps@max", ">=", 50);
+  EXPECT_FALSE(c.passed);
+  EXPECT_NE(c.reason.find("has no entry at size max"), std::string::npos) << c.reason;
+  // Entries without points (latency: one entry per size) have no @max: missing, not the first entry.
+  EXPECT_FALSE(one(rep, "latency.collective.p99_us@max", "<=", 30).passed);
+  EXPECT_THROW(report::parse_metric_path("a@maximum"), UsageError);
+}
+
 TEST(Gate, SeveralValuesMustAllPass) {
   const auto rep = sample_report();
   // Both collectives at 1 GiB: 180.25 and 160.

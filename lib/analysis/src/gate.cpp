@@ -79,10 +79,15 @@ MetricPath parse_metric_path(std::string_view text) {
         }
         sz = sz.substr(0, colon);
       }
-      try {
-        ps.size_bytes = core::parse_size(sz, "@SIZE");
-      } catch (const UsageError&) {
-        throw fail(fmt::format("\"{}\" after @ is not a size (e.g. @8, @4K, @1G)", sz));
+      if (sz == "max") {
+        ps.size_bytes = kLargestSize;
+      } else {
+        try {
+          ps.size_bytes = core::parse_size(sz, "@SIZE");
+        } catch (const UsageError&) {
+          throw fail(fmt::format("\"{}\" after @ is not a size (e.g. @8, @4K, @1G, @max)", sz));
+        }
+        if (*ps.size_bytes == kLargestSize) throw fail(fmt::format("size \"{}\" is too large", sz));
       }
       if (head.empty()) throw fail("a field name must come before @SIZE");
     }
@@ -154,23 +159,38 @@ std::vector<Node> select_size(const Node& n, const PathSegment& seg) {
   std::vector<Node> out;
   const json& o = *n.j;
   if (!o.is_object()) return out;
-  const std::uint64_t want = *seg.size_bytes;
+  const bool largest = *seg.size_bytes == kLargestSize;
   if (o.contains("points") && o["points"].is_array()) {
     const auto& pts = o["points"];
-    for (std::size_t i = 0; i < pts.size(); ++i) {
-      const auto& p = pts[i];
-      if (!p.is_object() || !p.contains("size_bytes") || !p["size_bytes"].is_number()) continue;
-      if (p["size_bytes"].get<double>() != static_cast<double>(want)) continue;
+    auto eligible = [&](const json& p) {
+      if (!p.is_object() || !p.contains("size_bytes") || !p["size_bytes"].is_number()) return false;
       if (p.contains("placement") && p["placement"].is_string()) {
         const std::string place = seg.placement.empty() ? "out_of_place" : seg.placement;
-        if (p["placement"].get<std::string>() != place) continue;
+        if (p["placement"].get<std::string>() != place) return false;
       }
+      return true;
+    };
+    double want = static_cast<double>(*seg.size_bytes);
+    if (largest) {  // "@max": the largest size among the eligible points
+      bool any = false;
+      for (const auto& p : pts) {
+        if (!eligible(p)) continue;
+        const double s = p["size_bytes"].get<double>();
+        want = any ? std::max(want, s) : s;
+        any = true;
+      }
+      if (!any) return out;
+    }
+    for (std::size_t i = 0; i < pts.size(); ++i) {
+      const auto& p = pts[i];
+      if (!eligible(p) || p["size_bytes"].get<double>() != want) continue;
       out.push_back({&p, fmt::format("{}.points[{}]", n.path, i), host_of(p, n.host)});
     }
     return out;
   }
-  if (o.contains("size_bytes") && o["size_bytes"].is_number() &&
-      o["size_bytes"].get<double>() == static_cast<double>(want)) {
+  const double want = static_cast<double>(*seg.size_bytes);
+  if (o.contains("size_bytes") && o["size_bytes"].is_number() && !largest &&
+      o["size_bytes"].get<double>() == want) {
     out.push_back(n);
   }
   return out;
@@ -224,8 +244,10 @@ void step(const Node& n, const PathSegment& seg, std::vector<Node>& out, std::st
       bases = select_size(n, seg);
       if (bases.empty()) {
         if (missing.empty()) {
-          missing = fmt::format("{} has no entry at size {}{}", n.path, core::format_size(*seg.size_bytes),
-                                seg.placement.empty() ? "" : " " + seg.placement);
+          missing = fmt::format(
+              "{} has no entry at size {}{}", n.path,
+              *seg.size_bytes == kLargestSize ? std::string("max") : core::format_size(*seg.size_bytes),
+              seg.placement.empty() ? "" : " " + seg.placement);
         }
         return;
       }

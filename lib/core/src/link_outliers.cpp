@@ -158,7 +158,8 @@ void flag_far_links(LinkKind kind, const std::vector<Cell>& cells, const std::ve
 
 }  // namespace
 
-LinkAnalysis analyze_links(const LinkMatrix& bw, const LinkMatrix& lat, std::optional<double> expected_gbps) {
+LinkAnalysis analyze_links(const LinkMatrix& bw, const LinkMatrix& lat, std::optional<double> expected_gbps,
+                           const std::vector<std::string>& host_names) {
   const std::size_t n = bw.size();
   for (const auto& row : bw)
     if (row.size() != n) throw std::invalid_argument("analyze_links: bandwidth matrix is not square");
@@ -252,7 +253,8 @@ LinkAnalysis analyze_links(const LinkMatrix& bw, const LinkMatrix& lat, std::opt
       if (!odd[static_cast<std::size_t>(cells[k].from)] && !odd[static_cast<std::size_t>(cells[k].to)])
         clean.push_back(values[k]);
     for (std::size_t h = 0; h < n; ++h)
-      if (odd[h]) names += (names.empty() ? "" : ", ") + std::to_string(h);
+      if (odd[h])
+        names += (names.empty() ? "" : ", ") + (h < host_names.size() ? host_names[h] : std::to_string(h));
     if (names.empty() || clean.size() < 3) return;
     st = stats_of(clean);
     st.values = values.size();

@@ -489,7 +489,7 @@ PairsResult run_pairs(const comm::Communicator& comm, const PairsOptions& opts) 
         }
       }
     for (auto& rail : res.rails) {
-      rail.analysis = core::analyze_links(rail.bw_gbps, rail.lat_p50_us, res.expected_gbps);
+      rail.analysis = core::analyze_links(rail.bw_gbps, rail.lat_p50_us, res.expected_gbps, res.hosts);
       for (const auto& o : rail.analysis.outliers) rail.outliers.push_back({o, std::nullopt});
       for (const auto& s : rail.analysis.suspects) rail.suspects.push_back({s, std::nullopt});
       assign_owners(rail);

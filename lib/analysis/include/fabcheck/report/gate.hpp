@@ -17,8 +17,10 @@
 /// - `FIELD@SIZE` reads FIELD of the entry measured at SIZE bytes (binary suffixes, `1G` = 2^30): an object
 /// with a
 ///   `points` array picks the point with that `size_bytes` (placement `out_of_place` unless `:in_place` is
-///   given); an object with its own `size_bytes` is kept only when it matches.
-///   `sweeps.allreduce.busbw_gbps@1G`, `latency.p2p.p99_us@8`, `incast.fan_in=2.goodput_gbps@4M`.
+///   given); an object with its own `size_bytes` is kept only when it matches. `FIELD@max` picks the point
+///   with the largest `size_bytes` among the entry's `points` (same placement rule; entries without `points`,
+///   such as latency's, have no @max): `sweeps.allreduce.busbw_gbps@max`. `sweeps.allreduce.busbw_gbps@1G`,
+///   `latency.p2p.p99_us@8`, `incast.fan_in=2.goodput_gbps@4M`.
 /// - `#count` at the end gives the number of matched elements (an array counts its elements):
 ///   `pairs.suspects#count`, `findings.severity=fail#count`.
 /// - A path may match several values (a selector matching several entries, `*`): the check passes only when
@@ -56,9 +58,14 @@ struct PathSegment {
   std::string name;                         ///< kName: key / selector; kFilter: KEY
   std::string value;                        ///< kFilter: VALUE text
   std::size_t index = 0;                    ///< kIndex
-  std::optional<std::uint64_t> size_bytes;  ///< "@SIZE"
+  std::optional<std::uint64_t> size_bytes;  ///< "@SIZE"; kLargestSize for "@max"
   std::string placement;                    ///< ":PLACEMENT" ("" = out_of_place where points have placements)
 };
+
+/// `size_bytes` of "@max": the largest size the entry measured (issue 17: a sweep that stopped its sizes at
+/// the time limit is checked at its largest measured size; the SWEEP_TRUNCATED finding names what was left
+/// out).
+inline constexpr std::uint64_t kLargestSize = ~std::uint64_t{0};
 
 /// A parsed metric path.
 struct MetricPath {

@@ -79,9 +79,12 @@ struct LinkAnalysis {
 /// = 3 a host slow in both directions owns 4 of the 6 directed links, so the median itself is slow and
 /// nothing can single it out (DESIGN §5 puts the limit at 4 hosts; the host stage lifts it there).
 /// @param bw_gbps  bandwidth matrix (GB/s), n×n. @param lat_us latency matrix (µs), n×n or empty.
+/// @param host_names the hosts' names for the notes (index i names host i; a host without one is noted by
+/// its index).
 /// @throws std::invalid_argument when the matrices are not square or differ in size.
 LinkAnalysis analyze_links(const LinkMatrix& bw_gbps, const LinkMatrix& lat_us,
-                           std::optional<double> expected_gbps = std::nullopt);
+                           std::optional<double> expected_gbps = std::nullopt,
+                           const std::vector<std::string>& host_names = {});
 
 /// Noise scale of link values relative to their median: 1.4826·MAD/median (0 when there are fewer than 3
 /// values, MAD = 0 or the median is 0).

@@ -30,6 +30,12 @@ struct PairsOutlier {
 struct PairsSuspect {
   core::HostSuspect host;         ///< attribution on the all-pairs matrix (links index PairsRail::outliers)
   std::optional<bool> confirmed;  ///< most re-measured links still bad; nullopt when not retested
+  /// Blamed for its bandwidth: most of its outgoing or of its incoming links are outliers. A host blamed for
+  /// its latency pairs alone is a warning, never a failed host (an 8 B p50 measures the CPUs and scheduler
+  /// as much as the link; issue 17, DESIGN §5).
+  bool by_bandwidth() const {
+    return 2 * host.out_flagged > host.out_links || 2 * host.in_flagged > host.in_links;
+  }
 };
 /// One set of leaders: local rank `local_rank` of every host (just the host leaders without --all-ranks).
 struct PairsRail {
@@ -60,7 +66,8 @@ struct PairsResult {
   bool retest = false;                    ///< confirmation ran
   std::optional<double> expected_gbps;    ///< line rate / 8 when known
   double duration_s = 0;                  ///< wall time of the probe
-  /// Hosts that passed: not a suspect in any rail, unless refuted by the retest (for --exclude-hostfile).
+  /// Hosts that passed: not a bandwidth suspect in any rail, unless refuted by the retest (for
+  /// --exclude-hostfile; a latency-only suspect stays in, as its finding is a warning).
   std::vector<std::string> passed_hosts() const;
 };
 
