@@ -1,5 +1,7 @@
 #include "fabcheck/report/reconcile.hpp"
 
+#include "fabcheck/report/cpu_load.hpp"
+
 #include <algorithm>
 #include <optional>
 #include <set>
@@ -156,6 +158,8 @@ std::vector<std::string> hosts_named(const json& finding) {
 
 void reconcile_findings(json& doc) {
   if (!doc.is_object() || !doc.contains("findings") || !doc["findings"].is_array()) return;
+  // 0. What busy CPUs explain is context, with one HOST_CPU_BUSY warning (cpu_load.hpp).
+  explain_cpu_load(doc);
   json& findings = doc["findings"];
 
   // 1. Latency-pair symptoms the pairs retest did not reproduce are context, not a warning.

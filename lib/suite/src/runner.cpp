@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <mutex>
 
+#include "cpu_load_record.hpp"
 #include "fabcheck/comm/phase.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/probes/topology.hpp"
@@ -273,6 +274,7 @@ int run_suite(const comm::Communicator& world, const Plan& plan, const RunOption
     }
     const StepOutcome agreed = agree(world, mine, config_key(st.kind));
     const double elapsed = (comm::now_us() - sh.step_start_us) / 1e6;
+    const nlohmann::json cpu_load = detail::gather_cpu_load(world);
     if (st.budget_s > 0) {
       std::lock_guard<std::mutex> lk(sh.mu);
       sh.done_budget_s += st.budget_s;
@@ -284,6 +286,7 @@ int run_suite(const comm::Communicator& world, const Plan& plan, const RunOption
       auto& entry = doc.json()["run"]["sections"][sec];
       entry["elapsed_s"] = elapsed;
       entry["budget_s"] = st.budget_s > 0 ? json(st.budget_s) : json(nullptr);
+      if (!cpu_load.is_null()) entry["cpu_load"] = cpu_load;
       if (!doc.json().contains(sec)) doc.json()[sec] = nullptr;
       if (agreed.status == StepOutcome::Status::kFailed) {
         report::Finding f;

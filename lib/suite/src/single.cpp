@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "cpu_load_record.hpp"
 #include "fabcheck/comm/agree.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/probes/topology.hpp"
@@ -54,6 +55,12 @@ SingleOutcome run_single(const comm::Communicator& world, const std::vector<Step
                             root ? &state : nullptr,
                             opts.verbose ? model::ConsoleDetail::kVerbose : model::ConsoleDetail::kTables};
     detail::adapter_for(st.kind)->run(ctx);
+    const nlohmann::json cpu_load = detail::gather_cpu_load(world);
+    if (root && !cpu_load.is_null()) {
+      auto& sections = doc.json()["run"]["sections"];
+      const std::string sec(section_name(st.kind));
+      if (sections.contains(sec) && sections[sec].is_object()) sections[sec]["cpu_load"] = cpu_load;
+    }
     const bool silent = std::find(opts.silent.begin(), opts.silent.end(), st.kind) != opts.silent.end();
     if (root && !silent) {
       std::fwrite(ctx.console.data(), 1, ctx.console.size(), stdout);

@@ -1,0 +1,138 @@
+// The hosts' CPU load and what it explains (see cpu_load.hpp).
+#include "fabcheck/report/cpu_load.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+#include <string>
+
+namespace fabcheck::report {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr std::size_t kMaxKernels = 8;
+constexpr std::size_t kMaxHostsPerKernel = 16;
+
+json kernel_json(const core::KernelLoad& k) {
+  json hosts = json::array();
+  for (std::size_t i = 0; i < k.hosts.size() && i < kMaxHostsPerKernel; ++i) hosts.push_back(k.hosts[i]);
+  json j = {{"hosts", hosts},         {"ranks", k.ranks},
+            {"cpus", k.cpus},         {"loadavg_1m", k.loadavg_1m},
+            {"runnable", k.runnable}, {"excess_per_core", k.excess_per_core}};
+  if (k.hosts.size() > kMaxHostsPerKernel) j["hosts_total"] = k.hosts.size();
+  return j;
+}
+
+// Whether a finding of `section` measures the CPUs as much as the fabric (see the file comment).
+bool cpu_sensitive(const json& f, const std::string& section) {
+  const std::string c = f.value("code", "");
+  const json& e = f.contains("evidence") && f["evidence"].is_object() ? f["evidence"] : json::object();
+  if (section == "latency") return c == "LATENCY_PAIR_OUTLIER" || c == "LATENCY_PAIR_TAIL";
+  if (section == "pairs")
+    return c == "PAIRS_HIGH_LATENCY" || (c == "PAIRS_SLOW_HOST" && e.value("by", "") == "latency");
+  if (section == "incast") return c == "VICTIM_CONGESTION";
+  if (section == "sweeps") return c == "SWEEP_TRUNCATED";
+  return false;
+}
+
+std::string section_of(const std::string& code) {
+  if (code.rfind("LATENCY_", 0) == 0) return "latency";
+  if (code.rfind("PAIRS_", 0) == 0) return "pairs";
+  if (code == "VICTIM_CONGESTION") return "incast";
+  if (code.rfind("SWEEP_", 0) == 0) return "sweeps";
+  return "";
+}
+
+}  // namespace
+
+json cpu_load_json(const std::vector<core::KernelLoad>& kernels) {
+  json ks = json::array();
+  double worst = 0;
+  std::size_t busy = 0;
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    worst = std::max(worst, kernels[i].excess_per_core);
+    if (kernels[i].excess_per_core >= core::kCpuBusyExcessPerCore) ++busy;
+    if (i < kMaxKernels) ks.push_back(kernel_json(kernels[i]));
+  }
+  return {{"excess_per_core", worst},
+          {"busy", busy > 0},
+          {"kernels", ks},
+          {"kernels_total", kernels.size()},
+          {"busy_kernels", busy}};
+}
+
+void explain_cpu_load(json& doc) {
+  if (!doc.is_object() || !doc.contains("findings") || !doc["findings"].is_array()) return;
+  const json* sections = nullptr;
+  if (doc.contains("run") && doc["run"].is_object() && doc["run"].contains("sections") &&
+      doc["run"]["sections"].is_object())
+    sections = &doc["run"]["sections"];
+  if (!sections) return;
+  // The steps in the order a run takes them (the JSON object is sorted by name), others after.
+  std::vector<std::string> order = {"inventory", "sweeps", "latency", "incast", "pairs", "scaling"};
+  for (const auto& [sec, entry] : sections->items())
+    if (std::find(order.begin(), order.end(), sec) == order.end()) order.push_back(sec);
+  std::vector<std::string> busy_list;
+  std::set<std::string> busy_steps;
+  const json* worst = nullptr;  // the busiest kernel of any step
+  for (const auto& sec : order) {
+    if (!sections->contains(sec)) continue;
+    const auto& entry = (*sections)[sec];
+    if (!entry.is_object() || !entry.contains("cpu_load") || !entry["cpu_load"].is_object()) continue;
+    const auto& cl = entry["cpu_load"];
+    if (!cl.value("busy", false)) continue;
+    busy_steps.insert(sec);
+    busy_list.push_back(sec);
+    if (cl.contains("kernels") && cl["kernels"].is_array() && !cl["kernels"].empty()) {
+      const auto& k = cl["kernels"][0];
+      if (!worst || k.value("excess_per_core", 0.0) > worst->value("excess_per_core", 0.0)) worst = &k;
+    }
+  }
+  if (busy_steps.empty() || !worst) return;
+  auto& findings = doc["findings"];
+  std::vector<json> explained;
+  for (auto& f : findings) {
+    if (!f.is_object() || f.value("severity", "") != "warn") continue;
+    const std::string sec = section_of(f.value("code", ""));
+    if (!busy_steps.count(sec) || !cpu_sensitive(f, sec)) continue;
+    f["severity"] = "info";
+    if (!f["evidence"].is_object()) f["evidence"] = json::object();
+    f["evidence"]["explained_by"] = "HOST_CPU_BUSY";
+    explained.push_back({{"code", f.value("code", "")}, {"message", f.value("message", "")}});
+  }
+  for (const auto& f : findings)
+    if (f.is_object() && f.value("code", "") == "HOST_CPU_BUSY") return;  // already explained (idempotent)
+  const json hosts = worst->value("hosts", json::array());
+  const bool shared = hosts.size() > 1;
+  std::string steps;
+  for (const auto& s : busy_list) steps += (steps.empty() ? "" : ", ") + s;
+  json f = {
+      {"severity", "warn"},
+      {"code", "HOST_CPU_BUSY"},
+      {"message",
+       fmt::format("other work competed for the CPUs during {}: load average {:.1f} on {} cores "
+                   "with {} fabcheck rank(s){} ({:.1f} other runnable tasks per core): latency "
+                   "figures and timed steps measure the CPUs as much as the fabric",
+                   steps, worst->value("loadavg_1m", 0.0), worst->value("cpus", 0), worst->value("ranks", 0),
+                   shared ? fmt::format(" of {} hosts sharing one kernel", hosts.size()) : "",
+                   worst->value("excess_per_core", 0.0))},
+      {"evidence",
+       {{"steps", busy_list},
+        {"busy_hosts", hosts},  // not "hosts": the warning is about the run, never folded into a host's
+        {"shared_kernel", shared},
+        {"loadavg_1m", worst->value("loadavg_1m", 0.0)},
+        {"cpus", worst->value("cpus", 0)},
+        {"ranks", worst->value("ranks", 0)},
+        {"excess_per_core", worst->value("excess_per_core", 0.0)},
+        {"threshold_per_core", core::kCpuBusyExcessPerCore},
+        {"explains", explained}}},
+      {"remedy",
+       "measure on idle hosts (drain other jobs, stop the hogs) or read latency verdicts as upper "
+       "bounds; bandwidth verdicts confirmed by retest stand"}};
+  findings.push_back(std::move(f));
+}
+
+}  // namespace fabcheck::report

@@ -1,0 +1,57 @@
+#pragma once
+/// @file How busy a host's CPUs are (issue 17: "where a property cannot hold under load, measure the load and
+/// say so"). A ping-pong's p50, a retest and a step's duration measure the CPUs as much as the fabric when
+/// other work competes for the cores; fabcheck records the load beside every step so that its verdicts can
+/// say so. Sources: proc(5) `/proc/loadavg` (the 1-minute load average; "number of currently runnable
+/// kernel scheduling entities / number that exist"), sysconf(3) `_SC_NPROCESSORS_ONLN`, and
+/// `/proc/sys/kernel/random/boot_id` (random(4): one value per boot of a kernel; network namespaces on one
+/// machine, as the virtual fabric's hosts, share it: they share the cores).
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fabcheck::core {
+
+/// One reading of a host's load.
+struct CpuLoadSample {
+  double loadavg_1m = 0;  ///< 1-minute load average
+  int runnable = 0;       ///< tasks runnable at the moment of reading (the 4th field's numerator)
+  int cpus = 0;           ///< online CPUs
+  std::string boot_id;    ///< the kernel this rank runs on ("" when unreadable)
+};
+
+/// Parses the text of /proc/loadavg ("0.52 0.58 0.59 3/612 12345"): fills loadavg_1m and runnable.
+/// nullopt when the text does not have that form.
+std::optional<CpuLoadSample> parse_loadavg(std::string_view text);
+
+/// Reads this host's load now (nullopt where /proc/loadavg cannot be read: not Linux).
+std::optional<CpuLoadSample> read_cpu_load();
+
+/// One kernel's load as the ranks on it saw it at a step's end.
+struct KernelLoad {
+  std::string boot_id;             ///< "" when unknown (then one host = one kernel)
+  std::vector<std::string> hosts;  ///< hosts (MPI host names) on this kernel, sorted
+  int ranks = 0;                   ///< fabcheck's ranks on it
+  int cpus = 0;
+  double loadavg_1m = 0;  ///< the highest reading of its ranks
+  int runnable = 0;       ///< the highest reading of its ranks
+  /// Other work per core: max(0, loadavg_1m - ranks) / cpus. fabcheck's ranks are subtracted whole (MPI
+  /// ranks spin while they wait, so each counts as one runnable task); what is left competed with them.
+  double excess_per_core = 0;
+};
+
+/// Other work per core at which a kernel counts as busy: half a core's worth of other runnable tasks per
+/// core, so that a rank waits for a CPU about a third of the time or more (1 of 1.5 tasks per core).
+inline constexpr double kCpuBusyExcessPerCore = 0.5;
+
+/// Groups the ranks' samples by kernel (`samples[i]` and `hosts[i]` of rank i; a rank without a sample is
+/// left out). Sorted by excess_per_core, highest first.
+std::vector<KernelLoad> group_cpu_load(const std::vector<std::optional<CpuLoadSample>>& samples,
+                                       const std::vector<std::string>& hosts);
+
+/// The sample as one line for gathering ("loadavg runnable cpus boot_id"), and back (nullopt when malformed).
+std::string to_line(const CpuLoadSample& s);
+std::optional<CpuLoadSample> cpu_load_from_line(std::string_view line);
+
+}  // namespace fabcheck::core

@@ -1,0 +1,124 @@
+// Reading and grouping hosts' CPU load (see cpu_load.hpp).
+#include "fabcheck/core/cpu_load.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace fabcheck::core {
+namespace {
+
+std::string first_line(const char* path) {
+  std::ifstream in(path);
+  std::string line;
+  if (in) std::getline(in, line);
+  return line;
+}
+
+std::optional<double> to_double(std::string_view t) {
+  double v = 0;
+  const auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (ec != std::errc() || p != t.data() + t.size() || !std::isfinite(v) || v < 0) return std::nullopt;
+  return v;
+}
+
+std::optional<int> to_int(std::string_view t) {
+  int v = 0;
+  const auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (ec != std::errc() || p != t.data() + t.size() || v < 0) return std::nullopt;
+  return v;
+}
+
+std::vector<std::string_view> fields(std::string_view text) {
+  std::vector<std::string_view> out;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n')) ++i;
+    const std::size_t b = i;
+    while (i < text.size() && text[i] != ' ' && text[i] != '\t' && text[i] != '\n') ++i;
+    if (i > b) out.push_back(text.substr(b, i - b));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<CpuLoadSample> parse_loadavg(std::string_view text) {
+  const auto f = fields(text);
+  if (f.size() < 4) return std::nullopt;
+  const auto load = to_double(f[0]);
+  const auto slash = f[3].find('/');
+  if (!load || slash == std::string_view::npos) return std::nullopt;
+  const auto runnable = to_int(f[3].substr(0, slash));
+  if (!runnable) return std::nullopt;
+  CpuLoadSample s;
+  s.loadavg_1m = *load;
+  s.runnable = *runnable;
+  return s;
+}
+
+std::optional<CpuLoadSample> read_cpu_load() {
+  auto s = parse_loadavg(first_line("/proc/loadavg"));
+  if (!s) return std::nullopt;
+  const long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
+  s->cpus = cpus > 0 ? static_cast<int>(cpus) : 1;
+  s->boot_id = first_line("/proc/sys/kernel/random/boot_id");
+  return s;
+}
+
+std::vector<KernelLoad> group_cpu_load(const std::vector<std::optional<CpuLoadSample>>& samples,
+                                       const std::vector<std::string>& hosts) {
+  std::map<std::string, KernelLoad> by_kernel;
+  std::map<std::string, std::set<std::string>> hosts_of;
+  for (std::size_t i = 0; i < samples.size() && i < hosts.size(); ++i) {
+    if (!samples[i]) continue;
+    const auto& s = *samples[i];
+    const std::string key = s.boot_id.empty() ? "host:" + hosts[i] : s.boot_id;
+    auto& k = by_kernel[key];
+    k.boot_id = s.boot_id;
+    ++k.ranks;
+    k.cpus = std::max(k.cpus, s.cpus);
+    k.loadavg_1m = std::max(k.loadavg_1m, s.loadavg_1m);
+    k.runnable = std::max(k.runnable, s.runnable);
+    hosts_of[key].insert(hosts[i]);
+  }
+  std::vector<KernelLoad> out;
+  for (auto& [key, k] : by_kernel) {
+    k.hosts.assign(hosts_of[key].begin(), hosts_of[key].end());
+    k.excess_per_core = std::max(0.0, k.loadavg_1m - k.ranks) / std::max(1, k.cpus);
+    out.push_back(std::move(k));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const KernelLoad& a, const KernelLoad& b) {
+    return a.excess_per_core > b.excess_per_core;
+  });
+  return out;
+}
+
+std::string to_line(const CpuLoadSample& s) {
+  return fmt::format("{:.2f} {} {} {}", s.loadavg_1m, s.runnable, s.cpus,
+                     s.boot_id.empty() ? "-" : s.boot_id);
+}
+
+std::optional<CpuLoadSample> cpu_load_from_line(std::string_view line) {
+  const auto f = fields(line);
+  if (f.size() != 4) return std::nullopt;
+  const auto load = to_double(f[0]);
+  const auto runnable = to_int(f[1]);
+  const auto cpus = to_int(f[2]);
+  if (!load || !runnable || !cpus || *cpus < 1) return std::nullopt;
+  CpuLoadSample s;
+  s.loadavg_1m = *load;
+  s.runnable = *runnable;
+  s.cpus = *cpus;
+  s.boot_id = f[3] == "-" ? "" : std::string(f[3]);
+  return s;
+}
+
+}  // namespace fabcheck::core
