@@ -9,3 +9,9 @@ set_tests_properties(fabric_run_acceptance PROPERTIES SKIP_RETURN_CODE 77)
 fabcheck_script_test(NAME fabric_watchdog_link_down LABEL fabric TIMEOUT 240 LOCK vfabric
                      COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_watchdog_link_down.sh)
 set_tests_properties(fabric_watchdog_link_down PROPERTIES SKIP_RETURN_CODE 77)
+# Issue 17's first screen with the embedded default config: clean -> exit 0 and quiet; one host throttled -> exit 1,
+# that host named first and left out of the good-hosts file; one link direction throttled -> exit 1, that link named
+# first, no host blamed. Three default runs; bounds itself to 800 s.
+fabcheck_script_test(NAME fabric_first_screen LABEL fabric TIMEOUT 840 LOCK vfabric
+                     COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_first_screen.sh)
+set_tests_properties(fabric_first_screen PROPERTIES SKIP_RETURN_CODE 77)

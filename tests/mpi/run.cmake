@@ -15,3 +15,7 @@ fabcheck_script_test(NAME mpi.run.one_definition LABEL mpi TIMEOUT 300
 # A flag error under mpirun prints its one line every time (issue 19): 50 launches under a CPU hog. ~30 s.
 fabcheck_script_test(NAME mpi.flag_error_lines LABEL mpi TIMEOUT 240
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/flag_error_lines.py)
+# Issue 17: the latency step keeps to its budget (each section stops at its share and says so) and every step
+# records the CPU load beside it.
+fabcheck_script_test(NAME mpi.run.latency_budget LABEL mpi TIMEOUT 120
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/run_budget.py)

@@ -182,6 +182,23 @@ void add_latency(Document& doc, const model::LatencyResult& r) {
     f.remedy = "launch one rank per host across at least two hosts (mpirun --hostfile … --map-by node)";
     doc.add_finding(f);
   }
+  if (r.time_limited) {
+    // Fewer samples than asked is context (the tails rest on fewer values), not a fabric problem: the budget
+    // stopped the sections, and each one's notes say where.
+    std::vector<std::string> where;
+    for (const auto& s : r.sections)
+      for (const auto& n : s.notes)
+        if (n.rfind("stopped at the step's time limit", 0) == 0)
+          where.push_back(fmt::format("{} {} B: {}", s.kind, s.size_bytes, n));
+    Finding f;
+    f.severity = Severity::kInfo;
+    f.code = "LATENCY_TIME_LIMITED";
+    f.message = fmt::format("{} latency section(s) stopped at the step's time limit before their iterations",
+                            where.size());
+    f.evidence = {{"sections", where}};
+    f.remedy = "raise the latency step's budget_s, or lower iters, for the full sample count";
+    doc.add_finding(f);
+  }
   // One finding per pair and kind over every size (a slow pair shows at each size: one fault, one line).
   struct PairFinding {
     std::string pair;

@@ -337,10 +337,38 @@ LatencyResult run_latency(const comm::Communicator& comm, const LatencyOptions& 
   res.clock_offset_us_max = clock.max_abs_offset_us;
   const auto fault = delay_fault_for(me);
 
+  // LatencyOptions::time_limit_s: the next section's equal share of what is left of the limit (agreed by
+  // every rank), at least 0.1 s; 0 without a limit.
+  const double limit_us = opts.time_limit_s * 1e6;
+  const double t_begin = comm::now_us();
+  std::size_t sections_left =
+      (opts.p2p ? opts.sizes.size() : 0) + (opts.collective ? collective_sizes(opts.sizes).size() : 0);
+  auto next_share_us = [&]() -> double {
+    if (limit_us <= 0) return 0;
+    const double elapsed = comm.allreduce(comm::now_us() - t_begin, comm::ScalarOp::kMax);
+    const double left = static_cast<double>(std::max<std::size_t>(sections_left, 1));
+    if (sections_left > 0) --sections_left;
+    return std::max(1e5, (limit_us - elapsed) / left);
+  };
+  // Caps `plan` by `share_us` (split over `rounds` run one after another); true when the cap applies.
+  auto cap_plan = [](IterPlan& plan, double share_us, std::size_t in_turn) {
+    if (share_us <= 0) return false;
+    const double per = share_us / static_cast<double>(std::max<std::size_t>(in_turn, 1));
+    plan.duration_us = plan.duration_us > 0 ? std::min(plan.duration_us, per) : per;
+    return true;
+  };
+  auto note_limit = [&](LatencySection& sec, std::uint64_t fewest, std::uint64_t asked) {
+    sec.notes.push_back(fmt::format("stopped at the step's time limit ({:.1f} s): {} of {} samples{}",
+                                    opts.time_limit_s, fewest, asked,
+                                    sec.kind == "p2p" ? " (fewest of a pair)" : ""));
+    res.time_limited = true;
+  };
+
   // Point-to-point: one section per size; rounds of disjoint pairs run at the same time.
   if (opts.p2p) {
     for (std::uint64_t size : opts.sizes) {
-      const IterPlan plan = plan_for(opts, size);
+      IterPlan plan = plan_for(opts, size);
+      const bool capped_by_limit = cap_plan(plan, next_share_us(), res.schedule.size());
       const std::uint64_t warmup = opts.warmup;
       LatencySection sec;
       sec.kind = "p2p";
@@ -399,6 +427,10 @@ LatencyResult run_latency(const comm::Communicator& comm, const LatencyOptions& 
         }
       }
       if (me == 0) {
+        std::uint64_t fewest = plan.limit;
+        for (const auto& p : sec.per_pair) fewest = std::min<std::uint64_t>(fewest, p.samples_us.size());
+        if (capped_by_limit && fewest < plan.limit && !plan.cap_is_max_samples)
+          note_limit(sec, fewest, plan.limit);
         analyze_section(sec, hosts_of_ranks);
         res.sections.push_back(std::move(sec));
       }
@@ -409,7 +441,8 @@ LatencyResult run_latency(const comm::Communicator& comm, const LatencyOptions& 
   if (opts.collective) {
     for (std::uint64_t size : collective_sizes(opts.sizes)) {
       comm::enter_phase(fmt::format("latency allreduce {} B", size));
-      const IterPlan plan = plan_for(opts, size);
+      IterPlan plan = plan_for(opts, size);
+      const bool capped_by_limit = cap_plan(plan, next_share_us(), 1);
       std::vector<double> buf(size / 8, 1.0);
       for (std::uint64_t i = 0; i < opts.warmup; ++i) {
         std::fill(buf.begin(), buf.end(), 1.0);
@@ -455,6 +488,8 @@ LatencyResult run_latency(const comm::Communicator& comm, const LatencyOptions& 
         sec.warmup = opts.warmup;
         sec.tail_n = static_cast<std::uint64_t>(comm.size());
         const std::size_t iters = entries[0].size();
+        if (capped_by_limit && iters < plan.limit && !plan.cap_is_max_samples)
+          note_limit(sec, iters, plan.limit);
         sec.samples_us.reserve(iters);
         sec.straggler_rank.reserve(iters);
         for (std::size_t k = 0; k < iters; ++k) {

@@ -3,6 +3,7 @@
 #include "fabcheck/probes/latency.hpp"
 
 #include "fabcheck/model/option_tables.hpp"
+#include "fabcheck/model/options_sweep.hpp"
 #include "fabcheck/report/latency.hpp"
 #include "fabcheck/report/signature_sources.hpp"
 #include "steps.hpp"
@@ -11,7 +12,10 @@ namespace fabcheck::suite::detail {
 namespace {
 
 probes::LatencyOptions to_options(const Step& st) {
-  return options_of(model::latency_option_table(), st);
+  auto o = options_of(model::latency_option_table(), st);
+  // Inside a plan with a budget the sections share a time limit (LatencyOptions::time_limit_s, issue 17).
+  if (st.budget_s > 0) o.time_limit_s = model::kSweepBudgetLimitFactor * st.budget_s;
+  return o;
 }
 
 void validate_latency(const Step& st) {

@@ -69,6 +69,7 @@ struct LatencyResult {
   std::string iteration_rule;  ///< "iters 10000", "duration 2 s" or "default (10000 ≤ 8K, 1000 above)"
   std::vector<int> pin_cpus;   ///< LatencyOptions::pin_cpus (empty: not pinned)
   std::vector<LatencySection> sections;  ///< p2p sections (one per size), then collective sections
+  bool time_limited = false;             ///< a section stopped at LatencyOptions::time_limit_s
 };
 
 }  // namespace fabcheck::model

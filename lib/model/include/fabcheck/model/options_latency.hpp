@@ -56,6 +56,12 @@ struct LatencyOptions {
   /// on the virtual fabric: with one pass the first round's pairs sat 20 % above the rest in 1 of 9 clean
   /// runs). At most the number of iterations; 1 = each pair measured in one go (osu_latency).
   int passes = 10;
+  /// Inside a plan (not a flag, not a config key: the step sets it to kSweepBudgetLimitFactor x budget_s;
+  /// 0 = none): each size's section gets an equal share of what is left of it — p2p pairs iterate for their
+  /// share of it over the rounds, the collective for its share — and stops there or at its iterations,
+  /// whichever comes first (at least 0.1 s per section). A section so stopped says so in its notes, and the
+  /// result's time_limited.
+  double time_limit_s = 0;
 };
 
 /// The sizes of `latency --sweep`: 1 B … 4 MiB, powers of two (osu_latency's range).
