@@ -6,6 +6,7 @@
 
 #include "command.hpp"
 #include "fabcheck/core/error.hpp"
+#include "fabcheck/model/metrics.hpp"
 #include "fabcheck/report/document.hpp"
 #include "fabcheck/report/gate.hpp"
 #include "fabcheck/report/load.hpp"
@@ -17,11 +18,15 @@ namespace {
 struct GateCli {
   std::string report, criteria, junit, exclude_hostfile, json;
   bool quiet = false;
+  bool list_metrics = false;
 };
 
 std::function<int(const RunContext&)> setup_gate(CLI::App& sub) {
   auto cli = std::make_shared<GateCli>();
-  sub.add_option("report", cli->report, "A report JSON written by fabcheck (run, sweep, ...)")->required();
+  // Required unless --list-metrics (checked in the runner).
+  sub.add_option("report", cli->report, "A report JSON written by fabcheck (run, sweep, ...)");
+  sub.add_flag("--list-metrics", cli->list_metrics,
+               "Print the metric catalogue (section, gate path, unit, better, compared, meaning) and exit");
   sub.add_option(
       "--criteria", cli->criteria,
       "Criteria: a config with a gate section or {\"gate\": {\"checks\": [{metric, op, threshold}]}} "
@@ -42,8 +47,14 @@ std::function<int(const RunContext&)> setup_gate(CLI::App& sub) {
       "          pairs.suspects#count  transport.per_host.*.verdict  findings.severity=fail#count\n"
       "Operators >= <= == !=. Fail-closed: a metric that is absent or null fails its check (reason "
       "'missing').\n"
+      "Units and directions of the metrics: fabcheck gate --list-metrics.\n"
       "Exit: 0 every check passed, 1 a check failed, 2 bad input.");
   return [cli](const RunContext&) -> int {
+    if (cli->list_metrics) {
+      std::fputs(model::metric_catalogue_text().c_str(), stdout);
+      return 0;
+    }
+    if (cli->report.empty()) throw UsageError("report is required (see fabcheck gate --help)");
     auto rep = report::load_report(cli->report, "report");
     nlohmann::json checks;
     std::string source;

@@ -1,11 +1,13 @@
-// extract_metrics: the comparable numbers of a report (the table in compare.hpp), one extractor per section.
+// extract_metrics: the comparable numbers of a report (the table in compare.hpp), one extractor per section;
+// every direction comes from the metric catalogue (model/metrics.hpp).
 #include <fmt/format.h>
 
 #include <cstdint>
 #include <limits>
 #include <map>
 #include <set>
-#include <tuple>
+#include <stdexcept>
+#include <utility>
 
 #include "fabcheck/core/size.hpp"
 #include "fabcheck/report/compare.hpp"
@@ -82,14 +84,28 @@ std::vector<double> sample_values(const json& arr) {
   return out;
 }
 
+// The direction of a compared metric: its catalogue entry's (model/metrics.hpp). @throws std::logic_error
+// when the catalogue has no compared entry with a direction: a programming error, caught by
+// test_model_metrics.cpp over the real reports.
+BetterIs compared_direction(std::string_view section, std::string_view metric) {
+  const model::Metric& m = model::metric(section, metric);
+  if (!m.compared || m.better == BetterIs::kNone) {
+    throw std::logic_error(fmt::format(
+        "metric {}.{}: the catalogue does not mark it compared with a direction", section, metric));
+  }
+  return m.better;
+}
+
 class Extractor {
  public:
   explicit Extractor(MetricSet& out) : out_(out) {}
 
-  // Adds one metric when `value` holds a number. `key` must identify the row within its section.
+  // Adds one metric when `value` holds a number, its direction from the catalogue (compared_direction: a
+  // metric the catalogue lacks throws, whether or not this report holds a value for it). `key` must identify
+  // the row within its section.
   void add(const std::string& section, const json& key, const std::string& item, const std::string& metric,
-           BetterIs better, std::optional<double> value, const std::string& samples_id = {},
-           bool per_place = false) {
+           std::optional<double> value, const std::string& samples_id = {}, bool per_place = false) {
+    const BetterIs better = compared_direction(section, metric);
     if (!value) return;
     CompareMetric m;
     m.per_place = per_place;
@@ -165,15 +181,14 @@ void sweeps(const json& doc, Extractor& x) {
         const json& pi = p.contains("per_iter") && p["per_iter"].is_object() ? p["per_iter"] : empty;
         const std::string sid =
             x.samples("sweeps|" + key.dump(), sample_values(member(pi, "samples_us")), "samples_us");
-        x.add("sweeps", key, item, "time_us", BetterIs::kLower, number_at(p, "time_us"), sid);
-        x.add("sweeps", key, item, "algbw_gbps", BetterIs::kHigher, number_at(p, "algbw_gbps"), sid);
-        x.add("sweeps", key, item, "busbw_gbps", BetterIs::kHigher, number_at(p, "busbw_gbps"), sid);
-        x.add("sweeps", key, item, "per_iter.p50_us", BetterIs::kLower, number_at(pi, "p50_us"), sid);
-        x.add("sweeps", key, item, "per_iter.p99_us", BetterIs::kLower, number_at(pi, "p99_us"), sid);
+        x.add("sweeps", key, item, "time_us", number_at(p, "time_us"), sid);
+        x.add("sweeps", key, item, "algbw_gbps", number_at(p, "algbw_gbps"), sid);
+        x.add("sweeps", key, item, "busbw_gbps", number_at(p, "busbw_gbps"), sid);
+        x.add("sweeps", key, item, "per_iter.p50_us", number_at(pi, "p50_us"), sid);
+        x.add("sweeps", key, item, "per_iter.p99_us", number_at(pi, "p99_us"), sid);
       }
     }
-    x.add("sweeps", block_key, block_item, "avg_busbw_gbps", BetterIs::kHigher,
-          number_at(s, "avg_busbw_gbps"));
+    x.add("sweeps", block_key, block_item, "avg_busbw_gbps", number_at(s, "avg_busbw_gbps"));
   }
 }
 
@@ -189,7 +204,7 @@ void latency(const json& doc, Extractor& x) {
     const std::string sid =
         x.samples("latency|" + key.dump(), histogram_samples(member(l, "histogram")), "histogram");
     for (const char* f : {"p50_us", "p90_us", "p99_us", "p999_us", "mean_us"})
-      x.add("latency", key, item, f, BetterIs::kLower, number_at(l, f), sid);
+      x.add("latency", key, item, f, number_at(l, f), sid);
     if (!l.contains("per_pair") || !l["per_pair"].is_array()) continue;
     for (const auto& pp : l["per_pair"]) {
       if (!pp.is_object() || !pp.contains("hosts")) continue;
@@ -202,8 +217,8 @@ void latency(const json& doc, Extractor& x) {
       const std::string pitem = fmt::format("{} pair {}", item, hosts);
       const std::string psid =
           x.samples("latency|" + pkey.dump(), histogram_samples(member(pp, "histogram")), "histogram");
-      x.add("latency", pkey, pitem, "per_pair.p50_us", BetterIs::kLower, number_at(pp, "p50_us"), psid, true);
-      x.add("latency", pkey, pitem, "per_pair.p99_us", BetterIs::kLower, number_at(pp, "p99_us"), psid, true);
+      x.add("latency", pkey, pitem, "per_pair.p50_us", number_at(pp, "p50_us"), psid, true);
+      x.add("latency", pkey, pitem, "per_pair.p99_us", number_at(pp, "p99_us"), psid, true);
     }
   }
 }
@@ -217,13 +232,11 @@ void incast(const json& doc, Extractor& x) {
                       {"size_bytes", p.value("size_bytes", json())}};
     const std::string item = fmt::format("receiver {} fan_in {} {}", text_of(key["receiver"]),
                                          text_of(key["fan_in"]), size_label(key["size_bytes"]));
-    x.add("incast", key, item, "goodput_gbps", BetterIs::kHigher, number_at(p, "goodput_gbps"));
-    x.add("incast", key, item, "incast_efficiency", BetterIs::kHigher, number_at(p, "incast_efficiency"));
-    x.add("incast", key, item, "fairness", BetterIs::kHigher, number_at(p, "fairness"));
-    x.add("incast", key, item, "congestion_impact.mean", BetterIs::kLower,
-          number_at(p, "congestion_impact.mean"));
-    x.add("incast", key, item, "congestion_impact.p99", BetterIs::kLower,
-          number_at(p, "congestion_impact.p99"));
+    x.add("incast", key, item, "goodput_gbps", number_at(p, "goodput_gbps"));
+    x.add("incast", key, item, "incast_efficiency", number_at(p, "incast_efficiency"));
+    x.add("incast", key, item, "fairness", number_at(p, "fairness"));
+    x.add("incast", key, item, "congestion_impact.mean", number_at(p, "congestion_impact.mean"));
+    x.add("incast", key, item, "congestion_impact.p99", number_at(p, "congestion_impact.p99"));
   }
 }
 
@@ -249,18 +262,16 @@ void pairs(const json& doc, Extractor& x) {
   const json& p = doc["pairs"];
   const json key = {{"size_bytes", p.value("size_bytes", json())}};
   const std::string item = fmt::format("all links {}", size_label(key["size_bytes"]));
-  x.add("pairs", key, item, "bw_median_gbps", BetterIs::kHigher, number_at(p, "bw_median_gbps"));
+  x.add("pairs", key, item, "bw_median_gbps", number_at(p, "bw_median_gbps"));
   const auto bw = off_diagonal_range(member(p, "bw_gbps"));
-  x.add("pairs", key, item, "bw_min_gbps", BetterIs::kHigher, bw ? std::optional(bw->first) : std::nullopt);
-  x.add("pairs", key, item, "lat_median_us", BetterIs::kLower, number_at(p, "lat_median_us"));
+  x.add("pairs", key, item, "bw_min_gbps", bw ? std::optional(bw->first) : std::nullopt);
+  x.add("pairs", key, item, "lat_median_us", number_at(p, "lat_median_us"));
   const auto l99 = off_diagonal_range(member(p, "lat_p99_us"));
-  x.add("pairs", key, item, "lat_p99_max_us", BetterIs::kLower,
-        l99 ? std::optional(l99->second) : std::nullopt);
+  x.add("pairs", key, item, "lat_p99_max_us", l99 ? std::optional(l99->second) : std::nullopt);
   if (!p.contains("hosts") || !p["hosts"].is_array()) return;
   std::vector<std::string> hosts;
   for (const auto& h : p["hosts"]) hosts.push_back(text_of(h));
-  for (const auto& [metric, better, symmetric] :
-       {std::tuple{"bw_gbps", BetterIs::kHigher, false}, std::tuple{"lat_p50_us", BetterIs::kLower, true}}) {
+  for (const auto& [metric, symmetric] : {std::pair{"bw_gbps", false}, std::pair{"lat_p50_us", true}}) {
     const json& m = member(p, metric);
     if (!m.is_array()) continue;
     LinkValues lv;
@@ -268,7 +279,7 @@ void pairs(const json& doc, Extractor& x) {
     lv.item = fmt::format("links {}", size_label(key["size_bytes"]));
     lv.key = key;
     lv.metric = metric;
-    lv.better = better;
+    lv.better = compared_direction("pairs", metric);
     lv.symmetric = symmetric;
     lv.hosts = hosts;
     const std::size_t n = hosts.size();
@@ -295,9 +306,9 @@ void scaling(const json& doc, Extractor& x) {
         const json key = {{"hosts", g.value("hosts", json())}, {"collective", s.value("collective", json())}};
         const std::string item =
             fmt::format("{} group of {} hosts", text_of(key["collective"]), text_of(key["hosts"]));
-        x.add("scaling", key, item, "busbw_gbps", BetterIs::kHigher, number_at(g, "busbw_gbps"));
-        x.add("scaling", key, item, "time_us", BetterIs::kLower, number_at(g, "time_us"));
-        x.add("scaling", key, item, "vs_2host", BetterIs::kHigher, number_at(g, "vs_2host"));
+        x.add("scaling", key, item, "busbw_gbps", number_at(g, "busbw_gbps"));
+        x.add("scaling", key, item, "time_us", number_at(g, "time_us"));
+        x.add("scaling", key, item, "vs_2host", number_at(g, "vs_2host"));
       }
     }
     if (s.contains("workloads") && s["workloads"].is_array()) {
@@ -305,16 +316,16 @@ void scaling(const json& doc, Extractor& x) {
         if (!w.is_object()) continue;
         const json key = {{"workload", w.value("workload", json())}};
         const std::string item = fmt::format("workload {}", text_of(key["workload"]));
-        x.add("scaling", key, item, "efficiency", BetterIs::kHigher, number_at(w, "efficiency"));
-        x.add("scaling", key, item, "exposed_s", BetterIs::kLower, number_at(w, "exposed_s"));
+        x.add("scaling", key, item, "efficiency", number_at(w, "efficiency"));
+        x.add("scaling", key, item, "exposed_s", number_at(w, "exposed_s"));
       }
     }
     if (s.contains("model") && s["model"].is_object()) {
       for (const auto& [coll, m] : s["model"].items()) {
         const json key = {{"model", coll}};
         const std::string item = fmt::format("{} alpha-beta fit", coll);
-        x.add("scaling", key, item, "alpha_us", BetterIs::kLower, number_at(m, "alpha_us"));
-        x.add("scaling", key, item, "beta_gbps", BetterIs::kHigher, number_at(m, "beta_gbps"));
+        x.add("scaling", key, item, "alpha_us", number_at(m, "alpha_us"));
+        x.add("scaling", key, item, "beta_gbps", number_at(m, "beta_gbps"));
       }
     }
   }
@@ -322,7 +333,7 @@ void scaling(const json& doc, Extractor& x) {
     const json& sc = doc["score"];
     const json key = {{"workload", sc.value("workload", json())}};
     x.add("score", key, fmt::format("workload {}", text_of(key["workload"])), "scaling_efficiency",
-          BetterIs::kHigher, number_at(sc, "scaling_efficiency"));
+          number_at(sc, "scaling_efficiency"));
   }
 }
 

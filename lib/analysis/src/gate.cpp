@@ -15,6 +15,7 @@
 
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/core/size.hpp"
+#include "fabcheck/model/metrics.hpp"
 
 namespace fabcheck::report {
 
@@ -324,6 +325,28 @@ bool compare(const json& v, GateOp op, const json& t, std::string& type_err) {
   return op == GateOp::kEq ? eq : !eq;
 }
 
+// The one unit of the values' locations (model::unit_at), "" when unknown or they differ. Values of one shape
+// are looked up once (a matrix of 4 million cells is one shape).
+std::string unit_of(const std::vector<GateValue>& values) {
+  std::optional<std::string_view> unit;
+  std::string last_shape;
+  for (const auto& v : values) {
+    std::string shape = model::location_shape(v.path);
+    if (unit && shape == last_shape) continue;
+    const std::string_view u = model::unit_at(shape);
+    if (unit && *unit != u) return "";
+    unit = u;
+    last_shape = std::move(shape);
+  }
+  return unit ? std::string(*unit) : std::string();
+}
+
+// "170 GB/s", "rdma", "-" (null).
+std::string value_text(const GateCheckResult& c) {
+  if (c.value.is_null()) return "-";
+  return c.unit.empty() ? vtext(c.value) : fmt::format("{} {}", vtext(c.value), c.unit);
+}
+
 void add_unique(std::vector<std::string>& v, const std::string& s) {
   if (!s.empty() && std::find(v.begin(), v.end(), s) == v.end()) v.push_back(s);
 }
@@ -381,6 +404,7 @@ GateCheckResult evaluate_one(const json& report, const json& check, const json* 
     std::string type_err;
     gv.passed = compare(gv.value, *op, r.threshold, type_err);
     r.values.push_back(gv);
+    r.unit = model::kUnitCount;
     r.value = gv.value;
     r.passed = gv.passed;
     if (!gv.passed) {
@@ -429,6 +453,7 @@ GateCheckResult evaluate_one(const json& report, const json& check, const json* 
     r.values.push_back(std::move(gv));
   }
   r.passed = all;
+  r.unit = unit_of(r.values);
   if (all) {
     r.value = r.values.front().value;
   } else {
@@ -552,8 +577,7 @@ std::string render_gate(const GateResult& g) {
   std::string out = fmt::format("# gate ({} check(s) from {})\n", g.checks.size(), g.criteria_source);
   for (const auto& c : g.checks) {
     out += fmt::format("  {}  {} {} {}  value {}{}\n", c.passed ? "PASS" : "FAIL", c.metric, c.op,
-                       vtext(c.threshold), c.value.is_null() ? "-" : vtext(c.value),
-                       c.passed ? "" : "  (" + c.reason + ")");
+                       vtext(c.threshold), value_text(c), c.passed ? "" : "  (" + c.reason + ")");
   }
   std::size_t nfail = 0;
   for (const auto& c : g.checks) nfail += c.passed ? 0 : 1;
@@ -610,7 +634,7 @@ std::string junit_xml(const GateResult& g) {
     o += fmt::format("    <testcase classname=\"fabcheck.gate\" name=\"{}\"", xml_escape(tc));
     if (c.passed) {
       o += fmt::format(">\n      <system-out>{}</system-out>\n    </testcase>\n",
-                       xml_escape(fmt::format("value {}", vtext(c.value))));
+                       xml_escape(fmt::format("value {}", value_text(c))));
       continue;
     }
     std::string body = c.reason;
@@ -619,6 +643,7 @@ std::string junit_xml(const GateResult& g) {
       for (const auto& h : c.failed_hosts) body += " " + h;
     }
     if (!c.why.empty()) body += "\nwhy: " + c.why;
+    if (!c.value.is_null()) body += "\nvalue " + value_text(c);
     const std::string type = c.reason.rfind("missing", 0) == 0 ? "missing"
                              : c.reason.rfind("type", 0) == 0  ? "type"
                                                                : "threshold";

@@ -123,7 +123,7 @@ std::string places(const CompareResult& c) {
                     attr("data-metric", l.metric), num_attr("data-compared", static_cast<double>(l.compared)),
                     num_attr("data-changed", static_cast<double>(changed)),
                     num_attr("data-worse", static_cast<double>(l.worse)), html_escape(l.item),
-                    html_escape(l.metric), l.better == BetterIs::kHigher ? "higher" : "lower");
+                    html_escape(l.metric), model::name(l.better));
     out += fmt::format(
         "<p>{} links compared: <b>{} changed by {} % or more</b> ({} worse, {} better), {} within it; {} "
         "only in "

@@ -146,9 +146,9 @@ std::string render_compare_links(const CompareResult& c, std::size_t max_lines) 
         "worse, {} "
         "{} better), {} within it; {} only in {}, {} only in {} (no samples per link: not a test against "
         "noise)\n",
-        l.item, l.metric, l.better == BetterIs::kHigher ? "higher" : "lower", l.compared,
-        l.worse + l.improved, c.rule.min_delta * 100.0, l.worse, c.b.label, l.improved, c.b.label,
-        l.compared - l.worse - l.improved, l.only_in_a, c.a.label, l.only_in_b, c.b.label);
+        l.item, l.metric, model::name(l.better), l.compared, l.worse + l.improved, c.rule.min_delta * 100.0,
+        l.worse, c.b.label, l.improved, c.b.label, l.compared - l.worse - l.improved, l.only_in_a, c.a.label,
+        l.only_in_b, c.b.label);
     out += fmt::format("#   {}\n", quantile_text(l));
     std::size_t k = 0;
     for (const auto& ch : l.changed) {

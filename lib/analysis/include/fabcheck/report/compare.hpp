@@ -6,7 +6,8 @@
 /// spread).
 ///
 /// The compared metrics, per section: the row key; the metrics (↑ higher is better, ↓ lower is better); the
-/// samples tested. One extractor per section in compare_metrics.cpp.
+/// samples tested. One extractor per section in compare_metrics.cpp; each metric's direction (and unit) is
+/// its entry in the metric catalogue (lib/model/src/metrics.cpp), the one list gate and compare share.
 /// - sweeps, per collective, dtype, redop, root, placement, size_bytes (and cycle when > 0): time_us ↓,
 ///   algbw_gbps ↑, busbw_gbps ↑, per_iter.p50_us ↓, per_iter.p99_us ↓; samples: per_iter.samples_us.
 /// - sweeps, per collective, dtype, redop, root: avg_busbw_gbps ↑; no samples.
@@ -34,12 +35,14 @@
 #include <string>
 #include <vector>
 
+#include "fabcheck/model/metrics.hpp"
 #include "fabcheck/report/document.hpp"
 
 namespace fabcheck::report {
 
-/// Which direction of a metric is better.
-enum class BetterIs { kHigher, kLower };
+/// Which direction of a metric is better: the metric catalogue's (model/metrics.hpp); a compared metric is
+/// never kNone.
+using BetterIs = model::BetterIs;
 
 /// One comparable number taken from a report.
 struct CompareMetric {

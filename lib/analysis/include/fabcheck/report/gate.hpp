@@ -97,6 +97,9 @@ struct GateCheckResult {
   std::vector<GateValue> values;  ///< every value examined
   std::vector<std::string> failed_hosts;  ///< hosts with a failing value (per-host checks)
   bool per_host = false;                  ///< some value belonged to a host
+  /// Unit of the values: the metric catalogue's for their location, else the suffix rule's
+  /// (model::unit_at, model/metrics.hpp); "count" for #count; "" when unknown or the values' units differ.
+  std::string unit;
 };
 
 /// Outcome of a gate.
@@ -119,10 +122,12 @@ GateResult evaluate_gate(const nlohmann::json& report, const nlohmann::json& che
 /// run.sections.gate = ok.
 void add_gate(Document& doc, const GateResult& g);
 
-/// Console text: one line per check (PASS/FAIL, metric, op, threshold, value, reason) and the verdict line.
+/// Console text: one line per check (PASS/FAIL, metric, op, threshold, value with its unit where known,
+/// reason) and the verdict line.
 std::string render_gate(const GateResult& g);
 
-/// JUnit XML (one testsuite "fabcheck.gate", one testcase per check, `<failure>` with the reason and why).
+/// JUnit XML (one testsuite "fabcheck.gate", one testcase per check: `<system-out>` "value V UNIT" when it
+/// passed, else `<failure>` with the reason, the hosts, why and, last, the value with its unit).
 std::string junit_xml(const GateResult& g);
 
 /// Hostfile text with the hosts that passed every per-host check (one per line, with a comment header naming
