@@ -97,11 +97,14 @@ TEST(ReportPairs, SlowHostFindingAndLinkFinding) {
       ++host_findings;
       EXPECT_EQ(f["severity"], "fail");  // confirmed against good partners: not fit for the job (DESIGN §5)
       EXPECT_EQ(f["evidence"]["host"], "h5");
+      // Impact: its links run at 0.1 against a median of about 1.0 GB/s, 10x worse.
+      EXPECT_NEAR(f["evidence"]["impact"].get<double>(), 10.0, 0.1);
     }
     if (f["code"] == "PAIRS_SLOW_LINK") {
       ++link_findings;
-      EXPECT_EQ(f["evidence"]["from"], "h2");  // h5's links are explained by the host
-      EXPECT_EQ(f["severity"], "fail");        // confirmed by the retest
+      EXPECT_EQ(f["evidence"]["from"], "h2");                          // h5's links are explained by the host
+      EXPECT_EQ(f["severity"], "fail");                                // confirmed by the retest
+      EXPECT_NEAR(f["evidence"]["impact"].get<double>(), 100.0, 1.0);  // 0.01 GB/s against about 1.0
     }
   }
   EXPECT_EQ(host_findings, 1);

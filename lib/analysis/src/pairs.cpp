@@ -21,6 +21,28 @@ json num(std::optional<double> v) {
   return *v;
 }
 
+/// A flagged link's impact (`evidence.impact`, the order inside a severity, reconcile.hpp): how many times
+/// worse than the median link of its kind it is — median / value for bandwidth, value / median for latency.
+std::optional<double> impact_of(const core::LinkOutlier& o) {
+  const bool bw = o.kind == core::LinkKind::kBandwidth;
+  const double num_v = bw ? o.median : o.value, den = bw ? o.value : o.median;
+  if (!(den > 0) || !std::isfinite(num_v / den)) return std::nullopt;
+  return num_v / den;
+}
+
+/// A suspect host's impact: the median impact of its flagged links of the kind that blamed it.
+std::optional<double> impact_of(const model::PairsRail& rail, const model::PairsSuspect& ps) {
+  const auto want = ps.by_bandwidth() ? core::LinkKind::kBandwidth : core::LinkKind::kLatency;
+  std::vector<double> v;
+  for (std::size_t k : ps.host.links) {
+    if (k >= rail.analysis.outliers.size() || rail.analysis.outliers[k].kind != want) continue;
+    if (const auto i = impact_of(rail.analysis.outliers[k])) v.push_back(*i);
+  }
+  if (v.empty()) return std::nullopt;
+  std::sort(v.begin(), v.end());
+  return v[(v.size() - 1) / 2];
+}
+
 json matrix_json(const core::LinkMatrix& m) {
   if (m.empty()) return nullptr;
   json rows = json::array();
@@ -223,7 +245,8 @@ void add_pairs(Document& doc, const PairsResult& r) {
       f.evidence = {{"host", host(s.host)},
                     {"confirmed", confirmed_json(ps.confirmed)},
                     {"by", by_bandwidth ? "bandwidth" : "latency"},
-                    {"bw_median_gbps", num(rail.analysis.bw.median)}};
+                    {"bw_median_gbps", num(rail.analysis.bw.median)},
+                    {"impact", num(impact_of(rail, ps))}};
       f.remedy = refuted ? "re-run pairs; a single noisy sample was not reproduced"
                          : "check the host's NIC, cable and switch port (link rate, errors); drain it "
                            "(--exclude-hostfile writes the hosts that passed)";
@@ -250,7 +273,8 @@ void add_pairs(Document& doc, const PairsResult& r) {
                     {"value", num(o.value)},
                     {"median", num(o.median)},
                     {"z", num(o.z)},
-                    {"confirmed", confirmed_json(po.confirmed)}};
+                    {"confirmed", confirmed_json(po.confirmed)},
+                    {"impact", num(impact_of(o))}};
       f.remedy = bw ? "check the cable/port on this path in this direction (link rate, FEC/symbol errors, "
                       "congestion); re-run pairs to confirm"
                     : "check the switch path between these hosts (hops, congestion, adaptive routing)";
