@@ -9,6 +9,8 @@
 #include <map>
 #include <set>
 
+#include "socket_ifname.hpp"
+
 namespace fabcheck::report {
 
 using model::HostInventory;
@@ -52,21 +54,6 @@ std::string fmt_gts(double g) {
 
 std::string fmt_num(double v) {
   return v == static_cast<long>(v) ? fmt::format("{}", static_cast<long>(v)) : fmt::format("{:.1f}", v);
-}
-
-std::vector<std::string> split_commas(const std::string& s) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= s.size()) {
-    auto c = s.find(',', start);
-    auto item = s.substr(start, c == std::string::npos ? std::string::npos : c - start);
-    while (!item.empty() && item.front() == ' ') item.erase(item.begin());
-    while (!item.empty() && item.back() == ' ') item.pop_back();
-    if (!item.empty()) out.push_back(item);
-    if (c == std::string::npos) break;
-    start = c + 1;
-  }
-  return out;
 }
 
 void port_findings(const HostInventory& h, std::vector<Finding>& out) {
@@ -399,45 +386,7 @@ void mpi_findings(const HostInventory& h, std::vector<Finding>& out) {
         "file";
     out.push_back(std::move(f));
   }
-  auto it = m.effective.find("btl_tcp_if_include");
-  if (it == m.effective.end()) return;
-  double fastest_mbit = 0;
-  for (const auto& n : h.net_interfaces)
-    if (n.speed_mbit && !n.is_virtual)
-      fastest_mbit = std::max(fastest_mbit, static_cast<double>(*n.speed_mbit));
-  for (const auto& name : split_commas(it->second)) {
-    if (name.find('/') != std::string::npos) continue;  // a CIDR subnet, not an interface name
-    const model::NetInterface* ni = nullptr;
-    for (const auto& n : h.net_interfaces)
-      if (n.name == name) ni = &n;
-    // From the environment, a management/container name is already reported by the transport analysis
-    // (analyze_transport reads OMPI_MCA_btl_tcp_if_include); here: the MCA files, and slow interfaces.
-    const bool from_env =
-        m.origin.count("btl_tcp_if_include") && m.origin.at("btl_tcp_if_include").rfind("env ", 0) == 0;
-    if (from_env && is_management_iface(name)) continue;
-    std::string why;
-    if (is_management_iface(name) || (ni && ni->is_virtual && ni->rdma_device.empty()))
-      why = "a loopback/container/virtual-bridge interface";
-    else if (ni && ni->speed_mbit && fastest_mbit > 0 &&
-             static_cast<double>(*ni->speed_mbit) < fastest_mbit && ni->rdma_device.empty())
-      why = fmt::format("a {} Mb/s interface while the host has {} Mb/s ones", *ni->speed_mbit, fastest_mbit);
-    if (why.empty()) continue;
-    Finding f;
-    f.severity = Severity::kWarn;
-    f.code = "SOCKET_IFNAME_MGMT";
-    f.message =
-        fmt::format("{}: Open MPI's btl_tcp_if_include={} points at {} ({})", h.host, it->second, name, why);
-    f.evidence = {{"host", h.host},
-                  {"source", "mpi_config"},
-                  {"btl_tcp_if_include", it->second},
-                  {"origin", m.origin.count("btl_tcp_if_include") ? m.origin.at("btl_tcp_if_include") : ""},
-                  {"iface", name},
-                  {"speed_mbit", ni && ni->speed_mbit ? json(*ni->speed_mbit) : json(nullptr)}};
-    f.remedy =
-        "point btl_tcp_if_include at the data-network interface (or its subnet), never a management/docker "
-        "one";
-    out.push_back(std::move(f));
-  }
+  for (auto& f : detail::socket_ifname_from_mca(h)) out.push_back(std::move(f));
 }
 
 void gdr_findings(const HostInventory& h, std::vector<Finding>& out) {

@@ -157,75 +157,9 @@ std::vector<std::string> env_entries(const NcclTestsJsonRun& run, std::string_vi
   return out;
 }
 
-}  // namespace
-
-int nccl_version_code(const std::optional<std::string>& v) {
-  if (!v) return 0;
-  int major = 0, minor = 0, patch = 0;
-  const auto digit = v->find_first_of("0123456789");
-  if (digit == std::string::npos) return 0;
-  if (std::sscanf(v->c_str() + digit, "%d.%d.%d", &major, &minor, &patch) != 3) return 0;
-  return major * 10000 + minor * 100 + patch;
-}
-
-std::string nccl_tests_json_string(std::string_view s) {
-  constexpr std::size_t kLim = 2048;  // util.cu:171/267 `char tmp[2048]`
-  std::string out = "\"";
-  std::size_t c = 0;  // characters written to util.cu's buffer
-  for (char ch : s) {
-    if (c + 1 >= kLim) break;  // util.cu:81
-    const auto u = static_cast<unsigned char>(ch);
-    if (ch == '"' || ch == '\\' || ch == '/' || ch == '\t' || ch == '\n') {
-      if (c + 2 > kLim) break;  // util.cu:91
-      out += '\\';
-      out += ch == '\n' ? 'n' : ch == '\t' ? 't' : ch;
-      c += 2;
-    } else if (u >= 0x7F || u <= 0x1F) {
-      break;  // util.cu:108-111: the string ends here
-    } else {
-      out += ch;
-      ++c;
-    }
-  }
-  out += '"';
-  return out;
-}
-
-std::string nccl_tests_json_double(double v) {
-  if (std::isnan(v)) return "\"nan\"";  // util.cu:292-294
-  if (std::isinf(v)) return v > 0 ? "\"inf\"" : "\"-inf\"";
-  return fmt::sprintf("%lf", v);  // util.cu:296
-}
-
-std::string nccl_tests_json(const SweepResult& r, const NcclTestsJsonRun& run) {
-  for (const auto& b : r.blocks) {
-    if (b.collective != r.blocks.front().collective) {
-      throw std::invalid_argument(
-          "nccl-tests' JSON holds one collective per file (its binary is the collective): give one --coll");
-    }
-  }
-  const auto coll = r.blocks.empty() ? (r.options.collectives.empty() ? core::Collective::kAllReduce
-                                                                      : r.options.collectives.front())
-                                     : r.blocks.front().collective;
+// util.cu:643-665 + 702-716 writeDeviceReport (config), in that order.
+void write_config(Out& o, const SweepResult& r, const NcclTestsJsonRun& run) {
   const auto& opt = r.options;
-  Out o;
-  o.open('{');
-  // util.cu:317-379 jsonOutputInit.
-  o.key("version");
-  o.num(3);  // util.cu:52 JSON_FILE_VERSION
-  o.key("start_time");
-  o.str(run.start_time);
-  o.key("args");
-  o.open('[');
-  for (const auto& a : run.args) o.str(core::redact_value("", a));
-  o.close(']');
-  o.key("env");
-  o.open('[');
-  for (const auto& e : env_entries(run, core::name(coll))) o.str(e);
-  o.close(']');
-  o.key("nccl_version");
-  o.num(nccl_version_code(r.topology.nccl_version));
-  // util.cu:643-665 + 702-716 writeDeviceReport (config), in that order.
   o.key("config");
   o.open('{');
   o.key("nthreads");
@@ -284,12 +218,21 @@ std::string nccl_tests_json(const SweepResult& r, const NcclTestsJsonRun& run) {
   }
   o.close(']');
   o.close('}');
-  // util.cu:764 results; per row common.cu:938-941 preamble, out-of-place, in-place, terminator.
-  o.key("results");
-  o.open('[');
+}
+
+// What the footer sums over the rows: placements with wrong elements, and the busBw of every placement.
+struct ResultTotals {
   std::size_t out_of_bounds = 0;  // common.cu:478: placements with wrong elements
   double bw_sum = 0;              // common.cu:895-896, 1831: mean busBw of every placement
   std::size_t bw_n = 0;
+};
+
+// util.cu:764 results; per row common.cu:938-941 preamble, out-of-place, in-place, terminator.
+ResultTotals write_results(Out& o, const SweepResult& r, const NcclTestsJsonRun& run) {
+  ResultTotals t;
+  const auto& opt = r.options;
+  o.key("results");
+  o.open('[');
   for (const auto& b : r.blocks) {
     const std::string redop = b.redop ? std::string(core::name(*b.redop)) : "none";
     for (const auto& p : b.points) {
@@ -312,21 +255,92 @@ std::string nccl_tests_json(const SweepResult& r, const NcclTestsJsonRun& run) {
       o.str("");
       o.close('}');
       for (const auto* pr : {&p.out_of_place, &p.in_place}) {
-        if (pr->wrong && *pr->wrong > 0) ++out_of_bounds;
-        bw_sum += pr->busbw_gbps;
-        ++bw_n;
+        if (pr->wrong && *pr->wrong > 0) ++t.out_of_bounds;
+        t.bw_sum += pr->busbw_gbps;
+        ++t.bw_n;
       }
     }
   }
   o.close(']');
+  return t;
+}
+
+}  // namespace
+
+int nccl_version_code(const std::optional<std::string>& v) {
+  if (!v) return 0;
+  int major = 0, minor = 0, patch = 0;
+  const auto digit = v->find_first_of("0123456789");
+  if (digit == std::string::npos) return 0;
+  if (std::sscanf(v->c_str() + digit, "%d.%d.%d", &major, &minor, &patch) != 3) return 0;
+  return major * 10000 + minor * 100 + patch;
+}
+
+std::string nccl_tests_json_string(std::string_view s) {
+  constexpr std::size_t kLim = 2048;  // util.cu:171/267 `char tmp[2048]`
+  std::string out = "\"";
+  std::size_t c = 0;  // characters written to util.cu's buffer
+  for (char ch : s) {
+    if (c + 1 >= kLim) break;  // util.cu:81
+    const auto u = static_cast<unsigned char>(ch);
+    if (ch == '"' || ch == '\\' || ch == '/' || ch == '\t' || ch == '\n') {
+      if (c + 2 > kLim) break;  // util.cu:91
+      out += '\\';
+      out += ch == '\n' ? 'n' : ch == '\t' ? 't' : ch;
+      c += 2;
+    } else if (u >= 0x7F || u <= 0x1F) {
+      break;  // util.cu:108-111: the string ends here
+    } else {
+      out += ch;
+      ++c;
+    }
+  }
+  out += '"';
+  return out;
+}
+
+std::string nccl_tests_json_double(double v) {
+  if (std::isnan(v)) return "\"nan\"";  // util.cu:292-294
+  if (std::isinf(v)) return v > 0 ? "\"inf\"" : "\"-inf\"";
+  return fmt::sprintf("%lf", v);  // util.cu:296
+}
+std::string nccl_tests_json(const SweepResult& r, const NcclTestsJsonRun& run) {
+  for (const auto& b : r.blocks) {
+    if (b.collective != r.blocks.front().collective) {
+      throw std::invalid_argument(
+          "nccl-tests' JSON holds one collective per file (its binary is the collective): give one --coll");
+    }
+  }
+  const auto coll = r.blocks.empty() ? (r.options.collectives.empty() ? core::Collective::kAllReduce
+                                                                      : r.options.collectives.front())
+                                     : r.blocks.front().collective;
+  Out o;
+  o.open('{');
+  // util.cu:317-379 jsonOutputInit.
+  o.key("version");
+  o.num(3);  // util.cu:52 JSON_FILE_VERSION
+  o.key("start_time");
+  o.str(run.start_time);
+  o.key("args");
+  o.open('[');
+  for (const auto& a : run.args) o.str(core::redact_value("", a));
+  o.close(']');
+  o.key("env");
+  o.open('[');
+  for (const auto& e : env_entries(run, core::name(coll))) o.str(e);
+  o.close(']');
+  o.key("nccl_version");
+  o.num(nccl_version_code(r.topology.nccl_version));
+  write_config(o, r, run);
+  const ResultTotals t = write_results(o, r, run);
   // util.cu:783-792 writeResultFooter.
-  const double avg = bw_n ? bw_sum / static_cast<double>(bw_n) : std::nan("");  // 0/0 in common.cu:1831
+  const double avg = t.bw_n ? t.bw_sum / static_cast<double>(t.bw_n) : std::nan("");  // 0/0 in common.cu:1831
   o.key("out_of_bounds");
   o.open('{');
   o.key("count");
-  o.num(static_cast<long long>(out_of_bounds));
+  o.num(static_cast<long long>(t.out_of_bounds));
   o.key("okay");
-  o.boolean(out_of_bounds == 0);
+  o.boolean(t.out_of_bounds == 0);
   o.close('}');
   o.key("average_bus_bandwidth");
   o.open('{');

@@ -188,13 +188,14 @@ void add_scaling(Document& doc, const model::ScalingResult& r) {
   add_scaling(doc, r, load_workloads(r.options.workloads_file, "--workloads"));
 }
 
-void add_scaling(Document& doc, const model::ScalingResult& r, const WorkloadSet& workloads) {
-  const WorkloadProfile& reference = find_workload(workloads, r.options.workload, "--workload");
-  json& root = doc.json();
-  const bool intra = r.intra_node_only;
-  const int hosts = std::max(1, r.world_hosts);
+namespace {
 
-  // 1. Group scaling.
+constexpr core::Collective kRingCollectives[] = {core::Collective::kAllReduce, core::Collective::kAllGather,
+                                                 core::Collective::kReduceScatter};
+
+// 1. Group scaling: the measured busBw per group of hosts (or local ranks), against the first group.
+json group_scaling_json(const model::ScalingResult& r) {
+  const bool intra = r.intra_node_only;
   json scaling = json::object();
   scaling["collective"] = std::string(core::name(r.options.collective));
   scaling["size_bytes"] = r.groups.empty() ? json(r.options.size_bytes) : json(r.groups.front().size_bytes);
@@ -216,20 +217,28 @@ void add_scaling(Document& doc, const model::ScalingResult& r, const WorkloadSet
   scaling["groups"] = groups;
   scaling["groups_reason"] = r.skipped_reason.empty() ? json(nullptr) : json(r.skipped_reason);
   scaling["baseline"] = intra ? "2 local ranks" : "2 hosts";
+  return scaling;
+}
 
-  // 2./3. Curves from the sweeps in this report.
-  const MeasuredCurves curves = curves_from_sweeps(root.contains("sweeps") ? root["sweeps"] : json());
-  const bool have_curves = curves.allreduce || curves.allgather || curves.reducescatter;
+// 2. The alpha-beta fit of each measured curve, by collective name.
+json fits_json(const MeasuredCurves& curves) {
   json model = json::object();
-  for (core::Collective c :
-       {core::Collective::kAllReduce, core::Collective::kAllGather, core::Collective::kReduceScatter}) {
+  for (core::Collective c : kRingCollectives) {
     if (const CommCurve* cv = curves.get(c)) model[std::string(core::name(c))] = fit_json(*cv);
   }
-  scaling["model"] = model;
+  return model;
+}
 
+// The reference workload's projection, or why there is none.
+struct Reference {
+  std::optional<WorkloadProjection> projection;
+  std::string reason;
+};
+
+// 3. Every workload profile projected on the measured curves; fills the reference's projection or reason.
+json workloads_json(const WorkloadSet& workloads, const MeasuredCurves& curves, bool have_curves,
+                    const WorkloadProfile& reference, Reference& ref) {
   json wl = json::array();
-  std::optional<WorkloadProjection> ref_proj;
-  std::string ref_reason;
   for (const auto& p : workloads.profiles) {
     json j;
     try {
@@ -237,84 +246,93 @@ void add_scaling(Document& doc, const model::ScalingResult& r, const WorkloadSet
         throw std::invalid_argument("no allreduce/allgather/reducescatter sweep in this report");
       const WorkloadProjection w = project_workload(p, curves.view());
       j = projection_json(w);
-      if (p.name == reference.name) ref_proj = w;
+      if (p.name == reference.name) ref.projection = w;
     } catch (const std::invalid_argument& e) {
       j = {{"workload", p.name},
            {"parallelism", parallelism_name(p.parallelism)},
            {"efficiency", nullptr},
            {"reason", e.what()}};
-      if (p.name == reference.name) ref_reason = e.what();
+      if (p.name == reference.name) ref.reason = e.what();
     }
     j["reference"] = p.name == reference.name;
     wl.push_back(j);
   }
-  scaling["workloads"] = wl;
-  scaling["workloads_source"] = workloads.source;
+  return wl;
+}
 
-  // Projection to 2×, 4×, 8× hosts (ring model ratio applied to the measured curves).
-  json projection = json::array();
-  if (have_curves) {
-    for (int k : kProjectionFactors) {
-      const int n2 = curves.nranks * k;
-      json pj = {{"hosts_factor", k}, {"hosts", hosts * k}, {"nranks", n2}, {"label", kRingProjectionLabel}};
-      json colls = json::array();
-      MeasuredCurves projected;
-      projected.nranks = n2;
-      for (core::Collective c :
-           {core::Collective::kAllReduce, core::Collective::kAllGather, core::Collective::kReduceScatter}) {
-        const CommCurve* cv = curves.get(c);
-        if (!cv || !cv->fit()) continue;
-        CommCurve pc = cv->at_nranks(n2);
-        const double size = cv->points().back().size_bytes;
-        const CurveLookup l = pc.time_at(size);
-        const double busbw = size / (l.time_us * 1e3) * core::busbw_factor(c, n2);
-        colls.push_back({{"collective", std::string(core::name(c))},
-                         {"size_bytes", size},
-                         {"time_us", l.time_us},
-                         {"busbw_gbps", busbw}});
-        if (c == core::Collective::kAllReduce) projected.allreduce = pc;
-        if (c == core::Collective::kAllGather) projected.allgather = pc;
-        if (c == core::Collective::kReduceScatter) projected.reducescatter = pc;
-      }
-      pj["collectives"] = colls;
-      json pw = json::array();
-      for (const auto& p : workloads.profiles) {
-        try {
-          const WorkloadProjection w = project_workload(p, projected.view());
-          pw.push_back({{"workload", p.name},
-                        {"efficiency", w.efficiency},
-                        {"t_comm_s", w.t_comm_s},
-                        {"exposed_s", w.exposed_s},
-                        {"reference", p.name == reference.name}});
-        } catch (const std::invalid_argument& e) {
-          pw.push_back({{"workload", p.name},
-                        {"efficiency", nullptr},
-                        {"reason", e.what()},
-                        {"reference", p.name == reference.name}});
-        }
-      }
-      pj["workloads"] = pw;
-      projection.push_back(pj);
+// The workloads at one projected rank count, each against the reference flag.
+json projected_workloads_json(const WorkloadSet& workloads, const MeasuredCurves& projected,
+                              const WorkloadProfile& reference) {
+  json pw = json::array();
+  for (const auto& p : workloads.profiles) {
+    try {
+      const WorkloadProjection w = project_workload(p, projected.view());
+      pw.push_back({{"workload", p.name},
+                    {"efficiency", w.efficiency},
+                    {"t_comm_s", w.t_comm_s},
+                    {"exposed_s", w.exposed_s},
+                    {"reference", p.name == reference.name}});
+    } catch (const std::invalid_argument& e) {
+      pw.push_back({{"workload", p.name},
+                    {"efficiency", nullptr},
+                    {"reason", e.what()},
+                    {"reference", p.name == reference.name}});
     }
   }
-  scaling["projection"] = projection;
+  return pw;
+}
 
-  // DDP bucket advice from the allreduce curve.
+// Projection to 2×, 4×, 8× hosts (ring model ratio applied to the measured curves).
+json host_projection_json(const MeasuredCurves& curves, int hosts, const WorkloadSet& workloads,
+                          const WorkloadProfile& reference) {
+  json projection = json::array();
+  for (int k : kProjectionFactors) {
+    const int n2 = curves.nranks * k;
+    json pj = {{"hosts_factor", k}, {"hosts", hosts * k}, {"nranks", n2}, {"label", kRingProjectionLabel}};
+    json colls = json::array();
+    MeasuredCurves projected;
+    projected.nranks = n2;
+    for (core::Collective c : kRingCollectives) {
+      const CommCurve* cv = curves.get(c);
+      if (!cv || !cv->fit()) continue;
+      CommCurve pc = cv->at_nranks(n2);
+      const double size = cv->points().back().size_bytes;
+      const CurveLookup l = pc.time_at(size);
+      const double busbw = size / (l.time_us * 1e3) * core::busbw_factor(c, n2);
+      colls.push_back({{"collective", std::string(core::name(c))},
+                       {"size_bytes", size},
+                       {"time_us", l.time_us},
+                       {"busbw_gbps", busbw}});
+      if (c == core::Collective::kAllReduce) projected.allreduce = pc;
+      if (c == core::Collective::kAllGather) projected.allgather = pc;
+      if (c == core::Collective::kReduceScatter) projected.reducescatter = pc;
+    }
+    pj["collectives"] = colls;
+    pj["workloads"] = projected_workloads_json(workloads, projected, reference);
+    projection.push_back(pj);
+  }
+  return projection;
+}
+
+// DDP bucket advice from the allreduce curve, and DDP_BUCKET_BELOW_PLATEAU (info) when 25 MiB buckets fall
+// short of the plateau.
+json bucket_advice_json(Document& doc, const MeasuredCurves& curves) {
+  json advice;
   if (curves.allreduce) {
     const BucketAdvice a = advise_bucket(*curves.allreduce);
-    scaling["bucket_advice"] = {{"plateau_busbw_gbps", a.plateau_busbw_gbps},
-                                {"plateau_size_bytes", a.plateau_size_bytes},
-                                {"plateau_at_largest_size", a.plateau_at_largest_size},
-                                {"fraction", a.fraction},
-                                {"advised_bucket_bytes", a.advised_bucket_bytes},
-                                {"advised_busbw_gbps", a.advised_busbw_gbps},
-                                {"default_bucket_bytes", a.default_bucket_bytes},
-                                {"default_busbw_gbps", a.default_busbw_gbps},
-                                {"default_method", a.default_method},
-                                {"default_vs_plateau", a.default_vs_plateau},
-                                {"rule",
-                                 "smallest measured allreduce size whose busBw reaches 90 % of the largest "
-                                 "measured busBw; PyTorch DDP's default bucket_cap_mb is 25"}};
+    advice = {{"plateau_busbw_gbps", a.plateau_busbw_gbps},
+              {"plateau_size_bytes", a.plateau_size_bytes},
+              {"plateau_at_largest_size", a.plateau_at_largest_size},
+              {"fraction", a.fraction},
+              {"advised_bucket_bytes", a.advised_bucket_bytes},
+              {"advised_busbw_gbps", a.advised_busbw_gbps},
+              {"default_bucket_bytes", a.default_bucket_bytes},
+              {"default_busbw_gbps", a.default_busbw_gbps},
+              {"default_method", a.default_method},
+              {"default_vs_plateau", a.default_vs_plateau},
+              {"rule",
+               "smallest measured allreduce size whose busBw reaches 90 % of the largest "
+               "measured busBw; PyTorch DDP's default bucket_cap_mb is 25"}};
     if (a.default_vs_plateau < a.fraction) {
       doc.add_finding(
           {Severity::kInfo, "DDP_BUCKET_BELOW_PLATEAU",
@@ -322,16 +340,23 @@ void add_scaling(Document& doc, const model::ScalingResult& r, const WorkloadSet
                        "({:.3f} of {:.3f} GB/s); {} would reach {:.0f} %.",
                        a.default_vs_plateau * 100, a.default_busbw_gbps, a.plateau_busbw_gbps,
                        size_text(a.advised_bucket_bytes), a.fraction * 100),
-           scaling["bucket_advice"],
+           advice,
            fmt::format("set bucket_cap_mb to at least {:.0f} in DistributedDataParallel",
                        std::ceil(a.advised_bucket_bytes / (1024.0 * 1024.0)))});
     }
   } else {
-    scaling["bucket_advice"] = {{"advised_bucket_bytes", nullptr},
-                                {"reason", "no allreduce sweep in this report"}};
+    advice = {{"advised_bucket_bytes", nullptr}, {"reason", "no allreduce sweep in this report"}};
   }
+  return advice;
+}
 
-  // Findings on the group scaling and the fits.
+// SCALING_BUSBW_DROP (the last group's busBw under 0.8 of the first's) and ALPHA_BETA_FIT_ROUGH (a fit's rms
+// relative residual over 25 %).
+void scaling_findings(Document& doc, const model::ScalingResult& r, const json& scaling) {
+  const bool intra = r.intra_node_only;
+  const json& groups = scaling.at("groups");
+  const json& model = scaling.at("model");
+  const double base = r.groups.empty() ? 0.0 : r.groups.front().busbw_gbps;
   if (r.groups.size() >= 2 && base > 0) {
     const auto& last = r.groups.back();
     const double ratio = last.busbw_gbps / base;
@@ -363,43 +388,70 @@ void add_scaling(Document& doc, const model::ScalingResult& r, const WorkloadSet
            "read the projection as an order of magnitude; measure at the target size when you can"});
     }
   }
-  root["scaling"] = scaling;
+}
 
-  // The score.
+// The score: the reference workload's scaling efficiency and its inputs, SCALING_EFFICIENCY_LOW (info) under
+// 50 %, or why there is none.
+json score_json(Document& doc, const WorkloadProfile& reference, int hosts, int nranks, bool intra,
+                const Reference& ref) {
   json score = json::object();
   score["workload"] = reference.name;
   score["hosts"] = hosts;
-  score["nranks"] = curves.nranks;
+  score["nranks"] = nranks;
   score["intra_node_only"] = intra;
-  if (ref_proj) {
-    score["scaling_efficiency"] = ref_proj->efficiency;
+  if (ref.projection) {
+    score["scaling_efficiency"] = ref.projection->efficiency;
     score["reason"] = nullptr;
-    json in = projection_json(*ref_proj);
+    json in = projection_json(*ref.projection);
     in.erase("efficiency");
     score["inputs"] = in;
-    score["sentence"] = score_sentence(reference.name, hosts, ref_proj->efficiency, ref_proj->exposed_s);
+    score["sentence"] =
+        score_sentence(reference.name, hosts, ref.projection->efficiency, ref.projection->exposed_s);
     // The score is a projection for an assumed workload, not a fault: context (info) that the summary's score
     // line states first; a fault that causes it (sockets instead of RDMA, a slow host or link) has its own
     // finding (DESIGN §5).
-    if (ref_proj->efficiency < 0.5) {
+    if (ref.projection->efficiency < 0.5) {
       doc.add_finding(
           {Severity::kInfo,
            "SCALING_EFFICIENCY_LOW",
            score["sentence"].get<std::string>(),
-           {{"scaling_efficiency", ref_proj->efficiency},
-            {"t_comm_s", ref_proj->t_comm_s},
-            {"exposed_s", ref_proj->exposed_s},
-            {"t_compute_s", ref_proj->t_compute_s}},
+           {{"scaling_efficiency", ref.projection->efficiency},
+            {"t_comm_s", ref.projection->t_comm_s},
+            {"exposed_s", ref.projection->exposed_s},
+            {"t_compute_s", ref.projection->t_compute_s}},
            "more busBw (RDMA instead of sockets, all rails up), larger buckets, or more overlap"});
     }
   } else {
     score["scaling_efficiency"] = nullptr;
-    score["reason"] = ref_reason.empty() ? "no sweep in this report" : ref_reason;
+    score["reason"] = ref.reason.empty() ? "no sweep in this report" : ref.reason;
     score["inputs"] = nullptr;
     score["sentence"] = nullptr;
   }
   score["assumptions"] = assumptions_json(reference, true, intra);
-  root["score"] = score;
+  return score;
+}
+
+}  // namespace
+
+void add_scaling(Document& doc, const model::ScalingResult& r, const WorkloadSet& workloads) {
+  const WorkloadProfile& reference = find_workload(workloads, r.options.workload, "--workload");
+  json& root = doc.json();
+  const bool intra = r.intra_node_only;
+  const int hosts = std::max(1, r.world_hosts);
+
+  json scaling = group_scaling_json(r);
+  const MeasuredCurves curves = curves_from_sweeps(root.contains("sweeps") ? root["sweeps"] : json());
+  const bool have_curves = curves.allreduce || curves.allgather || curves.reducescatter;
+  scaling["model"] = fits_json(curves);
+  Reference ref;
+  scaling["workloads"] = workloads_json(workloads, curves, have_curves, reference, ref);
+  scaling["workloads_source"] = workloads.source;
+  scaling["projection"] =
+      have_curves ? host_projection_json(curves, hosts, workloads, reference) : json::array();
+  scaling["bucket_advice"] = bucket_advice_json(doc, curves);
+  scaling_findings(doc, r, scaling);
+  root["scaling"] = scaling;
+  root["score"] = score_json(doc, reference, hosts, curves.nranks, intra, ref);
 
   if (r.groups.empty() && !have_curves) {
     doc.set_section("scaling", SectionStatus::kSkipped,

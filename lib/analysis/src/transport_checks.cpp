@@ -7,16 +7,14 @@
 #include <set>
 #include <string>
 
+#include "transport_internal.hpp"
+
 namespace fabcheck::report::detail {
 
 namespace {
 
 bool is_socket_net(const std::string& net) {
   return net.find("Socket") != std::string::npos || net.find("socket") != std::string::npos;
-}
-
-std::string host_label(const std::string& h) {
-  return h.empty() ? "(no prefix)" : h;
 }
 
 // Dotted-quad prefix test: "172.17.0.2" in 172.17.0.0/16 → prefix "172.17.".
