@@ -17,6 +17,7 @@
 #include "fabcheck/core/stats.hpp"
 #include "fabcheck/probes/sweep.hpp"
 #include "fabcheck/report/sweep.hpp"
+#include "fabcheck/report/sweep_json.hpp"
 
 using namespace fabcheck;
 using core::Collective;
@@ -502,4 +503,78 @@ TEST(Console, CompactFormIsOneLinePerSeries) {
   // The largest size measured, and the peak with its size (the synthetic busBw grows with the size).
   EXPECT_NE(lines[1].find("at 1K, avg"), std::string::npos) << lines[1];
   EXPECT_NE(lines[1].find("sizes from 2K not measured (time limit)"), std::string::npos) << lines[1];
+}
+
+// --- the average busBw rule and the one writer of sweeps[] (issue 16)
+// ------------------------------------------------------------------------
+
+TEST(BusbwMean, IsTheMeanOfEveryBlockInOrder) {
+  // nccl-tests.md §3: the plain mean of busBw over every printed block (out-of-place and in-place rows).
+  core::BusbwMean m;
+  EXPECT_EQ(m.count(), 0u);
+  EXPECT_FALSE(m.value().has_value());  // nothing added: no average (nccl-tests divides 0 by 0)
+  for (double v : {1.0, 2.0, 4.0, 9.0}) m.add(v);
+  EXPECT_EQ(m.count(), 4u);
+  ASSERT_TRUE(m.value().has_value());
+  EXPECT_DOUBLE_EQ(*m.value(), 4.0);
+  // Summed in the order added, then divided once: the importers' recomputation of a file's footer.
+  core::BusbwMean r;
+  double sum = 0;
+  for (double v : {0.1, 0.2, 0.3}) {
+    r.add(v);
+    sum += v;
+  }
+  EXPECT_EQ(*r.value(), sum / 3.0);
+}
+
+TEST(SweepJson, OneWriterForEveryEntry) {
+  report::SweepPointFields p;
+  p.size_bytes = 1024;
+  p.count = 256;
+  p.cycle = 1;
+  p.placement = "in_place";
+  p.time_us = 10.0;
+  p.algbw_gbps = 0.1;
+  p.busbw_gbps = 0.15;
+  p.wrong_reason = "unchecked (-c 0)";
+  p.per_iter_reason = "off";
+  const auto j = report::sweep_point_json(p);
+  EXPECT_EQ(j["size_bytes"], 1024u);
+  EXPECT_EQ(j["count"], 256u);
+  EXPECT_EQ(j["cycle"], 1);
+  EXPECT_EQ(j["placement"], "in_place");
+  EXPECT_TRUE(j["wrong"].is_null());
+  EXPECT_EQ(j["wrong_reason"], "unchecked (-c 0)");
+  EXPECT_TRUE(j["per_iter"].is_null());
+  EXPECT_EQ(j["per_iter_reason"], "off");
+  p.wrong = std::uint64_t{3};
+  p.per_iter = nlohmann::json::object();
+  p.count.reset();
+  p.busbw_gbps.reset();
+  const auto k = report::sweep_point_json(p);
+  EXPECT_EQ(k["wrong"], 3u);
+  EXPECT_FALSE(k.contains("wrong_reason"));
+  EXPECT_FALSE(k.contains("per_iter_reason"));
+  EXPECT_TRUE(k["count"].is_null());
+  EXPECT_TRUE(k["busbw_gbps"].is_null());
+
+  report::SweepSeriesFields s;
+  s.collective = "allreduce";
+  s.dtype = "float";
+  s.redop = "sum";
+  s.nranks = 4;
+  s.busbw_factor = 1.5;
+  s.avg_busbw_gbps = 0.15;
+  const auto e = report::sweep_series_json(s, nlohmann::json::array({j, k}));
+  for (const char* key :
+       {"collective", "dtype", "redop", "root", "nranks", "busbw_factor", "avg_busbw_gbps", "points"}) {
+    EXPECT_TRUE(e.contains(key)) << key;
+  }
+  EXPECT_EQ(e.size(), 8u);
+  EXPECT_TRUE(e["root"].is_null());
+  EXPECT_EQ(e["points"].size(), 2u);
+  report::Document doc({"fabcheck", "sweep"});
+  report::set_sweeps(doc, nlohmann::json::array({e}));
+  EXPECT_EQ(doc.json()["sweeps"].size(), 1u);
+  EXPECT_EQ(doc.json()["run"]["sections"]["sweeps"]["status"], "ok");
 }

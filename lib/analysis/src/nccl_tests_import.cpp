@@ -6,8 +6,11 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <utility>
 
+#include "fabcheck/core/collective.hpp"
 #include "fabcheck/core/error.hpp"
+#include "fabcheck/report/sweep_json.hpp"
 
 namespace fabcheck::report {
 
@@ -163,26 +166,25 @@ BusbwCheck check_block(const parse::NcclTestsBlock& b, std::uint64_t size, core:
 
 json point_json(const NcclTestsRow& r, const parse::NcclTestsBlock& b, const BusbwCheck& k, int cycle,
                 const char* placement, const std::string& format, bool legacy) {
-  json j = {{"size_bytes", r.size_bytes},
-            {"count", r.count},
-            {"cycle", cycle},
-            {"placement", placement},
-            {"time_us", b.time_us.value},
-            {"algbw_gbps", b.algbw_gbps.value},
-            {"busbw_gbps", b.busbw_gbps.value},
-            {"wrong", nullptr},
-            {"per_iter", nullptr},
-            {"per_iter_reason", fmt::format("imported from {}: no per-iteration samples", format)},
-            {"busbw_recomputed_gbps", k.recomputed_gbps},
-            {"busbw_agrees", k.agrees}};
+  SweepPointFields f;
+  f.size_bytes = r.size_bytes;
+  f.count = r.count;
+  f.cycle = cycle;
+  f.placement = placement;
+  f.time_us = b.time_us.value;
+  f.algbw_gbps = b.algbw_gbps.value;
+  f.busbw_gbps = b.busbw_gbps.value;
   if (b.wrong) {
-    j["wrong"] = *b.wrong;
-  } else if (legacy) {
-    j["wrong_reason"] = "legacy nccl-tests (<= 2.11) prints the max deviation ('error'), not a count";
-    if (b.legacy_error) j["legacy_error"] = *b.legacy_error;
+    f.wrong = *b.wrong;
   } else {
-    j["wrong_reason"] = "not checked (N/A in the file)";
+    f.wrong_reason = legacy ? "legacy nccl-tests (<= 2.11) prints the max deviation ('error'), not a count"
+                            : "not checked (N/A in the file)";
   }
+  f.per_iter_reason = fmt::format("imported from {}: no per-iteration samples", format);
+  json j = sweep_point_json(f);
+  j["busbw_recomputed_gbps"] = k.recomputed_gbps;
+  j["busbw_agrees"] = k.agrees;
+  if (!b.wrong && legacy && b.legacy_error) j["legacy_error"] = *b.legacy_error;
   if (r.line > 0) j["line"] = r.line;
   return j;
 }
@@ -195,9 +197,38 @@ void add_skipped_sections(Document& doc, const std::string& format) {
   }
 }
 
-}  // namespace
+/// What the tables add up to over the run: the `sweeps[]` entries and the evidence of the findings.
+struct ImportAcc {
+  json sweeps = json::array();
+  json mismatches = json::array();  ///< BUSBW_MISMATCH evidence (the first 20)
+  json wrong_rows = json::array();  ///< WRONG_DATA evidence (the first 50)
+  double total_wrong = 0;
+  std::size_t failed_checks = 0;
+  std::vector<std::string> incomplete;  ///< IMPORT_INCOMPLETE problems
+  json inferred = json::array();        ///< IMPORT_COLLECTIVE_INFERRED evidence
+  std::set<std::string> layouts;        ///< table layouts seen (run.imported.layouts)
+  std::set<std::string> zero_factor;    ///< collectives with busBw factor 0 at the rank count (SINGLE_RANK)
+};
 
-ImportSummary add_import(Document& doc, const NcclTestsRun& run, const ImportOptions& opts) {
+/// One table as its series see it: the table, its 1-based number, and its collective with the source of it.
+struct TableCtx {
+  const NcclTestsTable& t;
+  std::size_t ti = 0;  ///< 0-based index (reported + 1)
+  core::Collective coll = core::Collective::kAllReduce;
+  std::string source;  ///< "file", "--coll", "inferred"
+  bool legacy = false;
+};
+
+/// One (dtype, redop, root) series of a table, with the -N cycle of each row.
+struct Series {
+  std::string dtype, redop;
+  int root;
+  std::vector<const NcclTestsRow*> rows;
+  std::vector<int> cycles;
+};
+
+/// Step 1: refuses a run without result rows (one line naming the file and what to give instead).
+void require_rows(const NcclTestsRun& run, const ImportOptions& opts) {
   std::size_t total_rows = 0;
   for (const auto& t : run.tables) total_rows += t.rows.size();
   if (total_rows == 0) {
@@ -206,8 +237,10 @@ ImportSummary add_import(Document& doc, const NcclTestsRun& run, const ImportOpt
         "fabcheck sweep run that got past its header, or a perftest, OSU or IMB output)",
         opts.file));
   }
-  ImportSummary sum;
-  // Rank count: --nranks, else the devices of rank 0's group, else inferred from the numbers.
+}
+
+/// Step 2: the rank count: --nranks, else the devices of rank 0's group, else inferred from the numbers.
+void resolve_nranks(ImportSummary& sum, const NcclTestsRun& run, const ImportOptions& opts) {
   std::vector<const NcclTestsRow*> all_rows;
   for (const auto& t : run.tables) {
     for (const auto& r : t.rows) all_rows.push_back(&r);
@@ -227,182 +260,185 @@ ImportSummary add_import(Document& doc, const NcclTestsRun& run, const ImportOpt
         "--nranks N)",
         opts.file));
   }
-  const int n = sum.nranks;
+}
 
-  json& j = doc.json();
-  json sweeps = json::array();
-  json mismatches = json::array();
-  json wrong_rows = json::array();
-  double total_wrong = 0;
-  std::size_t failed_checks = 0;
-  std::vector<std::string> incomplete;
-  json inferred = json::array();
-  std::set<std::string> layouts;
-  std::set<std::string> zero_factor;
+/// Step 3, per table: the collective: the file's own name, else --coll, else inferred from the columns (the
+/// inference joins the IMPORT_COLLECTIVE_INFERRED evidence).
+TableCtx table_collective(ImportAcc& a, const NcclTestsTable& t, std::size_t ti,
+                          const std::vector<const NcclTestsRow*>& rows, int n, const ImportOptions& opts) {
+  TableCtx c{t, ti, core::Collective::kAllReduce, "", t.layout.starts_with("legacy")};
+  std::optional<core::Collective> named;
+  if (!t.program.empty()) named = collective_of_program(t.program, opts.file);
+  if (named) {
+    if (opts.collective && *opts.collective != *named) {
+      throw UsageError(fmt::format("--coll: {} contradicts {}, which names its collective {} (drop --coll)",
+                                   core::name(*opts.collective), opts.file, t.program));
+    }
+    c.coll = *named;
+    c.source = "file";
+  } else if (opts.collective) {
+    c.coll = *opts.collective;
+    c.source = "--coll";
+  } else {
+    const auto inf = infer_collective(t, rows, n);
+    c.coll = inf.collective;
+    c.source = "inferred";
+    a.inferred.push_back({{"table", ti + 1}, {"collective", core::name(c.coll)}, {"because", inf.why}});
+  }
+  return c;
+}
 
-  for (std::size_t ti = 0; ti < run.tables.size(); ++ti) {
-    const auto& t = run.tables[ti];
-    if (t.rows.empty()) {
-      incomplete.push_back(fmt::format("table {} has a header but no rows", ti + 1));
-      continue;
+/// Step 4, per table: one series per (dtype, redop, root) in order of first appearance; a size that does not
+/// grow starts a new -N cycle of its series.
+std::vector<Series> split_series(const std::vector<const NcclTestsRow*>& rows) {
+  std::vector<Series> series;
+  for (const auto* r : rows) {
+    auto it = std::find_if(series.begin(), series.end(), [&](const Series& s) {
+      return s.dtype == r->dtype && s.redop == r->redop && s.root == r->root;
+    });
+    if (it == series.end()) {
+      series.push_back({r->dtype, r->redop, r->root, {}, {}});
+      it = series.end() - 1;
     }
-    layouts.insert(t.layout);
-    const bool legacy = t.layout.starts_with("legacy");
-    std::vector<const NcclTestsRow*> rows;
-    for (const auto& r : t.rows) rows.push_back(&r);
-    // Collective: the file's own name, else --coll, else inferred.
-    std::optional<core::Collective> named;
-    if (!t.program.empty()) named = collective_of_program(t.program, opts.file);
-    core::Collective coll;
-    std::string source;
-    if (named) {
-      if (opts.collective && *opts.collective != *named) {
-        throw UsageError(fmt::format("--coll: {} contradicts {}, which names its collective {} (drop --coll)",
-                                     core::name(*opts.collective), opts.file, t.program));
-      }
-      coll = *named;
-      source = "file";
-    } else if (opts.collective) {
-      coll = *opts.collective;
-      source = "--coll";
-    } else {
-      const auto inf = infer_collective(t, rows, n);
-      coll = inf.collective;
-      source = "inferred";
-      inferred.push_back({{"table", ti + 1}, {"collective", core::name(coll)}, {"because", inf.why}});
+    int cycle = it->cycles.empty() ? 0 : it->cycles.back();
+    if (!it->rows.empty() && r->size_bytes <= it->rows.back()->size_bytes &&
+        !(r->size_bytes == 0 && it->rows.back()->size_bytes == 0)) {
+      ++cycle;
     }
-    if (core::busbw_factor(coll, n) == 0.0) zero_factor.insert(std::string(core::name(coll)));
+    it->rows.push_back(r);
+    it->cycles.push_back(cycle);
+  }
+  return series;
+}
 
-    // Series: one per (dtype, redop, root) in order of first appearance; a size that does not grow starts a
-    // new -N cycle of its series.
-    struct Series {
-      std::string dtype, redop;
-      int root;
-      std::vector<const NcclTestsRow*> rows;
-      std::vector<int> cycles;
-    };
-    std::vector<Series> series;
-    for (const auto* r : rows) {
-      auto it = std::find_if(series.begin(), series.end(), [&](const Series& s) {
-        return s.dtype == r->dtype && s.redop == r->redop && s.root == r->root;
-      });
-      if (it == series.end()) {
-        series.push_back({r->dtype, r->redop, r->root, {}, {}});
-        it = series.end() - 1;
-      }
-      int cycle = it->cycles.empty() ? 0 : it->cycles.back();
-      if (!it->rows.empty() && r->size_bytes <= it->rows.back()->size_bytes &&
-          !(r->size_bytes == 0 && it->rows.back()->size_bytes == 0)) {
-        ++cycle;
-      }
-      it->rows.push_back(r);
-      it->cycles.push_back(cycle);
-    }
-    for (const auto& s : series) {
-      ImportedSweep is;
-      is.collective = coll;
-      is.collective_source = source;
-      is.dtype = s.dtype;
-      is.redop = s.redop;
-      is.root = s.root;
-      is.rows = s.rows.size();
-      json points = json::array();
-      double bw_sum = 0;
-      std::size_t bw_n = 0;
-      for (std::size_t i = 0; i < s.rows.size(); ++i) {
-        const auto& r = *s.rows[i];
-        const std::pair<const parse::NcclTestsBlock*, const char*> blocks[] = {
-            {r.out_of_place ? &*r.out_of_place : nullptr, "out_of_place"}, {&r.in_place, "in_place"}};
-        for (const auto& [b, placement] : blocks) {
-          if (!b) continue;
-          const auto k = check_block(*b, r.size_bytes, coll, n, placement);
-          is.checks.push_back(k);
-          points.push_back(point_json(r, *b, k, s.cycles[i], placement, run.format, legacy));
-          bw_sum += b->busbw_gbps.value;
-          ++bw_n;
-          if (!k.agrees) {
-            ++sum.mismatches;
-            if (mismatches.size() < 20) {
-              mismatches.push_back({{"collective", core::name(coll)},
-                                    {"size_bytes", r.size_bytes},
-                                    {"placement", placement},
-                                    {"file_busbw_gbps", k.file_gbps},
-                                    {"recomputed_busbw_gbps", k.recomputed_gbps},
-                                    {"tolerance_gbps", k.tolerance_gbps},
-                                    {"line", r.line}});
-            }
-          }
-          if (b->wrong && *b->wrong > 0) {
-            total_wrong += *b->wrong;
-            ++failed_checks;
-            if (wrong_rows.size() < 50) {
-              wrong_rows.push_back({{"collective", core::name(coll)},
-                                    {"dtype", s.dtype},
-                                    {"redop", s.redop},
-                                    {"size_bytes", r.size_bytes},
-                                    {"placement", placement},
-                                    {"wrong", *b->wrong}});
-            }
-          }
-        }
-      }
-      // The file's own `# Avg bus bandwidth` (nccl-tests.md §3: the mean busBw of every printed block of the
-      // run) is kept exactly as printed when this series is all the table holds (issue 18, class 11); the
-      // mean of the printed (rounded) rows sits beside it as avg_busbw_recomputed_gbps.
-      const double recomputed = bw_n ? bw_sum / static_cast<double>(bw_n) : 0.0;
-      const bool printed = t.avg_busbw_gbps && series.size() == 1;
-      json e = {{"collective", core::name(coll)},
-                {"dtype", s.dtype},
-                {"redop", nullptr},
-                {"root", nullptr},
-                {"nranks", n},
-                {"busbw_factor", core::busbw_factor(coll, n)},
-                {"avg_busbw_gbps", printed ? t.avg_busbw_gbps->value : recomputed},
-                {"avg_busbw_source", printed ? "file" : "recomputed"},
-                {"avg_busbw_recomputed_gbps", recomputed},
-                {"points", points},
-                {"imported", {{"table", ti + 1}, {"layout", t.layout}, {"collective_source", source}}}};
-      if (!s.redop.empty() && s.redop != "none") e["redop"] = s.redop;
-      if (s.root >= 0) e["root"] = s.root;
-      if (!t.program.empty()) e["imported"]["program"] = t.program;
-      if (t.avg_busbw_gbps) e["imported"]["file_avg_busbw_gbps"] = t.avg_busbw_gbps->value;
-      sweeps.push_back(std::move(e));
-      sum.sweeps.push_back(std::move(is));
-    }
-    if (!t.avg_busbw_gbps) incomplete.push_back(fmt::format("table {} has no footer", ti + 1));
-    if (t.partial_rows > 0) {
-      incomplete.push_back(fmt::format("table {} has {} row(s) cut short", ti + 1, t.partial_rows));
-    }
-    if (legacy && t.out_of_bounds && *t.out_of_bounds > 0) {
-      ++failed_checks;
-      wrong_rows.push_back({{"collective", core::name(coll)}, {"out_of_bounds", *t.out_of_bounds}});
+/// The evidence one placement block adds: a busBw that disagrees with the recomputation, wrong elements.
+void record_block(ImportAcc& a, ImportSummary& sum, const TableCtx& c, const Series& s, const NcclTestsRow& r,
+                  const parse::NcclTestsBlock& b, const BusbwCheck& k, const char* placement) {
+  if (!k.agrees) {
+    ++sum.mismatches;
+    if (a.mismatches.size() < 20) {
+      a.mismatches.push_back({{"collective", core::name(c.coll)},
+                              {"size_bytes", r.size_bytes},
+                              {"placement", placement},
+                              {"file_busbw_gbps", k.file_gbps},
+                              {"recomputed_busbw_gbps", k.recomputed_gbps},
+                              {"tolerance_gbps", k.tolerance_gbps},
+                              {"line", r.line}});
     }
   }
-  j["sweeps"] = sweeps;
-  doc.set_section("sweeps", SectionStatus::kOk);
+  if (b.wrong && *b.wrong > 0) {
+    a.total_wrong += *b.wrong;
+    ++a.failed_checks;
+    if (a.wrong_rows.size() < 50) {
+      a.wrong_rows.push_back({{"collective", core::name(c.coll)},
+                              {"dtype", s.dtype},
+                              {"redop", s.redop},
+                              {"size_bytes", r.size_bytes},
+                              {"placement", placement},
+                              {"wrong", *b.wrong}});
+    }
+  }
+}
 
-  // Topology from the device lines (rank 0's group).
+/// Step 5, per series: its points (every placement block with its busBw check) and its `sweeps[]` entry
+/// through the one writer (report/sweep_json.hpp), plus the importer's own fields.
+void add_series(ImportAcc& a, ImportSummary& sum, const NcclTestsRun& run, const TableCtx& c, const Series& s,
+                bool only_series, int n) {
+  ImportedSweep is;
+  is.collective = c.coll;
+  is.collective_source = c.source;
+  is.dtype = s.dtype;
+  is.redop = s.redop;
+  is.root = s.root;
+  is.rows = s.rows.size();
+  json points = json::array();
+  core::BusbwMean mean;
+  for (std::size_t i = 0; i < s.rows.size(); ++i) {
+    const auto& r = *s.rows[i];
+    const std::pair<const parse::NcclTestsBlock*, const char*> blocks[] = {
+        {r.out_of_place ? &*r.out_of_place : nullptr, "out_of_place"}, {&r.in_place, "in_place"}};
+    for (const auto& [b, placement] : blocks) {
+      if (!b) continue;
+      const auto k = check_block(*b, r.size_bytes, c.coll, n, placement);
+      is.checks.push_back(k);
+      points.push_back(point_json(r, *b, k, s.cycles[i], placement, run.format, c.legacy));
+      mean.add(b->busbw_gbps.value);
+      record_block(a, sum, c, s, r, *b, k, placement);
+    }
+  }
+  // The file's own `# Avg bus bandwidth` (nccl-tests.md §3: the mean busBw of every printed block of the
+  // run) is kept exactly as printed when this series is all the table holds (issue 18, class 11); the
+  // mean of the printed (rounded) rows sits beside it as avg_busbw_recomputed_gbps.
+  const double recomputed = mean.value().value_or(0.0);
+  const auto& t = c.t;
+  const bool printed = t.avg_busbw_gbps && only_series;
+  SweepSeriesFields f;
+  f.collective = core::name(c.coll);
+  f.dtype = s.dtype;
+  if (!s.redop.empty() && s.redop != "none") f.redop = s.redop;
+  if (s.root >= 0) f.root = s.root;
+  f.nranks = n;
+  f.busbw_factor = core::busbw_factor(c.coll, n);
+  f.avg_busbw_gbps = printed ? t.avg_busbw_gbps->value : recomputed;
+  json e = sweep_series_json(f, std::move(points));
+  e["avg_busbw_source"] = printed ? "file" : "recomputed";
+  e["avg_busbw_recomputed_gbps"] = recomputed;
+  e["imported"] = {{"table", c.ti + 1}, {"layout", t.layout}, {"collective_source", c.source}};
+  if (!t.program.empty()) e["imported"]["program"] = t.program;
+  if (t.avg_busbw_gbps) e["imported"]["file_avg_busbw_gbps"] = t.avg_busbw_gbps->value;
+  a.sweeps.push_back(std::move(e));
+  sum.sweeps.push_back(std::move(is));
+}
+
+/// Steps 3-5 for one table, and what the table itself lacks (footer, cut rows, legacy out-of-bounds count).
+void add_table(ImportAcc& a, ImportSummary& sum, const NcclTestsRun& run, std::size_t ti,
+               const ImportOptions& opts) {
+  const auto& t = run.tables[ti];
+  const int n = sum.nranks;
+  if (t.rows.empty()) {
+    a.incomplete.push_back(fmt::format("table {} has a header but no rows", ti + 1));
+    return;
+  }
+  a.layouts.insert(t.layout);
+  std::vector<const NcclTestsRow*> rows;
+  for (const auto& r : t.rows) rows.push_back(&r);
+  const TableCtx c = table_collective(a, t, ti, rows, n, opts);
+  if (core::busbw_factor(c.coll, n) == 0.0) a.zero_factor.insert(std::string(core::name(c.coll)));
+  const auto series = split_series(rows);
+  for (const auto& s : series) add_series(a, sum, run, c, s, series.size() == 1, n);
+  if (!t.avg_busbw_gbps) a.incomplete.push_back(fmt::format("table {} has no footer", ti + 1));
+  if (t.partial_rows > 0) {
+    a.incomplete.push_back(fmt::format("table {} has {} row(s) cut short", ti + 1, t.partial_rows));
+  }
+  if (c.legacy && t.out_of_bounds && *t.out_of_bounds > 0) {
+    ++a.failed_checks;
+    a.wrong_rows.push_back({{"collective", core::name(c.coll)}, {"out_of_bounds", *t.out_of_bounds}});
+  }
+}
+
+/// Step 6: `topology` from the device lines (rank 0's group); the backend is mpi only for fabcheck's own
+/// host-buffer sweeps.
+void write_topology(Document& doc, const NcclTestsRun& run, const ImportSummary& sum) {
   json hosts = json::array();
   json devices = json::array();
-  {
-    std::vector<std::string> order;
-    std::map<std::string, std::set<int>> ranks;
-    for (const auto& d : run.devices) {
-      devices.push_back({{"rank", d.rank},
-                         {"group", d.group},
-                         {"pid", d.pid},
-                         {"host", d.host},
-                         {"device", d.device},
-                         {"bus", d.bus},
-                         {"name", d.name}});
-      if (!ranks.contains(d.host)) order.push_back(d.host);
-      ranks[d.host].insert(d.rank);
-    }
-    for (const auto& h : order) hosts.push_back({{"host", h}, {"ranks", ranks[h]}});
+  std::vector<std::string> order;
+  std::map<std::string, std::set<int>> ranks;
+  for (const auto& d : run.devices) {
+    devices.push_back({{"rank", d.rank},
+                       {"group", d.group},
+                       {"pid", d.pid},
+                       {"host", d.host},
+                       {"device", d.device},
+                       {"bus", d.bus},
+                       {"name", d.name}});
+    if (!ranks.contains(d.host)) order.push_back(d.host);
+    ranks[d.host].insert(d.rank);
   }
+  for (const auto& h : order) hosts.push_back({{"host", h}, {"ranks", ranks[h]}});
   const bool host_buffers = run.format == "fabcheck-sweep-text" && !run.devices.empty() &&
                             run.devices.front().name.find("host buffers") != std::string::npos;
-  j["topology"] = {{"nranks", n},
+  json& j = doc.json();
+  j["topology"] = {{"nranks", sum.nranks},
                    {"nranks_source", sum.nranks_source},
                    {"hosts", hosts},
                    {"devices", devices},
@@ -417,8 +453,12 @@ ImportSummary add_import(Document& doc, const NcclTestsRun& run, const ImportOpt
   } else {
     j["topology"]["nccl_version_reason"] = "not printed in the imported file";
   }
+}
 
-  // run: where it came from, and the preamble as the sweep config.
+/// Step 7: `run.imported` (where it came from), the preamble as run.config.sweep, and the convention.
+void write_run(Document& doc, const NcclTestsRun& run, const ImportOptions& opts,
+               const std::set<std::string>& layouts) {
+  json& j = doc.json();
   json imported = {
       {"file", opts.file},
       {"format", run.format},
@@ -458,9 +498,11 @@ ImportSummary add_import(Document& doc, const NcclTestsRun& run, const ImportOpt
       "sweeps imported from a file: time_us, algbw_gbps and busbw_gbps are the file's values; "
       "busbw_recomputed_gbps = size/1e9/(time_us*1e-6) * busbw_factor(collective, nranks); busbw_agrees "
       "compares them at the file's printed precision (half an ulp of busbw plus the time's rounding)";
-  add_skipped_sections(doc, run.format);
+}
 
-  // Findings.
+/// Step 8: the findings on the numbers: BUSBW_MISMATCH (warn), WRONG_DATA (fail), SINGLE_RANK (warn).
+void add_number_findings(Document& doc, const ImportAcc& a, const ImportSummary& sum) {
+  const int n = sum.nranks;
   if (sum.mismatches > 0) {
     Finding f;
     f.severity = Severity::kWarn;
@@ -470,34 +512,35 @@ ImportSummary add_import(Document& doc, const NcclTestsRun& run, const ImportOpt
     f.message = fmt::format(
         "{} of {} imported busBw value(s) disagree with size/time x factor(n={}) at the file's precision",
         sum.mismatches, blocks, n);
-    f.evidence = {{"nranks", n}, {"nranks_source", sum.nranks_source}, {"mismatches", mismatches}};
+    f.evidence = {{"nranks", n}, {"nranks_source", sum.nranks_source}, {"mismatches", a.mismatches}};
     f.remedy =
         "check the rank count (--nranks, -g/-t, NCCL_TESTS_SPLIT groups) and the collective (--coll); "
         "nccl-tests before mid-2020 folded (n-1)/n into allgather/reducescatter algbw; an edited file also "
         "shows here";
     doc.add_finding(f);
   }
-  if (total_wrong > 0 || failed_checks > 0) {
+  if (a.total_wrong > 0 || a.failed_checks > 0) {
     Finding f;
     f.severity = Severity::kFail;
     f.code = "WRONG_DATA";
     f.message =
         fmt::format("the imported run reports wrong data: {} element(s) in {} checked row placement(s)",
-                    total_wrong, failed_checks);
-    f.evidence = {{"total_wrong", total_wrong}, {"failed_checks", failed_checks}, {"checks", wrong_rows}};
+                    a.total_wrong, a.failed_checks);
+    f.evidence = {
+        {"total_wrong", a.total_wrong}, {"failed_checks", a.failed_checks}, {"checks", a.wrong_rows}};
     f.remedy =
         "re-run with -c 5 to see whether it is intermittent, then bisect the hosts (a faulty NIC, GPU, "
         "memory "
         "or firmware corrupts data silently)";
     doc.add_finding(f);
   }
-  if (n == 1 && !zero_factor.empty()) {
+  if (n == 1 && !a.zero_factor.empty()) {
     Finding f;
     f.severity = Severity::kWarn;
     f.code = "SINGLE_RANK";
     f.message =
         fmt::format("only 1 rank: busBw is 0 by definition for {} (factor (n-1)/n); nothing crossed a link",
-                    fmt::join(zero_factor, ", "));
+                    fmt::join(a.zero_factor, ", "));
     f.evidence = {{"nranks", 1}, {"nranks_source", sum.nranks_source}};
     f.remedy =
         "a non-MPI nccl-tests build (make MPI=1) or a wrong launch runs each process alone: rebuild with "
@@ -505,50 +548,68 @@ ImportSummary add_import(Document& doc, const NcclTestsRun& run, const ImportOpt
         "and launch one rank per GPU";
     doc.add_finding(f);
   }
-  {
-    // Rows the file printed that could not be imported (issue 19): said, with the count and the first one.
-    std::size_t dropped = 0;
-    json first = nullptr;
-    for (const auto& t : run.tables) {
-      dropped += t.rejected_rows;
-      if (t.rejected_rows && first.is_null())
-        first = {{"line", t.first_rejected_line}, {"text", t.first_rejected}};
-    }
-    if (dropped > 0) {
-      Finding f;
-      f.severity = Severity::kWarn;
-      f.code = "IMPORT_ROWS_DROPPED";
-      f.message =
-          fmt::format("{} row(s) of the file could not be read and were not imported (first: line {})",
-                      dropped, first.value("line", 0));
-      f.evidence = {{"dropped_rows", dropped}, {"first", first}};
-      f.remedy =
-          "look at those lines of the original output (a non-finite or negative number, a garbled row); "
-          "re-run the test if the file was damaged";
-      doc.add_finding(f);
-    }
+}
+
+/// Step 9: the findings on the input: IMPORT_ROWS_DROPPED (warn: rows the file printed that could not be
+/// read, issue 19), IMPORT_INCOMPLETE (warn: no footer, cut rows, failure lines), IMPORT_COLLECTIVE_INFERRED
+/// (info).
+void add_input_findings(Document& doc, const ImportAcc& a, const NcclTestsRun& run) {
+  std::size_t dropped = 0;
+  json first = nullptr;
+  for (const auto& t : run.tables) {
+    dropped += t.rejected_rows;
+    if (t.rejected_rows && first.is_null())
+      first = {{"line", t.first_rejected_line}, {"text", t.first_rejected}};
   }
-  if (!incomplete.empty() || !run.errors.empty()) {
+  if (dropped > 0) {
+    Finding f;
+    f.severity = Severity::kWarn;
+    f.code = "IMPORT_ROWS_DROPPED";
+    f.message = fmt::format("{} row(s) of the file could not be read and were not imported (first: line {})",
+                            dropped, first.value("line", 0));
+    f.evidence = {{"dropped_rows", dropped}, {"first", first}};
+    f.remedy =
+        "look at those lines of the original output (a non-finite or negative number, a garbled row); "
+        "re-run the test if the file was damaged";
+    doc.add_finding(f);
+  }
+  if (!a.incomplete.empty() || !run.errors.empty()) {
     Finding f;
     f.severity = Severity::kWarn;
     f.code = "IMPORT_INCOMPLETE";
     f.message = fmt::format("the imported run did not finish cleanly: {}",
-                            incomplete.empty() ? std::string("it printed failure lines")
-                                               : fmt::format("{}", fmt::join(incomplete, "; ")));
-    f.evidence = {{"problems", incomplete}, {"errors", run.errors}};
+                            a.incomplete.empty() ? std::string("it printed failure lines")
+                                                 : fmt::format("{}", fmt::join(a.incomplete, "; ")));
+    f.evidence = {{"problems", a.incomplete}, {"errors", run.errors}};
     f.remedy = "look at the failure lines of the original run (NCCL_DEBUG=INFO) and re-run it to completion";
     doc.add_finding(f);
   }
-  if (!inferred.empty()) {
+  if (!a.inferred.empty()) {
     Finding f;
     f.severity = Severity::kInfo;
     f.code = "IMPORT_COLLECTIVE_INFERRED";
     f.message = fmt::format("the file does not name its collective; read as {} from its columns",
-                            inferred[0]["collective"].get<std::string>());
-    f.evidence = {{"tables", inferred}};
+                            a.inferred[0]["collective"].get<std::string>());
+    f.evidence = {{"tables", a.inferred}};
     f.remedy = "give --coll NAME if that is wrong (nccl-tests >= 2.16.7 prints '# Collective test starting')";
     doc.add_finding(f);
   }
+}
+
+}  // namespace
+
+ImportSummary add_import(Document& doc, const NcclTestsRun& run, const ImportOptions& opts) {
+  require_rows(run, opts);
+  ImportSummary sum;
+  resolve_nranks(sum, run, opts);
+  ImportAcc a;
+  for (std::size_t ti = 0; ti < run.tables.size(); ++ti) add_table(a, sum, run, ti, opts);
+  set_sweeps(doc, std::move(a.sweeps));
+  write_topology(doc, run, sum);
+  write_run(doc, run, opts, a.layouts);
+  add_skipped_sections(doc, run.format);
+  add_number_findings(doc, a, sum);
+  add_input_findings(doc, a, run);
   return sum;
 }
 

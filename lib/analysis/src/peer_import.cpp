@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <utility>
 
 #include "fabcheck/core/collective.hpp"
 #include "fabcheck/core/error.hpp"
+#include "fabcheck/report/sweep_json.hpp"
 
 namespace fabcheck::report {
 
@@ -224,62 +226,62 @@ std::size_t add_sweep(Acc& a, const PeerFile& f, const PeerTable& t, std::size_t
                 : "";
   const std::size_t elt = mpi_elt(dtype);
   json points = json::array();
-  double bw_sum = 0;
-  std::size_t bw_n = 0;
+  core::BusbwMean mean;
   for (const auto& r : t.rows) {
     const auto tm = val(r, "t_avg_us");
-    json p = {{"size_bytes", r.size_bytes},
-              {"count", elt ? json(r.size_bytes / elt) : json(nullptr)},
-              {"cycle", 0},
-              {"placement", "out_of_place"},
-              {"time_us", num(tm)},
-              {"time_min_us", num(val(r, "t_min_us"))},
-              {"time_max_us", num(val(r, "t_max_us"))},
-              {"iterations", num(val(r, "iterations"))},
-              {"algbw_gbps", nullptr},
-              {"busbw_gbps", nullptr},
-              {"wrong", nullptr},
-              {"per_iter", nullptr},
-              {"per_iter_reason", fmt::format("imported from {}: no per-iteration samples", f.run.format)},
-              {"line", r.line}};
-    if (auto d = val(r, "defects")) {
-      p["wrong"] = *d;
+    const auto defects = val(r, "defects");
+    const bool derived = same_s && n && tm && *tm > 0;
+    SweepPointFields pf;
+    pf.size_bytes = r.size_bytes;
+    if (elt) pf.count = r.size_bytes / elt;
+    pf.placement = "out_of_place";
+    pf.time_us = tm;
+    if (derived) {
+      pf.algbw_gbps = core::algbw_gbps(r.size_bytes, *tm * 1e-6);
+      pf.busbw_gbps = core::busbw_gbps(*coll, *n, *pf.algbw_gbps);
+      mean.add(*pf.busbw_gbps);
+    }
+    if (defects) {
+      pf.wrong = *defects;
+    } else {
+      pf.wrong_reason = !r.validation.empty() ? "OSU -c prints Pass/Fail, not a count"
+                                              : "not checked (the run printed no validation column)";
+    }
+    pf.per_iter_reason = fmt::format("imported from {}: no per-iteration samples", f.run.format);
+    json p = sweep_point_json(pf);
+    p["time_min_us"] = num(val(r, "t_min_us"));
+    p["time_max_us"] = num(val(r, "t_max_us"));
+    p["iterations"] = num(val(r, "iterations"));
+    p["line"] = r.line;
+    if (defects) {
       p["wrong_source"] = "IMB -DCHECK defects column";
     } else if (!r.validation.empty()) {
       p["validation"] = r.validation;
-      p["wrong_reason"] = "OSU -c prints Pass/Fail, not a count";
-    } else {
-      p["wrong_reason"] = "not checked (the run printed no validation column)";
     }
-    if (same_s && n && tm && *tm > 0) {
-      const double alg = core::algbw_gbps(r.size_bytes, *tm * 1e-6);
-      p["algbw_gbps"] = alg;
-      p["busbw_gbps"] = core::busbw_gbps(*coll, *n, alg);
+    if (derived) {
       p["busbw_source"] = "derived: size / time x busbw_factor(collective, nranks) (DESIGN §3)";
-      bw_sum += p["busbw_gbps"].get<double>();
-      ++bw_n;
     } else {
       p["busbw_reason"] = busbw_reason.empty() ? "zero time" : busbw_reason;
     }
     points.push_back(std::move(p));
   }
-  json e = {{"collective", coll ? json(std::string(core::name(*coll))) : json(t.test)},
-            {"dtype", dtype},
-            {"redop", reduces ? json("sum") : json(nullptr)},
-            {"root", nullptr},
-            {"nranks", n ? json(*n) : json(nullptr)},
-            {"nranks_source", n ? json(n_source) : json("unknown")},
-            {"busbw_factor", coll && n ? json(core::busbw_factor(*coll, *n)) : json(nullptr)},
-            {"avg_busbw_gbps", bw_n ? json(bw_sum / static_cast<double>(bw_n)) : json(nullptr)},
-            {"avg_busbw_source", bw_n ? json("derived") : json(nullptr)},
-            {"time_statistic",
-             f.run.tool == "osu"
-                 ? "OSU Avg Latency: each rank's mean time per operation over the iterations, averaged over "
-                   "ranks (min/max beside it with -f); not nccl-tests' one timer around N back-to-back ops"
-                 : "IMB t_avg: each rank's mean time per operation over #repetitions, averaged over ranks "
-                   "(t_min/t_max beside it); not nccl-tests' one timer around N back-to-back ops"},
-            {"points", points},
-            {"imported", imported_of(f, t, ti)}};
+  SweepSeriesFields sf;
+  sf.collective = coll ? std::string(core::name(*coll)) : t.test;
+  sf.dtype = dtype;
+  if (reduces) sf.redop = "sum";
+  sf.nranks = n;
+  if (coll && n) sf.busbw_factor = core::busbw_factor(*coll, *n);
+  sf.avg_busbw_gbps = mean.value();
+  json e = sweep_series_json(sf, std::move(points));
+  e["nranks_source"] = n ? json(n_source) : json("unknown");
+  e["avg_busbw_source"] = mean.count() ? json("derived") : json(nullptr);
+  e["time_statistic"] =
+      f.run.tool == "osu"
+          ? "OSU Avg Latency: each rank's mean time per operation over the iterations, averaged over "
+            "ranks (min/max beside it with -f); not nccl-tests' one timer around N back-to-back ops"
+          : "IMB t_avg: each rank's mean time per operation over #repetitions, averaged over ranks "
+            "(t_min/t_max beside it); not nccl-tests' one timer around N back-to-back ops";
+  e["imported"] = imported_of(f, t, ti);
   if (!busbw_reason.empty()) e["busbw_reason"] = busbw_reason;
   a.sweeps.push_back(std::move(e));
   return t.rows.size();
@@ -407,126 +409,122 @@ double to_gbps(double v, const std::string& unit) {
   return v / 1e3;  // MB/s = 1e6 B/s
 }
 
-std::vector<PeerFileSummary> add_peer_import(Document& doc, const std::vector<PeerFile>& files,
-                                             const PeerImportOptions& opts) {
-  Acc a;
-  std::vector<PeerFileSummary> out;
-  json imported_files = json::array();
-  std::size_t total_rows = 0, total_errors = 0;
-  for (const auto& f : files) {
-    PeerFileSummary s{f.path, f.run.tool, f.run.format, f.run.version, f.run.tables.size(), 0, {}};
-    for (std::size_t ti = 0; ti < f.run.tables.size(); ++ti) {
-      const auto& t = f.run.tables[ti];
-      std::size_t n = 0;
-      std::string where;
-      if (t.kind == "latency") {
-        n = add_latency(a, f, t, ti);
-        where = "latency";
-      } else if (t.kind == "bandwidth") {
-        n = add_link(a, f, t, ti, opts);
-        where = "pairs.links";
-      } else {
-        n = add_sweep(a, f, t, ti, opts);
-        where = "sweeps";
-      }
-      s.rows += n;
-      s.placed.push_back(fmt::format("{}{}: {} row(s) -> {}{}", t.test,
-                                     t.bw_unit.empty() ? "" : " (" + t.bw_unit + ")", n, where,
-                                     t.rows.empty() ? " (header without rows)" : ""));
-      if (t.rows.empty()) {
-        a.incomplete.push_back({{"file", f.path},
-                                {"line", t.line},
-                                {"text", fmt::format("{}: table has a header but no rows", t.test)}});
-      }
-      if (t.rejected_rows > 0) {
-        if (a.dropped == 0)
-          a.first_dropped = {{"file", f.path}, {"line", t.first_rejected_line}, {"text", t.first_rejected}};
-        a.dropped += t.rejected_rows;
-      }
-      for (const auto& r : t.rows) {
-        if (r.validation == "Fail") {
-          a.wrong.push_back({{"file", f.path},
-                             {"line", r.line},
-                             {"test", t.test},
-                             {"size_bytes", r.size_bytes},
-                             {"validation", "Fail"}});
-        }
-        if (auto d = val(r, "defects"); d && *d > 0) {
-          a.wrong.push_back({{"file", f.path},
-                             {"line", r.line},
-                             {"test", t.test},
-                             {"size_bytes", r.size_bytes},
-                             {"defects", *d}});
-        }
-      }
+namespace {
+
+/// Places one table where its kind belongs (latency[], pairs.links[] or sweeps[]), says where in the file's
+/// summary, and collects what it adds to the findings (a table without rows, dropped rows, wrong data).
+void place_table(Acc& a, PeerFileSummary& s, const PeerFile& f, std::size_t ti,
+                 const PeerImportOptions& opts) {
+  const auto& t = f.run.tables[ti];
+  std::size_t n = 0;
+  std::string where;
+  if (t.kind == "latency") {
+    n = add_latency(a, f, t, ti);
+    where = "latency";
+  } else if (t.kind == "bandwidth") {
+    n = add_link(a, f, t, ti, opts);
+    where = "pairs.links";
+  } else {
+    n = add_sweep(a, f, t, ti, opts);
+    where = "sweeps";
+  }
+  s.rows += n;
+  s.placed.push_back(fmt::format("{}{}: {} row(s) -> {}{}", t.test,
+                                 t.bw_unit.empty() ? "" : " (" + t.bw_unit + ")", n, where,
+                                 t.rows.empty() ? " (header without rows)" : ""));
+  if (t.rows.empty()) {
+    a.incomplete.push_back({{"file", f.path},
+                            {"line", t.line},
+                            {"text", fmt::format("{}: table has a header but no rows", t.test)}});
+  }
+  if (t.rejected_rows > 0) {
+    if (a.dropped == 0)
+      a.first_dropped = {{"file", f.path}, {"line", t.first_rejected_line}, {"text", t.first_rejected}};
+    a.dropped += t.rejected_rows;
+  }
+  for (const auto& r : t.rows) {
+    if (r.validation == "Fail") {
+      a.wrong.push_back({{"file", f.path},
+                         {"line", r.line},
+                         {"test", t.test},
+                         {"size_bytes", r.size_bytes},
+                         {"validation", "Fail"}});
     }
-    scan_errors(a, f);
-    total_rows += s.rows;
-    total_errors += f.run.errors.size();
-    json fi = {{"file", f.path},       {"tool", f.run.tool},  {"format", f.run.format},
-               {"tables", s.tables},   {"rows", s.rows},      {"errors", f.run.errors.size()},
-               {"lines", f.run.lines}, {"notes", f.run.notes}};
-    fi["version"] = f.run.version.empty() ? json(nullptr) : json(f.run.version);
-    if (!f.run.info.empty()) fi["info"] = f.run.info;
-    imported_files.push_back(std::move(fi));
-    out.push_back(std::move(s));
+    if (auto d = val(r, "defects"); d && *d > 0) {
+      a.wrong.push_back({{"file", f.path},
+                         {"line", r.line},
+                         {"test", t.test},
+                         {"size_bytes", r.size_bytes},
+                         {"defects", *d}});
+    }
   }
-  if (total_rows == 0 && total_errors == 0) {
-    throw UsageError(
-        fmt::format("import {}: a {} output without result rows (give an output that got past its header)",
-                    files.empty() ? "" : files.front().path, files.empty() ? "" : files.front().run.tool));
+}
+
+/// One run.imported.files[] entry.
+json file_entry(const PeerFile& f, const PeerFileSummary& s) {
+  json fi = {{"file", f.path},       {"tool", f.run.tool},  {"format", f.run.format},
+             {"tables", s.tables},   {"rows", s.rows},      {"errors", f.run.errors.size()},
+             {"lines", f.run.lines}, {"notes", f.run.notes}};
+  fi["version"] = f.run.version.empty() ? json(nullptr) : json(f.run.version);
+  if (!f.run.info.empty()) fi["info"] = f.run.info;
+  return fi;
+}
+
+/// The `pairs` section of the imported links: the bw_gbps[from][to] and bidir_gbps matrices over the hosts
+/// in order of appearance, and the median of the one-way links.
+void write_pairs(Document& doc, const Acc& a) {
+  const std::size_t n = a.hosts.size();
+  json bw = json::array(), bidir = json::array();
+  for (std::size_t i = 0; i < n; ++i) {
+    bw.push_back(json::array());
+    bidir.push_back(json::array());
+    for (std::size_t k = 0; k < n; ++k) {
+      bw[i].push_back(nullptr);
+      bidir[i].push_back(nullptr);
+    }
   }
+  std::vector<double> values;
+  for (const auto& l : a.links) {
+    const auto fi = std::find(a.hosts.begin(), a.hosts.end(), l["from"].get<std::string>()) - a.hosts.begin();
+    const auto ti = std::find(a.hosts.begin(), a.hosts.end(), l["to"].get<std::string>()) - a.hosts.begin();
+    if (l["bw_gbps"].is_number()) {
+      (l["kind"] == "bidirectional" ? bidir
+                                    : bw)[static_cast<std::size_t>(fi)][static_cast<std::size_t>(ti)] =
+          l["bw_gbps"];
+      if (l["kind"] != "bidirectional") values.push_back(l["bw_gbps"].get<double>());
+    }
+  }
+  std::sort(values.begin(), values.end());
+  json median = values.empty() ? json(nullptr) : json(values[(values.size() - 1) / 2]);
+  doc.json()["pairs"] = {
+      {"hosts", a.hosts},
+      {"size_bytes", a.links[0]["size_bytes"]},
+      {"bw_gbps", bw},
+      {"bidir_gbps", bidir},
+      {"lat_p50_us", nullptr},
+      {"bw_median_gbps", median},
+      {"links", a.links},
+      {"outliers", json::array()},
+      {"suspects", json::array()},
+      {"imported", true},
+      {"convention",
+       "imported: one links[] entry per bandwidth table, bw_gbps = the file's bandwidth at "
+       "its largest size in GB/s (1e9 B/s), converted from unit_in_file; bw_gbps[from][to] "
+       "holds it (bidirectional tables in bidir_gbps); no outlier test on imported links"}};
+  doc.set_section("pairs", SectionStatus::kOk);
+}
+
+/// The sections, topology and run.imported of the whole import: latency, pairs and sweeps where a table went
+/// there, every other section skipped with its reason.
+void write_sections(Document& doc, Acc& a, json imported_files) {
   json& j = doc.json();
   const std::string why = "not measured: imported perftest/OSU/IMB results";
   if (!a.latency.empty()) {
     j["latency"] = a.latency;
     doc.set_section("latency", SectionStatus::kOk);
   }
-  if (!a.links.empty()) {
-    const std::size_t n = a.hosts.size();
-    json bw = json::array(), bidir = json::array();
-    for (std::size_t i = 0; i < n; ++i) {
-      bw.push_back(json::array());
-      bidir.push_back(json::array());
-      for (std::size_t k = 0; k < n; ++k) {
-        bw[i].push_back(nullptr);
-        bidir[i].push_back(nullptr);
-      }
-    }
-    std::vector<double> values;
-    for (const auto& l : a.links) {
-      const auto fi =
-          std::find(a.hosts.begin(), a.hosts.end(), l["from"].get<std::string>()) - a.hosts.begin();
-      const auto ti = std::find(a.hosts.begin(), a.hosts.end(), l["to"].get<std::string>()) - a.hosts.begin();
-      if (l["bw_gbps"].is_number()) {
-        (l["kind"] == "bidirectional" ? bidir
-                                      : bw)[static_cast<std::size_t>(fi)][static_cast<std::size_t>(ti)] =
-            l["bw_gbps"];
-        if (l["kind"] != "bidirectional") values.push_back(l["bw_gbps"].get<double>());
-      }
-    }
-    std::sort(values.begin(), values.end());
-    json median = values.empty() ? json(nullptr) : json(values[(values.size() - 1) / 2]);
-    j["pairs"] = {{"hosts", a.hosts},
-                  {"size_bytes", a.links[0]["size_bytes"]},
-                  {"bw_gbps", bw},
-                  {"bidir_gbps", bidir},
-                  {"lat_p50_us", nullptr},
-                  {"bw_median_gbps", median},
-                  {"links", a.links},
-                  {"outliers", json::array()},
-                  {"suspects", json::array()},
-                  {"imported", true},
-                  {"convention",
-                   "imported: one links[] entry per bandwidth table, bw_gbps = the file's bandwidth at its "
-                   "largest size in GB/s (1e9 B/s), converted from unit_in_file; bw_gbps[from][to] holds it "
-                   "(bidirectional tables in bidir_gbps); no outlier test on imported links"}};
-    doc.set_section("pairs", SectionStatus::kOk);
-  }
-  if (!a.sweeps.empty()) {
-    j["sweeps"] = a.sweeps;
-    doc.set_section("sweeps", SectionStatus::kOk);
-  }
+  if (!a.links.empty()) write_pairs(doc, a);
+  if (!a.sweeps.empty()) set_sweeps(doc, a.sweeps);
   for (const char* s : {"inventory", "transport", "latency", "incast", "pairs", "scaling", "sweeps"}) {
     if (!j.contains(s) || j[s].is_null()) {
       j[s] = nullptr;
@@ -544,13 +542,38 @@ std::vector<PeerFileSummary> add_peer_import(Document& doc, const std::vector<Pe
                    {"clock_offset_us_max", nullptr},
                    {"clock_error_us_max", nullptr},
                    {"clock_reason", "imported: no clock alignment in the file"}};
-  j["run"]["imported"] = {{"format", "peer-benchmarks"}, {"files", imported_files}};
+  j["run"]["imported"] = {{"format", "peer-benchmarks"}, {"files", std::move(imported_files)}};
   j["conventions"]["imported_peers"] =
       "perftest, OSU and IMB results imported as printed: bandwidth converted to GB/s = 1e9 B/s from the "
       "unit each header names (perftest MB/sec and MiB/sec = 2^20 B/s, --report_gbits Gb/sec = 1e9 bit/s; "
       "OSU "
       "MB/s and IMB Mbytes/sec = 1e6 B/s); each latency entry names its statistic; collective times keep "
       "the tool's statistic (time_statistic); busbw only where derived (busbw_source)";
+}
+
+}  // namespace
+
+std::vector<PeerFileSummary> add_peer_import(Document& doc, const std::vector<PeerFile>& files,
+                                             const PeerImportOptions& opts) {
+  Acc a;
+  std::vector<PeerFileSummary> out;
+  json imported_files = json::array();
+  std::size_t total_rows = 0, total_errors = 0;
+  for (const auto& f : files) {
+    PeerFileSummary s{f.path, f.run.tool, f.run.format, f.run.version, f.run.tables.size(), 0, {}};
+    for (std::size_t ti = 0; ti < f.run.tables.size(); ++ti) place_table(a, s, f, ti, opts);
+    scan_errors(a, f);
+    total_rows += s.rows;
+    total_errors += f.run.errors.size();
+    imported_files.push_back(file_entry(f, s));
+    out.push_back(std::move(s));
+  }
+  if (total_rows == 0 && total_errors == 0) {
+    throw UsageError(
+        fmt::format("import {}: a {} output without result rows (give an output that got past its header)",
+                    files.empty() ? "" : files.front().path, files.empty() ? "" : files.front().run.tool));
+  }
+  write_sections(doc, a, std::move(imported_files));
   add_findings(doc, a);
   return out;
 }

@@ -9,11 +9,13 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <utility>
 
 #include "fabcheck/core/collective.hpp"
 #include "fabcheck/core/size.hpp"
 #include "fabcheck/core/stats.hpp"
 #include "fabcheck/core/time_text.hpp"
+#include "fabcheck/report/sweep_json.hpp"
 #include "fabcheck/report/topology.hpp"
 
 namespace fabcheck::report {
@@ -56,25 +58,71 @@ nlohmann::json per_iter_json(const PerIterStats& s) {
 }
 
 nlohmann::json point_json(const model::SweepPoint& p, const PlacementResult& pr, const char* placement) {
-  nlohmann::json j = {{"size_bytes", p.size_bytes},  {"count", p.count},      {"cycle", p.cycle},
-                      {"placement", placement},      {"time_us", pr.time_us}, {"algbw_gbps", pr.algbw_gbps},
-                      {"busbw_gbps", pr.busbw_gbps}, {"wrong", nullptr},      {"per_iter", nullptr}};
+  SweepPointFields f;
+  f.size_bytes = p.size_bytes;
+  f.count = p.count;
+  f.cycle = p.cycle;
+  f.placement = placement;
+  f.time_us = pr.time_us;
+  f.algbw_gbps = pr.algbw_gbps;
+  f.busbw_gbps = pr.busbw_gbps;
   if (pr.wrong) {
-    j["wrong"] = *pr.wrong;
-    if (!pr.wrong_ranks.empty()) j["wrong_ranks"] = pr.wrong_ranks;
+    f.wrong = *pr.wrong;
   } else {
-    j["wrong_reason"] = pr.wrong_reason;
+    f.wrong_reason = pr.wrong_reason;
   }
   if (pr.per_iter) {
-    j["per_iter"] = per_iter_json(*pr.per_iter);
+    f.per_iter = per_iter_json(*pr.per_iter);
   } else {
-    j["per_iter_reason"] = "per-iteration pass off (--per-iter-iters 0)";
+    f.per_iter_reason = "per-iteration pass off (--per-iter-iters 0)";
   }
+  nlohmann::json j = sweep_point_json(f);
+  if (pr.wrong && !pr.wrong_ranks.empty()) j["wrong_ranks"] = pr.wrong_ranks;
   return j;
 }
 
 std::string redop_name(const SweepBlock& b) {
   return b.redop ? std::string(core::name(*b.redop)) : "none";
+}
+
+/// One series' `sweeps[]` entry through the one writer (report/sweep_json.hpp), with the measured sweep's own
+/// `truncated`; each placement with wrong elements joins `bad` (WRONG_DATA evidence, the first 50).
+nlohmann::json series_json(const SweepBlock& b, nlohmann::json& bad) {
+  nlohmann::json points = nlohmann::json::array();
+  for (const auto& p : b.points) {
+    points.push_back(point_json(p, p.out_of_place, "out_of_place"));
+    points.push_back(point_json(p, p.in_place, "in_place"));
+    for (const auto* pr : {&p.out_of_place, &p.in_place}) {
+      if (pr->wrong && *pr->wrong > 0 && bad.size() < 50) {
+        bad.push_back({{"collective", core::name(b.collective)},
+                       {"dtype", core::name(b.dtype)},
+                       {"redop", redop_name(b)},
+                       {"root", b.root},
+                       {"size_bytes", p.size_bytes},
+                       {"placement", pr == &p.out_of_place ? "out_of_place" : "in_place"},
+                       {"wrong", *pr->wrong},
+                       {"ranks", pr->wrong_ranks}});
+      }
+    }
+  }
+  SweepSeriesFields f;
+  f.collective = core::name(b.collective);
+  f.dtype = core::name(b.dtype);
+  if (b.redop) f.redop = core::name(*b.redop);
+  if (b.root >= 0) f.root = b.root;
+  f.nranks = b.nranks;
+  f.busbw_factor = core::busbw_factor(b.collective, b.nranks);
+  f.avg_busbw_gbps = b.avg_busbw_gbps;
+  nlohmann::json e = sweep_series_json(f, std::move(points));
+  e["truncated"] = nullptr;
+  if (b.truncated_from_bytes) {
+    e["truncated"] = {
+        {"from_bytes", *b.truncated_from_bytes},
+        {"predicted_s", b.truncated_predicted_s},
+        {"allowance_s", b.truncated_allowance_s},
+        {"reason", fmt::format("the step's time limit ({} x budget_s)", model::kSweepBudgetLimitFactor)}};
+  }
+  return e;
 }
 
 }  // namespace
@@ -89,45 +137,8 @@ void add_sweep(Document& doc, const SweepResult& r) {
   for (const auto& [k, v] : opts.items()) cfg["sweep"][k] = v;
   nlohmann::json sweeps = nlohmann::json::array();
   nlohmann::json bad = nlohmann::json::array();
-  for (const auto& b : r.blocks) {
-    nlohmann::json points = nlohmann::json::array();
-    for (const auto& p : b.points) {
-      points.push_back(point_json(p, p.out_of_place, "out_of_place"));
-      points.push_back(point_json(p, p.in_place, "in_place"));
-      for (const auto* pr : {&p.out_of_place, &p.in_place}) {
-        if (pr->wrong && *pr->wrong > 0 && bad.size() < 50) {
-          bad.push_back({{"collective", core::name(b.collective)},
-                         {"dtype", core::name(b.dtype)},
-                         {"redop", redop_name(b)},
-                         {"root", b.root},
-                         {"size_bytes", p.size_bytes},
-                         {"placement", pr == &p.out_of_place ? "out_of_place" : "in_place"},
-                         {"wrong", *pr->wrong},
-                         {"ranks", pr->wrong_ranks}});
-        }
-      }
-    }
-    nlohmann::json e = {{"collective", core::name(b.collective)},
-                        {"dtype", core::name(b.dtype)},
-                        {"redop", nullptr},
-                        {"root", nullptr},
-                        {"nranks", b.nranks},
-                        {"busbw_factor", core::busbw_factor(b.collective, b.nranks)},
-                        {"avg_busbw_gbps", b.avg_busbw_gbps},
-                        {"points", points}};
-    if (b.redop) e["redop"] = core::name(*b.redop);
-    if (b.root >= 0) e["root"] = b.root;
-    e["truncated"] = nullptr;
-    if (b.truncated_from_bytes) {
-      e["truncated"] = {
-          {"from_bytes", *b.truncated_from_bytes},
-          {"predicted_s", b.truncated_predicted_s},
-          {"allowance_s", b.truncated_allowance_s},
-          {"reason", fmt::format("the step's time limit ({} x budget_s)", model::kSweepBudgetLimitFactor)}};
-    }
-    sweeps.push_back(std::move(e));
-  }
-  j["sweeps"] = sweeps;
+  for (const auto& b : r.blocks) sweeps.push_back(series_json(b, bad));
+  set_sweeps(doc, std::move(sweeps));
   j["conventions"]["straggler"] =
       "per iteration, the rank that entered last, when it entered later than every other rank by more than "
       "the "
@@ -140,7 +151,6 @@ void add_sweep(Document& doc, const SweepResult& r) {
   j["conventions"]["data_check"] =
       "#wrong = elements differing from the exactly predictable result (small integers; integer types wrap "
       "modulo 2^bits), summed over ranks; null when unchecked";
-  doc.set_section("sweeps", SectionStatus::kOk);
 
   if (r.total_wrong > 0) {
     // The ranks (and their hosts) that received wrong data, over every checked row placement.
@@ -314,8 +324,7 @@ std::string render_sweep(const SweepResult& r) {
                           "(GB/s)", "", 0, "");
     }
     int errors = 0;
-    double bw_sum = 0;
-    std::size_t bw_n = 0;
+    core::BusbwMean mean;  // the footer: every block of this collective's tables
     for (const auto& b : r.blocks) {
       if (b.collective != c) continue;
       const std::string op = redop_name(b);
@@ -333,14 +342,13 @@ std::string render_sweep(const SweepResult& r) {
             out += fmt::sprintf("  %7s  %6s  %6s    N/A", t, a, bb);
           }
           if (pi) out += per_iter_columns(*pr, o.per_iter_skip);
-          bw_sum += pr->busbw_gbps;
-          ++bw_n;
+          mean.add(pr->busbw_gbps);
         }
         if (o.report_timestamps) out += "  " + core::local_time_text(p.measured_unix_s);
         out += "\n";
       }
     }
-    const double avg = bw_n ? bw_sum / static_cast<double>(bw_n) : 0.0;
+    const double avg = mean.value().value_or(0.0);
     out += fmt::sprintf("# %-20s : %d %s\n", "Out of bounds values", errors, errors ? "FAILED" : "OK");
     out += fmt::sprintf("# %-20s : %g %s\n", "Avg bus bandwidth", avg, "");
     out += "#\n";

@@ -603,9 +603,12 @@ class SeriesRunner {
     }
     ++blocks_done_;
     per_iter_rounds(b, label);
-    double sum = 0;
-    for (const auto& p : b.points) sum += p.out_of_place.busbw_gbps + p.in_place.busbw_gbps;
-    b.avg_busbw_gbps = b.points.empty() ? 0.0 : sum / static_cast<double>(2 * b.points.size());
+    core::BusbwMean mean;  // nccl-tests' average: every block of the series, in row order
+    for (const auto& p : b.points) {
+      mean.add(p.out_of_place.busbw_gbps);
+      mean.add(p.in_place.busbw_gbps);
+    }
+    b.avg_busbw_gbps = mean.value().value_or(0.0);
     return b;
   }
 

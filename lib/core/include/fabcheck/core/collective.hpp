@@ -94,4 +94,29 @@ double algbw_gbps(std::uint64_t size_bytes, double seconds);
 /// busBw in GB/s: algbw · busbw_factor(c, n).
 double busbw_gbps(Collective c, int nranks, double algbw);
 
+/// nccl-tests' `# Avg bus bandwidth` (reference/nccl-tests.md §3; common.cu:895-896, 1831): the plain
+/// arithmetic mean of busBw over every block it is given — out-of-place and in-place, every size, type, op,
+/// root and cycle — summed in the order added and divided once. The one average rule of fabcheck (issue 16):
+/// the sweep probe's SweepBlock::avg_busbw_gbps, the console footer, and the importers' recomputation all
+/// use it; the HTML and compare only read the stored value.
+class BusbwMean {
+ public:
+  /// Adds one block's busBw (GB/s).
+  void add(double busbw_gbps) {
+    sum_ += busbw_gbps;
+    ++count_;
+  }
+  /// Blocks added.
+  std::size_t count() const { return count_; }
+  /// The mean; nullopt when no block was added (nccl-tests prints 0/0 then).
+  std::optional<double> value() const {
+    if (count_ == 0) return std::nullopt;
+    return sum_ / static_cast<double>(count_);
+  }
+
+ private:
+  double sum_ = 0;
+  std::size_t count_ = 0;
+};
+
 }  // namespace fabcheck::core
