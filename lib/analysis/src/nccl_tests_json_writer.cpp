@@ -223,8 +223,7 @@ void write_config(Out& o, const SweepResult& r, const NcclTestsJsonRun& run) {
 // What the footer sums over the rows: placements with wrong elements, and the busBw of every placement.
 struct ResultTotals {
   std::size_t out_of_bounds = 0;  // common.cu:478: placements with wrong elements
-  double bw_sum = 0;              // common.cu:895-896, 1831: mean busBw of every placement
-  std::size_t bw_n = 0;
+  core::BusbwMean busbw;          // common.cu:895-896, 1831: mean busBw of every placement
 };
 
 // util.cu:764 results; per row common.cu:938-941 preamble, out-of-place, in-place, terminator.
@@ -256,8 +255,7 @@ ResultTotals write_results(Out& o, const SweepResult& r, const NcclTestsJsonRun&
       o.close('}');
       for (const auto* pr : {&p.out_of_place, &p.in_place}) {
         if (pr->wrong && *pr->wrong > 0) ++t.out_of_bounds;
-        t.bw_sum += pr->busbw_gbps;
-        ++t.bw_n;
+        t.busbw.add(pr->busbw_gbps);
       }
     }
   }
@@ -334,7 +332,7 @@ std::string nccl_tests_json(const SweepResult& r, const NcclTestsJsonRun& run) {
   write_config(o, r, run);
   const ResultTotals t = write_results(o, r, run);
   // util.cu:783-792 writeResultFooter.
-  const double avg = t.bw_n ? t.bw_sum / static_cast<double>(t.bw_n) : std::nan("");  // 0/0 in common.cu:1831
+  const double avg = t.busbw.value().value_or(std::nan(""));  // 0/0 in common.cu:1831
   o.key("out_of_bounds");
   o.open('{');
   o.key("count");
