@@ -3,6 +3,8 @@
 // causes first; and the run's verdict block states it first and last.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include <sstream>
 #include <string>
 #include <vector>
@@ -222,4 +224,26 @@ TEST(Reconcile, ModerateScalingDropThatPairsDoesNotReproduceIsContext) {
   e["findings"] = json::array({finding("warn", "SCALING_BUSBW_DROP", "0.79", {{"ratio", 0.79}})});
   report::reconcile_findings(e);
   EXPECT_EQ(e["findings"][0]["severity"], "warn");
+}
+
+// A slow link pairs flagged keeps its own pair's latency symptoms, not those of other pairs that share a host
+// with it; a slow host keeps every pair with it (measured: h2 -> h4 throttled, the h1-h2 and h3-h4 latency
+// outliers at +21 % stayed warnings beside it).
+TEST(Reconcile, ALinkKeepsItsOwnPairOnlyAHostKeepsAllItsPairs) {
+  json d;
+  d["pairs"] = {{"hosts", {"h1", "h2", "h3", "h4"}}};
+  d["findings"] = json::array({finding("fail", "PAIRS_SLOW_LINK", "h2 -> h4", {{"from", "h2"}, {"to", "h4"}}),
+                               finding("warn", "LATENCY_PAIR_OUTLIER", "h1-h2", {{"hosts", {"h1", "h2"}}}),
+                               finding("warn", "LATENCY_PAIR_OUTLIER", "h2-h4", {{"hosts", {"h2", "h4"}}})});
+  report::reconcile_findings(d);
+  std::map<std::string, std::string> sev;
+  for (const auto& f : d["findings"]) sev[f["message"].get<std::string>().substr(0, 5)] = f["severity"];
+  EXPECT_EQ(sev["h1-h2"], "info");  // refuted: pairs measured h1 and h2 and flagged no host and not this pair
+  // h2-h4 names only the link's two hosts: folded into the link's headline as evidence.
+  EXPECT_EQ(d["findings"][0]["evidence"]["corroborated_by"].size(), 1u);
+  d["findings"] = json::array({finding("fail", "PAIRS_SLOW_HOST", "h2", {{"host", "h2"}}),
+                               finding("warn", "LATENCY_PAIR_OUTLIER", "h1-h2", {{"hosts", {"h1", "h2"}}})});
+  report::reconcile_findings(d);
+  ASSERT_EQ(d["findings"].size(), 1u);  // kept, and folded into the host's headline
+  EXPECT_EQ(d["findings"][0]["evidence"]["corroborated_by"][0]["severity"], "warn");
 }
