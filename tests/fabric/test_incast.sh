@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Issue 7 acceptance on a 6-host virtual fabric (receiver h1, senders h2..h5, victim h6):
 #   3 clean runs (fan-in 4), then the receiver throttled to 200mbit with its queue shortened to 300 packets
-#   (fan-in 1,2,4): median-based congestion_impact at k=4 >= 5 and >= 3x the largest clean one; overlap >= 0.9;
+#   (fan-in 1,2,4): median-based congestion_impact at k=4 >= 5 and >= 3x the largest clean one (of the clean runs
+#   whose CPUs fabcheck did not find busy; the median of the three when all were); overlap >= 0.9;
 #   goodput <= 1.1x the tbf rate for every k (a timing sanity check). Clean goodput is printed, not asserted.
 # The victim's pings from h6 cross the same tbf queue (root-side veth egress toward h1) as the incast.
 # Queue: 300 packets (450 KB, ~18 ms at 200mbit; the default limit is ~870 packets). A clean incast at 1-4 GB/s
@@ -50,11 +51,15 @@ work, recv = sys.argv[1], sys.argv[2]
 rate_gbps = 200e6 / 8 / 1e9  # 200 Mbit/s in GB/s
 def pts(f):
     return {p["fan_in"]: p for p in json.load(open(f"{work}/{f}.json"))["incast"]}
+def busy(f):  # the CPU load fabcheck recorded beside the step (issue 17): other runnable tasks per core
+    cl = json.load(open(f"{work}/{f}.json"))["run"]["sections"]["incast"].get("cpu_load") or {}
+    return cl.get("excess_per_core", 0.0), bool(cl.get("busy"))
 def victim(p):
     v, ci = p["victim"], p["congestion_impact"]
     return (f"victim p50 isolated {v['isolated_p50_us']:.1f} us, congested {v['congested_p50_us']:.1f} us "
             f"({v['congested_samples']} samples), impact_p50 {ci['p50']:.2f}, overlap {v['overlap']:.3f}")
 clean = [pts(f"clean{i}")[4] for i in (1, 2, 3)]
+loads = [busy(f"clean{i}") for i in (1, 2, 3)]
 cong = pts("congested")
 ok = True
 def check(cond, msg):
@@ -62,14 +67,25 @@ def check(cond, msg):
     print(("ok   " if cond else "FAIL ") + msg)
     ok = ok and cond
 for i, c in enumerate(clean, 1):
-    print(f"clean{i} k=4: goodput {c['goodput_gbps']:.3f} GB/s; {victim(c)}")
+    print(f"clean{i} k=4: goodput {c['goodput_gbps']:.3f} GB/s; {victim(c)}; "
+          f"other work {loads[i - 1][0]:.2f} per core{' (busy)' if loads[i - 1][1] else ''}")
 p = cong[4]
 print(f"congested k=4: goodput {p['goodput_gbps']:.4f} GB/s; {victim(p)}")
 check(p["receiver"] == recv, f"receiver is {recv}")
 imp = p["congestion_impact"]["p50"]
-clean_max = max(c["congestion_impact"]["p50"] for c in clean)
+# The reference is the largest clean impact of the runs whose CPUs were not busy: a clean victim on busy cores
+# measures the scheduler (13-14 samples inside a short clean burst; measured 90x with one hog beside 6 ranks on
+# 2 cores, 2026-12-02). When every clean run was busy, the median of the three stands in, and the line says so.
+quiet = [c["congestion_impact"]["p50"] for c, (_, b) in zip(clean, loads) if not b]
+if quiet:
+    clean_max = max(quiet)
+    ref = f"largest clean of {len(quiet)} not busy"
+else:
+    clean_max = sorted(c["congestion_impact"]["p50"] for c in clean)[1]
+    ref = "median clean (all 3 clean runs on busy CPUs)"
+print(f"clean impacts {[round(c['congestion_impact']['p50'], 2) for c in clean]}; reference: {ref}")
 check(imp >= 5, f"median congestion_impact at k=4 {imp:.2f} >= 5")
-check(imp >= 3 * clean_max, f"median congestion_impact {imp:.2f} >= 3x largest clean {clean_max:.2f}")
+check(imp >= 3 * clean_max, f"median congestion_impact {imp:.2f} >= 3x {ref} {clean_max:.2f}")
 check(p["victim"]["overlap"] >= 0.9, f"overlap {p['victim']['overlap']:.3f} >= 0.9")
 for k, q in sorted(cong.items()):
     check(q["goodput_gbps"] <= 1.1 * rate_gbps,
