@@ -28,16 +28,21 @@ TEST(CpuLoad, ParsesProcLoadavg) {
 }
 
 TEST(CpuLoad, LineRoundTripAndMalformedLines) {
-  core::CpuLoadSample s{4.25, 5, 2, "0f4b7c1e-1111-2222-3333-444455556666"};
-  const auto back = core::cpu_load_from_line(core::to_line(s));
+  core::CpuLoadSample s{4.25, 5, 2, "0f4b7c1e-1111-2222-3333-444455556666", 5.125};
+  auto back = core::cpu_load_from_line(core::to_line(s));
   ASSERT_TRUE(back);
+  EXPECT_DOUBLE_EQ(back->runnable_mean, 5.125);
+  s.runnable_mean = -1;  // not sampled
+  back = core::cpu_load_from_line(core::to_line(s));
+  ASSERT_TRUE(back);
+  EXPECT_LT(back->runnable_mean, 0);
   EXPECT_DOUBLE_EQ(back->loadavg_1m, 4.25);
   EXPECT_EQ(back->runnable, 5);
   EXPECT_EQ(back->cpus, 2);
   EXPECT_EQ(back->boot_id, s.boot_id);
   s.boot_id.clear();
   EXPECT_EQ(core::cpu_load_from_line(core::to_line(s))->boot_id, "");
-  for (const char* bad : {"", "1 2 3", "1 2 0 id", "nan 1 2 id", "1 2 3 id extra"})
+  for (const char* bad : {"", "1 2 3", "1 2 0 id -", "nan 1 2 id -", "1 2 3 id extra", "1 2 3 id 1 x"})
     EXPECT_FALSE(core::cpu_load_from_line(bad)) << bad;
 }
 
@@ -60,6 +65,14 @@ TEST(CpuLoad, GroupsRanksByKernelAndSubtractsOwnRanks) {
   EXPECT_DOUBLE_EQ(k[0].excess_per_core, 3.0);
   EXPECT_EQ(k[1].hosts, (std::vector<std::string>{"big"}));
   EXPECT_NEAR(k[1].excess_per_core, 0.05, 1e-12);
+  // The sampler's mean over the step wins over the trailing load average: a hog that stopped a minute ago
+  // still weighs on loadavg_1m, not on what the step saw.
+  s[0]->runnable_mean = 4.2;
+  for (int i = 1; i < 4; ++i) s[static_cast<std::size_t>(i)]->runnable_mean = -1;
+  const auto sampled = core::group_cpu_load(s, {"h1", "h2", "h3", "h4", "big", "big", "lost"});
+  EXPECT_EQ(sampled[0].boot_id, "A");
+  EXPECT_NEAR(sampled[0].excess_per_core, (4.2 - 4) / 2, 1e-12);  // not (10 - 4) / 2
+  EXPECT_DOUBLE_EQ(sampled[0].runnable_mean, 4.2);
   // Own ranks alone (4 spinning ranks, load 4.1 on 2 cores) are not other work.
   const auto quiet =
       core::group_cpu_load({core::CpuLoadSample{4.1, 4, 2, ""}, core::CpuLoadSample{4.1, 4, 2, ""},
@@ -77,7 +90,15 @@ json finding(const std::string& sev, const std::string& code, json evidence = js
 
 json report_with(double excess_latency, double excess_pairs) {
   auto load = [](double excess) {
-    core::KernelLoad k{"A", {"h1", "h2", "h3", "h4"}, 4, 2, 4 + 2 * excess, 6, excess};
+    core::KernelLoad k;
+    k.boot_id = "A";
+    k.hosts = {"h1", "h2", "h3", "h4"};
+    k.ranks = 4;
+    k.cpus = 2;
+    k.loadavg_1m = 4 + 2 * excess;
+    k.runnable = 6;
+    k.runnable_mean = 4 + 2 * excess;
+    k.excess_per_core = excess;
     return report::cpu_load_json({k});
   };
   json d = {{"run",
@@ -118,7 +139,11 @@ TEST(CpuLoad, BusyStepsExplainTheirLatencyWarningsNeverAFail) {
   EXPECT_EQ((*busy)["evidence"]["shared_kernel"], true);
   EXPECT_EQ((*busy)["evidence"]["explains"].size(), 2u);
   EXPECT_FALSE((*busy)["evidence"].contains("hosts"));  // never folded into a host's headline
-  EXPECT_NE((*busy)["message"].get<std::string>().find("load average 10.0 on 2 cores"), std::string::npos)
+  EXPECT_NE(
+      (*busy)["message"].get<std::string>().find("3.0 other runnable tasks per core beside fabcheck's 4 "
+                                                 "rank(s) of 4 hosts sharing one kernel on 2 cores (10.0 "
+                                                 "runnable on average, load average 10.0)"),
+      std::string::npos)
       << (*busy)["message"];
   // Idempotent: once more changes nothing, and reconcile (which calls it) keeps one HOST_CPU_BUSY.
   const json once = d;
@@ -131,12 +156,12 @@ TEST(CpuLoad, BusyStepsExplainTheirLatencyWarningsNeverAFail) {
 }
 
 TEST(CpuLoad, QuietStepsChangeNothing) {
-  auto d = report_with(0.2, 0.49);
+  auto d = report_with(0.1, 0.24);
   const json before = d;
   report::explain_cpu_load(d);
   EXPECT_EQ(d, before);
   // Only the pairs step busy: the latency step's warning stays.
-  d = report_with(0.0, 0.5);
+  d = report_with(0.0, 0.25);
   report::explain_cpu_load(d);
   EXPECT_EQ(severity_of(d, "LATENCY_PAIR_OUTLIER"), "warn");
   EXPECT_EQ(severity_of(d, "PAIRS_SLOW_HOST"), "info");

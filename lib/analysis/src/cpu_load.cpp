@@ -19,9 +19,13 @@ constexpr std::size_t kMaxHostsPerKernel = 16;
 json kernel_json(const core::KernelLoad& k) {
   json hosts = json::array();
   for (std::size_t i = 0; i < k.hosts.size() && i < kMaxHostsPerKernel; ++i) hosts.push_back(k.hosts[i]);
-  json j = {{"hosts", hosts},         {"ranks", k.ranks},
-            {"cpus", k.cpus},         {"loadavg_1m", k.loadavg_1m},
-            {"runnable", k.runnable}, {"excess_per_core", k.excess_per_core}};
+  json j = {{"hosts", hosts},
+            {"ranks", k.ranks},
+            {"cpus", k.cpus},
+            {"loadavg_1m", k.loadavg_1m},
+            {"runnable", k.runnable},
+            {"runnable_mean", k.runnable_mean >= 0 ? json(k.runnable_mean) : json(nullptr)},
+            {"excess_per_core", k.excess_per_core}};
   if (k.hosts.size() > kMaxHostsPerKernel) j["hosts_total"] = k.hosts.size();
   return j;
 }
@@ -113,12 +117,16 @@ void explain_cpu_load(json& doc) {
       {"severity", "warn"},
       {"code", "HOST_CPU_BUSY"},
       {"message",
-       fmt::format("other work competed for the CPUs during {}: load average {:.1f} on {} cores "
-                   "with {} fabcheck rank(s){} ({:.1f} other runnable tasks per core): latency "
-                   "figures and timed steps measure the CPUs as much as the fabric",
-                   steps, worst->value("loadavg_1m", 0.0), worst->value("cpus", 0), worst->value("ranks", 0),
+       fmt::format("other work competed for the CPUs during {}: {:.1f} other runnable tasks per core beside "
+                   "fabcheck's {} rank(s){} on {} cores ({}load average {:.1f}): latency figures and timed "
+                   "steps measure the CPUs as much as the fabric",
+                   steps, worst->value("excess_per_core", 0.0), worst->value("ranks", 0),
                    shared ? fmt::format(" of {} hosts sharing one kernel", hosts.size()) : "",
-                   worst->value("excess_per_core", 0.0))},
+                   worst->value("cpus", 0),
+                   worst->contains("runnable_mean") && (*worst)["runnable_mean"].is_number()
+                       ? fmt::format("{:.1f} runnable on average, ", (*worst)["runnable_mean"].get<double>())
+                       : std::string(),
+                   worst->value("loadavg_1m", 0.0))},
       {"evidence",
        {{"steps", busy_list},
         {"busy_hosts", hosts},  // not "hosts": the warning is about the run, never folded into a host's

@@ -5,12 +5,17 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
+#include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <set>
 #include <sstream>
+#include <thread>
 
 namespace fabcheck::core {
 namespace {
@@ -87,12 +92,14 @@ std::vector<KernelLoad> group_cpu_load(const std::vector<std::optional<CpuLoadSa
     k.cpus = std::max(k.cpus, s.cpus);
     k.loadavg_1m = std::max(k.loadavg_1m, s.loadavg_1m);
     k.runnable = std::max(k.runnable, s.runnable);
+    k.runnable_mean = std::max(k.runnable_mean, s.runnable_mean);
     hosts_of[key].insert(hosts[i]);
   }
   std::vector<KernelLoad> out;
   for (auto& [key, k] : by_kernel) {
     k.hosts.assign(hosts_of[key].begin(), hosts_of[key].end());
-    k.excess_per_core = std::max(0.0, k.loadavg_1m - k.ranks) / std::max(1, k.cpus);
+    const double r = k.runnable_mean >= 0 ? k.runnable_mean : k.loadavg_1m;
+    k.excess_per_core = std::max(0.0, r - k.ranks) / std::max(1, k.cpus);
     out.push_back(std::move(k));
   }
   std::stable_sort(out.begin(), out.end(), [](const KernelLoad& a, const KernelLoad& b) {
@@ -102,13 +109,14 @@ std::vector<KernelLoad> group_cpu_load(const std::vector<std::optional<CpuLoadSa
 }
 
 std::string to_line(const CpuLoadSample& s) {
-  return fmt::format("{:.2f} {} {} {}", s.loadavg_1m, s.runnable, s.cpus,
-                     s.boot_id.empty() ? "-" : s.boot_id);
+  return fmt::format("{:.2f} {} {} {} {}", s.loadavg_1m, s.runnable, s.cpus,
+                     s.boot_id.empty() ? "-" : s.boot_id,
+                     s.runnable_mean >= 0 ? fmt::format("{:.3f}", s.runnable_mean) : std::string("-"));
 }
 
 std::optional<CpuLoadSample> cpu_load_from_line(std::string_view line) {
   const auto f = fields(line);
-  if (f.size() != 4) return std::nullopt;
+  if (f.size() != 5) return std::nullopt;
   const auto load = to_double(f[0]);
   const auto runnable = to_int(f[1]);
   const auto cpus = to_int(f[2]);
@@ -118,7 +126,56 @@ std::optional<CpuLoadSample> cpu_load_from_line(std::string_view line) {
   s.runnable = *runnable;
   s.cpus = *cpus;
   s.boot_id = f[3] == "-" ? "" : std::string(f[3]);
+  if (f[4] != "-") {
+    const auto mean = to_double(f[4]);
+    if (!mean) return std::nullopt;
+    s.runnable_mean = *mean;
+  }
   return s;
+}
+
+struct CpuLoadSampler::State {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool stop = false;
+  double sum = 0;
+  std::size_t n = 0;
+  std::thread thread;
+};
+
+CpuLoadSampler::CpuLoadSampler(bool active) {
+  if (!active) return;
+  s_ = new State;
+  s_->thread = std::thread([st = s_] {
+    std::unique_lock<std::mutex> lk(st->mu);
+    while (!st->stop) {
+      lk.unlock();
+      const auto r = parse_loadavg(first_line("/proc/loadavg"));
+      lk.lock();
+      // The sampler runs while it reads: it is one of the runnable tasks it counts.
+      if (r) {
+        st->sum += std::max(0, r->runnable - 1);
+        ++st->n;
+      }
+      st->cv.wait_for(lk, std::chrono::milliseconds(200), [st] { return st->stop; });
+    }
+  });
+}
+
+double CpuLoadSampler::stop() {
+  if (!s_) return -1;
+  {
+    std::lock_guard<std::mutex> lk(s_->mu);
+    s_->stop = true;
+  }
+  s_->cv.notify_all();
+  if (s_->thread.joinable()) s_->thread.join();
+  return s_->n ? s_->sum / static_cast<double>(s_->n) : -1;
+}
+
+CpuLoadSampler::~CpuLoadSampler() {
+  stop();
+  delete s_;
 }
 
 }  // namespace fabcheck::core

@@ -9,8 +9,9 @@
 
 namespace fabcheck::suite::detail {
 
-nlohmann::json gather_cpu_load(const comm::Communicator& world) {
-  const auto mine = core::read_cpu_load();
+nlohmann::json gather_cpu_load(const comm::Communicator& world, double runnable_mean) {
+  auto mine = core::read_cpu_load();
+  if (mine) mine->runnable_mean = runnable_mean;
   const auto lines = world.gather(mine ? core::to_line(*mine) : std::string(), 0);
   if (world.rank() != 0) return nullptr;
   std::vector<std::optional<core::CpuLoadSample>> samples;

@@ -9,6 +9,7 @@
 namespace fabcheck::suite::detail {
 
 /// The step's `cpu_load` record on rank 0; null on the other ranks and where no rank could read its load.
-nlohmann::json gather_cpu_load(const comm::Communicator& world);
+/// `runnable_mean`: this rank's CpuLoadSampler::stop() over the step (< 0: it did not sample).
+nlohmann::json gather_cpu_load(const comm::Communicator& world, double runnable_mean);
 
 }  // namespace fabcheck::suite::detail

@@ -10,6 +10,7 @@
 
 #include "cpu_load_record.hpp"
 #include "fabcheck/comm/phase.hpp"
+#include "fabcheck/core/cpu_load.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/probes/topology.hpp"
 #include "fabcheck/report/document.hpp"
@@ -250,6 +251,7 @@ int run_suite(const comm::Communicator& world, const Plan& plan, const RunOption
     // A marker per step: the watchdog can name a rank that never started it.
     comm::enter_phase(fmt::format("run: start {}", config_key(st.kind)));
     StepOutcome mine;
+    core::CpuLoadSampler load_sampler(world.local_rank() == 0);  // one per host (cpu_load.hpp)
     detail::StepContext ctx{world,
                             st,
                             root ? &doc : nullptr,
@@ -274,7 +276,7 @@ int run_suite(const comm::Communicator& world, const Plan& plan, const RunOption
     }
     const StepOutcome agreed = agree(world, mine, config_key(st.kind));
     const double elapsed = (comm::now_us() - sh.step_start_us) / 1e6;
-    const nlohmann::json cpu_load = detail::gather_cpu_load(world);
+    const nlohmann::json cpu_load = detail::gather_cpu_load(world, load_sampler.stop());
     if (st.budget_s > 0) {
       std::lock_guard<std::mutex> lk(sh.mu);
       sh.done_budget_s += st.budget_s;

@@ -10,6 +10,7 @@
 
 #include "cpu_load_record.hpp"
 #include "fabcheck/comm/agree.hpp"
+#include "fabcheck/core/cpu_load.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/probes/topology.hpp"
 #include "fabcheck/report/document.hpp"
@@ -54,8 +55,9 @@ SingleOutcome run_single(const comm::Communicator& world, const std::vector<Step
                             {},
                             root ? &state : nullptr,
                             opts.verbose ? model::ConsoleDetail::kVerbose : model::ConsoleDetail::kTables};
+    core::CpuLoadSampler load_sampler(world.local_rank() == 0);  // one per host (cpu_load.hpp)
     detail::adapter_for(st.kind)->run(ctx);
-    const nlohmann::json cpu_load = detail::gather_cpu_load(world);
+    const nlohmann::json cpu_load = detail::gather_cpu_load(world, load_sampler.stop());
     if (root && !cpu_load.is_null()) {
       auto& sections = doc.json()["run"]["sections"];
       const std::string sec(section_name(st.kind));

@@ -19,6 +19,9 @@ struct CpuLoadSample {
   int runnable = 0;       ///< tasks runnable at the moment of reading (the 4th field's numerator)
   int cpus = 0;           ///< online CPUs
   std::string boot_id;    ///< the kernel this rank runs on ("" when unreadable)
+  /// Mean of `runnable` read every 200 ms during the step by a sampler thread (CpuLoadSampler), the thread
+  /// itself not counted; < 0 when this rank did not sample (one sampler per host: its local rank 0).
+  double runnable_mean = -1;
 };
 
 /// Parses the text of /proc/loadavg ("0.52 0.58 0.59 3/612 12345"): fills loadavg_1m and runnable.
@@ -34,23 +37,45 @@ struct KernelLoad {
   std::vector<std::string> hosts;  ///< hosts (MPI host names) on this kernel, sorted
   int ranks = 0;                   ///< fabcheck's ranks on it
   int cpus = 0;
-  double loadavg_1m = 0;  ///< the highest reading of its ranks
-  int runnable = 0;       ///< the highest reading of its ranks
-  /// Other work per core: max(0, loadavg_1m - ranks) / cpus. fabcheck's ranks are subtracted whole (MPI
-  /// ranks spin while they wait, so each counts as one runnable task); what is left competed with them.
+  double loadavg_1m = 0;      ///< the highest reading of its ranks (context: it trails by about a minute)
+  int runnable = 0;           ///< the highest reading of its ranks at the step's end
+  double runnable_mean = -1;  ///< the highest sampler mean of its ranks over the step (< 0: none sampled)
+  /// Other work per core: max(0, R - ranks) / cpus, with R the runnable mean over the step when a sampler
+  /// ran, else the 1-minute load average. fabcheck's ranks are subtracted whole (MPI ranks spin while they
+  /// wait, so each counts as one runnable task; a rank asleep in a quiet barrier makes this an
+  /// underestimate); what is left competed with them.
   double excess_per_core = 0;
 };
 
-/// Other work per core at which a kernel counts as busy: half a core's worth of other runnable tasks per
-/// core, so that a rank waits for a CPU about a third of the time or more (1 of 1.5 tasks per core).
-inline constexpr double kCpuBusyExcessPerCore = 0.5;
+/// Other work per core at which a kernel counts as busy: a quarter of a core's worth of other runnable tasks
+/// per core (one foreign CPU hog on 4 cores; measured on the 2-core virtual fabric: one `yes` beside 4 ranks
+/// gave 0.5, a quiet run 0.0-0.1).
+inline constexpr double kCpuBusyExcessPerCore = 0.25;
+
+/// Samples this host's runnable tasks every 200 ms on a thread while it lives (proc(5) /proc/loadavg, 4th
+/// field), for CpuLoadSample::runnable_mean. Inactive: no thread, mean() < 0.
+class CpuLoadSampler {
+ public:
+  explicit CpuLoadSampler(bool active);
+  ~CpuLoadSampler();
+  CpuLoadSampler(const CpuLoadSampler&) = delete;
+  CpuLoadSampler& operator=(const CpuLoadSampler&) = delete;
+  /// Stops the thread (idempotent) and returns the mean runnable count, the sampler's own thread not counted;
+  /// < 0 when inactive or nothing was read.
+  double stop();
+
+ private:
+  struct State;
+  State* s_ = nullptr;
+};
 
 /// Groups the ranks' samples by kernel (`samples[i]` and `hosts[i]` of rank i; a rank without a sample is
 /// left out). Sorted by excess_per_core, highest first.
 std::vector<KernelLoad> group_cpu_load(const std::vector<std::optional<CpuLoadSample>>& samples,
                                        const std::vector<std::string>& hosts);
 
-/// The sample as one line for gathering ("loadavg runnable cpus boot_id"), and back (nullopt when malformed).
+/// The sample as one line for gathering ("loadavg runnable cpus boot_id runnable_mean"), and back (nullopt
+/// when malformed).
 std::string to_line(const CpuLoadSample& s);
 std::optional<CpuLoadSample> cpu_load_from_line(std::string_view line);
 
