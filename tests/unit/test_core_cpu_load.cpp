@@ -167,3 +167,34 @@ TEST(CpuLoad, QuietStepsChangeNothing) {
   EXPECT_EQ(severity_of(d, "PAIRS_SLOW_HOST"), "info");
   EXPECT_EQ(severity_of(d, "HOST_CPU_BUSY"), "warn");
 }
+
+TEST(CpuLoad, AVictimOnTheIncastsKernelIsContext) {
+  core::KernelLoad shared;
+  shared.boot_id = "A";
+  shared.hosts = {"h1", "h2", "h3", "h4"};
+  shared.ranks = 4;
+  shared.cpus = 2;
+  json d = {
+      {"run",
+       {{"sections", {{"incast", {{"status", "ok"}, {"cpu_load", report::cpu_load_json({shared})}}}}}}},
+      {"findings",
+       {finding("warn", "VICTIM_CONGESTION", {{"receiver", "h1"}, {"victim", "h4"}, {"impact_p50", 12.0}})}}};
+  report::explain_cpu_load(d);
+  EXPECT_EQ(d["findings"][0]["severity"], "info");
+  EXPECT_EQ(d["findings"][0]["evidence"]["explained_by"], "shared_kernel");
+  EXPECT_EQ(d["findings"].size(), 1u);  // not busy: no HOST_CPU_BUSY
+  // Hosts on their own kernels (a cluster): the warning stands.
+  std::vector<core::KernelLoad> own;
+  for (const char* h : {"h1", "h2", "h3", "h4"}) {
+    core::KernelLoad k = shared;
+    k.boot_id = h;
+    k.hosts = {h};
+    k.ranks = 1;
+    own.push_back(k);
+  }
+  d["run"]["sections"]["incast"]["cpu_load"] = report::cpu_load_json(own);
+  d["findings"] = json::array(
+      {finding("warn", "VICTIM_CONGESTION", {{"receiver", "h1"}, {"victim", "h4"}, {"impact_p50", 12.0}})});
+  report::explain_cpu_load(d);
+  EXPECT_EQ(d["findings"][0]["severity"], "warn");
+}

@@ -148,7 +148,8 @@ CpuLoadSampler::CpuLoadSampler(bool active) {
   s_ = new State;
   s_->thread = std::thread([st = s_] {
     std::unique_lock<std::mutex> lk(st->mu);
-    while (!st->stop) {
+    // The first reading after 200 ms, not at the step's start (where every rank and sampler starts at once).
+    while (!st->cv.wait_for(lk, std::chrono::milliseconds(200), [st] { return st->stop; })) {
       lk.unlock();
       const auto r = parse_loadavg(first_line("/proc/loadavg"));
       lk.lock();
@@ -157,7 +158,6 @@ CpuLoadSampler::CpuLoadSampler(bool active) {
         st->sum += std::max(0, r->runnable - 1);
         ++st->n;
       }
-      st->cv.wait_for(lk, std::chrono::milliseconds(200), [st] { return st->stop; });
     }
   });
 }
