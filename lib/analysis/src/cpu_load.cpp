@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <set>
 #include <string>
 
 namespace fabcheck::report {
@@ -30,23 +29,17 @@ json kernel_json(const core::KernelLoad& k) {
   return j;
 }
 
-// Whether a finding of `section` measures the CPUs as much as the fabric (see the file comment).
-bool cpu_sensitive(const json& f, const std::string& section) {
+// The step whose measurement a finding rests on, when that measurement is as much the CPUs' as the fabric's
+// (see the file comment); "" for every other finding.
+std::string cpu_sensitive_step(const json& f) {
   const std::string c = f.value("code", "");
-  const json& e = f.contains("evidence") && f["evidence"].is_object() ? f["evidence"] : json::object();
-  if (section == "latency") return c == "LATENCY_PAIR_OUTLIER" || c == "LATENCY_PAIR_TAIL";
-  if (section == "pairs")
-    return c == "PAIRS_HIGH_LATENCY" || (c == "PAIRS_SLOW_HOST" && e.value("by", "") == "latency");
-  if (section == "incast") return c == "VICTIM_CONGESTION";
-  if (section == "sweeps") return c == "SWEEP_TRUNCATED";
-  return false;
-}
-
-std::string section_of(const std::string& code) {
-  if (code.rfind("LATENCY_", 0) == 0) return "latency";
-  if (code.rfind("PAIRS_", 0) == 0) return "pairs";
-  if (code == "VICTIM_CONGESTION") return "incast";
-  if (code.rfind("SWEEP_", 0) == 0) return "sweeps";
+  if (c == "LATENCY_PAIR_OUTLIER" || c == "LATENCY_PAIR_TAIL") return "latency";
+  if (c == "PAIRS_HIGH_LATENCY") return "pairs";
+  if (c == "PAIRS_SLOW_HOST" && f.contains("evidence") && f["evidence"].is_object() &&
+      f["evidence"].value("by", "") == "latency")
+    return "pairs";
+  if (c == "VICTIM_CONGESTION") return "incast";
+  if (c == "SWEEP_TRUNCATED") return "sweeps";
   return "";
 }
 
@@ -114,7 +107,6 @@ void explain_cpu_load(json& doc) {
   for (const auto& [sec, entry] : sections->items())
     if (std::find(order.begin(), order.end(), sec) == order.end()) order.push_back(sec);
   std::vector<std::string> busy_list;
-  std::set<std::string> busy_steps;
   const json* worst = nullptr;  // the busiest kernel of any step
   for (const auto& sec : order) {
     if (!sections->contains(sec)) continue;
@@ -122,20 +114,19 @@ void explain_cpu_load(json& doc) {
     if (!entry.is_object() || !entry.contains("cpu_load") || !entry["cpu_load"].is_object()) continue;
     const auto& cl = entry["cpu_load"];
     if (!cl.value("busy", false)) continue;
-    busy_steps.insert(sec);
     busy_list.push_back(sec);
     if (cl.contains("kernels") && cl["kernels"].is_array() && !cl["kernels"].empty()) {
       const auto& k = cl["kernels"][0];
       if (!worst || k.value("excess_per_core", 0.0) > worst->value("excess_per_core", 0.0)) worst = &k;
     }
   }
-  if (busy_steps.empty() || !worst) return;
+  if (busy_list.empty() || !worst) return;
   auto& findings = doc["findings"];
   std::vector<json> explained;
   for (auto& f : findings) {
     if (!f.is_object() || f.value("severity", "") != "warn") continue;
-    const std::string sec = section_of(f.value("code", ""));
-    if (!busy_steps.count(sec) || !cpu_sensitive(f, sec)) continue;
+    const std::string sec = cpu_sensitive_step(f);
+    if (sec.empty() || std::find(busy_list.begin(), busy_list.end(), sec) == busy_list.end()) continue;
     f["severity"] = "info";
     if (!f["evidence"].is_object()) f["evidence"] = json::object();
     f["evidence"]["explained_by"] = "HOST_CPU_BUSY";

@@ -11,8 +11,8 @@
 
 namespace fabcheck::model {
 
-/// Inside a plan a timed step's limit is this factor times its budget_s (issue 17): the one place the factor is
-/// written; the sweep and latency steps set their options' time_limit_s from it, the report states it.
+/// Inside a plan a timed step's limit is this factor times its budget_s (issue 17): the one place the factor
+/// is written; the sweep and latency steps set their options' time_limit_s from it, the report states it.
 inline constexpr double kSweepBudgetLimitFactor = 1.5;
 
 /// Sweep options: nccl-tests flags with nccl-tests defaults (reference/nccl-tests.md §2), plus fabcheck's
