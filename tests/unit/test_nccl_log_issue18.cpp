@@ -20,7 +20,7 @@ namespace {
 std::string info(const std::string& host, const std::string& msg) {
   return host + ":100:101 [0] NCCL INFO " + msg + "\n";
 }
-std::string warn(const std::string& host, const std::string& msg) {
+std::string warn_line(const std::string& host, const std::string& msg) {
   return host + ":100:102 [0] misc/ibvwrap.cc:190 NCCL WARN " + msg + "\n";
 }
 
@@ -149,9 +149,10 @@ TEST(Issue18Reader, BareVersionUnderTagOutputGoesToThatRank) {
 }
 
 TEST(Issue18Reader, ErrorEchoWithoutPrefixIsNoHost) {
-  auto log = parse_nccl_log(warn("node01", "Call to ibv_modify_qp failed with error Network is unreachable") +
-                            "Last error:\nCall to ibv_modify_qp failed with error Network is unreachable\n"
-                            "# Call to ibv_modify_qp failed with error Network is unreachable\n");
+  auto log =
+      parse_nccl_log(warn_line("node01", "Call to ibv_modify_qp failed with error Network is unreachable") +
+                     "Last error:\nCall to ibv_modify_qp failed with error Network is unreachable\n"
+                     "# Call to ibv_modify_qp failed with error Network is unreachable\n");
   ASSERT_EQ(log.processes.size(), 1u);
   EXPECT_EQ(log.processes[0].host, "node01");
   EXPECT_EQ(log.processes[0].issues.size(), 1u);
@@ -230,7 +231,7 @@ TEST(Issue18Health, FailedConnectionIsAFailFindingWithCountHostsAndFirstLine) {
                      info("node01", "Using network IB") +
                      info("node01", "comm 0x1 rank 0 nRanks 2 nNodes 2 localRanks 1 localRank 0 MNNVL 0");
   for (int i = 0; i < 17; ++i)
-    text += warn("node01", "Call to ibv_modify_qp failed with error Network is unreachable");
+    text += warn_line("node01", "Call to ibv_modify_qp failed with error Network is unreachable");
   text += "node01:100:102 [0] NCCL INFO socketProgress: Connection closed by remote peer node02<1234>\n";
   auto r = analyze(text);
   EXPECT_EQ(r.run.verdict, "rdma");      // what was attempted
@@ -333,8 +334,9 @@ TEST(Issue18Health, InstalledPluginWithNoDeviceIsNotHardware) {
 }
 
 TEST(Issue18Health, HealthJsonCarriesClassesAndHeadline) {
-  auto r = analyze(info("n1", "Using network IB") + info("n1", "comm 0x1 rank 0 nRanks 2 nNodes 2") +
-                   warn("n1",
+  auto r =
+      analyze(info("n1", "Using network IB") + info("n1", "comm 0x1 rank 0 nRanks 2 nNodes 2") +
+              warn_line("n1",
                         "NET/IB : Got completion from peer 192.0.2.2<1> with status=12 opcode=0 len=0 vendor "
                         "err 129 (Send)"));
   report::Document doc;
@@ -376,7 +378,7 @@ TEST(Issue18Review, AsyncFatalEventsFailNonFatalOnesDoNot) {
        {"NET/IB : mlx5_0:1 async fatal event: local catastrophic error",
         "NET/IB : mlx5_0:1 async fatal event on QP (0x1a2b): local access violation work queue error",
         "NET/IB : Got async event : port error"}) {
-    auto r = analyze(two_host_ib() + warn("node02", m));
+    auto r = analyze(two_host_ib() + warn_line("node02", m));
     EXPECT_EQ(r.health.status, "failed") << m;
     ASSERT_NE(finding(r, "NCCL_IB_DEVICE_ERROR"), nullptr) << m;
     EXPECT_EQ(finding(r, "NCCL_IB_DEVICE_ERROR")->evidence["host"], "node02");
@@ -385,25 +387,27 @@ TEST(Issue18Review, AsyncFatalEventsFailNonFatalOnesDoNot) {
                         "NET/IB : mlx5_0:1 async non-fatal event: port active",
                         "NET/IB : mlx5_0:1 Got async event : client reregistration",
                         "nvmlDeviceGetNvLinkRemoteDeviceType() failed: Not Supported"}) {
-    auto r = analyze(two_host_ib() + warn("node02", m));
+    auto r = analyze(two_host_ib() + warn_line("node02", m));
     EXPECT_EQ(r.health.status, "ok") << m;
   }
 }
 
 TEST(Issue18Review, ALateRootCauseIsNotLostBehindManyWarnings) {
   std::string t = two_host_ib();
-  for (int i = 0; i < 300; ++i) t += warn("node01", "nvmlDeviceGetFieldValues() failed: Unknown Error");
-  t += warn("node01", "Call to ibv_modify_qp failed with error Network is unreachable");
+  for (int i = 0; i < 300; ++i) t += warn_line("node01", "nvmlDeviceGetFieldValues() failed: Unknown Error");
+  t += warn_line("node01", "Call to ibv_modify_qp failed with error Network is unreachable");
   auto r = analyze(t);
   EXPECT_EQ(r.health.status, "failed");
   EXPECT_NE(finding(r, "NCCL_IB_CONNECT_FAILED"), nullptr);
   // 300 flushed work requests, then the status that caused them: the headline names 12, counts stay whole.
   std::string u = two_host_ib();
   for (int i = 0; i < 300; ++i)
-    u += warn("node01",
-              "NET/IB : Got completion from peer 192.0.2.2<1> with status=5 opcode=0 len=0 vendor err 249");
-  u += warn("node01",
-            "NET/IB : Got completion from peer 192.0.2.2<1> with status=12 opcode=0 len=0 vendor err 129");
+    u += warn_line(
+        "node01",
+        "NET/IB : Got completion from peer 192.0.2.2<1> with status=5 opcode=0 len=0 vendor err 249");
+  u += warn_line(
+      "node01",
+      "NET/IB : Got completion from peer 192.0.2.2<1> with status=12 opcode=0 len=0 vendor err 129");
   auto q = analyze(u);
   ASSERT_FALSE(q.health.groups.empty());
   EXPECT_EQ(q.health.groups[0].top_detail, "RETRY_EXC_ERR (12)");
@@ -412,11 +416,11 @@ TEST(Issue18Review, ALateRootCauseIsNotLostBehindManyWarnings) {
 }
 
 TEST(Issue18Review, OfiDataPathErrorIsATransferFailure) {
-  auto r =
-      analyze(info("a", "Using network AWS Libfabric") + info("a", "comm 0x1 rank 0 nRanks 2 nNodes 2") +
-              warn("a",
-                   "NET/OFI Request 0x7f completed with error. RC: 5. Error: Input/output error. "
-                   "Completed length: 0, Request: { dev: 0, size: 1048576, state: CREATED, type: SEND }"));
+  auto r = analyze(
+      info("a", "Using network AWS Libfabric") + info("a", "comm 0x1 rank 0 nRanks 2 nNodes 2") +
+      warn_line("a",
+                "NET/OFI Request 0x7f completed with error. RC: 5. Error: Input/output error. "
+                "Completed length: 0, Request: { dev: 0, size: 1048576, state: CREATED, type: SEND }"));
   EXPECT_EQ(r.health.status, "failed");
   EXPECT_NE(finding(r, "NCCL_IB_COMPLETION_ERROR"), nullptr);
   EXPECT_EQ(finding(r, "NCCL_NET_PLUGIN_FAILED"), nullptr);
@@ -441,20 +445,21 @@ TEST(Issue18Review, ApplicationErrorsCountOnlyWithoutNcclsOwn) {
   EXPECT_EQ(t.health.status, "failed");
   // When NCCL's lines show the failure, the echo adds nothing.
   auto u = analyze(two_host_ib() +
-                   warn("node01", "Call to ibv_modify_qp failed with error Network is unreachable") +
+                   warn_line("node01", "Call to ibv_modify_qp failed with error Network is unreachable") +
                    "Last error:\nCall to ibv_modify_qp failed with error Network is unreachable\n");
   ASSERT_EQ(u.health.groups.size(), 1u);
   EXPECT_EQ(u.health.groups[0].count, 1u);
 }
 
 TEST(Issue18Review, SocketAndProbeWarnings) {
-  auto truncated = analyze(two_host_ib() + warn("node02",
-                                                "NET/Socket : peer 192.0.2.11<40123> message truncated : "
-                                                "receiving 1048576 bytes instead of 65536"));
+  auto truncated =
+      analyze(two_host_ib() + warn_line("node02",
+                                        "NET/Socket : peer 192.0.2.11<40123> message truncated : "
+                                        "receiving 1048576 bytes instead of 65536"));
   EXPECT_EQ(truncated.health.status, "failed");
   // NCCL skips an HCA it cannot open and runs on the others: a warning, not a failure.
-  auto skipped = analyze(two_host_ib() + warn("node01", "Call to ibv_open_device failed") +
-                         warn("node01", "NET/IB : Unable to open device mlx5_2"));
+  auto skipped = analyze(two_host_ib() + warn_line("node01", "Call to ibv_open_device failed") +
+                         warn_line("node01", "NET/IB : Unable to open device mlx5_2"));
   EXPECT_EQ(skipped.health.status, "degraded");
   EXPECT_EQ(finding(skipped, "NCCL_IB_RESOURCE_FAILED"), nullptr);
   // socketStartConnect whose frames run through the IB transport is the IB connection setup.
@@ -506,11 +511,11 @@ TEST(Issue18Review, NoNcclLineIsHealthUnknownAndOneRootCarriesTheConsequences) {
   auto empty = analyze("");
   EXPECT_EQ(empty.health.status, "unknown");
   EXPECT_NE(report::render_transport(empty).find("no NCCL line"), std::string::npos);
-  auto r =
-      analyze(two_host_ib() + warn("node01", "Call to ibv_modify_qp failed with error Connection timed out") +
-              "node02:100:102 [0] bootstrap.cc:80 NCCL WARN Bootstrap : connect to root failed\n" +
-              "node02:100:103 [0] misc/socket.cc:49 NCCL WARN socketProgress: Connection closed by remote "
-              "peer node01<1>\n");
+  auto r = analyze(
+      two_host_ib() + warn_line("node01", "Call to ibv_modify_qp failed with error Connection timed out") +
+      "node02:100:102 [0] bootstrap.cc:80 NCCL WARN Bootstrap : connect to root failed\n" +
+      "node02:100:103 [0] misc/socket.cc:49 NCCL WARN socketProgress: Connection closed by remote "
+      "peer node01<1>\n");
   std::size_t carriers = 0;
   for (const auto& f : r.findings) carriers += f.evidence.contains("consequences");
   EXPECT_EQ(carriers, 1u);

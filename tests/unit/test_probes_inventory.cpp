@@ -123,7 +123,7 @@ std::vector<std::string> models() {
   return out;
 }
 
-std::string slurp(const std::string& p) {
+std::string read_file_text(const std::string& p) {
   std::ifstream in(p);
   std::stringstream ss;
   ss << in.rdbuf();
@@ -203,7 +203,7 @@ TEST(Inventory, A_IbNdrRailOptimized) {
 // The distances computed from sysfs equal what nvidia-smi printed on the real host ([F09]).
 TEST(Inventory, A_DistancesEqualNvidiaSmiTopo) {
   auto h = inventory_of("a-ib-ndr-8rail");
-  auto topo = parse::parse_nvidia_smi_topo(slurp(kData + "/nvidia-smi/topo-m-h100-8gpu-8nic.txt"));
+  auto topo = parse::parse_nvidia_smi_topo(read_file_text(kData + "/nvidia-smi/topo-m-h100-8gpu-8nic.txt"));
   auto cells = parse::gpu_nic_levels(topo);
   ASSERT_EQ(cells.size(), 64u);
   for (const auto& c : cells) {
@@ -216,7 +216,7 @@ TEST(Inventory, A_DistancesEqualNvidiaSmiTopo) {
 
 TEST(Inventory, F2_DistancesEqualNvidiaSmiTopoOldStyle) {
   auto h = inventory_of("f2-8gpu-1nic-v100");
-  auto topo = parse::parse_nvidia_smi_topo(slurp(kData + "/nvidia-smi/topo-m-v100-8gpu-1nic.txt"));
+  auto topo = parse::parse_nvidia_smi_topo(read_file_text(kData + "/nvidia-smi/topo-m-v100-8gpu-1nic.txt"));
   EXPECT_TRUE(topo.nic_legend.empty());
   auto cells = parse::gpu_nic_levels(topo);
   ASSERT_EQ(cells.size(), 8u);
@@ -511,7 +511,7 @@ TEST(Inventory, PcieBandwidthMatchesKernel) {
 }
 
 TEST(McaParams, ParsesDebianFile) {
-  auto p = parse::parse_mca_params(slurp(kData + "/openmpi/debian/openmpi/openmpi-mca-params.conf"));
+  auto p = parse::parse_mca_params(read_file_text(kData + "/openmpi/debian/openmpi/openmpi-mca-params.conf"));
   std::map<std::string, std::string> m(p.params.begin(), p.params.end());
   EXPECT_EQ(m.at("pml"), "^ucx");
   EXPECT_EQ(m.at("btl"), "^uct,openib,ofi");
@@ -526,7 +526,7 @@ TEST(McaParams, ParsesDebianFile) {
 }
 
 TEST(NvidiaSmiTopo, NewStyleLegendAndAffinity) {
-  auto m = parse::parse_nvidia_smi_topo(slurp(kData + "/nvidia-smi/topo-m-h100-8gpu-8nic.txt"));
+  auto m = parse::parse_nvidia_smi_topo(read_file_text(kData + "/nvidia-smi/topo-m-h100-8gpu-8nic.txt"));
   ASSERT_EQ(m.devices.size(), 16u);
   EXPECT_EQ(m.nic_legend.at("NIC7"), "mlx5_7");
   EXPECT_EQ(m.cpu_affinity.at("GPU5"), "48-95,144-191");

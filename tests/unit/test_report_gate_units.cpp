@@ -15,7 +15,7 @@ namespace report = fabcheck::report;
 
 namespace {
 
-json sample_report() {
+json units_report() {
   return json::parse(R"({
     "schema_version": 1,
     "run": {"status": "complete", "duration_s": 12.5},
@@ -34,7 +34,7 @@ json sample_report() {
 
 report::GateResult gate(const std::string& metric, const std::string& op, const json& threshold) {
   return report::evaluate_gate(
-      sample_report(), json::array({{{"metric", metric}, {"op", op}, {"threshold", threshold}}}), "test");
+      units_report(), json::array({{{"metric", metric}, {"op", op}, {"threshold", threshold}}}), "test");
 }
 
 report::GateCheckResult one(const std::string& metric, const std::string& op, const json& threshold) {
@@ -91,7 +91,7 @@ TEST(GateUnits, ConsoleLineShowsTheUnitAfterTheValue) {
 
 TEST(GateUnits, JUnitShowsTheUnit) {
   const auto g = report::evaluate_gate(
-      sample_report(),
+      units_report(),
       json::array(
           {{{"metric", "sweeps.allreduce.busbw_gbps@1G"}, {"op", ">="}, {"threshold", 100}},
            {{"metric", "latency.p2p.p99_us@8"}, {"op", "<="}, {"threshold", 1}, {"why", "8 B floor"}}}),

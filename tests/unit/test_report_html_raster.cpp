@@ -16,13 +16,13 @@ namespace {
 using fabcheck::report::render_html;
 using nlohmann::json;
 
-std::size_t count(const std::string& hay, const std::string& needle) {
+std::size_t count_of(const std::string& hay, const std::string& needle) {
   std::size_t n = 0;
   for (auto p = hay.find(needle); p != std::string::npos; p = hay.find(needle, p + needle.size())) ++n;
   return n;
 }
 
-std::string host(std::size_t i) {
+std::string host_name(std::size_t i) {
   return "h" + std::to_string(i);
 }
 
@@ -31,7 +31,7 @@ std::string host(std::size_t i) {
 json pairs_report(std::size_t n, std::size_t slow_from, std::size_t slow_to, std::size_t outliers = 1) {
   json hosts = json::array(), bw = json::array(), lat = json::array();
   for (std::size_t i = 0; i < n; ++i) {
-    hosts.push_back(host(i));
+    hosts.push_back(host_name(i));
     json b = json::array(), l = json::array();
     for (std::size_t j = 0; j < n; ++j) {
       b.push_back(i == j ? json(nullptr) : json(i == slow_from && j == slow_to ? 2.0 : 10.0));
@@ -43,8 +43,8 @@ json pairs_report(std::size_t n, std::size_t slow_from, std::size_t slow_to, std
   json out = json::array();
   for (std::size_t k = 0; k < outliers; ++k) {
     out.push_back({{"kind", "bw"},
-                   {"from", host(k == 0 ? slow_from : k % n)},
-                   {"to", host(k == 0 ? slow_to : (k + 1) % n)},
+                   {"from", host_name(k == 0 ? slow_from : k % n)},
+                   {"to", host_name(k == 0 ? slow_to : (k + 1) % n)},
                    {"value", 2.0},
                    {"median", 10.0},
                    {"z", k == 0 ? -50.0 : -4.0}});
@@ -71,16 +71,16 @@ png_test::Decoded image_of(const std::string& page, const std::string& id) {
 
 TEST(ReportHtmlRaster, UpTo64HostsTheMatrixIsStillOneSvgCellPerLink) {
   const std::string page = render_html(pairs_report(64, 1, 2));
-  EXPECT_EQ(count(page, "<rect class=\"cell"), 2u * 64 * 63);
-  EXPECT_EQ(count(page, "heat-raster\""), 0u);
-  EXPECT_EQ(count(page, "data-outlier=\"true\""), 1u);
+  EXPECT_EQ(count_of(page, "<rect class=\"cell"), 2u * 64 * 63);
+  EXPECT_EQ(count_of(page, "heat-raster\""), 0u);
+  EXPECT_EQ(count_of(page, "data-outlier=\"true\""), 1u);
 }
 
 TEST(ReportHtmlRaster, Above64HostsOneImagePerMatrixAndNoElementPerCell) {
   const std::size_t n = 65;
   const std::string page = render_html(pairs_report(n, 3, 40));
-  EXPECT_EQ(count(page, "<rect class=\"cell"), 0u);
-  EXPECT_EQ(count(page, "<img class=\"heat-raster\""), 2u);  // bandwidth and latency
+  EXPECT_EQ(count_of(page, "<rect class=\"cell"), 0u);
+  EXPECT_EQ(count_of(page, "<img class=\"heat-raster\""), 2u);  // bandwidth and latency
   const auto bw = image_of(page, "pairs-bw");
   ASSERT_EQ(bw.width, n);  // one pixel per link below kRasterMaxSide hosts
   ASSERT_EQ(bw.height, n);
@@ -117,7 +117,7 @@ TEST(ReportHtmlRaster, ManyHostsAreBlocksColouredByTheirWorstLinkAndThePageStays
   EXPECT_NE(page.find("The 100 most extreme of 150 outlier links"), std::string::npos);
   const std::size_t table = page.find("<table class=\"outliers\">");
   ASSERT_NE(table, std::string::npos);
-  const std::size_t rows = count(page.substr(table, page.find("</table>", table) - table), "<tr>");
+  const std::size_t rows = count_of(page.substr(table, page.find("</table>", table) - table), "<tr>");
   EXPECT_EQ(rows, 1u + 100u);  // header + rows
   EXPECT_NE(page.find("<td>bw</td><td>h700</td><td>h13</td>", table), std::string::npos);
   // 1.44 million links, two matrices: well under a megabyte of page.

@@ -33,7 +33,7 @@ SignatureClass cls(std::optional<double> lat, std::optional<double> bw, std::opt
   return report::classify_signature(sig(lat, bw), link).cls;
 }
 
-report::HostRdmaEvidence no_rdma_host(const std::string& h) {
+report::HostRdmaEvidence host_without_rdma(const std::string& h) {
   report::HostRdmaEvidence e;
   e.host = h;
   e.verbs_error = "Function not implemented";
@@ -128,7 +128,7 @@ TEST(SignatureClassify, Names) {
 TEST(SignaturePrecedence, SocketsLikeWithoutRdmaHardwareIsNoRdmaHardware) {
   // The virtual fabric: no RDMA device anywhere, MPI over TCP.
   report::TransportInput in;
-  for (const char* h : {"h1", "h2", "h3"}) in.hosts.push_back(no_rdma_host(h));
+  for (const char* h : {"h1", "h2", "h3"}) in.hosts.push_back(host_without_rdma(h));
   in.signatures = {sig(17.0, 0.9, "h1", "h2"), sig(18.0, 0.8, "h1", "h3"), sig(16.5, 0.9, "h2", "h3")};
   auto r = report::analyze_transport(in);
   EXPECT_EQ(r.run.verdict, "no_rdma_hardware");
@@ -153,7 +153,7 @@ TEST(SignaturePrecedence, SocketsLikeWithActivePortsIsFallbackNamingMpi) {
 
 TEST(SignaturePrecedence, RdmaLikeNeverOutweighsAnInventoryWithoutRdma) {
   report::TransportInput in;
-  in.hosts = {no_rdma_host("h1"), no_rdma_host("h2")};
+  in.hosts = {host_without_rdma("h1"), host_without_rdma("h2")};
   in.signatures = {sig(1.1, {}, "h1", "h2")};
   auto r = report::analyze_transport(in);
   EXPECT_EQ(r.run.verdict, "no_rdma_hardware");

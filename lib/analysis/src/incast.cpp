@@ -3,13 +3,10 @@
 #include <fmt/format.h>
 
 #include "fabcheck/core/size.hpp"
+#include "fabcheck/model/json_value.hpp"
 
 namespace fabcheck::report {
 namespace {
-
-nlohmann::json opt(const std::optional<double>& v) {
-  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
-}
 
 std::string fmt_opt(const std::optional<double>& v, const char* spec_fmt) {
   return v ? fmt::format(fmt::runtime(spec_fmt), *v) : std::string("-");
@@ -27,9 +24,9 @@ void add_incast(Document& doc, const model::IncastResult& r) {
         {"rounds", p.rounds},
         {"senders", p.senders},
         {"goodput_gbps", p.fan_in > 0 ? nlohmann::json(p.goodput_gbps) : nlohmann::json(nullptr)},
-        {"incast_efficiency", opt(p.incast_efficiency)},
+        {"incast_efficiency", model::number_or_null(p.incast_efficiency)},
         {"fairness", p.fan_in > 0 ? nlohmann::json(p.fairness) : nlohmann::json(nullptr)},
-        {"offered_load_gbps", opt(p.offered_load_gbps)},
+        {"offered_load_gbps", model::number_or_null(p.offered_load_gbps)},
         {"congested", p.congested},
         {"completion_p50_us", p.completion_p50_us},
         {"completion_p99_us", p.completion_p99_us},
@@ -49,8 +46,9 @@ void add_incast(Document& doc, const model::IncastResult& r) {
           {"congested_p99_us", v.congested_samples ? nlohmann::json(v.congested_p99_us) : nullptr},
           {"congested_mean_us", v.congested_samples ? nlohmann::json(v.congested_mean_us) : nullptr},
           {"overlap", v.congested_samples ? nlohmann::json(v.overlap) : nullptr}};
-      j["congestion_impact"] = {
-          {"mean", opt(v.impact_mean)}, {"p50", opt(v.impact_p50)}, {"p99", opt(v.impact_p99)}};
+      j["congestion_impact"] = {{"mean", model::number_or_null(v.impact_mean)},
+                                {"p50", model::number_or_null(v.impact_p50)},
+                                {"p99", model::number_or_null(v.impact_p99)}};
     } else {
       j["victim"] = nullptr;
       j["victim_reason"] = r.victim_skip_reason;

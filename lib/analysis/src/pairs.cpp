@@ -7,6 +7,7 @@
 #include <set>
 
 #include "fabcheck/core/size.hpp"
+#include "fabcheck/model/json_value.hpp"
 
 namespace fabcheck::report {
 
@@ -15,11 +16,6 @@ namespace {
 using model::PairsRail;
 using model::PairsResult;
 using nlohmann::json;
-
-json num(std::optional<double> v) {
-  if (!v || !std::isfinite(*v)) return nullptr;
-  return *v;
-}
 
 /// A flagged link's impact (`evidence.impact`, the order inside a severity, reconcile.hpp): how many times
 /// worse than the median link of its kind it is — median / value for bandwidth, value / median for latency.
@@ -48,7 +44,7 @@ json matrix_json(const core::LinkMatrix& m) {
   json rows = json::array();
   for (const auto& row : m) {
     json r = json::array();
-    for (const auto& c : row) r.push_back(num(c));
+    for (const auto& c : row) r.push_back(model::number_or_null(c));
     rows.push_back(std::move(r));
   }
   return rows;
@@ -89,16 +85,20 @@ json rail_json(const PairsResult& r, const PairsRail& rail) {
   j["lat_min_us"] = matrix_json(rail.lat_min_us);
   j["bidir_gbps"] = r.bidir ? matrix_json(rail.bidir_gbps) : json(nullptr);
   j["lat_samples"] = rail.lat_samples;
-  j["bw_median_gbps"] = num(rail.analysis.bw.median);
-  j["lat_median_us"] = num(rail.analysis.lat.median);
+  j["bw_median_gbps"] = model::number_or_null(rail.analysis.bw.median);
+  j["lat_median_us"] = model::number_or_null(rail.analysis.lat.median);
   json outs = json::array();
   for (const auto& po : rail.outliers) {
     if (po.confirmed == false) continue;  // refuted by the retest: kept under `retests`
     const auto& o = po.link;
-    json e = {{"kind", kind_name(o.kind)}, {"from", host(o.from)},
-              {"to", host(o.to)},          {"value", num(o.value)},
-              {"median", num(o.median)},   {"z", num(o.z)},
-              {"rule", rule_name(o)},      {"confirmed", confirmed_json(po.confirmed)}};
+    json e = {{"kind", kind_name(o.kind)},
+              {"from", host(o.from)},
+              {"to", host(o.to)},
+              {"value", model::number_or_null(o.value)},
+              {"median", model::number_or_null(o.median)},
+              {"z", model::number_or_null(o.z)},
+              {"rule", rule_name(o)},
+              {"confirmed", confirmed_json(po.confirmed)}};
     if (!o.z) e["z_reason"] = "MAD = 0: z is infinite, the 10 % test decided";
     outs.push_back(std::move(e));
   }
@@ -130,13 +130,13 @@ json rail_json(const PairsResult& r, const PairsRail& rail) {
                   {"kind", kind_name(t.kind)},
                   {"from", host(t.from)},
                   {"to", host(t.to)},
-                  {"first", num(t.first)},
-                  {"value", num(t.value)},
+                  {"first", model::number_or_null(t.first)},
+                  {"value", model::number_or_null(t.value)},
                   {"still_bad", confirmed_json(t.still_bad)}});
   }
   j["retests"] = std::move(rt);
-  j["retest_reference"] = {{"bw_gbps", num(rail.retest_bw_reference)},
-                           {"lat_us", num(rail.retest_lat_reference)}};
+  j["retest_reference"] = {{"bw_gbps", model::number_or_null(rail.retest_bw_reference)},
+                           {"lat_us", model::number_or_null(rail.retest_lat_reference)}};
   j["notes"] = rail.analysis.notes;
   return j;
 }
@@ -190,9 +190,9 @@ nlohmann::json pairs_json(const PairsResult& r) {
     sched.push_back(std::move(jr));
   }
   j["schedule"] = std::move(sched);
-  j["expected_gbps"] = num(r.expected_gbps);
+  j["expected_gbps"] = model::number_or_null(r.expected_gbps);
   j["retest"] = r.retest;
-  j["duration_s"] = num(r.duration_s);
+  j["duration_s"] = model::number_or_null(r.duration_s);
   j["convention"] =
       "bw_gbps[from][to]: one direction at a time, window messages of size_bytes/window in flight then an "
       "acknowledgement (osu_bw), GB/s = 1e9 B/s; lat: 8 B half round trip, one value per unordered pair; "
@@ -245,8 +245,8 @@ void add_pairs(Document& doc, const PairsResult& r) {
       f.evidence = {{"host", host(s.host)},
                     {"confirmed", confirmed_json(ps.confirmed)},
                     {"by", by_bandwidth ? "bandwidth" : "latency"},
-                    {"bw_median_gbps", num(rail.analysis.bw.median)},
-                    {"impact", num(impact_of(rail, ps))}};
+                    {"bw_median_gbps", model::number_or_null(rail.analysis.bw.median)},
+                    {"impact", model::number_or_null(impact_of(rail, ps))}};
       f.remedy = refuted ? "re-run pairs; a single noisy sample was not reproduced"
                          : "check the host's NIC, cable and switch port (link rate, errors); drain it "
                            "(--exclude-hostfile writes the hosts that passed)";
@@ -270,11 +270,11 @@ void add_pairs(Document& doc, const PairsResult& r) {
       f.evidence = {{"kind", kind_name(o.kind)},
                     {"from", host(o.from)},
                     {"to", host(o.to)},
-                    {"value", num(o.value)},
-                    {"median", num(o.median)},
-                    {"z", num(o.z)},
+                    {"value", model::number_or_null(o.value)},
+                    {"median", model::number_or_null(o.median)},
+                    {"z", model::number_or_null(o.z)},
                     {"confirmed", confirmed_json(po.confirmed)},
-                    {"impact", num(impact_of(o))}};
+                    {"impact", model::number_or_null(impact_of(o))}};
       f.remedy = bw ? "check the cable/port on this path in this direction (link rate, FEC/symbol errors, "
                       "congestion); re-run pairs to confirm"
                     : "check the switch path between these hosts (hops, congestion, adaptive routing)";

@@ -9,6 +9,7 @@
 
 #include "fabcheck/core/collective.hpp"
 #include "fabcheck/core/error.hpp"
+#include "fabcheck/model/json_value.hpp"
 #include "fabcheck/report/sweep_json.hpp"
 
 namespace fabcheck::report {
@@ -24,10 +25,6 @@ std::optional<double> val(const PeerRow& r, const char* col) {
   const auto it = r.values.find(col);
   if (it == r.values.end()) return std::nullopt;
   return it->second.value;
-}
-
-json num(const std::optional<double>& v) {
-  return v ? json(*v) : json(nullptr);
 }
 
 std::string base_name(const std::string& path) {
@@ -115,15 +112,15 @@ std::size_t add_latency(Acc& a, const PeerFile& f, const PeerTable& t, std::size
               {"size_bytes", r.size_bytes},
               {"nranks", 2},
               {"members", "imported pair"},
-              {"mean_us", num(val(r, "t_avg_us"))},
-              {"p50_us", num(val(r, f.run.tool == "perftest" ? "t_typical_us" : "p50_us"))},
-              {"p90_us", num(val(r, "p90_us"))},
-              {"p99_us", num(val(r, "p99_us"))},
-              {"p999_us", num(val(r, "p999_us"))},
-              {"min_us", num(val(r, "t_min_us"))},
-              {"max_us", num(val(r, "t_max_us"))},
-              {"stdev_us", num(val(r, "t_stdev_us"))},
-              {"samples", num(val(r, "iterations"))},
+              {"mean_us", model::number_or_null(val(r, "t_avg_us"))},
+              {"p50_us", model::number_or_null(val(r, f.run.tool == "perftest" ? "t_typical_us" : "p50_us"))},
+              {"p90_us", model::number_or_null(val(r, "p90_us"))},
+              {"p99_us", model::number_or_null(val(r, "p99_us"))},
+              {"p999_us", model::number_or_null(val(r, "p999_us"))},
+              {"min_us", model::number_or_null(val(r, "t_min_us"))},
+              {"max_us", model::number_or_null(val(r, "t_max_us"))},
+              {"stdev_us", model::number_or_null(val(r, "t_stdev_us"))},
+              {"samples", model::number_or_null(val(r, "iterations"))},
               {"percentile_source", "imported: the file's own statistics (no samples)"},
               {"statistic", latency_statistic(f.run, t)},
               {"histogram", json::array()},
@@ -152,8 +149,9 @@ std::size_t add_link(Acc& a, const PeerFile& f, const PeerTable& t, std::size_t 
   for (const auto& r : t.rows) {
     json p = {
         {"size_bytes", r.size_bytes},
-        {"bw_gbps", num(val(r, "bw_avg") ? std::optional(to_gbps(*val(r, "bw_avg"), unit)) : std::nullopt)},
-        {"bw_in_file", num(val(r, "bw_avg"))},
+        {"bw_gbps", model::number_or_null(val(r, "bw_avg") ? std::optional(to_gbps(*val(r, "bw_avg"), unit))
+                                                           : std::nullopt)},
+        {"bw_in_file", model::number_or_null(val(r, "bw_avg"))},
         {"line", r.line}};
     if (auto pk = val(r, "bw_peak")) p["bw_peak_gbps"] = to_gbps(*pk, unit);
     if (auto m = val(r, "msg_rate_mpps")) p["msg_rate_mpps"] = *m;
@@ -249,9 +247,9 @@ std::size_t add_sweep(Acc& a, const PeerFile& f, const PeerTable& t, std::size_t
     }
     pf.per_iter_reason = fmt::format("imported from {}: no per-iteration samples", f.run.format);
     json p = sweep_point_json(pf);
-    p["time_min_us"] = num(val(r, "t_min_us"));
-    p["time_max_us"] = num(val(r, "t_max_us"));
-    p["iterations"] = num(val(r, "iterations"));
+    p["time_min_us"] = model::number_or_null(val(r, "t_min_us"));
+    p["time_max_us"] = model::number_or_null(val(r, "t_max_us"));
+    p["iterations"] = model::number_or_null(val(r, "iterations"));
     p["line"] = r.line;
     if (defects) {
       p["wrong_source"] = "IMB -DCHECK defects column";

@@ -10,14 +10,14 @@
 #include <set>
 
 #include "fabcheck/core/ascii.hpp"
+#include "transport_internal.hpp"
 
 namespace fabcheck::report {
 
 namespace {
 
-std::string lower(std::string_view s) {
-  return core::ascii_lower(s);
-}
+using detail::host_label;
+using detail::lower;
 
 bool has(std::string_view hay, std::string_view needle) {
   return lower(hay).find(lower(needle)) != std::string::npos;
@@ -108,10 +108,6 @@ std::string trace_file(const std::string& msg) {
   loc = loc.substr(0, loc.rfind(':'));
   std::size_t slash = loc.rfind('/');
   return slash == std::string::npos ? loc : loc.substr(slash + 1);
-}
-
-std::string host_label(const std::string& h) {
-  return h.empty() ? "(no prefix)" : h;
 }
 
 // `bootstrap.cc -> ncclSystemError`: where an error trace was and what it propagated.

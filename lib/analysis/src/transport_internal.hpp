@@ -14,7 +14,7 @@
 
 namespace fabcheck::report::detail {
 
-inline std::string lower(const std::string& s) {
+inline std::string lower(std::string_view s) {
   return core::ascii_lower(s);
 }
 

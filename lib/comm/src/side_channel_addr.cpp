@@ -3,15 +3,10 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include "fabcheck/core/ascii.hpp"
 
 namespace fabcheck::comm {
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
 
 /// Parses "a.b.c.d" into host order; false when it is not four numbers 0..255.
 bool parse_ipv4(std::string_view s, std::uint32_t& out) {
@@ -56,7 +51,7 @@ bool loopback(const InterfaceAddress& a) {
 bool interface_matches(const InterfaceAddress& a, std::string_view list) {
   while (!list.empty()) {
     const auto comma = list.find(',');
-    if (token_matches(a, trim(list.substr(0, comma)))) return true;
+    if (token_matches(a, core::trim_blanks(list.substr(0, comma)))) return true;
     if (comma == std::string_view::npos) break;
     list.remove_prefix(comma + 1);
   }
@@ -66,8 +61,8 @@ bool interface_matches(const InterfaceAddress& a, std::string_view list) {
 std::vector<InterfaceAddress> side_channel_candidates(const std::vector<InterfaceAddress>& all,
                                                       std::string_view include, std::string_view exclude) {
   std::vector<InterfaceAddress> out;
-  const bool use_include = !trim(include).empty();
-  if (trim(exclude).empty()) exclude = kOmpiDefaultIfExclude;
+  const bool use_include = !core::trim_blanks(include).empty();
+  if (core::trim_blanks(exclude).empty()) exclude = kOmpiDefaultIfExclude;
   for (const auto& a : all) {
     if (use_include ? interface_matches(a, include) : !interface_matches(a, exclude)) out.push_back(a);
   }

@@ -7,7 +7,7 @@ using nlohmann::json;
 
 namespace {
 
-OptionTable<IncastOptions> make_table() {
+OptionTable<IncastOptions> make_incast_table() {
   using K = OptKind;
   using O = IncastOptions;
   OptionTable<O> t;
@@ -46,7 +46,7 @@ OptionTable<IncastOptions> make_table() {
 }  // namespace
 
 const OptionTable<IncastOptions>& incast_option_table() {
-  static const OptionTable<IncastOptions> t = make_table();
+  static const OptionTable<IncastOptions> t = make_incast_table();
   return t;
 }
 

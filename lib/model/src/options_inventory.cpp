@@ -5,7 +5,7 @@ namespace fabcheck::model {
 
 namespace {
 
-OptionTable<InventoryOptions> make_table() {
+OptionTable<InventoryOptions> make_inventory_table() {
   using K = OptKind;
   using O = InventoryOptions;
   OptionTable<O> t;
@@ -39,7 +39,7 @@ OptionTable<InventoryOptions> make_table() {
 }  // namespace
 
 const OptionTable<InventoryOptions>& inventory_option_table() {
-  static const OptionTable<InventoryOptions> t = make_table();
+  static const OptionTable<InventoryOptions> t = make_inventory_table();
   return t;
 }
 

@@ -24,7 +24,7 @@ const char* kind_word(const LatencyOptions& o) {
   return o.p2p ? "p2p" : "collective";
 }
 
-OptionTable<LatencyOptions> make_table() {
+OptionTable<LatencyOptions> make_latency_table() {
   using K = OptKind;
   using O = LatencyOptions;
   OptionTable<O> t;
@@ -89,7 +89,7 @@ OptionTable<LatencyOptions> make_table() {
 }  // namespace
 
 const OptionTable<LatencyOptions>& latency_option_table() {
-  static const OptionTable<LatencyOptions> t = make_table();
+  static const OptionTable<LatencyOptions> t = make_latency_table();
   return t;
 }
 

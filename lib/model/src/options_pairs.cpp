@@ -7,7 +7,7 @@ using nlohmann::json;
 
 namespace {
 
-OptionTable<PairsOptions> make_table() {
+OptionTable<PairsOptions> make_pairs_table() {
   using K = OptKind;
   using O = PairsOptions;
   OptionTable<O> t;
@@ -54,7 +54,7 @@ OptionTable<PairsOptions> make_table() {
 }  // namespace
 
 const OptionTable<PairsOptions>& pairs_option_table() {
-  static const OptionTable<PairsOptions> t = make_table();
+  static const OptionTable<PairsOptions> t = make_pairs_table();
   return t;
 }
 

@@ -8,7 +8,7 @@ using nlohmann::json;
 
 namespace {
 
-OptionTable<ScalingOptions> make_table() {
+OptionTable<ScalingOptions> make_scaling_table() {
   using K = OptKind;
   using O = ScalingOptions;
   OptionTable<O> t;
@@ -45,7 +45,7 @@ OptionTable<ScalingOptions> make_table() {
 }  // namespace
 
 const OptionTable<ScalingOptions>& scaling_option_table() {
-  static const OptionTable<ScalingOptions> t = make_table();
+  static const OptionTable<ScalingOptions> t = make_scaling_table();
   return t;
 }
 

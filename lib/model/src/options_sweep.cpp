@@ -25,7 +25,7 @@ OptionSpec<SweepOptions> names(OptionInfo info, std::vector<T> SweepOptions::*m,
           }};
 }
 
-OptionTable<SweepOptions> make_table() {
+OptionTable<SweepOptions> make_sweep_table() {
   using K = OptKind;
   using O = SweepOptions;
   OptionTable<O> t;
@@ -143,7 +143,7 @@ OptionTable<SweepOptions> make_table() {
 }  // namespace
 
 const OptionTable<SweepOptions>& sweep_option_table() {
-  static const OptionTable<SweepOptions> t = make_table();
+  static const OptionTable<SweepOptions> t = make_sweep_table();
   return t;
 }
 

@@ -9,6 +9,7 @@
 #include <map>
 #include <string>
 
+#include "fabcheck/core/ascii.hpp"
 #include "fabcheck/parse/peer_bench.hpp"
 #include "nccl_tests_util.hpp"
 #include "peer_util.hpp"
@@ -20,7 +21,6 @@ namespace {
 using detail::parse_result;
 using detail::parse_uint;
 using detail::split_ws;
-using detail::trim;
 
 std::string canonical(std::string_view c) {
   static const std::map<std::string, std::string, std::less<>> kNames = {
@@ -58,13 +58,13 @@ PeerRun parse_imb_text(std::string_view text) {
   PeerTable* open = nullptr;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const std::size_t no = i + 1;
-    const std::string_view line = trim(lines[i]);
+    const std::string_view line = core::trim_blanks(lines[i]);
     if (line.empty()) continue;
     if (detail::scan_common_error(line, no, run)) continue;
     if (line.find("Intel(R) MPI Benchmarks") != std::string_view::npos ||
         line.find("Intel (R) MPI Benchmarks") != std::string_view::npos) {
       const auto p = line.find("Benchmarks");
-      auto v = trim(line.substr(p + 10));
+      auto v = core::trim_blanks(line.substr(p + 10));
       if (const auto comma = v.find(','); comma != std::string_view::npos) v = v.substr(0, comma);
       run.version = std::string(v);
       continue;
@@ -74,22 +74,22 @@ PeerRun parse_imb_text(std::string_view text) {
       continue;
     }
     if (calling && line.starts_with("#") && line.size() > 2) {
-      run.notes.push_back("calling sequence: " + detail::clip(trim(line.substr(1))));
+      run.notes.push_back("calling sequence: " + detail::clip(core::trim_blanks(line.substr(1))));
       calling = false;
       continue;
     }
     if (line.starts_with("# MPI_Datatype for reductions")) {
       const auto c = line.find(':');
-      if (c != std::string_view::npos) red_datatype = std::string(trim(line.substr(c + 1)));
+      if (c != std::string_view::npos) red_datatype = std::string(core::trim_blanks(line.substr(c + 1)));
       continue;
     }
     if (line.starts_with("# MPI_Datatype")) {
       const auto c = line.find(':');
-      if (c != std::string_view::npos) datatype = std::string(trim(line.substr(c + 1)));
+      if (c != std::string_view::npos) datatype = std::string(core::trim_blanks(line.substr(c + 1)));
       continue;
     }
     if (line.starts_with("# Benchmarking ")) {
-      bench = std::string(trim(line.substr(15)));
+      bench = std::string(core::trim_blanks(line.substr(15)));
       processes = 0;
       if (open) open->closed = true;
       open = nullptr;

@@ -1,22 +1,17 @@
 #include "fabcheck/parse/mca_params.hpp"
 
 #include <algorithm>
+#include "fabcheck/core/ascii.hpp"
 
 namespace fabcheck::parse {
 
 namespace {
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
-
 std::vector<std::string> split_list(std::string_view s) {
   std::vector<std::string> out;
   while (!s.empty()) {
     auto comma = s.find(',');
-    auto item = trim(s.substr(0, comma));
+    auto item = core::trim_blanks(s.substr(0, comma));
     if (!item.empty()) out.emplace_back(item);
     if (comma == std::string_view::npos) break;
     s.remove_prefix(comma + 1);
@@ -33,15 +28,15 @@ McaParams parse_mca_params(std::string_view text) {
     std::string_view line = text.substr(0, nl);
     text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
     if (auto hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
-    line = trim(line);
+    line = core::trim_blanks(line);
     if (line.empty()) continue;
     auto eq = line.find('=');
     if (eq == std::string_view::npos) {
       ++out.skipped_lines;
       continue;
     }
-    auto name = trim(line.substr(0, eq));
-    auto value = trim(line.substr(eq + 1));
+    auto name = core::trim_blanks(line.substr(0, eq));
+    auto value = core::trim_blanks(line.substr(eq + 1));
     if (name.empty()) {
       ++out.skipped_lines;
       continue;
@@ -52,7 +47,7 @@ McaParams parse_mca_params(std::string_view text) {
 }
 
 std::vector<std::string> mca_excluded(std::string_view value, const std::vector<std::string>& candidates) {
-  value = trim(value);
+  value = core::trim_blanks(value);
   std::vector<std::string> out;
   if (value.empty()) return out;
   bool negate = value.front() == '^';

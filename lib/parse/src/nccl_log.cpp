@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "fabcheck/core/ascii.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/core/input_limits.hpp"
 #include "fabcheck/core/redact.hpp"
@@ -20,7 +21,7 @@ namespace fabcheck::parse {
 using namespace detail;
 
 NcclVersionCode nccl_version_code(std::string_view text) {
-  text = trim(text);
+  text = core::trim_blanks(text);
   std::size_t p = 0;
   auto major = read_uint(text, p);
   if (!major || p >= text.size() || text[p] != '.') return 0;
@@ -188,7 +189,7 @@ bool find_marker(std::string_view l, std::size_t& pos, Level& level, std::size_t
 
 // Parses `host:pid:tid` that ends `s` (after trimming). Host = chars other than whitespace, ':', '[' and ']'.
 bool parse_host_pid_tid(std::string_view s, std::string_view& host, long long& pid) {
-  s = trim(s);
+  s = core::trim_blanks(s);
   std::size_t e = s.size();
   std::size_t p = e;
   while (p > 0 && is_digit(s[p - 1])) --p;  // tid
@@ -220,14 +221,14 @@ bool find_old_marker(std::string_view l, std::size_t& pos, Level& level, std::si
        {std::pair<std::string_view, Level>{" INFO ", Level::kInfo}, {" WARN ", Level::kWarn}}) {
     std::size_t at = l.find(word);
     if (at == std::string_view::npos || at > 256) continue;
-    std::string_view pre = trim(l.substr(0, at));
+    std::string_view pre = core::trim_blanks(l.substr(0, at));
     if (lv == Level::kWarn) {  // drop `file:line`
       std::size_t sp = pre.rfind(' ');
       if (sp == std::string_view::npos) continue;
       std::string_view loc = pre.substr(sp + 1);
       std::size_t colon = loc.rfind(':');
       if (colon == std::string_view::npos || colon + 1 >= loc.size()) continue;
-      pre = trim(pre.substr(0, sp));
+      pre = core::trim_blanks(pre.substr(0, sp));
     }
     if (pre.empty() || pre.back() != ']') continue;
     std::size_t open = pre.rfind('[');
@@ -261,12 +262,12 @@ Envelope parse_envelope(std::string_view l) {
   env.found = true;
   env.level = level;
   env.msg = l.substr(msg_at);
-  std::string_view pre = trim(l.substr(0, pos));
+  std::string_view pre = core::trim_blanks(l.substr(0, pos));
   env.tag_rank = tag_output_rank(pre);
   // Optional `(func)` (2.30 WARN) at the end.
   if (!pre.empty() && pre.back() == ')') {
     std::size_t open = pre.rfind(" (");
-    if (open != std::string_view::npos) pre = trim(pre.substr(0, open));
+    if (open != std::string_view::npos) pre = core::trim_blanks(pre.substr(0, open));
   }
   // Locate the `[dev]` token: the last `[digits]` followed by end or whitespace.
   std::size_t dev_open = std::string_view::npos, dev_close = 0;
@@ -316,7 +317,7 @@ bool looks_binary(std::string_view l) {
 bool parse_tests_rank(std::string_view t, NcclTestsRank& out) {
   if (t.empty() || t.front() != '#') return false;
   t.remove_prefix(1);
-  t = trim(t);
+  t = core::trim_blanks(t);
   if (!starts_with(t, "Rank ")) return false;
   std::size_t p = 5;
   while (p < t.size() && is_space(t[p])) ++p;
@@ -328,7 +329,7 @@ bool parse_tests_rank(std::string_view t, NcclTestsRank& out) {
   if (!pid || on == std::string_view::npos || dv == std::string_view::npos || dv < on) return false;
   out.rank = clamp_int(*rank);
   out.pid = *pid;
-  out.host = std::string(trim(t.substr(on + 4, dv - on - 4)));
+  out.host = std::string(core::trim_blanks(t.substr(on + 4, dv - on - 4)));
   out.device = clamp_int(int_after(t, "device ").value_or(-1));
   return !out.host.empty();
 }
@@ -338,7 +339,7 @@ bool parse_tests_rank(std::string_view t, NcclTestsRank& out) {
 // application output are not: an assignment quoted there says nothing about the job's environment (issue
 // 18, class 4).
 bool is_command_line(std::string_view t) {
-  t = trim(t);
+  t = core::trim_blanks(t);
   if (t.empty() || t.front() == '#') return false;
   std::size_t prompt = t.find("$ ");
   if (prompt == std::string_view::npos && t.find('@') != std::string_view::npos) prompt = t.find("# ");
@@ -346,7 +347,7 @@ bool is_command_line(std::string_view t) {
     std::string_view head = t.substr(0, prompt);
     bool prompt_like = head.empty() || head.find('@') != std::string_view::npos || head.back() == ']' ||
                        head.back() == ')' || head.back() == '~' || head.back() == '/';
-    if (prompt_like) t = trim(t.substr(prompt + 2));
+    if (prompt_like) t = core::trim_blanks(t.substr(prompt + 2));
   }
   std::string_view w = first_token(t);
   if (starts_with(w, "NCCL_") && w.find('=') != std::string_view::npos) return true;
@@ -503,9 +504,9 @@ std::size_t glued_wrapper(std::string_view t) {
 
 void NcclLogParser::line(std::string_view raw) {
   // A glued line is read as its two lines; the line counters count the physical line once.
-  std::size_t glue = looks_binary(raw) ? std::string_view::npos : glued_wrapper(trim(raw));
+  std::size_t glue = looks_binary(raw) ? std::string_view::npos : glued_wrapper(core::trim_blanks(raw));
   if (glue != std::string_view::npos) {
-    std::string_view t = trim(raw);
+    std::string_view t = core::trim_blanks(raw);
     line_one(t.substr(0, glue));
     const NcclLogStats saved = log_.stats;
     line(t.substr(glue));
@@ -522,7 +523,7 @@ void NcclLogParser::line_one(std::string_view raw) {
     ++st.skipped_binary;
     return;
   }
-  std::string_view t = trim(raw);
+  std::string_view t = core::trim_blanks(raw);
   if (t.empty() || is_bare_wrapper(t)) {
     ++st.blank_lines;
     return;
@@ -560,7 +561,7 @@ void NcclLogParser::line_one(std::string_view raw) {
       proc->cuda_devs.push_back(*env.dev);
     if (env.tag_rank && !proc->tag_rank) proc->tag_rank = env.tag_rank;
     if (env.level == Level::kTrace || env.level == Level::kCall) return;
-    std::string_view msg = trim(env.msg);
+    std::string_view msg = core::trim_blanks(env.msg);
     if (starts_with(msg, "NCCL version ")) {
       proc->version = std::string(first_token(msg.substr(13)));
       return;
@@ -578,7 +579,7 @@ void NcclLogParser::line_one(std::string_view raw) {
     std::string_view echo = t;
     if (!echo.empty() && echo.front() == '[') {
       std::size_t close = echo.find("]:");
-      if (close != std::string_view::npos && close < 32) echo = trim(echo.substr(close + 2));
+      if (close != std::string_view::npos && close < 32) echo = core::trim_blanks(echo.substr(close + 2));
     }
     ++st.foreign_lines;
     std::string text = "Last error: " + std::string(echo);
@@ -587,7 +588,7 @@ void NcclLogParser::line_one(std::string_view raw) {
   }
   if (auto r = tag_output_rank(t)) {
     std::size_t colon = t.find(">:");
-    if (colon != std::string_view::npos) body = trim(t.substr(colon + 2));
+    if (colon != std::string_view::npos) body = core::trim_blanks(t.substr(colon + 2));
     (void)r;
   }
   if (starts_with(body, "NCCL version ")) {
@@ -626,7 +627,7 @@ void NcclLogParser::note_app_error(std::string_view body, std::size_t lineno) {
   if (log_.app_errors.size() >= 64) return;
   std::size_t last = body.find("Last error:");
   if (last != std::string_view::npos) {
-    std::string_view rest = trim(body.substr(last + 11));
+    std::string_view rest = core::trim_blanks(body.substr(last + 11));
     if (rest.empty()) {  // PyTorch prints the text on the next line (`[rank1]: Last error:` / `[rank1]:
                          // <text>`)
       last_error_pending_ = true;

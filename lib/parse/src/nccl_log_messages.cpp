@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "fabcheck/core/ascii.hpp"
 #include "fabcheck/core/redact.hpp"
 #include "nccl_log_util.hpp"
 
@@ -78,13 +79,13 @@ bool parse_iface(std::string_view tok, NcclIface& out) {
 
 std::vector<NcclIface> parse_iface_list(std::string_view s) {
   std::vector<NcclIface> out;
-  s = trim(s);
+  s = core::trim_blanks(s);
   while (!s.empty() && out.size() < 64) {
     std::size_t e = 0;
     while (e < s.size() && !is_space(s[e])) ++e;
     NcclIface f;
     if (parse_iface(s.substr(0, e), f)) out.push_back(std::move(f));
-    s = trim(s.substr(e));
+    s = core::trim_blanks(s.substr(e));
   }
   return out;
 }
@@ -126,7 +127,7 @@ bool parse_merged_device(int index, std::string_view group, NcclNetDevice& d) {
   bool any = false;
   while (!group.empty()) {
     std::size_t comma = group.find(',');
-    std::string_view member = trim(group.substr(0, comma));
+    std::string_view member = core::trim_blanks(group.substr(0, comma));
     group = comma == std::string_view::npos ? std::string_view{} : group.substr(comma + 1);
     // `[0] mlx5_2:1/RoCE` → `[0]mlx5_2:1/RoCE`
     std::string tok(member);
@@ -149,7 +150,7 @@ void handle_ib_using(NcclProcessLog& p, std::string_view rest) {
   std::size_t semi = rest.find(';');
   std::string_view devs = semi == std::string_view::npos ? rest : rest.substr(0, semi);
   std::vector<NcclNetDevice> list;
-  std::string_view s = trim(devs);
+  std::string_view s = core::trim_blanks(devs);
   while (!s.empty() && list.size() < 64) {
     std::size_t e = 0;
     while (e < s.size() && !is_space(s[e])) ++e;
@@ -164,13 +165,13 @@ void handle_ib_using(NcclProcessLog& p, std::string_view rest) {
         narrow(p, V(2, 19, 0), V(2, 99, 99));
         list.push_back(std::move(d));
       }
-      s = trim(close == std::string_view::npos ? std::string_view{} : s.substr(close + 1));
+      s = core::trim_blanks(close == std::string_view::npos ? std::string_view{} : s.substr(close + 1));
       continue;
     }
     if (tok == "[RO]") narrow(p, V(2, 12, 0), V(2, 99, 99));
     NcclNetDevice d;
     if (parse_ib_device(tok, d)) list.push_back(std::move(d));
-    s = trim(s.substr(e));
+    s = core::trim_blanks(s.substr(e));
   }
   if (list.empty()) {
     p.ib_using_empty = true;
@@ -179,7 +180,7 @@ void handle_ib_using(NcclProcessLog& p, std::string_view rest) {
     p.ib_devices = std::move(list);
   }
   if (semi != std::string_view::npos) {
-    std::string_view oob = trim(rest.substr(semi + 1));
+    std::string_view oob = core::trim_blanks(rest.substr(semi + 1));
     if (starts_with(oob, "OOB ")) p.oob_ifaces = parse_iface_list(oob.substr(4));
   }
 }
@@ -212,7 +213,7 @@ void handle_gdr(NcclProcessLog& p, std::string_view msg) {
     }
     std::size_t paren = what.find(" (");
     if (paren != std::string_view::npos) {
-      h.reason = std::string(trim(what.substr(paren + 1)));
+      h.reason = std::string(core::trim_blanks(what.substr(paren + 1)));
       if (contains(what, "(no module)")) narrow(p, V(2, 5, 0), V(2, 12, 99));
     } else {
       narrow(p, V(2, 13, 0), V(2, 99, 99));
@@ -232,7 +233,7 @@ void handle_gdr(NcclProcessLog& p, std::string_view msg) {
   g.text = std::string(msg.substr(0, 512));
   std::string_view gw = what.substr(4);
   std::size_t slash = gw.find(" / HCA ");
-  g.gpu = std::string(trim(gw.substr(0, slash)));
+  g.gpu = std::string(core::trim_blanks(gw.substr(0, slash)));
   if (slash != std::string_view::npos) {
     std::string_view hw = gw.substr(slash + 7);
     std::size_t e = 0;
@@ -313,7 +314,7 @@ bool handle_connection(NcclProcessLog& p, std::string_view msg, std::size_t line
   }
   if (contains(body, "[send]")) c.direction = "send";
   if (contains(body, "[receive]")) c.direction = "receive";
-  std::string_view via = trim(msg.substr(via_at + 5));
+  std::string_view via = core::trim_blanks(msg.substr(via_at + 5));
   c.via = std::string(via.substr(0, 256));
   bool net_like = starts_with(via, "NET/") || starts_with(via, "COLLNET/");
   if (net_like) {
@@ -384,10 +385,10 @@ std::string ibv_error_text(std::string_view msg) {
   e = e.substr(0, e.find('['));  // a glued next line (`...unreachable[1,0]<stdout>:...`)
   std::size_t errno_at = e.find(" errno ");
   if (errno_at != std::string_view::npos) e = e.substr(0, errno_at);
-  e = trim(e);
+  e = core::trim_blanks(e);
   std::size_t q = 0;
   while (q < e.size() && is_digit(e[q])) ++q;
-  if (q > 0 && q < e.size() && is_space(e[q])) e = trim(e.substr(q));
+  if (q > 0 && q < e.size() && is_space(e[q])) e = core::trim_blanks(e.substr(q));
   return std::string(e.substr(0, 128));
 }
 
@@ -531,7 +532,7 @@ bool handle_message(NcclProcessLog& p, std::string_view msg, bool warn, std::siz
 
 bool handle_message_impl(NcclProcessLog& p, std::string_view msg, bool warn, std::size_t lineno,
                          bool strict) {
-  msg = trim(msg);
+  msg = core::trim_blanks(msg);
   if (msg.empty()) return false;
   if (msg.size() > 2048)
     msg = msg.substr(0, 2048);  // NCCL formats into 1024 bytes; longer text is not NCCL's
@@ -540,20 +541,20 @@ bool handle_message_impl(NcclProcessLog& p, std::string_view msg, bool warn, std
 
   // --- network choice ---
   if (starts_with(msg, "Using network ")) {
-    std::string v(trim(msg.substr(14)));
+    std::string v(core::trim_blanks(msg.substr(14)));
     if (!v.empty() && v.back() == '.') v.pop_back();
     p.network = v;
     p.network_line = lineno;
     known = true;
   } else if (starts_with(msg, "Using internal Network ")) {
-    p.network = std::string(trim(msg.substr(23)));
+    p.network = std::string(core::trim_blanks(msg.substr(23)));
     p.network_line = lineno;
     narrow(p, V(2, 0, 0), V(2, 3, 99));
     known = true;
   } else if (starts_with(msg, "Assigned NET plugin ")) {
     std::string_view r = msg.substr(20);
     std::size_t to = r.find(" to comm");
-    p.network = std::string(trim(r.substr(0, to)));
+    p.network = std::string(core::trim_blanks(r.substr(0, to)));
     p.network_line = lineno;
     narrow(p, V(2, 27, 0), V(2, 99, 99));
     known = true;
@@ -575,8 +576,8 @@ bool handle_message_impl(NcclProcessLog& p, std::string_view msg, bool warn, std
   else if (starts_with(msg, "NET/IB")) {
     known = true;
     std::string_view r = msg.substr(6);
-    std::string_view after = trim(r);
-    if (!after.empty() && after.front() == ':') after = trim(after.substr(1));
+    std::string_view after = core::trim_blanks(r);
+    if (!after.empty() && after.front() == ':') after = core::trim_blanks(after.substr(1));
     if (contains(msg, "GPU Direct RDMA ")) {
       handle_gdr(p, msg);
     } else if (starts_with(after, "No device found")) {
@@ -617,8 +618,8 @@ bool handle_message_impl(NcclProcessLog& p, std::string_view msg, bool warn, std
   // --- sockets and bootstrap ---
   else if (starts_with(msg, "NET/Socket")) {
     known = true;
-    std::string_view after = trim(msg.substr(10));
-    if (!after.empty() && after.front() == ':') after = trim(after.substr(1));
+    std::string_view after = core::trim_blanks(msg.substr(10));
+    if (!after.empty() && after.front() == ':') after = core::trim_blanks(after.substr(1));
     if (contains(msg, "GPU Direct RDMA ")) {
       handle_gdr(p, msg);
     } else if (starts_with(after, "Using ")) {
@@ -644,7 +645,7 @@ bool handle_message_impl(NcclProcessLog& p, std::string_view msg, bool warn, std
     p.bootstrap_ifaces = parse_iface_list(list);
     if (!spaced)
       narrow(p, V(2, 24, 0), V(2, 99, 99));
-    else if (!trim(list).empty() && trim(list).front() == '[')
+    else if (!core::trim_blanks(list).empty() && core::trim_blanks(list).front() == '[')
       narrow(p, V(2, 4, 8), V(2, 7, 99));
     else
       narrow(p, V(2, 8, 0), V(2, 23, 99));
@@ -656,13 +657,13 @@ bool handle_message_impl(NcclProcessLog& p, std::string_view msg, bool warn, std
     if (contains(msg, "Loaded net plugin ")) {
       std::string_view n = msg.substr(msg.find("Loaded net plugin ") + 18);
       std::size_t paren = n.rfind(" (v");
-      p.net_plugin = std::string(trim(n.substr(0, paren)));
+      p.net_plugin = std::string(core::trim_blanks(n.substr(0, paren)));
       narrow(p, V(2, 13, 0), V(2, 99, 99));
     } else if (contains(msg, "Loaded collnet plugin ") || contains(msg, "Loaded coll plugin ")) {
       std::size_t at = msg.find("plugin ") + 7;
       std::string_view n = msg.substr(at);
       std::size_t paren = n.rfind(" (v");
-      p.collnet_plugin = std::string(trim(n.substr(0, paren)));
+      p.collnet_plugin = std::string(core::trim_blanks(n.substr(0, paren)));
     } else if (contains(msg, "Failed to find ") && contains(msg, "symbol")) {
       // API probing: normal.
     } else if (contains(msg, "Could not find: libnccl-net")) {
@@ -699,10 +700,10 @@ bool handle_message_impl(NcclProcessLog& p, std::string_view msg, bool warn, std
       }
     }
   } else if (starts_with(msg, "Plugin Path : ")) {
-    p.net_plugin_path = std::string(trim(msg.substr(14)));
+    p.net_plugin_path = std::string(core::trim_blanks(msg.substr(14)));
     known = true;
   } else if (starts_with(msg, "P2P plugin ")) {
-    std::string_view n = trim(msg.substr(11));
+    std::string_view n = core::trim_blanks(msg.substr(11));
     std::size_t last = n.rfind(' ');
     p.net_plugin = std::string(last == std::string_view::npos ? n : n.substr(last + 1));
     known = true;
@@ -726,7 +727,7 @@ bool handle_message_impl(NcclProcessLog& p, std::string_view msg, bool warn, std
         v != std::string_view::npos ? msg.substr(v + 23) : msg.substr(msg.find(" set to ") + 8);
     // `NCCL_IB_DISABLE set by environment to 1.` may be followed by other text on the same line (a joined
     // line, a wrapper's suffix): the value is the first word, without the sentence's full stop.
-    std::string value(first_token(trim(val)));
+    std::string value(first_token(core::trim_blanks(val)));
     if (!value.empty() && value.back() == '.') value.pop_back();
     if (p.env.size() < 256 || p.env.count(key)) p.env[key] = core::redact_value(key, value.substr(0, 256));
     known = true;

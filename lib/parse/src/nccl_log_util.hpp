@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include "fabcheck/core/ascii.hpp"
 
 namespace fabcheck::parse::detail {
 
@@ -17,12 +18,6 @@ inline bool is_space(char c) {
 }
 inline bool is_hex(char c) {
   return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
-inline std::string_view trim(std::string_view s) {
-  while (!s.empty() && (is_space(s.front()) || s.front() == '\r')) s.remove_prefix(1);
-  while (!s.empty() && (is_space(s.back()) || s.back() == '\r')) s.remove_suffix(1);
-  return s;
 }
 
 inline bool starts_with(std::string_view s, std::string_view p) {
@@ -85,7 +80,7 @@ inline std::optional<long long> int_after(std::string_view s, std::string_view k
 
 /// First whitespace-delimited token of s.
 inline std::string_view first_token(std::string_view s) {
-  s = trim(s);
+  s = core::trim_blanks(s);
   std::size_t e = 0;
   while (e < s.size() && !is_space(s[e])) ++e;
   return s.substr(0, e);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "fabcheck/core/ascii.hpp"
 #include "fabcheck/core/collective.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/parse/nccl_tests.hpp"
@@ -28,7 +29,7 @@ std::optional<std::int64_t> opt_int(const json& obj, const char* key) {
     const auto s = it->get<std::string>();
     if (s == "true") return 1;
     if (s == "false") return 0;
-    if (auto v = detail::parse_int(detail::trim(s))) return *v;
+    if (auto v = detail::parse_int(core::trim_blanks(s))) return *v;
   }
   return std::nullopt;
 }

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <map>
 
+#include "fabcheck/core/ascii.hpp"
 #include "fabcheck/parse/nccl_tests.hpp"
 #include "nccl_tests_util.hpp"
 
@@ -15,7 +16,6 @@ using detail::parse_int;
 using detail::parse_printed;
 using detail::parse_uint;
 using detail::split_ws;
-using detail::trim;
 
 /// Column layout of one header.
 struct Layout {
@@ -78,7 +78,7 @@ std::optional<std::int64_t> value_after(std::string_view body, std::string_view 
     from = p + 1;
     // "iters:" must not match inside "warmup iters:" / "agg iters:".
     if (key == "iters:" && p >= 1) {
-      const auto before = trim(body.substr(0, p));
+      const auto before = core::trim_blanks(body.substr(0, p));
       if (before.ends_with("warmup") || before.ends_with("agg")) continue;
     }
     auto rest = body.substr(p + key.size());
@@ -142,14 +142,14 @@ std::optional<NcclTestsDevice> parse_device(std::string_view body) {
   // The rest of the line after the device number: "[bus] name".
   const auto dev_pos = body.find(" device ");
   if (dev_pos != std::string_view::npos) {
-    auto rest = trim(body.substr(dev_pos + 8));
+    auto rest = core::trim_blanks(body.substr(dev_pos + 8));
     const auto sp = rest.find_first_of(" \t");
-    rest = sp == std::string_view::npos ? std::string_view{} : trim(rest.substr(sp));
+    rest = sp == std::string_view::npos ? std::string_view{} : core::trim_blanks(rest.substr(sp));
     if (!rest.empty() && rest[0] == '[') {
       const auto close = rest.find(']');
       if (close != std::string_view::npos) {
         d.bus = std::string(rest.substr(1, close - 1));
-        rest = trim(rest.substr(close + 1));
+        rest = core::trim_blanks(rest.substr(close + 1));
       }
     }
     d.name = std::string(rest);
@@ -304,7 +304,7 @@ NcclTestsRun parse_nccl_tests_text(std::string_view text) {
     auto it = streams.find(key);
     if (it == streams.end()) it = streams.emplace(std::string(key), Stream{}).first;
     Stream& st = it->second;
-    const std::string_view s = trim(line);
+    const std::string_view s = core::trim_blanks(line);
     if (s.empty()) continue;
     if (is_nccl_log_line(s)) {
       ++run.nccl_lines;
@@ -317,12 +317,12 @@ NcclTestsRun parse_nccl_tests_text(std::string_view text) {
       continue;
     }
     if (s[0] == '#') {
-      const std::string_view body = trim(s.substr(1));
+      const std::string_view body = core::trim_blanks(s.substr(1));
       if (body.starts_with("nccl-tests version ")) {
         const auto toks = split_ws(body, 3);
         if (toks.size() >= 3) run.nccl_tests_version = std::string(toks[2]);
       } else if (body.starts_with("Collective test starting:")) {
-        st.program = std::string(trim(body.substr(25)));
+        st.program = std::string(core::trim_blanks(body.substr(25)));
       } else if (body.starts_with("nThread ")) {
         parse_preamble(body, run);
       } else if (body.starts_with("Rank ")) {
@@ -358,7 +358,7 @@ NcclTestsRun parse_nccl_tests_text(std::string_view text) {
         st.table = -1;
         st.layout.reset();
       } else if (body.starts_with("error:")) {
-        run.errors.emplace_back(trim(body.substr(6)));
+        run.errors.emplace_back(core::trim_blanks(body.substr(6)));
       } else {
         const auto toks = split_ws(body, 64);
         if (auto l = parse_header(toks)) {

@@ -6,13 +6,6 @@
 
 namespace fabcheck::parse::detail {
 
-std::string_view trim(std::string_view s) {
-  const auto b = s.find_first_not_of(" \t\r");
-  if (b == std::string_view::npos) return {};
-  const auto e = s.find_last_not_of(" \t\r");
-  return s.substr(b, e - b + 1);
-}
-
 std::vector<std::string_view> split_ws(std::string_view s, std::size_t max) {
   std::vector<std::string_view> out;
   std::size_t i = 0;

@@ -10,7 +10,6 @@
 namespace fabcheck::parse::detail {
 
 /// `s` without leading/trailing blanks (space, tab, CR).
-std::string_view trim(std::string_view s);
 /// Whitespace-separated tokens of `s`, at most `max` (the rest is dropped).
 std::vector<std::string_view> split_ws(std::string_view s, std::size_t max);
 /// A whole token as a signed decimal integer; nullopt otherwise (or out of range).

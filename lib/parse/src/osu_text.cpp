@@ -9,6 +9,7 @@
 #include <map>
 #include <string>
 
+#include "fabcheck/core/ascii.hpp"
 #include "fabcheck/parse/peer_bench.hpp"
 #include "nccl_tests_util.hpp"
 #include "peer_util.hpp"
@@ -20,7 +21,6 @@ namespace {
 using detail::parse_result;
 using detail::parse_uint;
 using detail::split_ws;
-using detail::trim;
 
 /// Test name of a title: "OSU MPI Latency Test" → osu_latency, "OSU MPI-CUDA Allreduce Latency Test" →
 /// osu_allreduce, "... Non-blocking Allreduce ..." → osu_iallreduce.
@@ -151,7 +151,7 @@ PeerRun parse_osu_text(std::string_view text) {
   PeerTable* open = nullptr;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const std::size_t no = i + 1;
-    const std::string_view line = trim(lines[i]);
+    const std::string_view line = core::trim_blanks(lines[i]);
     if (line.empty()) continue;
     if (line.find("DATA VALIDATION ERROR") != std::string_view::npos) {
       run.errors.push_back({"validation_error", detail::clip(line), no, std::nullopt});
@@ -173,7 +173,7 @@ PeerRun parse_osu_text(std::string_view text) {
       continue;
     }
     if (line.starts_with("# Datatype:")) {
-      std::string d(trim(line.substr(11)));
+      std::string d(core::trim_blanks(line.substr(11)));
       if (!d.empty() && d.back() == '.') d.pop_back();
       (open ? open->datatype : pending.datatype) = d;
       continue;

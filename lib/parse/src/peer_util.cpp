@@ -2,6 +2,7 @@
 
 #include <array>
 
+#include "fabcheck/core/ascii.hpp"
 #include "nccl_tests_util.hpp"
 
 namespace fabcheck::parse::detail {
@@ -75,7 +76,7 @@ bool scan_common_error(std::string_view line, std::size_t line_no, PeerRun& run)
       "exited on signal"};
   for (auto k : kCrash) {
     if (line.find(k) != std::string_view::npos) {
-      run.errors.push_back({"crash", clip(trim(line)), line_no, std::nullopt});
+      run.errors.push_back({"crash", clip(core::trim_blanks(line)), line_no, std::nullopt});
       return true;
     }
   }
@@ -85,7 +86,7 @@ bool scan_common_error(std::string_view line, std::size_t line_no, PeerRun& run)
 void reject_row(PeerTable& t, std::string_view line, std::size_t line_no) {
   if (t.rejected_rows++ == 0) {
     t.first_rejected_line = line_no;
-    t.first_rejected = clip(trim(line));
+    t.first_rejected = clip(core::trim_blanks(line));
   }
 }
 

@@ -10,6 +10,7 @@
 #include <map>
 #include <string>
 
+#include "fabcheck/core/ascii.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/parse/peer_bench.hpp"
 #include "nccl_tests_util.hpp"
@@ -66,7 +67,7 @@ class Reader {
       if (c == '\n' || c == '}' || c == '{' || c == '"' || (key ? c == ':' : c == ',')) break;
       ++p_;
     }
-    return std::string(detail::trim(s_.substr(b, p_ - b)));
+    return std::string(core::trim_blanks(s_.substr(b, p_ - b)));
   }
   Node value(int depth) {
     if (depth > 8) fail("objects nested deeper than 8");

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <string>
 
+#include "fabcheck/core/ascii.hpp"
 #include "fabcheck/parse/peer_bench.hpp"
 #include "nccl_tests_util.hpp"
 #include "peer_util.hpp"
@@ -17,7 +18,6 @@ namespace {
 using detail::parse_result;
 using detail::parse_uint;
 using detail::split_ws;
-using detail::trim;
 
 /// Test name of a title line: "RDMA_Write BW Test" → "ib_write_bw", "Send Latency Test" → "ib_send_lat",
 /// "Atomic FETCH_AND_ADD BW Test" → "ib_atomic_bw"; "" when the line is not a title.
@@ -145,7 +145,7 @@ PeerRun parse_perftest_text(std::string_view text) {
   PeerTable* open = nullptr;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const std::size_t no = i + 1;
-    const std::string_view line = trim(lines[i]);
+    const std::string_view line = core::trim_blanks(lines[i]);
     if (line.empty()) continue;
     if (auto t = test_of_title(line); !t.empty()) {
       pending_title = std::string(line);
@@ -154,7 +154,7 @@ PeerRun parse_perftest_text(std::string_view text) {
       continue;
     }
     if (line.starts_with("Version:")) {
-      run.version = std::string(trim(line.substr(8)));
+      run.version = std::string(core::trim_blanks(line.substr(8)));
       continue;
     }
     if (line.find("Completion with error") != std::string_view::npos ||
@@ -199,10 +199,10 @@ PeerRun parse_perftest_text(std::string_view text) {
       while (!rest.empty()) {
         const auto c = rest.find(':');
         if (c == std::string_view::npos) break;
-        const auto key = trim(rest.substr(0, c));
+        const auto key = core::trim_blanks(rest.substr(0, c));
         rest = rest.substr(c + 1);
         const auto end = value_end(rest);
-        const auto val = trim(rest.substr(0, end));
+        const auto val = core::trim_blanks(rest.substr(0, end));
         if (!key.empty() && key.size() < 40 && !run.info.contains(std::string(key)))
           run.info[std::string(key)] = std::string(val);
         if (end == std::string_view::npos) break;

@@ -17,9 +17,9 @@
 namespace fabcheck::probes {
 namespace {
 
-constexpr int kTagData = 7101;
-constexpr int kTagPing = 7102;
-constexpr int kTagPong = 7103;
+constexpr int kIncastTagData = 7101;
+constexpr int kIncastTagPing = 7102;
+constexpr int kIncastTagPong = 7103;
 
 /// 1, 2, 4, … ≤ max, plus max itself.
 std::vector<int> default_fan_in(int max_senders) {
@@ -159,8 +159,8 @@ std::vector<double> victim_loop(const Ctx& c, int receiver_rank, int iters, doub
       std::this_thread::sleep_for(std::chrono::microseconds(static_cast<std::int64_t>(wait_us)));
     const double t0 = comm::now_us();
     next = t0 + interval_us;
-    auto rreq = c.comm.irecv(&pong, sizeof pong, receiver_rank, kTagPong);
-    c.comm.send(&ping, sizeof ping, receiver_rank, kTagPing);
+    auto rreq = c.comm.irecv(&pong, sizeof pong, receiver_rank, kIncastTagPong);
+    c.comm.send(&ping, sizeof ping, receiver_rank, kIncastTagPing);
     spin_wait(rreq);
     const double t1 = comm::now_us();
     out.push_back(t0 + c.to_ref_us);
@@ -175,9 +175,9 @@ void serve_victim(const Ctx& c, int victim_rank, int iters) {
   std::int64_t ping = 0;
   const std::int64_t cont = 0;
   for (int i = 0; i < iters; ++i) {
-    auto req = c.comm.irecv(&ping, sizeof ping, victim_rank, kTagPing);
+    auto req = c.comm.irecv(&ping, sizeof ping, victim_rank, kIncastTagPing);
     spin_wait(req);
-    c.comm.send(&cont, sizeof cont, victim_rank, kTagPong);
+    c.comm.send(&cont, sizeof cont, victim_rank, kIncastTagPong);
   }
 }
 
@@ -187,12 +187,12 @@ std::vector<double> receive_burst(const Ctx& c, const std::vector<int>& sender_r
                                   std::vector<std::vector<char>>& bufs, double t_start) {
   std::vector<comm::Request> reqs;
   for (std::size_t i = 0; i < sender_ranks.size(); ++i) {
-    reqs.push_back(c.comm.irecv(bufs[i].data(), bufs[i].size(), sender_ranks[i], kTagData));
+    reqs.push_back(c.comm.irecv(bufs[i].data(), bufs[i].size(), sender_ranks[i], kIncastTagData));
   }
   std::int64_t ping = 0;
   const std::int64_t cont = 0, stop = 1;
   comm::Request ping_req;
-  if (victim_rank >= 0) ping_req = c.comm.irecv(&ping, sizeof ping, victim_rank, kTagPing);
+  if (victim_rank >= 0) ping_req = c.comm.irecv(&ping, sizeof ping, victim_rank, kIncastTagPing);
   std::vector<double> done_at(sender_ranks.size(), -1.0);
   std::size_t done = 0;
   while (done < sender_ranks.size()) {
@@ -203,13 +203,13 @@ std::vector<double> receive_burst(const Ctx& c, const std::vector<int>& sender_r
       }
     }
     if (victim_rank >= 0 && comm::Communicator::test(ping_req)) {
-      c.comm.send(&cont, sizeof cont, victim_rank, kTagPong);
-      ping_req = c.comm.irecv(&ping, sizeof ping, victim_rank, kTagPing);
+      c.comm.send(&cont, sizeof cont, victim_rank, kIncastTagPong);
+      ping_req = c.comm.irecv(&ping, sizeof ping, victim_rank, kIncastTagPing);
     }
   }
   if (victim_rank >= 0) {
     spin_wait(ping_req);
-    c.comm.send(&stop, sizeof stop, victim_rank, kTagPong);
+    c.comm.send(&stop, sizeof stop, victim_rank, kIncastTagPong);
   }
   return done_at;
 }
@@ -348,7 +348,7 @@ IncastResult run_incast(const comm::Communicator& comm, const IncastOptions& opt
             mine.push_back(c.now_ref() - t_start);
             // Non-blocking send with a sleeping wait: the kernel drains the socket while this rank sleeps,
             // and the cores stay with the receiver and the victim, whose timing is the measurement.
-            auto req = comm.isend(sbuf.data(), sbuf.size(), recv_rank, kTagData);
+            auto req = comm.isend(sbuf.data(), sbuf.size(), recv_rank, kIncastTagData);
             comm::Communicator::wait_lazy(req, 50.0);
           } else if (c.me == victim_rank) {
             spin_until(c, t_start);

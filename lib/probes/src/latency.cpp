@@ -20,7 +20,7 @@ namespace fabcheck::probes {
 
 namespace {
 
-constexpr int kTagPing = 5101;
+constexpr int kLatencyTagPing = 5101;
 constexpr std::uint64_t kMaxSize = std::uint64_t{1} << 30;
 constexpr std::uint64_t kCollMin = 8, kCollMax = 64 * 1024;
 
@@ -96,13 +96,13 @@ std::vector<double> ping_initiator(const comm::Communicator& comm, int peer, std
     }
     sbuf[0] = go ? 1 : 0;
     if (!go) {
-      comm.send(sbuf.data(), size, peer, kTagPing);
+      comm.send(sbuf.data(), size, peer, kLatencyTagPing);
       break;
     }
     const double t0 = comm::now_us();
     if (i >= warmup && delay_now(fault, k0 + i - warmup)) spin_us(static_cast<double>(fault->us));
-    comm.send(sbuf.data(), size, peer, kTagPing);
-    comm.recv(rbuf.data(), size, peer, kTagPing);
+    comm.send(sbuf.data(), size, peer, kLatencyTagPing);
+    comm.recv(rbuf.data(), size, peer, kLatencyTagPing);
     const double t1 = comm::now_us();
     if (i >= warmup) samples.push_back((t1 - t0) / 2.0);
   }
@@ -116,10 +116,10 @@ std::uint64_t ping_responder(const comm::Communicator& comm, int peer, std::uint
   std::vector<unsigned char> sbuf(size, 0x5A), rbuf(size, 0);
   std::uint64_t i = 0;
   for (;; ++i) {
-    comm.recv(rbuf.data(), size, peer, kTagPing);
+    comm.recv(rbuf.data(), size, peer, kLatencyTagPing);
     if (rbuf[0] == 0) break;
     if (i >= warmup && delay_now(fault, k0 + i - warmup)) spin_us(static_cast<double>(fault->us));
-    comm.send(sbuf.data(), size, peer, kTagPing);
+    comm.send(sbuf.data(), size, peer, kLatencyTagPing);
   }
   return i > warmup ? i - warmup : 0;
 }

@@ -18,11 +18,11 @@ namespace fabcheck::probes {
 
 namespace {
 
-constexpr int kTagData = 6100;
-constexpr int kTagAck = 6101;
-constexpr int kTagCtl = 6102;
-constexpr int kTagLat = 6103;
-constexpr int kTagBidir = 6104;
+constexpr int kPairsTagData = 6100;
+constexpr int kPairsTagAck = 6101;
+constexpr int kPairsTagCtl = 6102;
+constexpr int kPairsTagLat = 6103;
+constexpr int kPairsTagBidir = 6104;
 
 // Record types gathered to rank 0.
 enum Rec : int {
@@ -34,7 +34,7 @@ enum Rec : int {
   kRecLatMin = 5
 };
 
-struct Buffers {
+struct PairBuffers {
   std::vector<char> send;  // one message (all window sends read it, as osu_bw)
   std::vector<char> recv;  // the whole window (distinct slots: overlapping receive buffers are erroneous MPI)
 };
@@ -48,23 +48,23 @@ struct Params {
 
 using comm::Communicator;
 
-void send_window(const Communicator& c, const Buffers& b, const Params& p, int peer,
+void send_window(const Communicator& c, const PairBuffers& b, const Params& p, int peer,
                  std::vector<comm::Request>& reqs) {
   reqs.clear();
-  for (int w = 0; w < p.window; ++w) reqs.push_back(c.isend(b.send.data(), p.msg, peer, kTagData));
+  for (int w = 0; w < p.window; ++w) reqs.push_back(c.isend(b.send.data(), p.msg, peer, kPairsTagData));
   Communicator::wait_all(reqs);
   std::int32_t ack = 0;
-  c.recv(&ack, sizeof ack, peer, kTagAck);
+  c.recv(&ack, sizeof ack, peer, kPairsTagAck);
 }
 
-void recv_window(const Communicator& c, Buffers& b, const Params& p, int peer,
+void recv_window(const Communicator& c, PairBuffers& b, const Params& p, int peer,
                  std::vector<comm::Request>& reqs) {
   reqs.clear();
   for (int w = 0; w < p.window; ++w)
-    reqs.push_back(c.irecv(b.recv.data() + static_cast<std::size_t>(w) * p.msg, p.msg, peer, kTagData));
+    reqs.push_back(c.irecv(b.recv.data() + static_cast<std::size_t>(w) * p.msg, p.msg, peer, kPairsTagData));
   Communicator::wait_all(reqs);
   const std::int32_t ack = 1;
-  c.send(&ack, sizeof ack, peer, kTagAck);
+  c.send(&ack, sizeof ack, peer, kPairsTagAck);
 }
 
 // Timed windows after the warmup: clamp(budget / warmup time per window, 1, iters).
@@ -76,14 +76,15 @@ std::int64_t timed_count(const Params& p, double warm_us) {
 }
 
 // One direction, osu_bw style. Returns GB/s on the sender, nullopt on the receiver.
-std::optional<double> bw_one_way(const Communicator& c, Buffers& b, const Params& p, int peer, bool sender) {
+std::optional<double> bw_one_way(const Communicator& c, PairBuffers& b, const Params& p, int peer,
+                                 bool sender) {
   std::vector<comm::Request> reqs;
   reqs.reserve(static_cast<std::size_t>(p.window));
   if (sender) {
     const double w0 = comm::now_us();
     for (int i = 0; i < p.warmup; ++i) send_window(c, b, p, peer, reqs);
     std::int64_t n = timed_count(p, comm::now_us() - w0);
-    c.send(&n, sizeof n, peer, kTagCtl);
+    c.send(&n, sizeof n, peer, kPairsTagCtl);
     const double t0 = comm::now_us();
     for (std::int64_t i = 0; i < n; ++i) send_window(c, b, p, peer, reqs);
     const double t_us = comm::now_us() - t0;
@@ -92,21 +93,22 @@ std::optional<double> bw_one_way(const Communicator& c, Buffers& b, const Params
   }
   for (int i = 0; i < p.warmup; ++i) recv_window(c, b, p, peer, reqs);
   std::int64_t n = 0;
-  c.recv(&n, sizeof n, peer, kTagCtl);
+  c.recv(&n, sizeof n, peer, kPairsTagCtl);
   for (std::int64_t i = 0; i < n; ++i) recv_window(c, b, p, peer, reqs);
   return std::nullopt;
 }
 
 // Both directions at once (osu_bibw: each side posts a window of receives and sends, no acknowledgement).
 // Returns the sum of both directions in GB/s on the `lead` side.
-std::optional<double> bw_bidir(const Communicator& c, Buffers& b, const Params& p, int peer, bool lead) {
+std::optional<double> bw_bidir(const Communicator& c, PairBuffers& b, const Params& p, int peer, bool lead) {
   std::vector<comm::Request> reqs;
   reqs.reserve(static_cast<std::size_t>(2 * p.window));
   auto both = [&] {
     reqs.clear();
     for (int w = 0; w < p.window; ++w)
-      reqs.push_back(c.irecv(b.recv.data() + static_cast<std::size_t>(w) * p.msg, p.msg, peer, kTagBidir));
-    for (int w = 0; w < p.window; ++w) reqs.push_back(c.isend(b.send.data(), p.msg, peer, kTagBidir));
+      reqs.push_back(
+          c.irecv(b.recv.data() + static_cast<std::size_t>(w) * p.msg, p.msg, peer, kPairsTagBidir));
+    for (int w = 0; w < p.window; ++w) reqs.push_back(c.isend(b.send.data(), p.msg, peer, kPairsTagBidir));
     Communicator::wait_all(reqs);
   };
   const double w0 = comm::now_us();
@@ -114,11 +116,11 @@ std::optional<double> bw_bidir(const Communicator& c, Buffers& b, const Params& 
   std::int64_t n = 0;
   if (lead) {
     n = timed_count(p, comm::now_us() - w0);
-    c.send(&n, sizeof n, peer, kTagCtl);
+    c.send(&n, sizeof n, peer, kPairsTagCtl);
   } else {
-    c.recv(&n, sizeof n, peer, kTagCtl);
+    c.recv(&n, sizeof n, peer, kPairsTagCtl);
   }
-  c.sendrecv(nullptr, 0, peer, nullptr, 0, peer, kTagCtl);  // start together
+  c.sendrecv(nullptr, 0, peer, nullptr, 0, peer, kPairsTagCtl);  // start together
   const double t0 = comm::now_us();
   for (std::int64_t i = 0; i < n; ++i) both();
   const double t_us = comm::now_us() - t0;
@@ -137,8 +139,8 @@ std::optional<Lat> latency(const Communicator& c, const Params& p, int peer, boo
   char buf[8] = {};
   if (!initiator) {
     for (int i = 0; i < p.lat_warmup + p.lat_iters; ++i) {
-      c.recv(buf, sizeof buf, peer, kTagLat);
-      c.send(buf, sizeof buf, peer, kTagLat);
+      c.recv(buf, sizeof buf, peer, kPairsTagLat);
+      c.send(buf, sizeof buf, peer, kPairsTagLat);
     }
     return std::nullopt;
   }
@@ -146,8 +148,8 @@ std::optional<Lat> latency(const Communicator& c, const Params& p, int peer, boo
   half.reserve(static_cast<std::size_t>(p.lat_iters));
   for (int i = 0; i < p.lat_warmup + p.lat_iters; ++i) {
     const double t0 = comm::now_us();
-    c.send(buf, sizeof buf, peer, kTagLat);
-    c.recv(buf, sizeof buf, peer, kTagLat);
+    c.send(buf, sizeof buf, peer, kPairsTagLat);
+    c.recv(buf, sizeof buf, peer, kPairsTagLat);
     if (i >= p.lat_warmup) half.push_back((comm::now_us() - t0) / 2);
   }
   const auto s = core::summarize(half);
@@ -158,21 +160,21 @@ std::optional<Lat> latency(const Communicator& c, const Params& p, int peer, boo
 // retest the one pair measuring has the CPUs to itself (on oversubscribed or shared hosts idle spinners
 // distort latency).
 void quiet_barrier(const Communicator& c) {
-  constexpr int kTagQuiet = 6110;
+  constexpr int kPairsTagQuiet = 6110;
   char tok = 0;
   auto wait = [](comm::Request& r) {
     while (!Communicator::test(r)) usleep(200);
   };
   if (c.rank() == 0) {
     for (int r = 1; r < c.size(); ++r) {
-      auto q = c.irecv(&tok, 1, r, kTagQuiet);
+      auto q = c.irecv(&tok, 1, r, kPairsTagQuiet);
       wait(q);
     }
-    for (int r = 1; r < c.size(); ++r) c.send(&tok, 1, r, kTagQuiet);
+    for (int r = 1; r < c.size(); ++r) c.send(&tok, 1, r, kPairsTagQuiet);
   } else {
-    auto q = c.isend(&tok, 1, 0, kTagQuiet);
+    auto q = c.isend(&tok, 1, 0, kPairsTagQuiet);
     wait(q);
-    auto g = c.irecv(&tok, 1, 0, kTagQuiet);
+    auto g = c.irecv(&tok, 1, 0, kPairsTagQuiet);
     wait(g);
   }
 }
@@ -401,7 +403,7 @@ PairsResult run_pairs(const comm::Communicator& comm, const PairsOptions& opts) 
   p.budget_us = opts.budget_ms * 1000.0;
   p.lat_iters = opts.lat_iters;
   p.lat_warmup = opts.lat_warmup;
-  Buffers buf;
+  PairBuffers buf;
   if (my_rail >= 0) {
     buf.send.assign(p.msg, 'p');
     buf.recv.assign(p.msg * static_cast<std::size_t>(p.window), 0);

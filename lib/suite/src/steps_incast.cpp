@@ -8,16 +8,16 @@
 namespace fabcheck::suite::detail {
 namespace {
 
-probes::IncastOptions to_options(const Step& st) {
+probes::IncastOptions incast_options(const Step& st) {
   return options_of(model::incast_option_table(), st);
 }
 
 void validate_incast(const Step& st) {
-  probes::validate(to_options(st));
+  probes::validate(incast_options(st));
 }
 
 void run_incast_step(StepContext& ctx) {
-  const auto o = to_options(ctx.step);
+  const auto o = incast_options(ctx.step);
   // Options that do not fit this run (a receiver not in it, too large a fan-in) skip the section on every
   // rank.
   probes::validate(o, probes::incast_endpoints(ctx.world).names);

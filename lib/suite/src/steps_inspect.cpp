@@ -13,16 +13,16 @@
 namespace fabcheck::suite::detail {
 namespace {
 
-probes::InventoryOptions to_options(const Step& st) {
+probes::InventoryOptions inspect_options(const Step& st) {
   return options_of(model::inventory_option_table(), st);
 }
 
 void validate_inspect(const Step& st) {
-  probes::validate(to_options(st));
+  probes::validate(inspect_options(st));
 }
 
 void run_inspect_step(StepContext& ctx) {
-  const auto inv = probes::run_inventory(ctx.world, to_options(ctx.step));
+  const auto inv = probes::run_inventory(ctx.world, inspect_options(ctx.step));
   if (ctx.doc) {
     report::add_inventory(*ctx.doc, inv);
     auto hosts = report::rdma_evidence(inv);

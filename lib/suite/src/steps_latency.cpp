@@ -11,7 +11,7 @@
 namespace fabcheck::suite::detail {
 namespace {
 
-probes::LatencyOptions to_options(const Step& st) {
+probes::LatencyOptions latency_options(const Step& st) {
   auto o = options_of(model::latency_option_table(), st);
   // Inside a plan with a budget the sections share a time limit (LatencyOptions::time_limit_s, issue 17).
   if (st.budget_s > 0) o.time_limit_s = model::kSweepBudgetLimitFactor * st.budget_s;
@@ -19,11 +19,11 @@ probes::LatencyOptions to_options(const Step& st) {
 }
 
 void validate_latency(const Step& st) {
-  probes::validate(to_options(st));
+  probes::validate(latency_options(st));
 }
 
 void run_latency_step(StepContext& ctx) {
-  const auto r = probes::run_latency(ctx.world, to_options(ctx.step));
+  const auto r = probes::run_latency(ctx.world, latency_options(ctx.step));
   if (ctx.doc) {
     report::add_latency(*ctx.doc, r);
     ctx.console = report::render_latency(r, ctx.detail);

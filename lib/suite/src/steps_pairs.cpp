@@ -11,18 +11,18 @@
 namespace fabcheck::suite::detail {
 namespace {
 
-probes::PairsOptions to_options(const Step& st) {
+probes::PairsOptions pairs_options(const Step& st) {
   return options_of(model::pairs_option_table(), st);
 }
 
 void validate_pairs(const Step& st) {
-  probes::validate(to_options(st));
+  probes::validate(pairs_options(st));
 }
 
 void run_pairs_step(StepContext& ctx) {
   // One host: the section is skipped with the probe's reason (the same on every rank).
   if (auto why = probes::pairs_skip_reason(ctx.world)) throw UsageError(*why);
-  const auto r = probes::run_pairs(ctx.world, to_options(ctx.step));
+  const auto r = probes::run_pairs(ctx.world, pairs_options(ctx.step));
   if (ctx.doc) {
     report::add_pairs(*ctx.doc, r);
     if (ctx.state) {

@@ -10,18 +10,18 @@
 namespace fabcheck::suite::detail {
 namespace {
 
-probes::ScalingOptions to_options(const Step& st) {
+probes::ScalingOptions scaling_options(const Step& st) {
   return options_of(model::scaling_option_table(), st);
 }
 
 void validate_scaling(const Step& st) {
-  const auto o = to_options(st);
+  const auto o = scaling_options(st);
   probes::validate(o);
   report::check_scaling_workload(o);
 }
 
 void run_scaling_step(StepContext& ctx) {
-  const auto r = probes::run_scaling(ctx.world, to_options(ctx.step));
+  const auto r = probes::run_scaling(ctx.world, scaling_options(ctx.step));
   if (ctx.doc) {
     report::add_scaling(*ctx.doc, r);
     ctx.console = report::render_scaling(r, *ctx.doc);

@@ -11,12 +11,12 @@
 namespace fabcheck::suite::detail {
 namespace {
 
-probes::SweepOptions to_options(const Step& st) {
+probes::SweepOptions sweep_options(const Step& st) {
   return options_of(model::sweep_option_table(), st);
 }
 
 void validate_sweep(const Step& st) {
-  probes::validate(to_options(st));
+  probes::validate(sweep_options(st));
 }
 
 // A sweep inside a plan with a budget stops its sizes before model::kSweepBudgetLimitFactor x the budget
@@ -24,7 +24,7 @@ void validate_sweep(const Step& st) {
 // left out). A standalone `sweep` has no budget and measures every size.
 
 void run_sweep_step(StepContext& ctx) {
-  auto o = to_options(ctx.step);
+  auto o = sweep_options(ctx.step);
   if (ctx.step.budget_s > 0) o.time_limit_s = model::kSweepBudgetLimitFactor * ctx.step.budget_s;
   const auto r = probes::run_sweep(ctx.world, o);
   if (ctx.doc) {  // rank 0: the document and the suite state come together

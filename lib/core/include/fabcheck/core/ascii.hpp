@@ -1,5 +1,6 @@
 #pragma once
-/// @file ASCII case folding for matching tool output (NCCL log lines, variable names): locale-free.
+/// @file ASCII case folding and blank trimming for matching tool output (NCCL log lines, variable names):
+/// locale-free.
 #include <cctype>
 #include <string>
 #include <string_view>
@@ -18,6 +19,13 @@ inline std::string ascii_upper(std::string_view s) {
   std::string o(s);
   for (auto& c : o) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return o;
+}
+
+/// `s` without leading and trailing blanks (space, tab) and carriage returns (CRLF files).
+inline std::string_view trim_blanks(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
 }
 
 }  // namespace fabcheck::core

@@ -3,11 +3,19 @@
 /// field (a JSON pointer or a flag) and what was expected.
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
 namespace fabcheck::model {
+
+/// A measured number as JSON: the value, or null when absent or not finite (JSON has no NaN or infinity).
+inline nlohmann::json number_or_null(const std::optional<double>& v) {
+  if (!v || !std::isfinite(*v)) return nullptr;
+  return *v;
+}
 
 /// "a string", "an array", ... for error messages.
 std::string type_word(const nlohmann::json& v);
