@@ -365,7 +365,7 @@ std::string two_host_ib() {
   return t;
 }
 
-const report::Finding* finding(const report::TransportResult& r, const std::string& code) {
+const report::Finding* finding_nli(const report::TransportResult& r, const std::string& code) {
   for (const auto& f : r.findings)
     if (f.code == code) return &f;
   return nullptr;
@@ -380,8 +380,8 @@ TEST(Issue18Review, AsyncFatalEventsFailNonFatalOnesDoNot) {
         "NET/IB : Got async event : port error"}) {
     auto r = analyze(two_host_ib() + warn_line("node02", m));
     EXPECT_EQ(r.health.status, "failed") << m;
-    ASSERT_NE(finding(r, "NCCL_IB_DEVICE_ERROR"), nullptr) << m;
-    EXPECT_EQ(finding(r, "NCCL_IB_DEVICE_ERROR")->evidence["host"], "node02");
+    ASSERT_NE(finding_nli(r, "NCCL_IB_DEVICE_ERROR"), nullptr) << m;
+    EXPECT_EQ(finding_nli(r, "NCCL_IB_DEVICE_ERROR")->evidence["host"], "node02");
   }
   for (const char* m : {"NET/IB : mlx5_0:1 Got async event : GID table change",
                         "NET/IB : mlx5_0:1 async non-fatal event: port active",
@@ -398,7 +398,7 @@ TEST(Issue18Review, ALateRootCauseIsNotLostBehindManyWarnings) {
   t += warn_line("node01", "Call to ibv_modify_qp failed with error Network is unreachable");
   auto r = analyze(t);
   EXPECT_EQ(r.health.status, "failed");
-  EXPECT_NE(finding(r, "NCCL_IB_CONNECT_FAILED"), nullptr);
+  EXPECT_NE(finding_nli(r, "NCCL_IB_CONNECT_FAILED"), nullptr);
   // 300 flushed work requests, then the status that caused them: the headline names 12, counts stay whole.
   std::string u = two_host_ib();
   for (int i = 0; i < 300; ++i)
@@ -422,8 +422,8 @@ TEST(Issue18Review, OfiDataPathErrorIsATransferFailure) {
                 "NET/OFI Request 0x7f completed with error. RC: 5. Error: Input/output error. "
                 "Completed length: 0, Request: { dev: 0, size: 1048576, state: CREATED, type: SEND }"));
   EXPECT_EQ(r.health.status, "failed");
-  EXPECT_NE(finding(r, "NCCL_IB_COMPLETION_ERROR"), nullptr);
-  EXPECT_EQ(finding(r, "NCCL_NET_PLUGIN_FAILED"), nullptr);
+  EXPECT_NE(finding_nli(r, "NCCL_IB_COMPLETION_ERROR"), nullptr);
+  EXPECT_EQ(finding_nli(r, "NCCL_NET_PLUGIN_FAILED"), nullptr);
 }
 
 TEST(Issue18Review, ApplicationErrorsCountOnlyWithoutNcclsOwn) {
@@ -436,7 +436,7 @@ TEST(Issue18Review, ApplicationErrorsCountOnlyWithoutNcclsOwn) {
               "[rank1]: NET/IB : Got completion from peer 192.0.2.11<40000> with status=12 opcode=0 len=0 "
               "vendor err 129 (Send)\n");
   EXPECT_EQ(r.health.status, "failed");
-  EXPECT_NE(finding(r, "NCCL_IB_COMPLETION_ERROR"), nullptr);
+  EXPECT_NE(finding_nli(r, "NCCL_IB_COMPLETION_ERROR"), nullptr);
   ASSERT_EQ(r.per_host.size(), 2u);  // no third host for the echo
   // nccl-tests' own summary line.
   auto t = analyze(two_host_ib() +
@@ -461,15 +461,15 @@ TEST(Issue18Review, SocketAndProbeWarnings) {
   auto skipped = analyze(two_host_ib() + warn_line("node01", "Call to ibv_open_device failed") +
                          warn_line("node01", "NET/IB : Unable to open device mlx5_2"));
   EXPECT_EQ(skipped.health.status, "degraded");
-  EXPECT_EQ(finding(skipped, "NCCL_IB_RESOURCE_FAILED"), nullptr);
+  EXPECT_EQ(finding_nli(skipped, "NCCL_IB_RESOURCE_FAILED"), nullptr);
   // socketStartConnect whose frames run through the IB transport is the IB connection setup.
   auto oob = analyze(
       two_host_ib() +
       "node02:100:102 [0] misc/socket.cc:500 NCCL WARN socketStartConnect: Connect to 192.0.2.1<4321> "
       "failed : Connection refused\n" +
       info("node02", "misc/socket.cc:560 -> 6") + info("node02", "transport/net_ib.cc:1054 -> 6"));
-  EXPECT_NE(finding(oob, "NCCL_IB_CONNECT_FAILED"), nullptr);
-  EXPECT_EQ(finding(oob, "NCCL_BOOTSTRAP_FAILED"), nullptr);
+  EXPECT_NE(finding_nli(oob, "NCCL_IB_CONNECT_FAILED"), nullptr);
+  EXPECT_EQ(finding_nli(oob, "NCCL_BOOTSTRAP_FAILED"), nullptr);
 }
 
 TEST(Issue18Review, IbDisableIsNcclsIntegerParse) {

@@ -22,7 +22,7 @@ NcclProcessLog one(const std::string& text) {
   return log.processes.empty() ? NcclProcessLog{} : log.processes.front();
 }
 
-std::string info(const std::string& msg) {
+std::string info_pnl(const std::string& msg) {
   return "node01:100:101 [0] NCCL INFO " + msg + "\n";
 }
 std::string warn(const std::string& file, const std::string& msg) {
@@ -45,7 +45,7 @@ TEST(NcclEnvelope, InfoPrefixHostPidTidDev) {
 
 TEST(NcclEnvelope, TidsOfOnePidAreOneProcess) {
   NcclLog log =
-      parse_nccl_log(info("Using network IB") + "node01:100:999 [1] NCCL INFO NET/IB : No device found.\n");
+      parse_nccl_log(info_pnl("Using network IB") + "node01:100:999 [1] NCCL INFO NET/IB : No device found.\n");
   ASSERT_EQ(log.processes.size(), 1u);
   EXPECT_EQ(log.processes[0].cuda_devs, (std::vector<int>{0, 1}));
 }
@@ -149,7 +149,7 @@ TEST(NcclEnvelope, TraceAndCallLinesCounted) {
 }
 
 TEST(NcclEnvelope, UnknownInfoMessageIsCountedUnparsed) {
-  NcclLog log = parse_nccl_log(info("Some message from a future NCCL"));
+  NcclLog log = parse_nccl_log(info_pnl("Some message from a future NCCL"));
   EXPECT_EQ(log.stats.unparsed, 1u);
 }
 
@@ -163,7 +163,7 @@ TEST(NcclVersion, BareLine_2_3_to_2_21) {
 }
 
 TEST(NcclVersion, InfoLineFromEveryProcess_2_22_plus) {
-  auto p = one(info("NCCL version 2.25.1+cuda12.8"));
+  auto p = one(info_pnl("NCCL version 2.25.1+cuda12.8"));
   EXPECT_EQ(p.version, "2.25.1+cuda12.8");
 }
 
@@ -178,14 +178,14 @@ TEST(NcclVersion, CodeParsing) {
 
 TEST(NcclNet, PluginAbsent_2_4_and_2_5_6) {
   // 2.4 (grammar §3) and 2.5.6 (NVIDIA/nccl#333) print the short form.
-  auto p = one(info("NET/Plugin : No plugin found (libnccl-net.so)."));
+  auto p = one(info_pnl("NET/Plugin : No plugin found (libnccl-net.so)."));
   EXPECT_TRUE(p.plugin_absent);
   EXPECT_EQ(p.version_min, V(2, 4, 0));
   EXPECT_EQ(p.version_max, V(2, 5, 99));
 }
 
 TEST(NcclNet, PluginAbsent_2_5_to_2_16) {
-  auto p = one(info("NET/Plugin : No plugin found (libnccl-net.so), using internal implementation"));
+  auto p = one(info_pnl("NET/Plugin : No plugin found (libnccl-net.so), using internal implementation"));
   EXPECT_TRUE(p.plugin_absent);
   EXPECT_EQ(p.version_min, V(2, 5, 0));
   EXPECT_EQ(p.version_max, V(2, 16, 99));
@@ -193,9 +193,9 @@ TEST(NcclNet, PluginAbsent_2_5_to_2_16) {
 
 TEST(NcclNet, PluginAbsent_2_17_to_2_18) {
   auto p =
-      one(info("NET/Plugin : Plugin load (libnccl-net.so) returned 2 : libnccl-net.so: cannot open shared "
+      one(info_pnl("NET/Plugin : Plugin load (libnccl-net.so) returned 2 : libnccl-net.so: cannot open shared "
                "object file: No such file or directory") +
-          info("NET/Plugin : No plugin found, using internal implementation"));
+          info_pnl("NET/Plugin : No plugin found, using internal implementation"));
   EXPECT_TRUE(p.plugin_absent);
   EXPECT_EQ(p.version_min, V(2, 17, 0));
   EXPECT_EQ(p.version_max, V(2, 18, 99));
@@ -203,7 +203,7 @@ TEST(NcclNet, PluginAbsent_2_17_to_2_18) {
 
 TEST(NcclNet, PluginAbsent_2_19_to_2_20) {
   auto p = one(
-      info("NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file: No such file or directory "
+      info_pnl("NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file: No such file or directory "
            "No plugin found (libnccl-net.so), using internal implementation"));
   EXPECT_TRUE(p.plugin_absent);
   EXPECT_EQ(p.version_min, V(2, 19, 0));
@@ -211,72 +211,72 @@ TEST(NcclNet, PluginAbsent_2_19_to_2_20) {
 }
 
 TEST(NcclNet, PluginAbsent_2_21) {
-  auto p = one(info("NET/Plugin: Using internal network plugin."));
+  auto p = one(info_pnl("NET/Plugin: Using internal network plugin."));
   EXPECT_TRUE(p.plugin_absent);
   EXPECT_EQ(p.version_min, V(2, 21, 0));
 }
 
 TEST(NcclNet, PluginAbsent_2_22_to_2_26) {
-  auto p = one(info("NET/Plugin: Could not find: libnccl-net.so. Using internal network plugin."));
+  auto p = one(info_pnl("NET/Plugin: Could not find: libnccl-net.so. Using internal network plugin."));
   EXPECT_TRUE(p.plugin_absent);
   EXPECT_EQ(p.version_min, V(2, 22, 0));
   EXPECT_EQ(p.version_max, V(2, 26, 99));
 }
 
 TEST(NcclNet, PluginAbsent_2_27_plus) {
-  auto p = one(info("NET/Plugin: Could not find: libnccl-net.so"));
+  auto p = one(info_pnl("NET/Plugin: Could not find: libnccl-net.so"));
   EXPECT_TRUE(p.plugin_absent);
   EXPECT_EQ(p.version_min, V(2, 27, 0));
 }
 
 TEST(NcclNet, PluginLoadErrorOtherThanEnoentIsAnIssue) {
-  auto p = one(info("NET/Plugin : Plugin load returned 17 : libnccl-net.so: undefined symbol: foo."));
+  auto p = one(info_pnl("NET/Plugin : Plugin load returned 17 : libnccl-net.so: undefined symbol: foo."));
   ASSERT_EQ(p.issues.size(), 1u);
   EXPECT_EQ(p.issues[0].kind, NcclIssueKind::kPlugin);
 }
 
 TEST(NcclNet, PluginSymbolProbingIsNormal) {
-  NcclLog log = parse_nccl_log(info("NET/Plugin: Failed to find ncclNetPlugin_v9 symbol."));
+  NcclLog log = parse_nccl_log(info_pnl("NET/Plugin: Failed to find ncclNetPlugin_v9 symbol."));
   EXPECT_TRUE(log.processes[0].issues.empty());
   EXPECT_EQ(log.stats.unparsed, 0u);
 }
 
 TEST(NcclNet, LoadedNetAndCollnetPlugin_2_13_plus) {
-  auto p = one(info("NET/Plugin: Loaded net plugin NCCL RDMA Plugin v8 (v8)") +
-               info("NET/Plugin: Loaded collnet plugin SHARP (v8)"));
+  auto p = one(info_pnl("NET/Plugin: Loaded net plugin NCCL RDMA Plugin v8 (v8)") +
+               info_pnl("NET/Plugin: Loaded collnet plugin SHARP (v8)"));
   EXPECT_EQ(p.net_plugin, "NCCL RDMA Plugin v8");
   EXPECT_EQ(p.collnet_plugin, "SHARP");
   EXPECT_EQ(p.version_min, V(2, 13, 0));
 }
 
 TEST(NcclNet, LoadedCollPlugin_2_13_to_2_21) {
-  auto p = one(info("NET/Plugin: Loaded coll plugin SHARP (v5)"));
+  auto p = one(info_pnl("NET/Plugin: Loaded coll plugin SHARP (v5)"));
   EXPECT_EQ(p.collnet_plugin, "SHARP");
 }
 
 TEST(NcclNet, HpcxPluginOwnLines) {
-  auto p = one(info("Plugin Path : /opt/hpcx/nccl_rdma_sharp_plugin/lib/libnccl-net.so") +
-               info("P2P plugin v8 IBext_v8"));
+  auto p = one(info_pnl("Plugin Path : /opt/hpcx/nccl_rdma_sharp_plugin/lib/libnccl-net.so") +
+               info_pnl("P2P plugin v8 IBext_v8"));
   EXPECT_EQ(p.net_plugin_path, "/opt/hpcx/nccl_rdma_sharp_plugin/lib/libnccl-net.so");
   EXPECT_EQ(p.net_plugin, "IBext_v8");
 }
 
 TEST(NcclNet, OfiProvider) {
-  auto p = one(info("NET/OFI Selected Provider is efa (found 16 nics)"));
+  auto p = one(info_pnl("NET/OFI Selected Provider is efa (found 16 nics)"));
   EXPECT_TRUE(p.ofi);
   EXPECT_EQ(p.ofi_provider, "efa");
 }
 
 TEST(NcclNet, PluginInitLines_2_27_plus) {
-  auto p = one(info("Initialized NET plugin IB") + info("Assigned NET plugin IB to comm"));
+  auto p = one(info_pnl("Initialized NET plugin IB") + info_pnl("Assigned NET plugin IB to comm"));
   EXPECT_EQ(p.network, "IB");
   EXPECT_EQ(p.version_min, V(2, 27, 0));
-  auto q = one(info("Failed to initialize NET plugin IB"));
+  auto q = one(info_pnl("Failed to initialize NET plugin IB"));
   EXPECT_TRUE(q.ib_init_failed);
 }
 
 TEST(NcclNet, IbUsingList_2_12_plus_WithRelaxedOrdering) {
-  auto p = one(info("NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/RoCE [RO]; OOB eth0:192.0.2.1<0>"));
+  auto p = one(info_pnl("NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/RoCE [RO]; OOB eth0:192.0.2.1<0>"));
   ASSERT_EQ(p.ib_devices.size(), 2u);
   EXPECT_EQ(p.ib_devices[0].name, "mlx5_0");
   EXPECT_EQ(p.ib_devices[0].port, 1);
@@ -290,7 +290,7 @@ TEST(NcclNet, IbUsingList_2_12_plus_WithRelaxedOrdering) {
 }
 
 TEST(NcclNet, IbUsingList_2_4_to_2_11_SpaceBeforeSemicolon) {
-  auto p = one(info("NET/IB : Using [0]mlx5_8:1/IB [7]mlx5_16:1/RoCE ; OOB ib8:192.0.2.8<0>"));
+  auto p = one(info_pnl("NET/IB : Using [0]mlx5_8:1/IB [7]mlx5_16:1/RoCE ; OOB ib8:192.0.2.8<0>"));
   ASSERT_EQ(p.ib_devices.size(), 2u);
   EXPECT_EQ(p.ib_devices[1].index, 7);
   EXPECT_EQ(p.ib_devices[1].name, "mlx5_16");
@@ -298,7 +298,7 @@ TEST(NcclNet, IbUsingList_2_4_to_2_11_SpaceBeforeSemicolon) {
 
 TEST(NcclNet, IbUsingSharpSuffixAndUnspecified_2_26_plus) {
   auto p =
-      one(info("NET/IB : Using [0]ibp0:1/IB/SHARP [1]mlx5_9:1/UNSPECIFIED [RO]; OOB eth0:192.0.2.73<0>"));
+      one(info_pnl("NET/IB : Using [0]ibp0:1/IB/SHARP [1]mlx5_9:1/UNSPECIFIED [RO]; OOB eth0:192.0.2.73<0>"));
   ASSERT_EQ(p.ib_devices.size(), 2u);
   EXPECT_TRUE(p.ib_devices[0].sharp);
   EXPECT_EQ(p.ib_devices[0].link_layer, "InfiniBand");
@@ -306,7 +306,7 @@ TEST(NcclNet, IbUsingSharpSuffixAndUnspecified_2_26_plus) {
 }
 
 TEST(NcclNet, IbNoDeviceThenEmptyUsing_2_24_plus) {
-  auto p = one(info("NET/IB : No device found.") + info("NET/IB : Using [RO]; OOB eth0:192.0.2.64<0>"));
+  auto p = one(info_pnl("NET/IB : No device found.") + info_pnl("NET/IB : Using [RO]; OOB eth0:192.0.2.64<0>"));
   EXPECT_TRUE(p.ib_no_device);
   EXPECT_TRUE(p.ib_using_empty);
   EXPECT_TRUE(p.ib_devices.empty());
@@ -314,9 +314,9 @@ TEST(NcclNet, IbNoDeviceThenEmptyUsing_2_24_plus) {
 }
 
 TEST(NcclNet, IbDeviceLines_2_3) {
-  auto p = one(info("NET/IB : Using interface enp1s0f0 for sideband communication") +
-               info("NET/IB: [0] mlx5_1:1/IB") + info("NET/IB: [1] mlx5_3:1/IB ") +
-               info("Using internal Network IB"));
+  auto p = one(info_pnl("NET/IB : Using interface enp1s0f0 for sideband communication") +
+               info_pnl("NET/IB: [0] mlx5_1:1/IB") + info_pnl("NET/IB: [1] mlx5_3:1/IB ") +
+               info_pnl("Using internal Network IB"));
   ASSERT_EQ(p.ib_devices.size(), 2u);
   EXPECT_EQ(p.ib_devices[1].name, "mlx5_3");
   EXPECT_EQ(p.network, "IB");
@@ -327,14 +327,14 @@ TEST(NcclNet, IbDeviceLines_2_3) {
 TEST(NcclNet, LibibverbsMissing_WarnUpTo2_10_InfoFrom2_11) {
   auto w = one(warn("misc/ibvwrap.cc:63", "Failed to open libibverbs.so[.1]"));
   EXPECT_TRUE(w.libibverbs_missing);
-  auto i = one(info("Failed to open libibverbs.so[.1]"));
+  auto i = one(info_pnl("Failed to open libibverbs.so[.1]"));
   EXPECT_TRUE(i.libibverbs_missing);
   ASSERT_EQ(i.issues.size(), 1u);
   EXPECT_EQ(i.issues[0].kind, NcclIssueKind::kLibibverbs);
 }
 
 TEST(NcclNet, SocketUsingList) {
-  auto p = one(info("NET/Socket : Using [0]ibs85f0:192.0.2.14<0> [1]ib0:192.0.2.15<0>"));
+  auto p = one(info_pnl("NET/Socket : Using [0]ibs85f0:192.0.2.14<0> [1]ib0:192.0.2.15<0>"));
   ASSERT_EQ(p.socket_ifaces.size(), 2u);
   EXPECT_EQ(p.socket_ifaces[1].name, "ib0");
   EXPECT_EQ(p.socket_ifaces[1].address, "192.0.2.15");
@@ -342,7 +342,7 @@ TEST(NcclNet, SocketUsingList) {
 
 TEST(NcclNet, SocketInterfacesFound_2_3) {
   auto p =
-      one(info("NET : Using interface enp1s0f0:192.0.2.134<0>") + info("NET/Socket : 1 interfaces found"));
+      one(info_pnl("NET : Using interface enp1s0f0:192.0.2.134<0>") + info_pnl("NET/Socket : 1 interfaces found"));
   ASSERT_EQ(p.bootstrap_ifaces.size(), 1u);
   EXPECT_EQ(p.bootstrap_ifaces[0].name, "enp1s0f0");
   // 2.0 - 2.3: the socket transport's interface list (it also carried the bootstrap).
@@ -353,18 +353,18 @@ TEST(NcclNet, SocketInterfacesFound_2_3) {
 }
 
 TEST(NcclNet, UsingNetworkWithSpaceInName_2_6_plus) {
-  auto p = one(info("Using network AWS Libfabric"));
+  auto p = one(info_pnl("Using network AWS Libfabric"));
   EXPECT_EQ(p.network, "AWS Libfabric");
 }
 
 TEST(NcclNet, BootstrapList_2_4_8_to_2_7) {
-  auto p = one(info("Bootstrap : Using [0]ib8:192.0.2.8<0> [1]ib9:192.0.2.9<0>"));
+  auto p = one(info_pnl("Bootstrap : Using [0]ib8:192.0.2.8<0> [1]ib9:192.0.2.9<0>"));
   ASSERT_EQ(p.bootstrap_ifaces.size(), 2u);
   EXPECT_EQ(p.version_max, V(2, 7, 99));
 }
 
 TEST(NcclNet, BootstrapSingle_2_8_to_2_23) {
-  auto p = one(info("Bootstrap : Using ibp12s0:192.0.2.32<0>"));
+  auto p = one(info_pnl("Bootstrap : Using ibp12s0:192.0.2.32<0>"));
   ASSERT_EQ(p.bootstrap_ifaces.size(), 1u);
   EXPECT_EQ(p.bootstrap_ifaces[0].name, "ibp12s0");
   EXPECT_EQ(p.version_min, V(2, 8, 0));
@@ -372,14 +372,14 @@ TEST(NcclNet, BootstrapSingle_2_8_to_2_23) {
 }
 
 TEST(NcclNet, BootstrapNoSpace_2_24_plus) {
-  auto p = one(info("Bootstrap: Using eth0:192.0.2.120<0>"));
+  auto p = one(info_pnl("Bootstrap: Using eth0:192.0.2.120<0>"));
   ASSERT_EQ(p.bootstrap_ifaces.size(), 1u);
   EXPECT_EQ(p.version_min, V(2, 24, 0));
 }
 
 TEST(NcclNet, EnvEchoes) {
-  auto p = one(info("NCCL_IB_DISABLE set by environment to 1.") +
-               info("NCCL_NET_GDR_LEVEL set by environment to PXB") + info("NCCL_IB_HCA set to mlx5_4"));
+  auto p = one(info_pnl("NCCL_IB_DISABLE set by environment to 1.") +
+               info_pnl("NCCL_NET_GDR_LEVEL set by environment to PXB") + info_pnl("NCCL_IB_HCA set to mlx5_4"));
   EXPECT_EQ(p.env.at("NCCL_IB_DISABLE"), "1");
   EXPECT_EQ(p.env.at("NCCL_NET_GDR_LEVEL"), "PXB");
   EXPECT_EQ(p.env.at("NCCL_IB_HCA"), "mlx5_4");
@@ -398,7 +398,7 @@ TEST(NcclNet, CommandLineEnvInForeignLines) {
 // ---------------------------------------------------------------- §2.2 GPUDirect RDMA
 
 TEST(NcclGdr, PerPairNoModule_2_4) {
-  auto p = one(info(
+  auto p = one(info_pnl(
       "NET/IB : GPU Direct RDMA Disabled for GPU 0[0] / HCA 0 'mlx5_0' (no module or not supported by GPU)"));
   ASSERT_EQ(p.gdr_pairs.size(), 1u);
   EXPECT_FALSE(p.gdr_pairs[0].enabled);
@@ -406,7 +406,7 @@ TEST(NcclGdr, PerPairNoModule_2_4) {
 }
 
 TEST(NcclGdr, PerHcaNoModule_2_5_to_2_12) {
-  auto p = one(info("NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0' (no module)"));
+  auto p = one(info_pnl("NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0' (no module)"));
   ASSERT_EQ(p.gdr_hca.size(), 1u);
   EXPECT_FALSE(p.gdr_hca[0].enabled);
   EXPECT_EQ(p.gdr_hca[0].name, "mlx5_0");
@@ -415,8 +415,8 @@ TEST(NcclGdr, PerHcaNoModule_2_5_to_2_12) {
 }
 
 TEST(NcclGdr, PerHca_2_13_plus) {
-  auto p = one(info("NET/IB : GPU Direct RDMA Enabled for HCA 1 'mlx5_1'") +
-               info("NET/Socket : GPU Direct RDMA Disabled for HCA 0 'lo'"));
+  auto p = one(info_pnl("NET/IB : GPU Direct RDMA Enabled for HCA 1 'mlx5_1'") +
+               info_pnl("NET/Socket : GPU Direct RDMA Disabled for HCA 0 'lo'"));
   ASSERT_EQ(p.gdr_hca.size(), 2u);
   EXPECT_TRUE(p.gdr_hca[0].enabled);
   EXPECT_EQ(p.gdr_hca[0].hca, 1);
@@ -426,7 +426,7 @@ TEST(NcclGdr, PerHca_2_13_plus) {
 }
 
 TEST(NcclGdr, PerPairDistance_2_4) {
-  auto p = one(info("NET/IB : GPU Direct RDMA Disabled for GPU 2[2] / HCA 0 (distance 3 >= 2)"));
+  auto p = one(info_pnl("NET/IB : GPU Direct RDMA Disabled for GPU 2[2] / HCA 0 (distance 3 >= 2)"));
   ASSERT_EQ(p.gdr_pairs.size(), 1u);
   EXPECT_EQ(p.gdr_pairs[0].distance, 3);
   EXPECT_EQ(p.gdr_pairs[0].limit, 2);
@@ -434,7 +434,7 @@ TEST(NcclGdr, PerPairDistance_2_4) {
 }
 
 TEST(NcclGdr, PerPairDistance_2_6_to_2_26) {
-  auto p = one(info("GPU Direct RDMA Disabled for GPU 42000 / HCA 0 (distance 6 > 4)"));
+  auto p = one(info_pnl("GPU Direct RDMA Disabled for GPU 42000 / HCA 0 (distance 6 > 4)"));
   ASSERT_EQ(p.gdr_pairs.size(), 1u);
   EXPECT_EQ(p.gdr_pairs[0].gpu, "42000");
   EXPECT_EQ(p.gdr_pairs[0].distance, 6);
@@ -442,7 +442,7 @@ TEST(NcclGdr, PerPairDistance_2_6_to_2_26) {
 }
 
 TEST(NcclGdr, PerPairEnabledWithMode_2_27_to_2_29) {
-  auto p = one(info("GPU Direct RDMA Enabled for GPU 3 / HCA 2 (distance 4 <= 5), read 1 mode Default"));
+  auto p = one(info_pnl("GPU Direct RDMA Enabled for GPU 3 / HCA 2 (distance 4 <= 5), read 1 mode Default"));
   ASSERT_EQ(p.gdr_pairs.size(), 1u);
   EXPECT_TRUE(p.gdr_pairs[0].enabled);
   EXPECT_EQ(p.gdr_pairs[0].distance, 4);
@@ -450,7 +450,7 @@ TEST(NcclGdr, PerPairEnabledWithMode_2_27_to_2_29) {
 }
 
 TEST(NcclGdr, ConnectedAllRingsGdrFlag_2_24_plus) {
-  auto p = one(info("Connected all rings, use ring PXN 0 GDR 0"));
+  auto p = one(info_pnl("Connected all rings, use ring PXN 0 GDR 0"));
   ASSERT_TRUE(p.rings_gdr.has_value());
   EXPECT_EQ(*p.rings_gdr, 0);
   EXPECT_EQ(p.version_min, V(2, 24, 0));
@@ -460,51 +460,51 @@ TEST(NcclGdr, ConnectedAllRingsGdrFlag_2_24_plus) {
 
 TEST(NcclTopo, RingOrderAndChannelListAreNotConnections) {
   auto p =
-      one(info("Channel 00/02 :    0   1") + info("Ring 00 : 1 -> 0 -> 1") + info("Channel 00/04 : 0 1"));
+      one(info_pnl("Channel 00/02 :    0   1") + info_pnl("Ring 00 : 1 -> 0 -> 1") + info_pnl("Channel 00/04 : 0 1"));
   EXPECT_TRUE(p.connections.empty());
 }
 
 TEST(NcclTopo, CommLineWithNNodes_2_20_plus) {
-  auto p = one(info("comm 0x55986b8b8560 rank 32 nRanks 64 nNodes 8 localRanks 8 localRank 0 MNNVL 0"));
+  auto p = one(info_pnl("comm 0x55986b8b8560 rank 32 nRanks 64 nNodes 8 localRanks 8 localRank 0 MNNVL 0"));
   EXPECT_EQ(p.nranks, 64);
   EXPECT_EQ(p.nnodes, 8);
   EXPECT_EQ(p.ranks, std::vector<int>{32});
 }
 
 TEST(NcclTopo, InitStart_2_18_3_plus) {
-  auto p = one(info(
+  auto p = one(info_pnl(
       "comm 0x55cc8aa86c70 rank 0 nranks 16 cudaDev 0 nvmlDev 0 busId 1c000 commId 0x65e0 - Init START"));
   EXPECT_EQ(p.nranks, 16);
   EXPECT_EQ(p.version_min, V(2, 18, 3));
 }
 
 TEST(NcclTopo, RankLine_2_3) {
-  auto p = one(info("rank 0 nranks 8"));
+  auto p = one(info_pnl("rank 0 nranks 8"));
   EXPECT_EQ(p.nranks, 8);
 }
 
 TEST(NcclTopo, ChannelCountLines) {
-  auto a = one(info("2 coll channels, 2 p2p channels, 1 p2p channels per peer"));
+  auto a = one(info_pnl("2 coll channels, 2 p2p channels, 1 p2p channels per peer"));
   EXPECT_EQ(a.version_max, V(2, 16, 99));
-  auto b = one(info("16 coll channels, 16 nvls channels, 16 p2p channels, 2 p2p channels per peer"));
+  auto b = one(info_pnl("16 coll channels, 16 nvls channels, 16 p2p channels, 2 p2p channels per peer"));
   EXPECT_EQ(b.nvls_channels, 16);
   EXPECT_EQ(b.version_min, V(2, 17, 0));
   EXPECT_EQ(b.version_max, V(2, 20, 99));
-  auto c = one(info(
+  auto c = one(info_pnl(
       "16 coll channels, 0 collnet channels, 16 nvls channels, 16 p2p channels, 1 p2p channels per peer"));
   EXPECT_EQ(c.nvls_channels, 16);
   EXPECT_EQ(c.version_min, V(2, 21, 0));
 }
 
 TEST(NcclTopo, NvlsAvailability_2_17_plus) {
-  EXPECT_TRUE(*one(info("NVLS multicast support is available on dev 0")).nvls_available);
-  EXPECT_FALSE(*one(info("NVLS multicast support is not available on dev 4")).nvls_available);
+  EXPECT_TRUE(*one(info_pnl("NVLS multicast support is available on dev 0")).nvls_available);
+  EXPECT_FALSE(*one(info_pnl("NVLS multicast support is not available on dev 4")).nvls_available);
 }
 
 TEST(NcclTopo, PerQpLidMeansInfiniBand_GidMeansRoce) {
-  EXPECT_TRUE(one(info("NET/IB: Dev 0 Port 1 qpn 305 mtu 5 LID 4")).qp_lid);
+  EXPECT_TRUE(one(info_pnl("NET/IB: Dev 0 Port 1 qpn 305 mtu 5 LID 4")).qp_lid);
   auto g =
-      one(info("NET/IB: NCCL Dev 0 IbDev 0 Port 1 qpn 1047 mtu 5 query_ece={supported=1} GID 0 "
+      one(info_pnl("NET/IB: NCCL Dev 0 IbDev 0 Port 1 qpn 1047 mtu 5 query_ece={supported=1} GID 0 "
                "(80FE/1A8A41FEFF21A75E) "
                "fifoRkey=0x15e6c5 fifoLkey=0x15e6c5"));
   EXPECT_TRUE(g.qp_gid);
@@ -514,7 +514,7 @@ TEST(NcclTopo, PerQpLidMeansInfiniBand_GidMeansRoce) {
 // ---------------------------------------------------------------- §2.4 errors and warnings
 
 TEST(NcclErrors, ErrorTraceLine) {
-  auto p = one(info("transport/net.cc:592 -> 2") + info("proxy.cc:858 -> 6 [Proxy Thread]"));
+  auto p = one(info_pnl("transport/net.cc:592 -> 2") + info_pnl("proxy.cc:858 -> 6 [Proxy Thread]"));
   ASSERT_EQ(p.issues.size(), 2u);
   EXPECT_EQ(p.issues[0].kind, NcclIssueKind::kErrorTrace);
   EXPECT_EQ(p.issues[0].status_name, "ncclSystemError");
@@ -601,14 +601,14 @@ TEST(NcclErrors, WcStatusNames) {
 // ---------------------------------------------------------------- §4.1 connection lines per version
 
 TEST(NcclConn, Ring_2_3_NoDirection) {
-  auto p = one(info("Ring 00 : 0 -> 1 via NET/IB/0/GDRDMA"));
+  auto p = one(info_pnl("Ring 00 : 0 -> 1 via NET/IB/0/GDRDMA"));
   ASSERT_EQ(p.connections.size(), 1u);
   EXPECT_EQ(p.connections[0].kind, NcclTransportKind::kNet);
   EXPECT_TRUE(p.connections[0].gdr);
 }
 
 TEST(NcclConn, Ring_2_4_BareRanksWithDirection) {
-  auto p = one(info("Ring 00 : 6 -> 2 [receive] via NET/IB/0"));
+  auto p = one(info_pnl("Ring 00 : 6 -> 2 [receive] via NET/IB/0"));
   ASSERT_EQ(p.connections.size(), 1u);
   const auto& c = p.connections[0];
   EXPECT_EQ(c.from_rank, 6);
@@ -623,9 +623,9 @@ TEST(NcclConn, Ring_2_4_BareRanksWithDirection) {
 }
 
 TEST(NcclConn, Ring_2_5_to_2_6_BusIds) {
-  auto p = one(info("Ring 00 : 15[41000] -> 0[1b000] [receive] via NET/IB/0") +
-               info("Ring 00 : 0[1b000] -> 1[1c000] via P2P/IPC") +
-               info("Ring 00 : 0[1b000] -> 7[41000] via direct shared memory"));
+  auto p = one(info_pnl("Ring 00 : 15[41000] -> 0[1b000] [receive] via NET/IB/0") +
+               info_pnl("Ring 00 : 0[1b000] -> 1[1c000] via P2P/IPC") +
+               info_pnl("Ring 00 : 0[1b000] -> 7[41000] via direct shared memory"));
   ASSERT_EQ(p.connections.size(), 3u);
   EXPECT_EQ(p.connections[1].kind, NcclTransportKind::kP2P);
   EXPECT_EQ(p.connections[2].kind, NcclTransportKind::kShm);
@@ -634,7 +634,7 @@ TEST(NcclConn, Ring_2_5_to_2_6_BusIds) {
 }
 
 TEST(NcclConn, Channel_2_7_to_2_11_BusIdsNoConnIndex) {
-  auto p = one(info("Channel 01 : 2[c7000] -> 0[87000] [receive] via NET/IB/5/GDRDMA"));
+  auto p = one(info_pnl("Channel 01 : 2[c7000] -> 0[87000] [receive] via NET/IB/5/GDRDMA"));
   ASSERT_EQ(p.connections.size(), 1u);
   EXPECT_EQ(p.connections[0].conn_index, -1);
   EXPECT_EQ(p.connections[0].net_dev, 5);
@@ -644,7 +644,7 @@ TEST(NcclConn, Channel_2_7_to_2_11_BusIdsNoConnIndex) {
 }
 
 TEST(NcclConn, Channel_2_12_to_2_18_1_BusIdsSharedSuffix) {
-  auto p = one(info("Channel 02/1 : 0[1b000] -> 9[3d000] [send] via NET/IB/1/GDRDMA/Shared"));
+  auto p = one(info_pnl("Channel 02/1 : 0[1b000] -> 9[3d000] [send] via NET/IB/1/GDRDMA/Shared"));
   ASSERT_EQ(p.connections.size(), 1u);
   EXPECT_EQ(p.connections[0].conn_index, 1);
   EXPECT_EQ(p.version_min, V(2, 12, 0));
@@ -652,7 +652,7 @@ TEST(NcclConn, Channel_2_12_to_2_18_1_BusIdsSharedSuffix) {
 }
 
 TEST(NcclConn, Channel_2_18_3_plus_NvmlDevsPxnAndPciMode) {
-  auto p = one(info("Channel 00/1 : 0[0] -> 9[1] [send] via NET/IB/0(4)/GDRDMA(PCI)/Shared"));
+  auto p = one(info_pnl("Channel 00/1 : 0[0] -> 9[1] [send] via NET/IB/0(4)/GDRDMA(PCI)/Shared"));
   ASSERT_EQ(p.connections.size(), 1u);
   EXPECT_EQ(p.connections[0].net_dev, 0);
   EXPECT_TRUE(p.connections[0].gdr);
@@ -660,8 +660,8 @@ TEST(NcclConn, Channel_2_18_3_plus_NvmlDevsPxnAndPciMode) {
 }
 
 TEST(NcclConn, NetNameWithSpaceAndPluginNames) {
-  auto p = one(info("Channel 00/0 : 0[0] -> 8[0] [send] via NET/AWS Libfabric/0/GDRDMA") +
-               info("Channel 03/0 : 47[7] -> 39[7] [receive] via NET/IBext_v8/2"));
+  auto p = one(info_pnl("Channel 00/0 : 0[0] -> 8[0] [send] via NET/AWS Libfabric/0/GDRDMA") +
+               info_pnl("Channel 03/0 : 47[7] -> 39[7] [receive] via NET/IBext_v8/2"));
   ASSERT_EQ(p.connections.size(), 2u);
   EXPECT_EQ(p.connections[0].net, "AWS Libfabric");
   EXPECT_EQ(p.connections[1].net, "IBext_v8");
@@ -669,11 +669,11 @@ TEST(NcclConn, NetNameWithSpaceAndPluginNames) {
 }
 
 TEST(NcclConn, P2pAndShmVariants) {
-  auto p = one(info("Channel 00/0 : 8[0] -> 15[7] via P2P/IPC/read") +
-               info("Channel 04/0 : 0[0] -> 7[7] via P2P/CUMEM") +
-               info("Channel 00/0 : 7[7] -> 6[6] via P2P/direct pointer/read") +
-               info("Channel 00 : 0[0] -> 1[1] via SHM/direct/direct") +
-               info("Channel 00 : 0[0] -> 1[1] via SHM/direct"));
+  auto p = one(info_pnl("Channel 00/0 : 8[0] -> 15[7] via P2P/IPC/read") +
+               info_pnl("Channel 04/0 : 0[0] -> 7[7] via P2P/CUMEM") +
+               info_pnl("Channel 00/0 : 7[7] -> 6[6] via P2P/direct pointer/read") +
+               info_pnl("Channel 00 : 0[0] -> 1[1] via SHM/direct/direct") +
+               info_pnl("Channel 00 : 0[0] -> 1[1] via SHM/direct"));
   ASSERT_EQ(p.connections.size(), 5u);
   for (int i = 0; i < 3; ++i) EXPECT_EQ(p.connections[i].kind, NcclTransportKind::kP2P);
   EXPECT_EQ(p.connections[3].kind, NcclTransportKind::kShm);
@@ -681,7 +681,7 @@ TEST(NcclConn, P2pAndShmVariants) {
 }
 
 TEST(NcclConn, CollNetLine) {
-  auto p = one(info("CollNet 00/0 : 3 [send] via COLLNET/IBext/0/GDRDMA"));
+  auto p = one(info_pnl("CollNet 00/0 : 3 [send] via COLLNET/IBext/0/GDRDMA"));
   ASSERT_EQ(p.connections.size(), 1u);
   EXPECT_EQ(p.connections[0].kind, NcclTransportKind::kCollNet);
   EXPECT_EQ(p.connections[0].net, "IBext");
@@ -702,7 +702,7 @@ TEST(NcclConn, NcclTestsHeaderRanks) {
 
 TEST(NcclRobust, TruncatedLastLineIsParsedAndFlagged) {
   NcclLog log =
-      parse_nccl_log(info("Using network IB") + "node01:100:101 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/I");
+      parse_nccl_log(info_pnl("Using network IB") + "node01:100:101 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/I");
   EXPECT_TRUE(log.stats.truncated);
   EXPECT_EQ(log.stats.lines, 2u);
   ASSERT_EQ(log.processes.size(), 1u);
@@ -712,7 +712,7 @@ TEST(NcclRobust, TruncatedLastLineIsParsedAndFlagged) {
 
 TEST(NcclRobust, BinaryLinesSkippedAndCounted) {
   std::string bin("\x00\x01\x02\x03\x04\x05\x06\x07\x08garbage\x00", 17);
-  NcclLog log = parse_nccl_log(bin + "\n" + info("Using network Socket") + bin + "\n");
+  NcclLog log = parse_nccl_log(bin + "\n" + info_pnl("Using network Socket") + bin + "\n");
   EXPECT_EQ(log.stats.skipped_binary, 2u);
   ASSERT_EQ(log.processes.size(), 1u);
   EXPECT_EQ(log.processes[0].network, "Socket");
@@ -724,11 +724,11 @@ TEST(NcclRobust, TenMegabyteSingleLineSkippedWithBoundedMemory) {
   NcclLogParser p("big");
   // Fed in 64 KiB chunks, as a file would be: the parser never holds more than kMaxLineBytes of it.
   for (std::size_t off = 0; off < big.size(); off += 65536) p.feed(std::string_view(big).substr(off, 65536));
-  p.feed("\n" + info("Using network IB"));
+  p.feed("\n" + info_pnl("Using network IB"));
   NcclLog log = p.finish();
   EXPECT_EQ(log.stats.skipped_overlong, 1u);
   EXPECT_EQ(log.stats.lines, 2u);
-  EXPECT_EQ(log.stats.bytes, big.size() + 1 + info("Using network IB").size());
+  EXPECT_EQ(log.stats.bytes, big.size() + 1 + info_pnl("Using network IB").size());
   ASSERT_EQ(log.processes.size(), 1u);
   EXPECT_EQ(log.processes[0].network, "IB");
 }
@@ -743,8 +743,8 @@ TEST(NcclRobust, TenMegabyteLineWithoutNewlineIsTruncatedAndSkipped) {
 
 TEST(NcclRobust, ChunkingDoesNotChangeTheResult) {
   std::string text =
-      info("NET/IB : Using [0]mlx5_0:1/IB [RO]; OOB eth0:192.0.2.1<0>") + "\r\n" +
-      info("Channel 00/0 : 0[0] -> 8[0] [send] via NET/IB/0/GDRDMA") +
+      info_pnl("NET/IB : Using [0]mlx5_0:1/IB [RO]; OOB eth0:192.0.2.1<0>") + "\r\n" +
+      info_pnl("Channel 00/0 : 0[0] -> 8[0] [send] via NET/IB/0/GDRDMA") +
       warn("misc/ibvwrap.cc:187", "Call to ibv_modify_qp failed with error Network is unreachable");
   NcclLog whole = parse_nccl_log(text);
   NcclLogParser p;
@@ -763,14 +763,14 @@ TEST(NcclRobust, ChunkingDoesNotChangeTheResult) {
 TEST(NcclRobust, ConnectionStorageIsCappedButCounted) {
   std::string text;
   for (std::size_t i = 0; i < kMaxConnections + 10; ++i)
-    text += info("Channel 00/0 : 0[0] -> 8[0] [send] via NET/IB/0");
+    text += info_pnl("Channel 00/0 : 0[0] -> 8[0] [send] via NET/IB/0");
   auto p = one(text);
   EXPECT_EQ(p.connections.size(), kMaxConnections);
   EXPECT_EQ(p.connections_total, kMaxConnections + 10);
 }
 
 TEST(NcclRobust, EveryLineLandsInExactlyOneCounter) {
-  std::string text = "\n" + info("Using network IB") + "hello world\nUsing network Socket\n" +
+  std::string text = "\n" + info_pnl("Using network IB") + "hello world\nUsing network Socket\n" +
                      std::string("\x01\x02\x03\x04", 4) + "\n";
   NcclLog log = parse_nccl_log(text);
   const auto& s = log.stats;

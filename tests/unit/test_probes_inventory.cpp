@@ -96,7 +96,7 @@ HostInventory inventory_of(const std::string& model) {
   return inventory_of(model, read_readme(model));
 }
 
-std::vector<std::string> codes(const std::vector<report::Finding>& fs_) {
+std::vector<std::string> codes_pi(const std::vector<report::Finding>& fs_) {
   std::vector<std::string> c;
   for (const auto& f : fs_) c.push_back(f.code);
   std::sort(c.begin(), c.end());
@@ -144,7 +144,7 @@ TEST_P(ModelTest, FindingsMatchReadme) {
   auto f = findings_of(h);
   std::string got;
   for (const auto& x : f) got += "\n  " + x.code + ": " + x.message;
-  EXPECT_EQ(codes(f), rd.expect) << model << " findings:" << got;
+  EXPECT_EQ(codes_pi(f), rd.expect) << model << " findings:" << got;
   for (const auto& x : f) {
     EXPECT_FALSE(x.message.empty());
     EXPECT_FALSE(x.remedy.empty());
@@ -281,12 +281,12 @@ TEST(Inventory, B_RoceV2Gids) {
 TEST(Inventory, B_ConfiguredGidIndex) {
   auto rd = read_readme("b-roce-2nic");
   rd.env["NCCL_IB_GID_INDEX"] = "3";
-  EXPECT_TRUE(codes(findings_of(inventory_of("b-roce-2nic", rd))).empty());
+  EXPECT_TRUE(codes_pi(findings_of(inventory_of("b-roce-2nic", rd))).empty());
   rd.env["NCCL_IB_GID_INDEX"] = "1";  // RoCE v2 but fe80::
-  EXPECT_EQ(codes(findings_of(inventory_of("b-roce-2nic", rd))),
+  EXPECT_EQ(codes_pi(findings_of(inventory_of("b-roce-2nic", rd))),
             (std::vector<std::string>{"GID_LINK_LOCAL", "GID_LINK_LOCAL"}));
   rd.env["NCCL_IB_GID_INDEX"] = "2";  // RoCE v1
-  EXPECT_EQ(codes(findings_of(inventory_of("b-roce-2nic", rd))),
+  EXPECT_EQ(codes_pi(findings_of(inventory_of("b-roce-2nic", rd))),
             (std::vector<std::string>{"GID_INDEX_NOT_ROCEV2", "GID_INDEX_NOT_ROCEV2"}));
 }
 
@@ -425,20 +425,20 @@ TEST(Inventory, MpiBtlTcpOnManagementInterface) {
   auto rd = read_readme("b-roce-2nic");
   rd.env["OMPI_MCA_btl_tcp_if_include"] = "eno1";
   auto f = findings_of(inventory_of("b-roce-2nic", rd));
-  ASSERT_EQ(codes(f), (std::vector<std::string>{"SOCKET_IFNAME_MGMT"}));
+  ASSERT_EQ(codes_pi(f), (std::vector<std::string>{"SOCKET_IFNAME_MGMT"}));
   EXPECT_EQ(f[0].evidence["origin"], "env OMPI_MCA_btl_tcp_if_include");
   rd.env["OMPI_MCA_btl_tcp_if_include"] = "ens3np0,ens2np0";
   EXPECT_TRUE(findings_of(inventory_of("b-roce-2nic", rd)).empty());
   auto rc = read_readme("c-no-rdma");
   // docker0 from the environment is the transport analysis' finding (no duplicate here) ...
   rc.env["OMPI_MCA_btl_tcp_if_include"] = "docker0";
-  EXPECT_EQ(codes(findings_of(inventory_of("c-no-rdma", rc))),
+  EXPECT_EQ(codes_pi(findings_of(inventory_of("c-no-rdma", rc))),
             (std::vector<std::string>{"MPI_RDMA_EXCLUDED"}));
   // ... from the MCA parameter file it is ours.
   rc.env.clear();
   rc.etc = kData + "/openmpi/btl-docker0";
   auto fd = findings_of(inventory_of("c-no-rdma", rc));
-  ASSERT_EQ(codes(fd), (std::vector<std::string>{"SOCKET_IFNAME_MGMT"}));
+  ASSERT_EQ(codes_pi(fd), (std::vector<std::string>{"SOCKET_IFNAME_MGMT"}));
   EXPECT_NE(fd[0].evidence["origin"].get<std::string>().find("btl-docker0/openmpi/openmpi-mca-params.conf"),
             std::string::npos);
   // Env wins over the file: pml=ucx lifts the exclusion.
@@ -446,7 +446,7 @@ TEST(Inventory, MpiBtlTcpOnManagementInterface) {
   rc.env = {{"OMPI_MCA_pml", "ucx"}};
   auto h = inventory_of("c-no-rdma", rc);
   EXPECT_EQ(h.mpi_config.origin.at("pml"), "env OMPI_MCA_pml");
-  EXPECT_EQ(codes(findings_of(h)), (std::vector<std::string>{}));
+  EXPECT_EQ(codes_pi(findings_of(h)), (std::vector<std::string>{}));
 }
 
 TEST(Inventory, MpiRdmaExcludedIsWarnWhereRdmaExists) {

@@ -34,7 +34,7 @@ json point(std::uint64_t size, const char* placement, double time_us, int n, dou
              : json(nullptr)}};
 }
 
-json report_with(json points) {
+json report_with_rc(json points) {
   return {{"schema_version", 1},
           {"sweeps", json::array({{{"collective", "allreduce"},
                                    {"dtype", "float"},
@@ -58,9 +58,9 @@ TEST(Compare, SlowerPointIsWorseEqualPointIsWithinNoise) {
   // 1 MiB: B takes twice as long, samples fully separated → worse. 4 KiB: same samples, same time → within
   // noise.
   const json a =
-      report_with({point(1 << 20, "out_of_place", 1000, 30, 1000), point(4096, "out_of_place", 50, 30, 50)});
+      report_with_rc({point(1 << 20, "out_of_place", 1000, 30, 1000), point(4096, "out_of_place", 50, 30, 50)});
   const json b =
-      report_with({point(1 << 20, "out_of_place", 2000, 30, 2000), point(4096, "out_of_place", 50, 30, 50)});
+      report_with_rc({point(1 << 20, "out_of_place", 2000, 30, 2000), point(4096, "out_of_place", 50, 30, 50)});
   const auto r = compare_reports(a, b, {"a.json", "A", {}}, {"b.json", "B", {}});
   const auto* bw = find(r, 1 << 20, "busbw_gbps");
   ASSERT_NE(bw, nullptr);
@@ -90,8 +90,8 @@ TEST(Compare, SlowerPointIsWorseEqualPointIsWithinNoise) {
 TEST(Compare, SmallDeltaIsNotSignificantEvenWithTinyP) {
   // 5 % slower and samples shifted by 5 %: p is tiny but |delta| < 10 % → within noise; with --min-delta 4 →
   // worse.
-  const json a = report_with({point(1 << 20, "in_place", 1000, 40, 1000)});
-  const json b = report_with({point(1 << 20, "in_place", 1050, 40, 1500)});
+  const json a = report_with_rc({point(1 << 20, "in_place", 1000, 40, 1000)});
+  const json b = report_with_rc({point(1 << 20, "in_place", 1050, 40, 1500)});
   const auto r = compare_reports(a, b, {"a", "A", {}}, {"b", "B", {}});
   const auto* bw = find(r, 1 << 20, "busbw_gbps");
   EXPECT_LT(*bw->p_holm, 0.01);
@@ -105,9 +105,9 @@ TEST(Compare, SmallDeltaIsNotSignificantEvenWithTinyP) {
 TEST(Compare, BetterAndDirectionConflict) {
   // B twice as fast with samples that agree → better. A point whose table time improved while its samples got
   // slower is not called significant (the value moved against its own samples).
-  const json a = report_with(
+  const json a = report_with_rc(
       {point(1 << 20, "out_of_place", 2000, 30, 2000), point(2 << 20, "out_of_place", 4000, 30, 4000)});
-  const json b = report_with(
+  const json b = report_with_rc(
       {point(1 << 20, "out_of_place", 1000, 30, 1000), point(2 << 20, "out_of_place", 2000, 30, 8000)});
   const auto r = compare_reports(a, b, {"a", "roce", {}}, {"b", "ib", {}});
   EXPECT_EQ(find(r, 1 << 20, "busbw_gbps")->verdict, CompareVerdict::kBetter);
@@ -129,9 +129,9 @@ TEST(Compare, HtmlLeadsWithCurvesAndTopChangesTableCollapsedBelow) {
   // B takes 3x the time at 1 MiB and 2 MiB (busBw a third): both points worse; the page shows the A/B busBw
   // curve of the series with those points marked, lists them as the top regressions, and keeps the table
   // below, collapsed.
-  const json a = report_with(
+  const json a = report_with_rc(
       {point(1 << 20, "out_of_place", 1000, 30, 1000), point(2 << 20, "out_of_place", 2000, 30, 2000)});
-  const json b = report_with(
+  const json b = report_with_rc(
       {point(1 << 20, "out_of_place", 3000, 30, 3000), point(2 << 20, "out_of_place", 6000, 30, 6000)});
   const auto r = compare_reports(a, b, {"a", "clean", {}}, {"b", "throttled", {}});
   ASSERT_EQ(find(r, 1 << 20, "busbw_gbps")->verdict, CompareVerdict::kWorse);
@@ -160,8 +160,8 @@ TEST(Compare, HtmlLeadsWithCurvesAndTopChangesTableCollapsedBelow) {
 
 TEST(Compare, NoSamplesMeansNoiseUnknown) {
   // Imported results carry no per-iteration samples: every row says noise unknown, even with a 50 % change.
-  const json a = report_with({point(1 << 20, "out_of_place", 1000, 0, 0)});
-  const json b = report_with({point(1 << 20, "out_of_place", 2000, 0, 0)});
+  const json a = report_with_rc({point(1 << 20, "out_of_place", 1000, 0, 0)});
+  const json b = report_with_rc({point(1 << 20, "out_of_place", 2000, 0, 0)});
   const auto r = compare_reports(a, b, {"a", "A", {}}, {"b", "B", {}});
   EXPECT_EQ(r.tests, 0u);
   for (const auto& row : r.rows) EXPECT_EQ(row.verdict, CompareVerdict::kNoiseUnknown) << row.a_metric.id;
@@ -172,8 +172,8 @@ TEST(Compare, NoSamplesMeansNoiseUnknown) {
 }
 
 TEST(Compare, UnmatchedMetricsAndNoneInCommon) {
-  const json a = report_with({point(1 << 20, "out_of_place", 1000, 5, 1000)});
-  const json b = report_with({point(2 << 20, "out_of_place", 1000, 5, 1000)});
+  const json a = report_with_rc({point(1 << 20, "out_of_place", 1000, 5, 1000)});
+  const json b = report_with_rc({point(2 << 20, "out_of_place", 1000, 5, 1000)});
   const auto r = compare_reports(a, b, {"a", "A", {}}, {"b", "B", {}});
   EXPECT_EQ(r.rows.size(), 1u);  // only avg_busbw_gbps is shared
   EXPECT_EQ(r.only_in_a.size(), 5u);
@@ -218,8 +218,8 @@ TEST(Compare, LatencyHistogramsAreTestedWithTies) {
 }
 
 TEST(Compare, AddCompareWritesSectionAndFinding) {
-  const json a = report_with({point(1 << 20, "out_of_place", 1000, 30, 1000)});
-  const json b = report_with({point(1 << 20, "out_of_place", 2000, 30, 2000)});
+  const json a = report_with_rc({point(1 << 20, "out_of_place", 1000, 30, 1000)});
+  const json b = report_with_rc({point(1 << 20, "out_of_place", 2000, 30, 2000)});
   const auto r = compare_reports(a, b, {"a.json", "A", {}}, {"b.json", "B", {}});
   Document doc({"fabcheck", "compare", "a.json", "b.json"});
   add_compare(doc, r);
@@ -237,10 +237,10 @@ TEST(CompareRuns, MergeTakesTheMedianPoolsSamplesAndDropsPartialMetrics) {
   // Three runs of one point: time 1000, 1200, 1100 µs → median 1100; 30 samples each → 90 pooled. The 4 KiB
   // point is missing from run 2: left out of the merge and listed.
   const json r1 =
-      report_with({point(1 << 20, "in_place", 1000, 30, 1000), point(4096, "in_place", 50, 30, 50)});
-  const json r2 = report_with({point(1 << 20, "in_place", 1200, 30, 1200)});
+      report_with_rc({point(1 << 20, "in_place", 1000, 30, 1000), point(4096, "in_place", 50, 30, 50)});
+  const json r2 = report_with_rc({point(1 << 20, "in_place", 1200, 30, 1200)});
   const json r3 =
-      report_with({point(1 << 20, "in_place", 1100, 30, 1100), point(4096, "in_place", 50, 30, 50)});
+      report_with_rc({point(1 << 20, "in_place", 1100, 30, 1100), point(4096, "in_place", 50, 30, 50)});
   const SideMetrics s = merge_runs({extract_metrics(r1), extract_metrics(r2), extract_metrics(r3)});
   EXPECT_EQ(s.runs, 3u);
   const CompareMetric* time = nullptr;
@@ -278,10 +278,10 @@ TEST(CompareRuns, AWholeRunDriftIsWithinTheRunSpread) {
   // A: two runs at 1000 µs. B: one run at 1000 µs and one where the whole run drifted 25 % slower. Compared
   // run to run (B's slow run alone) the point is "worse"; with both runs per side the difference (B's median
   // time 1125 µs, busbw −10 %) is within 3 × B's run spread ln(1.25), so within noise.
-  const json a1 = report_with({point(1 << 20, "in_place", 1000, 30, 1000)});
-  const json a2 = report_with({point(1 << 20, "in_place", 1000, 30, 1000)});
-  const json b1 = report_with({point(1 << 20, "in_place", 1000, 30, 1000)});
-  const json b2 = report_with({point(1 << 20, "in_place", 1250, 30, 1250)});
+  const json a1 = report_with_rc({point(1 << 20, "in_place", 1000, 30, 1000)});
+  const json a2 = report_with_rc({point(1 << 20, "in_place", 1000, 30, 1000)});
+  const json b1 = report_with_rc({point(1 << 20, "in_place", 1000, 30, 1000)});
+  const json b2 = report_with_rc({point(1 << 20, "in_place", 1250, 30, 1250)});
   const auto single = compare_reports(a1, b2, {"a1", "A", {}}, {"b2", "B", {}});
   EXPECT_EQ(find(single, 1 << 20, "busbw_gbps")->verdict, CompareVerdict::kWorse);
   EXPECT_FALSE(find(single, 1 << 20, "busbw_gbps")->run_spread_pct.has_value());
@@ -308,10 +308,10 @@ TEST(CompareRuns, AWholeRunDriftIsWithinTheRunSpread) {
 TEST(CompareRuns, ADifferenceBeyondTheRunSpreadIsCalled) {
   // A runs 1000 and 1050 µs, B runs 2000 and 2100 µs: spread ln(1.05) → needs |ln(B/A)| >= 0.146; the
   // difference is ln 2 → worse. A single run on one side uses the other side's spread.
-  const json a1 = report_with({point(1 << 20, "in_place", 1000, 30, 1000)});
-  const json a2 = report_with({point(1 << 20, "in_place", 1050, 30, 1050)});
-  const json b1 = report_with({point(1 << 20, "in_place", 2000, 30, 2000)});
-  const json b2 = report_with({point(1 << 20, "in_place", 2100, 30, 2100)});
+  const json a1 = report_with_rc({point(1 << 20, "in_place", 1000, 30, 1000)});
+  const json a2 = report_with_rc({point(1 << 20, "in_place", 1050, 30, 1050)});
+  const json b1 = report_with_rc({point(1 << 20, "in_place", 2000, 30, 2000)});
+  const json b2 = report_with_rc({point(1 << 20, "in_place", 2100, 30, 2100)});
   const auto r =
       compare_reports(std::vector<json>{a1, a2}, std::vector<json>{b1, b2}, {"a", "A", {}}, {"b", "B", {}});
   const auto* t = find(r, 1 << 20, "time_us");
@@ -328,11 +328,11 @@ TEST(CompareRuns, UnknownSpreadFailsClosedAndPartialMetricsAreListedPerSide) {
   // A's first run reports busbw 0 at 1 MiB (a broken run): its spread has no ratio, so even a large,
   // significant difference is not called. A metric missing from one of A's runs (4 KiB) is listed as not in
   // every run of A, not as "only in B".
-  json a1 = report_with({point(1 << 20, "in_place", 1000, 30, 1000), point(4096, "in_place", 50, 30, 50)});
+  json a1 = report_with_rc({point(1 << 20, "in_place", 1000, 30, 1000), point(4096, "in_place", 50, 30, 50)});
   a1["sweeps"][0]["points"][0]["busbw_gbps"] = 0.0;
-  const json a2 = report_with({point(1 << 20, "in_place", 1000, 30, 1000)});
+  const json a2 = report_with_rc({point(1 << 20, "in_place", 1000, 30, 1000)});
   const json b1 =
-      report_with({point(1 << 20, "in_place", 4000, 30, 4000), point(4096, "in_place", 50, 30, 50)});
+      report_with_rc({point(1 << 20, "in_place", 4000, 30, 4000), point(4096, "in_place", 50, 30, 50)});
   const auto r =
       compare_reports(std::vector<json>{a1, a2}, std::vector<json>{b1}, {"a", "A", {}}, {"b", "B", {}});
   const auto* bw = find(r, 1 << 20, "busbw_gbps");
@@ -358,8 +358,8 @@ TEST(Compare, TooFewSamplesAreNotTestableNeverWithinNoise) {
   EXPECT_NEAR(report::min_attainable_p_holm(10, 10, 100), 100 * 2.0 / 184756.0, 1e-12);  // C(20,10)
   EXPECT_LT(report::min_attainable_p_holm(30, 30, 700), 1e-10);
   EXPECT_DOUBLE_EQ(report::min_attainable_p_holm(0, 5, 1), 1.0);
-  const json a = report_with({point(1 << 20, "out_of_place", 1000, 3, 1000)});
-  const json b = report_with({point(1 << 20, "out_of_place", 2000, 3, 2000)});
+  const json a = report_with_rc({point(1 << 20, "out_of_place", 1000, 3, 1000)});
+  const json b = report_with_rc({point(1 << 20, "out_of_place", 2000, 3, 2000)});
   const auto r = compare_reports(a, b, {"a", "A", {}}, {"b", "B", {}});
   const auto* bw = find(r, 1 << 20, "busbw_gbps");
   ASSERT_NE(bw, nullptr);
@@ -370,8 +370,8 @@ TEST(Compare, TooFewSamplesAreNotTestableNeverWithinNoise) {
   EXPECT_NE(report::render_compare(r).find("not testable (n = 3/3)"), std::string::npos);
   EXPECT_EQ(report::compare_json(r)["summary"]["not_testable"], r.count(CompareVerdict::kNotTestable));
   // With 30 samples a side the same change is testable, and worse.
-  const auto r30 = compare_reports(report_with({point(1 << 20, "out_of_place", 1000, 30, 1000)}),
-                                   report_with({point(1 << 20, "out_of_place", 2000, 30, 2000)}),
+  const auto r30 = compare_reports(report_with_rc({point(1 << 20, "out_of_place", 1000, 30, 1000)}),
+                                   report_with_rc({point(1 << 20, "out_of_place", 2000, 30, 2000)}),
                                    {"a", "A", {}}, {"b", "B", {}});
   EXPECT_EQ(find(r30, 1 << 20, "busbw_gbps")->verdict, CompareVerdict::kWorse);
 }
@@ -380,7 +380,7 @@ TEST(Compare, SeriesThatDifferOnlyInRankCountKeepApart) {
   // IMB-MPI1 prints one Allreduce table per #processes block (issue 25): imported, they are two sweeps
   // entries with the same collective/dtype/redop/root. Their metrics must not collide; a report with one rank
   // count per series keys exactly as before (no np=), so runs at different scales still match.
-  json two = report_with(json::array({point(1024, "out_of_place", 10.0, 0, 0)}));
+  json two = report_with_rc(json::array({point(1024, "out_of_place", 10.0, 0, 0)}));
   json second = two["sweeps"][0];
   two["sweeps"][0]["nranks"] = 2;
   second["nranks"] = 4;
@@ -396,7 +396,7 @@ TEST(Compare, SeriesThatDifferOnlyInRankCountKeepApart) {
   }
   EXPECT_GT(np2, 0);
   EXPECT_EQ(np2, np4);
-  json one = report_with(json::array({point(1024, "out_of_place", 10.0, 0, 0)}));
+  json one = report_with_rc(json::array({point(1024, "out_of_place", 10.0, 0, 0)}));
   one["sweeps"][0]["nranks"] = 8;
   for (const auto& x : extract_metrics(one).metrics)
     EXPECT_EQ(x.item.find(" np="), std::string::npos) << x.item;

@@ -50,7 +50,7 @@ json check(const std::string& metric, const std::string& op, const json& thresho
   return json::array({{{"metric", metric}, {"op", op}, {"threshold", threshold}}});
 }
 
-report::GateCheckResult one(const json& rep, const std::string& metric, const std::string& op,
+report::GateCheckResult one_rg(const json& rep, const std::string& metric, const std::string& op,
                             const json& threshold) {
   auto g = report::evaluate_gate(rep, check(metric, op, threshold), "test");
   EXPECT_EQ(g.checks.size(), 1u);
@@ -85,26 +85,26 @@ TEST(GatePath, Syntax) {
 
 TEST(Gate, ReadsTheDocumentedExamples) {
   const auto rep = sample_report();
-  auto c = one(rep, "sweeps.allreduce.busbw_gbps@1G", ">=", 180);
+  auto c = one_rg(rep, "sweeps.allreduce.busbw_gbps@1G", ">=", 180);
   EXPECT_TRUE(c.passed) << c.reason;
   EXPECT_EQ(c.value, 180.25);
   EXPECT_EQ(c.values.at(0).path, "sweeps[0].points[2].busbw_gbps");
-  c = one(rep, "sweeps.allreduce.busbw_gbps@1G:in_place", ">=", 180);
+  c = one_rg(rep, "sweeps.allreduce.busbw_gbps@1G:in_place", ">=", 180);
   EXPECT_FALSE(c.passed);
   EXPECT_EQ(c.value, 170.0);
   EXPECT_EQ(c.reason.rfind("failed: sweeps[0].points[3].busbw_gbps = 170, not >= 180", 0), 0u) << c.reason;
-  EXPECT_TRUE(one(rep, "transport.verdict", "==", "rdma").passed);
-  EXPECT_TRUE(one(rep, "transport.verdict", "!=", "socket_fallback").passed);
-  c = one(rep, "latency.p2p.p99_us@8", "<=", 3.5);
+  EXPECT_TRUE(one_rg(rep, "transport.verdict", "==", "rdma").passed);
+  EXPECT_TRUE(one_rg(rep, "transport.verdict", "!=", "socket_fallback").passed);
+  c = one_rg(rep, "latency.p2p.p99_us@8", "<=", 3.5);
   EXPECT_TRUE(c.passed);
   EXPECT_EQ(c.values.size(), 1u);  // the collective entry at 8 B is not p2p
-  EXPECT_FALSE(one(rep, "latency.p2p.p99_us@4K", "<=", 5).passed);
-  EXPECT_TRUE(one(rep, "score.scaling_efficiency", ">=", 0.8).passed);
-  EXPECT_FALSE(one(rep, "score.scaling_efficiency", ">=", 0.83).passed);
-  EXPECT_TRUE(one(rep, "sweeps.allreduce.avg_busbw_gbps", "==", 150.5).passed);
-  EXPECT_TRUE(one(rep, "run.sections.sweeps.status", "==", "ok").passed);
-  EXPECT_TRUE(one(rep, "findings.severity=fail#count", "==", 0).passed);
-  EXPECT_FALSE(one(rep, "findings.severity=warn#count", "==", 0).passed);
+  EXPECT_FALSE(one_rg(rep, "latency.p2p.p99_us@4K", "<=", 5).passed);
+  EXPECT_TRUE(one_rg(rep, "score.scaling_efficiency", ">=", 0.8).passed);
+  EXPECT_FALSE(one_rg(rep, "score.scaling_efficiency", ">=", 0.83).passed);
+  EXPECT_TRUE(one_rg(rep, "sweeps.allreduce.avg_busbw_gbps", "==", 150.5).passed);
+  EXPECT_TRUE(one_rg(rep, "run.sections.sweeps.status", "==", "ok").passed);
+  EXPECT_TRUE(one_rg(rep, "findings.severity=fail#count", "==", 0).passed);
+  EXPECT_FALSE(one_rg(rep, "findings.severity=warn#count", "==", 0).passed);
 }
 
 // "@max" (issue 17): the largest size measured, with the placement rule of @SIZE; a sweep that stopped early
@@ -113,40 +113,40 @@ TEST(Gate, AtMaxReadsTheLargestMeasuredSize) {
   auto rep = sample_report();
   EXPECT_EQ(*report::parse_metric_path("sweeps.allreduce.busbw_gbps@max").segments[2].size_bytes,
             report::kLargestSize);
-  auto c = one(rep, "sweeps.allreduce.busbw_gbps@max", ">=", 180);
+  auto c = one_rg(rep, "sweeps.allreduce.busbw_gbps@max", ">=", 180);
   EXPECT_TRUE(c.passed) << c.reason;
   EXPECT_EQ(c.value, 180.25);
   EXPECT_EQ(c.values.at(0).path, "sweeps[0].points[2].busbw_gbps");
-  c = one(rep, "sweeps.allreduce.busbw_gbps@max:in_place", ">=", 180);
+  c = one_rg(rep, "sweeps.allreduce.busbw_gbps@max:in_place", ">=", 180);
   EXPECT_FALSE(c.passed);
   EXPECT_EQ(c.value, 170.0);
   // Both collectives, each at its own largest size (1 GiB for both here).
-  EXPECT_EQ(one(rep, "sweeps.*.busbw_gbps@max", ">=", 100).values.size(), 2u);
+  EXPECT_EQ(one_rg(rep, "sweeps.*.busbw_gbps@max", ">=", 100).values.size(), 2u);
   // A truncated sweep: the 1 GiB points are gone, @max reads 1 MiB; @1G fails closed.
   auto& pts = rep["sweeps"][0]["points"];
   pts.erase(pts.begin() + 2, pts.end());
-  c = one(rep, "sweeps.allreduce.busbw_gbps@max", ">=", 50);
+  c = one_rg(rep, "sweeps.allreduce.busbw_gbps@max", ">=", 50);
   EXPECT_TRUE(c.passed) << c.reason;
   EXPECT_EQ(c.value, 90.0);
-  EXPECT_FALSE(one(rep, "sweeps.allreduce.busbw_gbps@1G", ">=", 50).passed);
+  EXPECT_FALSE(one_rg(rep, "sweeps.allreduce.busbw_gbps@1G", ">=", 50).passed);
   // No point at all: missing, named as @max.
   pts = json::array();
-  c = one(rep, "sweeps.allreduce.busbw_gbps@max", ">=", 50);
+  c = one_rg(rep, "sweeps.allreduce.busbw_gbps@max", ">=", 50);
   EXPECT_FALSE(c.passed);
   EXPECT_NE(c.reason.find("has no entry at size max"), std::string::npos) << c.reason;
   // Entries without points (latency: one entry per size) have no @max: missing, not the first entry.
-  EXPECT_FALSE(one(rep, "latency.collective.p99_us@max", "<=", 30).passed);
+  EXPECT_FALSE(one_rg(rep, "latency.collective.p99_us@max", "<=", 30).passed);
   EXPECT_THROW(report::parse_metric_path("a@maximum"), UsageError);
 }
 
 TEST(Gate, SeveralValuesMustAllPass) {
   const auto rep = sample_report();
   // Both collectives at 1 GiB: 180.25 and 160.
-  auto c = one(rep, "sweeps.*.busbw_gbps@1G", ">=", 170);
+  auto c = one_rg(rep, "sweeps.*.busbw_gbps@1G", ">=", 170);
   EXPECT_FALSE(c.passed);
   EXPECT_EQ(c.values.size(), 2u);
   EXPECT_NE(c.reason.find("(1 of 2 values failed)"), std::string::npos) << c.reason;
-  EXPECT_TRUE(one(rep, "sweeps.*.busbw_gbps@1G", ">=", 160).passed);
+  EXPECT_TRUE(one_rg(rep, "sweeps.*.busbw_gbps@1G", ">=", 160).passed);
 }
 
 TEST(Gate, FailClosedOnMissingAndNull) {
@@ -154,28 +154,28 @@ TEST(Gate, FailClosedOnMissingAndNull) {
   for (const char* metric :
        {"incast.goodput_gbps@4M", "sweeps.alltoall.busbw_gbps@1G", "sweeps.allreduce.busbw_gbps@2G",
         "score.no_such_field", "latency.p2p.p99_us@64K", "nothing#count"}) {
-    auto c = one(rep, metric, ">=", 0);
+    auto c = one_rg(rep, metric, ">=", 0);
     EXPECT_FALSE(c.passed) << metric;
     EXPECT_EQ(c.reason.rfind("missing", 0), 0u) << metric << ": " << c.reason;
     EXPECT_TRUE(c.value.is_null());
   }
   // A null value (absent with a reason) is missing too, whatever the operator.
-  auto c = one(rep, "sweeps.allreduce.wrong@1G:in_place", "==", 0);
+  auto c = one_rg(rep, "sweeps.allreduce.wrong@1G:in_place", "==", 0);
   EXPECT_FALSE(c.passed);
   EXPECT_EQ(c.reason.rfind("missing: sweeps[0].points[3].wrong is null", 0), 0u) << c.reason;
-  c = one(rep, "sweeps.allreduce.wrong@1G:in_place", "!=", 5);
+  c = one_rg(rep, "sweeps.allreduce.wrong@1G:in_place", "!=", 5);
   EXPECT_FALSE(c.passed);
   // A section that was skipped is null in the report.
   auto rep2 = rep;
   rep2["score"] = nullptr;
-  c = one(rep2, "score.scaling_efficiency", ">=", 0);
+  c = one_rg(rep2, "score.scaling_efficiency", ">=", 0);
   EXPECT_FALSE(c.passed);
   EXPECT_EQ(c.reason, "missing: score is null");
   // Wrong type.
-  c = one(rep, "transport.verdict", ">=", 1);
+  c = one_rg(rep, "transport.verdict", ">=", 1);
   EXPECT_FALSE(c.passed);
   EXPECT_EQ(c.reason.rfind("type:", 0), 0u) << c.reason;
-  c = one(rep, "transport", "==", "rdma");
+  c = one_rg(rep, "transport", "==", "rdma");
   EXPECT_FALSE(c.passed);
   EXPECT_EQ(c.reason.rfind("type:", 0), 0u) << c.reason;
 }

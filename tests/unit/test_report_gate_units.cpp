@@ -37,7 +37,7 @@ report::GateResult gate(const std::string& metric, const std::string& op, const 
       units_report(), json::array({{{"metric", metric}, {"op", op}, {"threshold", threshold}}}), "test");
 }
 
-report::GateCheckResult one(const std::string& metric, const std::string& op, const json& threshold) {
+report::GateCheckResult one_rgu(const std::string& metric, const std::string& op, const json& threshold) {
   const auto g = gate(metric, op, threshold);
   EXPECT_EQ(g.checks.size(), 1u);
   return g.checks.at(0);
@@ -53,23 +53,23 @@ std::string console(const std::string& metric, const std::string& op, const json
 }  // namespace
 
 TEST(GateUnits, EachCheckCarriesItsMetricsUnit) {
-  EXPECT_EQ(one("sweeps.allreduce.busbw_gbps@1G", ">=", 100).unit, "GB/s");
-  EXPECT_EQ(one("sweeps.allreduce.time_us@1G", "<=", 1e6).unit, "us");
-  EXPECT_EQ(one("sweeps.allreduce.per_iter@1G.p99_us", "<=", 1e6).unit, "us");
-  EXPECT_EQ(one("sweeps.allreduce.avg_busbw_gbps", ">=", 1).unit, "GB/s");
-  EXPECT_EQ(one("sweeps.allreduce.wrong@1G", "==", 0).unit, "count");
-  EXPECT_EQ(one("latency.p2p.p99_us@8", "<=", 5).unit, "us");
-  EXPECT_EQ(one("latency.p2p.stdev_us@8", "<=", 5).unit, "us");  // not an entry: the suffix rule
-  EXPECT_EQ(one("incast.fan_in=2.incast_efficiency@4M", ">=", 0.5).unit, "ratio");
-  EXPECT_EQ(one("incast.fan_in=2.congestion_impact@4M.p99", "<=", 3).unit, "ratio");
-  EXPECT_EQ(one("score.scaling_efficiency", ">=", 0.5).unit, "ratio");
-  EXPECT_EQ(one("run.duration_s", "<=", 60).unit, "s");
-  EXPECT_EQ(one("pairs.bw_gbps.[0].[1]", ">=", 30).unit, "GB/s");
-  EXPECT_EQ(one("findings.severity=warn#count", "<=", 1).unit, "count");
-  EXPECT_EQ(one("pairs.bw_gbps#count", ">=", 1).unit, "count");
-  EXPECT_EQ(one("transport.verdict", "==", "rdma").unit, "");  // a word has no unit
-  EXPECT_EQ(one("run.status", "==", "complete").unit, "");
-  EXPECT_EQ(one("score.no_such_metric", ">=", 0).unit, "");  // missing: no value, no unit
+  EXPECT_EQ(one_rgu("sweeps.allreduce.busbw_gbps@1G", ">=", 100).unit, "GB/s");
+  EXPECT_EQ(one_rgu("sweeps.allreduce.time_us@1G", "<=", 1e6).unit, "us");
+  EXPECT_EQ(one_rgu("sweeps.allreduce.per_iter@1G.p99_us", "<=", 1e6).unit, "us");
+  EXPECT_EQ(one_rgu("sweeps.allreduce.avg_busbw_gbps", ">=", 1).unit, "GB/s");
+  EXPECT_EQ(one_rgu("sweeps.allreduce.wrong@1G", "==", 0).unit, "count");
+  EXPECT_EQ(one_rgu("latency.p2p.p99_us@8", "<=", 5).unit, "us");
+  EXPECT_EQ(one_rgu("latency.p2p.stdev_us@8", "<=", 5).unit, "us");  // not an entry: the suffix rule
+  EXPECT_EQ(one_rgu("incast.fan_in=2.incast_efficiency@4M", ">=", 0.5).unit, "ratio");
+  EXPECT_EQ(one_rgu("incast.fan_in=2.congestion_impact@4M.p99", "<=", 3).unit, "ratio");
+  EXPECT_EQ(one_rgu("score.scaling_efficiency", ">=", 0.5).unit, "ratio");
+  EXPECT_EQ(one_rgu("run.duration_s", "<=", 60).unit, "s");
+  EXPECT_EQ(one_rgu("pairs.bw_gbps.[0].[1]", ">=", 30).unit, "GB/s");
+  EXPECT_EQ(one_rgu("findings.severity=warn#count", "<=", 1).unit, "count");
+  EXPECT_EQ(one_rgu("pairs.bw_gbps#count", ">=", 1).unit, "count");
+  EXPECT_EQ(one_rgu("transport.verdict", "==", "rdma").unit, "");  // a word has no unit
+  EXPECT_EQ(one_rgu("run.status", "==", "complete").unit, "");
+  EXPECT_EQ(one_rgu("score.no_such_metric", ">=", 0).unit, "");  // missing: no value, no unit
 }
 
 // The console line: the unit follows the value, after the prefix tests grep (`^  FAIL  <metric>`) and before
@@ -108,14 +108,14 @@ TEST(GateUnits, JUnitShowsTheUnit) {
 // its operator alone.
 TEST(GateUnits, AnOperatorAgainstTheDirectionStillRuns) {
   ASSERT_EQ(model::metric("sweeps", "busbw_gbps").better, model::BetterIs::kHigher);
-  auto c = one("sweeps.allreduce.busbw_gbps@1G", "<=", 200);
+  auto c = one_rgu("sweeps.allreduce.busbw_gbps@1G", "<=", 200);
   EXPECT_TRUE(c.passed) << c.reason;
   EXPECT_EQ(c.unit, "GB/s");
-  c = one("sweeps.allreduce.busbw_gbps@1G", "<=", 100);
+  c = one_rgu("sweeps.allreduce.busbw_gbps@1G", "<=", 100);
   EXPECT_FALSE(c.passed);
   EXPECT_EQ(c.reason.rfind("failed: ", 0), 0u) << c.reason;
   ASSERT_EQ(model::metric("latency", "p99_us").better, model::BetterIs::kLower);
-  EXPECT_TRUE(one("latency.p2p.p99_us@8", ">=", 1).passed);
+  EXPECT_TRUE(one_rgu("latency.p2p.p99_us@8", ">=", 1).passed);
 }
 
 // The gate paths of the catalogue read, on a real report, values of the catalogue's unit.

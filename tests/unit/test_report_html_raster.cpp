@@ -28,7 +28,7 @@ std::string host_name(std::size_t i) {
 
 /// A pairs section of n hosts: bandwidth 10 GB/s, latency 5 us, except link slow_from -> slow_to at 2 GB/s
 /// and `outliers` outlier entries (the first one that link).
-json pairs_report(std::size_t n, std::size_t slow_from, std::size_t slow_to, std::size_t outliers = 1) {
+json pairs_report_rhr(std::size_t n, std::size_t slow_from, std::size_t slow_to, std::size_t outliers = 1) {
   json hosts = json::array(), bw = json::array(), lat = json::array();
   for (std::size_t i = 0; i < n; ++i) {
     hosts.push_back(host_name(i));
@@ -70,7 +70,7 @@ png_test::Decoded image_of(const std::string& page, const std::string& id) {
 }
 
 TEST(ReportHtmlRaster, UpTo64HostsTheMatrixIsStillOneSvgCellPerLink) {
-  const std::string page = render_html(pairs_report(64, 1, 2));
+  const std::string page = render_html(pairs_report_rhr(64, 1, 2));
   EXPECT_EQ(count_of(page, "<rect class=\"cell"), 2u * 64 * 63);
   EXPECT_EQ(count_of(page, "heat-raster\""), 0u);
   EXPECT_EQ(count_of(page, "data-outlier=\"true\""), 1u);
@@ -78,7 +78,7 @@ TEST(ReportHtmlRaster, UpTo64HostsTheMatrixIsStillOneSvgCellPerLink) {
 
 TEST(ReportHtmlRaster, Above64HostsOneImagePerMatrixAndNoElementPerCell) {
   const std::size_t n = 65;
-  const std::string page = render_html(pairs_report(n, 3, 40));
+  const std::string page = render_html(pairs_report_rhr(n, 3, 40));
   EXPECT_EQ(count_of(page, "<rect class=\"cell"), 0u);
   EXPECT_EQ(count_of(page, "<img class=\"heat-raster\""), 2u);  // bandwidth and latency
   const auto bw = image_of(page, "pairs-bw");
@@ -105,7 +105,7 @@ TEST(ReportHtmlRaster, Above64HostsOneImagePerMatrixAndNoElementPerCell) {
 
 TEST(ReportHtmlRaster, ManyHostsAreBlocksColouredByTheirWorstLinkAndThePageStaysSmall) {
   const std::size_t n = 1200;  // blocks of 3 x 3 hosts: 400 x 400 pixels
-  const std::string page = render_html(pairs_report(n, 700, 13, 150));
+  const std::string page = render_html(pairs_report_rhr(n, 700, 13, 150));
   const auto bw = image_of(page, "pairs-bw");
   ASSERT_EQ(bw.width, 400u);
   const std::uint8_t slow = bw.pixels[(700 / 3) * 400 + 13 / 3];

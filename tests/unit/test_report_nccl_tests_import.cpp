@@ -38,7 +38,7 @@ parse::NcclTestsRun parse_any(const std::string& name, const std::string& text) 
                                       : parse::parse_nccl_tests_text(text);
 }
 
-std::set<std::string> codes(const json& doc) {
+std::set<std::string> codes_rnti(const json& doc) {
   std::set<std::string> out;
   for (const auto& f : doc["findings"]) out.insert(f["code"].get<std::string>());
   return out;
@@ -151,7 +151,7 @@ TEST_P(ImportFixture, ParsesImportsAndRecomputesBusbw) {
   EXPECT_EQ(points, blocks);
   EXPECT_GE(points, fx.rows);  // two placements per row (JSON rows may lack out_of_place)
   EXPECT_EQ(sum.mismatches, 0u);
-  const auto got = codes(back);
+  const auto got = codes_rnti(back);
   EXPECT_FALSE(got.contains("BUSBW_MISMATCH"));
   for (const auto& c : fx.findings) EXPECT_TRUE(got.contains(c)) << fx.file << " lacks " << c;
   EXPECT_EQ(back["run"]["imported"]["file"], fx.file);
@@ -346,7 +346,7 @@ TEST(Import, NonZeroWrongIsWrongData) {
   text.replace(at, 8, "       3");
   const auto doc = import_text(text);
   EXPECT_TRUE(doc.has_fail());
-  EXPECT_TRUE(codes(doc.json()).contains("WRONG_DATA"));
+  EXPECT_TRUE(codes_rnti(doc.json()).contains("WRONG_DATA"));
 }
 
 TEST(Import, RanksInferredWithoutDeviceLines) {
@@ -451,7 +451,7 @@ TEST(ParseNcclTests, CputimeExponentWrongAndWideColumns) {
   report::ImportSummary sum;
   const auto doc = import_text(text, &sum);
   EXPECT_EQ(sum.mismatches, 0u);
-  EXPECT_TRUE(codes(doc.json()).contains("WRONG_DATA"));
+  EXPECT_TRUE(codes_rnti(doc.json()).contains("WRONG_DATA"));
 }
 
 TEST(ParseNcclTests, PrintedPrecision) {

@@ -26,7 +26,7 @@ using ojson = nlohmann::ordered_json;
 
 namespace {
 
-std::string read(const std::string& name) {
+std::string read_rntjw(const std::string& name) {
   std::ifstream in(std::string(FABCHECK_TEST_DATA) + "/nccl-tests-json/" + name, std::ios::binary);
   EXPECT_TRUE(in.good()) << name;
   std::stringstream ss;
@@ -167,7 +167,7 @@ std::size_t same_layout(const ojson& ref, const ojson& got, const std::string& a
 // The plain and -C files come out byte for byte as nccl-tests' writer printed them for the same numbers.
 TEST(NcclTestsJsonWriter, ByteForByteWithNcclTestsWriter) {
   for (const std::string mode : {"plain", "cputime"}) {
-    const std::string text = read("allreduce_" + mode + ".json");
+    const std::string text = read_rntjw("allreduce_" + mode + ".json");
     const auto ref = ojson::parse(text);
     const auto got = report::nccl_tests_json(harness_result(mode, ref), harness_run(mode, ref));
     EXPECT_EQ(got, with_fabcheck_env(text)) << mode;
@@ -179,7 +179,7 @@ TEST(NcclTestsJsonWriter, ByteForByteWithNcclTestsWriter) {
 // and fabcheck writes no per_process_max_times_us (its span is already the max over ranks).
 TEST(NcclTestsJsonWriter, EveryFieldMatchesTheReferenceLayout) {
   for (const std::string mode : {"plain", "per_iter", "cputime"}) {
-    const auto ref = ojson::parse(read("allreduce_" + mode + ".json"));
+    const auto ref = ojson::parse(read_rntjw("allreduce_" + mode + ".json"));
     const auto got = ojson::parse(report::nccl_tests_json(harness_result(mode, ref), harness_run(mode, ref)));
     const std::size_t leaves = same_layout(ref, got, mode, 2e-6, {"env", "per_process_max_times_us"});
     EXPECT_GT(leaves, 60u) << mode;  // 2 rows in the -C file, 8 in the others
@@ -211,7 +211,7 @@ TEST(NcclTestsJsonWriter, EveryFieldMatchesTheReferenceLayout) {
 // precision), both placements, and the collective comes from fabcheck's env entry.
 TEST(NcclTestsJsonWriter, ImportReadsEveryRowBack) {
   for (const std::string mode : {"plain", "per_iter", "cputime"}) {
-    const auto ref = ojson::parse(read("allreduce_" + mode + ".json"));
+    const auto ref = ojson::parse(read_rntjw("allreduce_" + mode + ".json"));
     const auto r = harness_result(mode, ref, false);
     const auto text = report::nccl_tests_json(r, harness_run(mode, ref));
     const auto run = parse::parse_nccl_tests_json(text, "x.json");
@@ -241,7 +241,7 @@ TEST(NcclTestsJsonWriter, ImportReadsEveryRowBack) {
     }
   }
   // The import as a report: the sweeps' points equal the result's, collective named by the file.
-  const auto ref = ojson::parse(read("allreduce_cputime.json"));
+  const auto ref = ojson::parse(read_rntjw("allreduce_cputime.json"));
   const auto r = harness_result("cputime", ref, false);
   const auto run =
       parse::parse_nccl_tests_json(report::nccl_tests_json(r, harness_run("cputime", ref)), "x.json");
@@ -283,7 +283,7 @@ TEST(NcclTestsJsonWriter, StringsAndDoublesAsUtilCuWritesThem) {
 // issue 19: every env value through core::redact_value; inherited FABCHECK_* entries replaced, not repeated;
 // one collective per file.
 TEST(NcclTestsJsonWriter, EnvRedactedAndOneCollectivePerFile) {
-  const auto ref = ojson::parse(read("allreduce_plain.json"));
+  const auto ref = ojson::parse(read_rntjw("allreduce_plain.json"));
   auto r = harness_result("plain", ref);
   auto run = harness_run("plain", ref);
   run.env = {"GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789", "NCCL_IB_HCA=mlx5",

@@ -350,7 +350,7 @@ namespace {
 
 const std::string kLogs = std::string(FABCHECK_TEST_DATA) + "/nccl-logs";
 
-report::HostRdmaEvidence ib_host(const std::string& h) {
+report::HostRdmaEvidence ib_host_rt(const std::string& h) {
   report::HostRdmaEvidence e;
   e.host = h;
   e.rdma_devices = {"mlx5_0"};
@@ -377,7 +377,7 @@ TEST(TransportAccumulator, EmptyUntilEvidence) {
   EXPECT_TRUE(acc.empty());
   acc.add_signatures({});
   EXPECT_TRUE(acc.empty());
-  acc.add_inventory({ib_host("a")}, {});
+  acc.add_inventory({ib_host_rt("a")}, {});
   EXPECT_FALSE(acc.empty());
 }
 
@@ -391,7 +391,7 @@ TEST(TransportAccumulator, InventoryThenNcclLogThenSignatureKeepsTheNcclEvidence
   ASSERT_EQ(from_log.run.network_source, "nccl_log");
 
   report::TransportAccumulator acc;
-  acc.add_inventory({ib_host("a"), ib_host("b")}, {{"NCCL_DEBUG", "INFO"}});
+  acc.add_inventory({ib_host_rt("a"), ib_host_rt("b")}, {{"NCCL_DEBUG", "INFO"}});
   const auto after_inventory = acc.result();
   const int nccl_lines_before = count_source(after_inventory, "nccl_log");
   acc.add_nccl_logs({log}, {}, {"rank 3 wrote no log"});

@@ -265,7 +265,7 @@ void check_table(const model::OptionTable<O>& t) {
   EXPECT_EQ(t.to_json(t.make(json::object(), ptr(t.probe))), defaults);
 }
 
-std::string error_of(const std::function<void()>& f) {
+std::string error_of_sc(const std::function<void()>& f) {
   try {
     f();
   } catch (const UsageError& e) {
@@ -304,27 +304,27 @@ TEST(ModelOptions, NormalizationNamesTheFieldAndExpandsLists) {
   const auto& dtype = t.find("dtype")->info;
   EXPECT_EQ(model::normalize_value(dtype, "float,half", "-d"), json::array({"float", "half"}));
   EXPECT_EQ(model::normalize_value(dtype, "all", "-d").size(), 10u);
-  EXPECT_EQ(error_of([&] { model::normalize_value(dtype, "float,fp9", "-d/--datatype"); }),
+  EXPECT_EQ(error_of_sc([&] { model::normalize_value(dtype, "float,fp9", "-d/--datatype"); }),
             "-d/--datatype: \"fp9\" is not a dtype (int8 uint8 int32 uint32 int64 uint64 half float double "
             "bfloat16)");
-  EXPECT_EQ(error_of([&] {
+  EXPECT_EQ(error_of_sc([&] {
               model::normalize_value(dtype, "f8e4m3", "-d/--datatype");
             }).rfind("-d/--datatype: f8e4m3: fp8 exists on the nccl backend only", 0),
             0u);
   const auto& op = t.find("op")->info;
-  EXPECT_EQ(error_of([&] { model::normalize_value(op, "avg", "-o/--op"); }),
+  EXPECT_EQ(error_of_sc([&] { model::normalize_value(op, "avg", "-o/--op"); }),
             "-o/--op: avg is not supported yet by fabcheck (ncclAvg exists on the nccl backend; MPI has no "
             "average op; use sum, prod, min, max, or all)");
   const auto& maxb = t.find("max_bytes")->info;
   EXPECT_EQ(model::normalize_value(maxb, "64M", "/sweep/max_bytes"), 64u << 20);
-  EXPECT_EQ(error_of([&] {
+  EXPECT_EQ(error_of_sc([&] {
               model::normalize_value(maxb, "64Q", "/sweep/max_bytes");
             }).rfind("/sweep/max_bytes: ", 0),
             0u);
   const auto& check = t.find("check")->info;
   EXPECT_EQ(model::normalize_value(check, true, "/sweep/check"), 1);  // older configs: check: true
   EXPECT_EQ(model::from_cli_text(check, "3", "-c"), 3);
-  EXPECT_EQ(error_of([&] { model::from_cli_text(check, "3x", "-c/--check"); }),
+  EXPECT_EQ(error_of_sc([&] { model::from_cli_text(check, "3x", "-c/--check"); }),
             "-c/--check: \"3x\" is not an integer");
   EXPECT_EQ(model::flag_display(check), "-c/--check");
 }
@@ -335,7 +335,7 @@ TEST(ModelOptions, CrossKeyRules) {
   EXPECT_EQ(sweep.make({{"step_bytes", 4096}}, ptr("sweep")).step_factor, 1u);
   EXPECT_EQ(sweep.make({{"step_bytes", 4096}, {"step_factor", 2}}, ptr("sweep")).step_factor, 2u);
   EXPECT_EQ(
-      error_of([&] {
+      error_of_sc([&] {
         sweep.make({{"min_bytes", 1024}, {"max_bytes", 8}}, ptr("sweep"));
       }),
       "/sweep/min_bytes: 1024 is larger than /sweep/max_bytes 8 (give /sweep/min_bytes <= /sweep/max_bytes)");
@@ -345,7 +345,7 @@ TEST(ModelOptions, CrossKeyRules) {
   const json eff = lat.to_json(lat.make({{"sweep", true}}, ptr("latency")));
   EXPECT_EQ(eff["sweep"], true);
   EXPECT_EQ(lat.to_json(lat.make(eff, ptr("latency"))), eff);
-  EXPECT_NE(error_of([&] { lat.make({{"sweep", true}, {"sizes", json::array({8})}}, ptr("latency")); }), "");
+  EXPECT_NE(error_of_sc([&] { lat.make({{"sweep", true}, {"sizes", json::array({8})}}, ptr("latency")); }), "");
   const auto p2p = lat.make({{"kind", "p2p"}}, ptr("latency"));
   EXPECT_TRUE(p2p.p2p);
   EXPECT_FALSE(p2p.collective);

@@ -33,7 +33,7 @@ std::vector<std::string> split_ws(const std::string& line) {
   return out;
 }
 
-std::vector<std::string> lines_of(const std::string& text) {
+std::vector<std::string> lines_of_s(const std::string& text) {
   std::vector<std::string> out;
   std::istringstream in(text);
   std::string l;
@@ -363,7 +363,7 @@ probes::SweepResult synthetic_result(int nranks) {
 TEST(Console, NcclTestsLayoutParsesBack) {
   const auto r = synthetic_result(4);
   const std::string text = report::render_sweep(r);
-  const auto lines = lines_of(text);
+  const auto lines = lines_of_s(text);
   // Header lines exactly as nccl-tests HEAD prints them (trailing spaces included).
   const std::string h1 =
       "#                                                              out-of-place                       "
@@ -494,7 +494,7 @@ TEST(Console, CompactFormIsOneLinePerSeries) {
   r.blocks[1].points[3].in_place.wrong_ranks = {2};
   r.blocks[0].truncated_from_bytes = 2048;
   const std::string text = report::render_sweep_compact(r);
-  const auto lines = lines_of(text);
+  const auto lines = lines_of_s(text);
   ASSERT_EQ(lines.size(), 1 + r.blocks.size()) << text;
   for (const auto& l : lines) EXPECT_EQ(l.rfind("#", 0), 0u) << l;  // comment lines: table parsers skip them
   // The series with the failed check names the count and the rank that received it.
