@@ -17,7 +17,7 @@ using namespace fabcheck;
 
 namespace {
 
-json finding(const char* sev, const char* code, const char* msg, json ev) {
+json finding_rr(const char* sev, const char* code, const char* msg, json ev) {
   return {{"severity", sev}, {"code", code}, {"message", msg}, {"evidence", std::move(ev)}, {"remedy", "r"}};
 }
 
@@ -27,22 +27,22 @@ json slow_host_report() {
   json d;
   d["pairs"] = {{"hosts", {"h1", "h2", "h3", "h4"}}, {"retest", true}};
   d["findings"] = json::array({
-      finding("warn", "LATENCY_PAIR_OUTLIER", "pair h2-h3 slower",
-              {{"pair", "h2-h3"}, {"hosts", {"h2", "h3"}}}),
-      finding("warn", "LATENCY_PAIR_OUTLIER", "pair h1-h4 slower",
-              {{"pair", "h1-h4"}, {"hosts", {"h1", "h4"}}}),
-      finding("info", "LATENCY_SPIKES", "spikes", {{"count", 3}}),
-      finding("warn", "INCAST_COLLAPSE", "goodput into h3 fell", {{"receiver", "h3"}, {"fan_in", 2}}),
-      finding("warn", "SCALING_BUSBW_DROP", "busBw falls", {{"groups", json::array()}}),
-      finding("fail", "PAIRS_SLOW_HOST", "host h3: 3/3 outgoing ... confirmed",
-              {{"host", "h3"}, {"confirmed", true}}),
-      finding("fail", "GATE_CHECK_FAILED", "gate check findings.severity=fail#count == 0: failed",
-              {{"metric", "findings.severity=fail#count"}}),
+      finding_rr("warn", "LATENCY_PAIR_OUTLIER", "pair h2-h3 slower",
+                 {{"pair", "h2-h3"}, {"hosts", {"h2", "h3"}}}),
+      finding_rr("warn", "LATENCY_PAIR_OUTLIER", "pair h1-h4 slower",
+                 {{"pair", "h1-h4"}, {"hosts", {"h1", "h4"}}}),
+      finding_rr("info", "LATENCY_SPIKES", "spikes", {{"count", 3}}),
+      finding_rr("warn", "INCAST_COLLAPSE", "goodput into h3 fell", {{"receiver", "h3"}, {"fan_in", 2}}),
+      finding_rr("warn", "SCALING_BUSBW_DROP", "busBw falls", {{"groups", json::array()}}),
+      finding_rr("fail", "PAIRS_SLOW_HOST", "host h3: 3/3 outgoing ... confirmed",
+                 {{"host", "h3"}, {"confirmed", true}}),
+      finding_rr("fail", "GATE_CHECK_FAILED", "gate check findings.severity=fail#count == 0: failed",
+                 {{"metric", "findings.severity=fail#count"}}),
   });
   return d;
 }
 
-std::vector<std::string> codes(const json& d) {
+std::vector<std::string> codes_rr(const json& d) {
   std::vector<std::string> v;
   for (const auto& f : d["findings"]) v.push_back(f["code"]);
   return v;
@@ -91,17 +91,18 @@ TEST(Reconcile, LinkHeadlineTakesOnlyThatPairAndBlamesNoHost) {
   json d;
   d["pairs"] = {{"hosts", {"h1", "h2", "h3", "h4"}}};
   d["findings"] = json::array({
-      finding("warn", "LATENCY_PAIR_TAIL", "pair h1-h2 tail", {{"pair", "h1-h2"}, {"hosts", {"h1", "h2"}}}),
-      finding("warn", "INCAST_COLLAPSE", "into h1", {{"receiver", "h1"}}),
-      finding("fail", "PAIRS_SLOW_LINK", "link h1 -> h2: 0.059 GB/s",
-              {{"from", "h1"}, {"to", "h2"}, {"confirmed", true}}),
+      finding_rr("warn", "LATENCY_PAIR_TAIL", "pair h1-h2 tail",
+                 {{"pair", "h1-h2"}, {"hosts", {"h1", "h2"}}}),
+      finding_rr("warn", "INCAST_COLLAPSE", "into h1", {{"receiver", "h1"}}),
+      finding_rr("fail", "PAIRS_SLOW_LINK", "link h1 -> h2: 0.059 GB/s",
+                 {{"from", "h1"}, {"to", "h2"}, {"confirmed", true}}),
   });
   report::reconcile_findings(d);
   ASSERT_EQ(d["findings"][0]["code"], "PAIRS_SLOW_LINK");
   ASSERT_EQ(d["findings"][0]["evidence"]["corroborated_by"].size(), 1u);
   EXPECT_EQ(d["findings"][0]["evidence"]["corroborated_by"][0]["code"], "LATENCY_PAIR_TAIL");
   // The incast finding names only h1: a link fault does not explain it, it stays a warning of its own.
-  EXPECT_EQ(codes(d), (std::vector<std::string>{"PAIRS_SLOW_LINK", "INCAST_COLLAPSE"}));
+  EXPECT_EQ(codes_rr(d), (std::vector<std::string>{"PAIRS_SLOW_LINK", "INCAST_COLLAPSE"}));
   // No finding names a host with evidence.host (the good-hosts file keeps both ends of a slow link).
   for (const auto& f : d["findings"]) EXPECT_FALSE(f["evidence"].contains("host"));
 }
@@ -109,26 +110,27 @@ TEST(Reconcile, LinkHeadlineTakesOnlyThatPairAndBlamesNoHost) {
 TEST(Reconcile, OrderIsSeverityThenRootCauseThenImpact) {
   json d;
   d["findings"] = json::array({
-      finding("info", "LATENCY_SPIKES", "s", json::object()),
-      finding("warn", "X_SMALL", "small", {{"impact", 1.5}}),
-      finding("warn", "X_BIG", "big", {{"impact", 9.0}}),
-      finding("fail", "GATE_CHECK_FAILED", "busbw floor", {{"metric", "m1"}}),
-      finding("fail", "GATE_CHECK_FAILED", "second floor", {{"metric", "m2"}}),
-      finding("fail", "PAIRS_SLOW_HOST", "h2", {{"host", "h2"}}),
-      finding("fail", "WRONG_DATA", "wrong", {{"total_wrong", 4}}),
+      finding_rr("info", "LATENCY_SPIKES", "s", json::object()),
+      finding_rr("warn", "X_SMALL", "small", {{"impact", 1.5}}),
+      finding_rr("warn", "X_BIG", "big", {{"impact", 9.0}}),
+      finding_rr("fail", "GATE_CHECK_FAILED", "busbw floor", {{"metric", "m1"}}),
+      finding_rr("fail", "GATE_CHECK_FAILED", "second floor", {{"metric", "m2"}}),
+      finding_rr("fail", "PAIRS_SLOW_HOST", "h2", {{"host", "h2"}}),
+      finding_rr("fail", "WRONG_DATA", "wrong", {{"total_wrong", 4}}),
   });
   report::reconcile_findings(d);
   // Two root causes: the gate's checks are not folded into either (which one would they restate?), they go
   // last among the fails.
-  EXPECT_EQ(codes(d), (std::vector<std::string>{"WRONG_DATA", "PAIRS_SLOW_HOST", "GATE_CHECK_FAILED",
-                                                "GATE_CHECK_FAILED", "X_BIG", "X_SMALL", "LATENCY_SPIKES"}));
+  EXPECT_EQ(codes_rr(d),
+            (std::vector<std::string>{"WRONG_DATA", "PAIRS_SLOW_HOST", "GATE_CHECK_FAILED",
+                                      "GATE_CHECK_FAILED", "X_BIG", "X_SMALL", "LATENCY_SPIKES"}));
 }
 
 TEST(Reconcile, GateRestatesAPlacelessRootCause) {
   json d;
   d["findings"] = json::array({
-      finding("fail", "GATE_CHECK_FAILED", "wrong@32M", {{"metric", "sweeps.allreduce.wrong@32M"}}),
-      finding("fail", "WRONG_DATA", "3 elements differed, received on rank 2 (h3)", {{"total_wrong", 3}}),
+      finding_rr("fail", "GATE_CHECK_FAILED", "wrong@32M", {{"metric", "sweeps.allreduce.wrong@32M"}}),
+      finding_rr("fail", "WRONG_DATA", "3 elements differed, received on rank 2 (h3)", {{"total_wrong", 3}}),
   });
   report::reconcile_findings(d);
   ASSERT_EQ(d["findings"].size(), 1u);
@@ -138,7 +140,7 @@ TEST(Reconcile, GateRestatesAPlacelessRootCause) {
 
 TEST(Reconcile, HostsNamedReadsEveryPlaceField) {
   const json f =
-      finding("warn", "VICTIM_CONGESTION", "m", {{"receiver", "h1/rank0"}, {"victim", "h4/rank3"}});
+      finding_rr("warn", "VICTIM_CONGESTION", "m", {{"receiver", "h1/rank0"}, {"victim", "h4/rank3"}});
   EXPECT_EQ(report::hosts_named(f), (std::vector<std::string>{"h1", "h4"}));
   EXPECT_TRUE(report::hosts_named(json::object()).empty());
 }
@@ -188,7 +190,7 @@ TEST(RunSummary, VerdictFirstAndLastNamesTheHost) {
 
 TEST(RunSummary, CleanOneHostRunSaysWhatWasNotTested) {
   json d;
-  d["findings"] = json::array({finding("info", "INCAST_NOT_FABRIC", "local", json::object())});
+  d["findings"] = json::array({finding_rr("info", "INCAST_NOT_FABRIC", "local", json::object())});
   d["run"] = {{"exit_code", 0}, {"sections", {{"sweeps", {{"status", "ok"}}}}}};
   report::SummaryFacts facts;
   facts.nhosts = 1;
@@ -198,7 +200,7 @@ TEST(RunSummary, CleanOneHostRunSaysWhatWasNotTested) {
                 "not tested)"),
       std::string::npos)
       << text;
-  d["findings"].push_back(finding("warn", "X", "m", json::object()));
+  d["findings"].push_back(finding_rr("warn", "X", "m", json::object()));
   EXPECT_EQ(report::verdict_word(d), "PASS with 1 warning");
   d["run"]["exit_code"] = 3;
   EXPECT_EQ(report::verdict_word(d), "INCOMPLETE");
@@ -212,8 +214,8 @@ TEST(RunSummary, CleanOneHostRunSaysWhatWasNotTested) {
 TEST(Reconcile, ModerateScalingDropThatPairsDoesNotReproduceIsContext) {
   json d;
   d["pairs"] = {{"hosts", {"h1", "h2", "h3", "h4"}}};
-  d["findings"] = json::array({finding("warn", "SCALING_BUSBW_DROP", "0.79", {{"ratio", 0.79}}),
-                               finding("warn", "SCALING_BUSBW_DROP", "0.30", {{"ratio", 0.30}})});
+  d["findings"] = json::array({finding_rr("warn", "SCALING_BUSBW_DROP", "0.79", {{"ratio", 0.79}}),
+                               finding_rr("warn", "SCALING_BUSBW_DROP", "0.30", {{"ratio", 0.30}})});
   report::reconcile_findings(d);
   EXPECT_EQ(d["findings"][0]["severity"], "warn");  // below half: still a warning, first
   EXPECT_EQ(d["findings"][0]["evidence"]["ratio"], 0.30);
@@ -221,7 +223,7 @@ TEST(Reconcile, ModerateScalingDropThatPairsDoesNotReproduceIsContext) {
   EXPECT_EQ(d["findings"][1]["evidence"]["refuted_by"], "pairs");
   // Without a pairs section nothing refutes it.
   json e;
-  e["findings"] = json::array({finding("warn", "SCALING_BUSBW_DROP", "0.79", {{"ratio", 0.79}})});
+  e["findings"] = json::array({finding_rr("warn", "SCALING_BUSBW_DROP", "0.79", {{"ratio", 0.79}})});
   report::reconcile_findings(e);
   EXPECT_EQ(e["findings"][0]["severity"], "warn");
 }
@@ -232,18 +234,37 @@ TEST(Reconcile, ModerateScalingDropThatPairsDoesNotReproduceIsContext) {
 TEST(Reconcile, ALinkKeepsItsOwnPairOnlyAHostKeepsAllItsPairs) {
   json d;
   d["pairs"] = {{"hosts", {"h1", "h2", "h3", "h4"}}};
-  d["findings"] = json::array({finding("fail", "PAIRS_SLOW_LINK", "h2 -> h4", {{"from", "h2"}, {"to", "h4"}}),
-                               finding("warn", "LATENCY_PAIR_OUTLIER", "h1-h2", {{"hosts", {"h1", "h2"}}}),
-                               finding("warn", "LATENCY_PAIR_OUTLIER", "h2-h4", {{"hosts", {"h2", "h4"}}})});
+  d["findings"] =
+      json::array({finding_rr("fail", "PAIRS_SLOW_LINK", "h2 -> h4", {{"from", "h2"}, {"to", "h4"}}),
+                   finding_rr("warn", "LATENCY_PAIR_OUTLIER", "h1-h2", {{"hosts", {"h1", "h2"}}}),
+                   finding_rr("warn", "LATENCY_PAIR_OUTLIER", "h2-h4", {{"hosts", {"h2", "h4"}}})});
   report::reconcile_findings(d);
   std::map<std::string, std::string> sev;
   for (const auto& f : d["findings"]) sev[f["message"].get<std::string>().substr(0, 5)] = f["severity"];
   EXPECT_EQ(sev["h1-h2"], "info");  // refuted: pairs measured h1 and h2 and flagged no host and not this pair
   // h2-h4 names only the link's two hosts: folded into the link's headline as evidence.
   EXPECT_EQ(d["findings"][0]["evidence"]["corroborated_by"].size(), 1u);
-  d["findings"] = json::array({finding("fail", "PAIRS_SLOW_HOST", "h2", {{"host", "h2"}}),
-                               finding("warn", "LATENCY_PAIR_OUTLIER", "h1-h2", {{"hosts", {"h1", "h2"}}})});
+  d["findings"] =
+      json::array({finding_rr("fail", "PAIRS_SLOW_HOST", "h2", {{"host", "h2"}}),
+                   finding_rr("warn", "LATENCY_PAIR_OUTLIER", "h1-h2", {{"hosts", {"h1", "h2"}}})});
   report::reconcile_findings(d);
   ASSERT_EQ(d["findings"].size(), 1u);  // kept, and folded into the host's headline
   EXPECT_EQ(d["findings"][0]["evidence"]["corroborated_by"][0]["severity"], "warn");
+}
+
+// Issue 20: the retransmissions a slow link's sending host counted are that link's evidence; the receiving
+// host's own loss is another symptom and stays.
+TEST(Reconcile, SenderCountersFoldIntoTheirLink) {
+  json d;
+  d["findings"] = json::array({
+      finding_rr("warn", "TCP_RETRANSMITS", "h2: TCP retransmitted 900 of 9000 segments", {{"host", "h2"}}),
+      finding_rr("warn", "TCP_RETRANSMITS", "h4: TCP retransmitted 50 of 9000 segments", {{"host", "h4"}}),
+      finding_rr("fail", "PAIRS_SLOW_LINK", "link h2 -> h4: 0.02 GB/s", {{"from", "h2"}, {"to", "h4"}}),
+  });
+  report::reconcile_findings(d);
+  EXPECT_EQ(codes_rr(d), (std::vector<std::string>{"PAIRS_SLOW_LINK", "TCP_RETRANSMITS"}));
+  ASSERT_EQ(d["findings"][0]["evidence"]["corroborated_by"].size(), 1u);
+  EXPECT_EQ(d["findings"][0]["evidence"]["corroborated_by"][0]["message"],
+            "h2: TCP retransmitted 900 of 9000 segments");
+  EXPECT_EQ(d["findings"][1]["evidence"]["host"], "h4");
 }

@@ -65,6 +65,17 @@ bool is_consequence(const std::string& c) {
          c == "SWEEP_TRUNCATED";
 }
 
+/// What a slow link's sending host shows in its own counters (report/counters.hpp): folded into that link.
+bool is_sender_symptom(const std::string& c) {
+  return c == "TCP_RETRANSMITS" || c == "RDMA_XMIT_DISCARDS" || c == "ROCE_PACKET_LOSS";
+}
+
+/// The sending host of a link headline ("" for a host headline).
+std::string link_from(const json& f) {
+  const auto& e = evidence(f);
+  return e.contains("from") && e["from"].is_string() && e.contains("to") ? e["from"].get<std::string>() : "";
+}
+
 bool is_latency_pair(const std::string& c) {
   return c == "LATENCY_PAIR_OUTLIER" || c == "LATENCY_PAIR_TAIL";
 }
@@ -216,7 +227,10 @@ void reconcile_findings(json& doc) {
         // hosts.
         const bool host_head = place.size() == 1;
         const bool touches = std::find(named.begin(), named.end(), place[0]) != named.end();
-        if (host_head ? (touches && !gate) || (gate && inside) : inside && named.size() == place.size()) {
+        const bool sender_of_link = !host_head && is_sender_symptom(code(f)) && named.size() == 1 &&
+                                    named[0] == link_from(findings[h]);
+        if (host_head ? (touches && !gate) || (gate && inside)
+                      : (inside && named.size() == place.size()) || sender_of_link) {
           into = h;
           break;
         }

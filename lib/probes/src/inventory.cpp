@@ -18,6 +18,7 @@
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/core/redact.hpp"
 #include "fabcheck/parse/mca_params.hpp"
+#include "sysfs_read.hpp"
 
 extern char** environ;
 
@@ -27,18 +28,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// Reads a sysfs attribute, stripping exactly one trailing newline. nullopt when unreadable (ENOENT,
-/// EINVAL...).
-std::optional<std::string> read_attr(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return std::nullopt;
-  std::string s = ss.str();
-  if (!s.empty() && s.back() == '\n') s.pop_back();
-  return s;
-}
+using detail::read_attr;
 
 std::string read_or(const fs::path& p, std::string def = {}) {
   return read_attr(p).value_or(std::move(def));
@@ -54,14 +44,7 @@ std::optional<long> read_long(const fs::path& p) {
   return v;
 }
 
-std::vector<std::string> list_dir(const fs::path& p) {
-  std::vector<std::string> out;
-  std::error_code ec;
-  for (fs::directory_iterator it(p, ec), end; !ec && it != end; it.increment(ec))
-    out.push_back(it->path().filename());
-  std::sort(out.begin(), out.end());
-  return out;
-}
+using detail::list_dir;
 
 bool path_exists(const fs::path& p) {
   std::error_code ec;

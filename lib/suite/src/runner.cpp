@@ -8,11 +8,13 @@
 #include <cstdio>
 #include <mutex>
 
+#include "counters_record.hpp"
 #include "cpu_load_record.hpp"
 #include "fabcheck/comm/phase.hpp"
 #include "fabcheck/core/cpu_load.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/probes/topology.hpp"
+#include "fabcheck/report/counters.hpp"
 #include "fabcheck/report/document.hpp"
 #include "fabcheck/report/gate.hpp"
 #include "fabcheck/report/reconcile.hpp"
@@ -252,6 +254,7 @@ int run_suite(const comm::Communicator& world, const Plan& plan, const RunOption
     comm::enter_phase(fmt::format("run: start {}", config_key(st.kind)));
     StepOutcome mine;
     core::CpuLoadSampler load_sampler(world.local_rank() == 0);  // one per host (cpu_load.hpp)
+    detail::CounterWindow counter_window(world);                 // the hosts' loss counters (issue 20)
     detail::StepContext ctx{world,
                             st,
                             root ? &doc : nullptr,
@@ -277,6 +280,7 @@ int run_suite(const comm::Communicator& world, const Plan& plan, const RunOption
     const StepOutcome agreed = agree(world, mine, config_key(st.kind));
     const double elapsed = (comm::now_us() - sh.step_start_us) / 1e6;
     const nlohmann::json cpu_load = detail::gather_cpu_load(world, load_sampler.stop());
+    const nlohmann::json counters = counter_window.finish(world, elapsed);
     if (st.budget_s > 0) {
       std::lock_guard<std::mutex> lk(sh.mu);
       sh.done_budget_s += st.budget_s;
@@ -289,6 +293,10 @@ int run_suite(const comm::Communicator& world, const Plan& plan, const RunOption
       entry["elapsed_s"] = elapsed;
       entry["budget_s"] = st.budget_s > 0 ? json(st.budget_s) : json(nullptr);
       if (!cpu_load.is_null()) entry["cpu_load"] = cpu_load;
+      if (!counters.is_null()) {
+        entry["counters"] = counters;
+        report::add_counter_findings(doc, sec);
+      }
       if (!doc.json().contains(sec)) doc.json()[sec] = nullptr;
       if (agreed.status == StepOutcome::Status::kFailed) {
         report::Finding f;
@@ -314,6 +322,8 @@ int run_suite(const comm::Communicator& world, const Plan& plan, const RunOption
         clear_progress(sh);
       }
       if (!ctx.console.empty()) std::fputs(ctx.console.c_str(), stdout);
+      if (!counters.is_null())
+        std::fputs(report::render_counters(counters, config_key(st.kind)).c_str(), stdout);
       if (agreed.status != StepOutcome::Status::kOk) {
         std::printf("# %s: %s: %s\n", config_key(st.kind).data(), status_word(agreed.status).c_str(),
                     agreed.reason.c_str());

@@ -1,0 +1,54 @@
+#pragma once
+/// @file What the hosts' own counters say about a step (issue 20: proof of loss). Every step of `run` and of
+/// a standalone probe command records `run.sections.<section>.counters` (counters_json: the step's duration
+/// and, per host, the counters that moved). add_counter_findings then judges them; every threshold is below,
+/// with its reason:
+/// - `TCP_RETRANSMITS` (warn): a host retransmitted at least kTcpRetransShare of its TCP segments (and at
+///   least kTcpRetransMin of them) during the step: packets were lost on a path from that host — sockets
+///   fallback, MPI over TCP and the virtual fabric all ride TCP. In the incast step the senders' losses are
+///   one `INCAST_LOSS` (warn) naming the receiver instead: its link drops when several hosts send at once (a
+///   shallow switch or NIC buffer without pause frames or ECN).
+/// - `RDMA_LINK_ERRORS`: symbol errors, link recoveries or link-downed events grew on an RDMA port (`fail`:
+///   the port's own counters confirm a bad cable, optic or port), or only receive errors grew (`warn`).
+/// - `RDMA_XMIT_DISCARDS` (warn): the port discarded packets it could not send (congestion or a down peer).
+/// - `ROCE_PACKET_LOSS` (warn): RoCE retransmission counters (out_of_sequence, packet_seq_err,
+///   local_ack_timeout_err, implied_nak_seq_err) grew; with no congestion notification sent or handled on the
+///   host (np_cnp_sent, rp_cnp_handled, np_ecn_marked_roce_packets all unchanged) the message says the path
+///   is lossy RoCE without ECN/DCQCN.
+/// - `NETDEV_ERRORS` (warn): CRC, frame, carrier or length errors grew on a netdev (a bad cable or optic).
+/// - `NETDEV_DROPS` (warn): a netdev dropped at least kNetdevDropShare of its received packets (and at least
+///   kNetdevDropMin): the host could not take the traffic (ring buffer, CPU).
+/// Counter names: model/counters.hpp. Meanings: Linux Documentation/ABI/stable/sysfs-class-infiniband (port
+/// counters), NVIDIA "Understanding mlx5 Linux Counters and Status Parameters" (hw_counters), Linux
+/// Documentation/ABI/testing/sysfs-class-net-statistics, RFC 4022 (tcpRetransSegs, tcpOutSegs).
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <string_view>
+
+#include "fabcheck/model/counters.hpp"
+#include "fabcheck/report/document.hpp"
+
+namespace fabcheck::report {
+
+/// 0.1 % of the segments: a loss-free path retransmits only on spurious timeouts (~0); by Mathis et al.
+/// ("The Macroscopic Behavior of the TCP Congestion Avoidance Algorithm", CCR 27(3), 1997: throughput <=
+/// MSS/RTT * 1.22/sqrt(p)) a loss rate of 1e-3 already caps one stream at ~39 segments per round trip.
+inline constexpr double kTcpRetransShare = 1e-3;
+/// Below this many retransmitted segments a step says nothing (a handful of spurious timeouts).
+inline constexpr long kTcpRetransMin = 20;
+/// 0.1 % of received packets, at least 100: Linux counts frames of unknown protocols (LLDP, ...) as
+/// rx_dropped.
+inline constexpr double kNetdevDropShare = 1e-3;
+inline constexpr long kNetdevDropMin = 100;
+
+/// The `counters` record of one step: {duration_s, read_us_max, hosts: [{host, deltas, skipped, reset}]}.
+nlohmann::json counters_json(const model::StepCounters& sc);
+
+/// Adds the findings of `run.sections.<section>.counters` (see the file comment); none without a record.
+void add_counter_findings(Document& doc, std::string_view section);
+
+/// The console block of a step's record: one line per host whose judged counters moved; "" when none did.
+std::string render_counters(const nlohmann::json& record, std::string_view step);
+
+}  // namespace fabcheck::report

@@ -1,0 +1,324 @@
+// What the hosts' counters say about a step (report/counters.hpp).
+#include "fabcheck/report/counters.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <vector>
+
+namespace fabcheck::report {
+namespace {
+
+using nlohmann::json;
+
+std::int64_t delta_of(const json& deltas, const std::string& key) {
+  const auto it = deltas.find(key);
+  return it != deltas.end() && it->is_number_integer() ? it->get<std::int64_t>() : 0;
+}
+
+/// One host's TCP retransmissions over the step, when above the thresholds.
+struct TcpLoss {
+  std::string host;
+  std::int64_t retrans = 0, out = 0;
+  double share = 0;
+};
+
+std::vector<TcpLoss> tcp_losses(const json& record) {
+  std::vector<TcpLoss> out;
+  for (const auto& h : record.value("hosts", json::array())) {
+    const json& d = h.value("deltas", json::object());
+    TcpLoss l{h.value("host", ""), delta_of(d, "Tcp.RetransSegs"), delta_of(d, "Tcp.OutSegs"), 0};
+    if (l.out <= 0 || l.retrans < kTcpRetransMin) continue;
+    l.share = static_cast<double>(l.retrans) / static_cast<double>(l.out);
+    if (l.share >= kTcpRetransShare) out.push_back(l);
+  }
+  return out;
+}
+
+/// The incast section's receivers and senders of its fan-in > 1 points.
+std::pair<std::set<std::string>, std::set<std::string>> incast_endpoints(const json& doc) {
+  std::set<std::string> receivers, senders;
+  const auto it = doc.find("incast");
+  if (it == doc.end() || !it->is_array()) return {receivers, senders};
+  for (const auto& p : *it) {
+    if (p.value("fan_in", 0) < 2) continue;
+    receivers.insert(p.value("receiver", ""));
+    for (const auto& s : p.value("senders", json::array()))
+      if (s.is_string()) senders.insert(s.get<std::string>());
+  }
+  return {receivers, senders};
+}
+
+void add_tcp_findings(Document& doc, std::string_view section, const json& record) {
+  auto losses = tcp_losses(record);
+  if (losses.empty()) return;
+  const double dur = record.value("duration_s", 0.0);
+  if (section == "incast") {
+    const auto [receivers, senders] = incast_endpoints(doc.json());
+    std::vector<TcpLoss> from_senders;
+    std::int64_t retrans = 0, out = 0;
+    for (const auto& l : losses) {
+      if (!senders.count(l.host)) continue;
+      from_senders.push_back(l);
+      retrans += l.retrans;
+      out += l.out;
+    }
+    if (!from_senders.empty() && !receivers.empty()) {
+      std::vector<std::string> names;
+      json per_host = json::object();
+      for (const auto& l : from_senders) {
+        names.push_back(l.host);
+        per_host[l.host] = {{"retrans_segs", l.retrans}, {"out_segs", l.out}, {"share", l.share}};
+      }
+      Finding f;
+      f.severity = Severity::kWarn;
+      f.code = "INCAST_LOSS";
+      f.message = fmt::format(
+          "incast into {}: the senders {} retransmitted {} of {} TCP segments ({:.2f} %) during the incast "
+          "step "
+          "({:.1f} s): the path into {} drops packets when several hosts send at once",
+          fmt::join(receivers, ", "), fmt::join(names, ", "), retrans, out,
+          100.0 * static_cast<double>(retrans) / static_cast<double>(out), dur, fmt::join(receivers, ", "));
+      f.evidence = {{"receiver", *receivers.begin()},
+                    {"receivers", receivers},
+                    {"senders", per_host},
+                    {"section", section},
+                    {"duration_s", dur},
+                    {"share_threshold", kTcpRetransShare}};
+      f.remedy =
+          "a shallow buffer on the receiver's switch port or NIC drops the burst: enable PFC or ECN on the "
+          "path (RoCE: DCQCN), or give the port deeper buffers; rerun incast to compare";
+      doc.add_finding(f);
+      losses.erase(std::remove_if(losses.begin(), losses.end(),
+                                  [&](const TcpLoss& l) { return senders.count(l.host) > 0; }),
+                   losses.end());
+    }
+  }
+  for (const auto& l : losses) {
+    Finding f;
+    f.severity = Severity::kWarn;
+    f.code = "TCP_RETRANSMITS";
+    f.message = fmt::format(
+        "{}: TCP retransmitted {} of {} segments ({:.2f} %) during the {} step ({:.1f} s): packets were lost "
+        "on a path from {}",
+        l.host, l.retrans, l.out, 100 * l.share, section, dur, l.host);
+    f.evidence = {{"host", l.host},
+                  {"retrans_segs", l.retrans},
+                  {"out_segs", l.out},
+                  {"share", l.share},
+                  {"section", section},
+                  {"duration_s", dur},
+                  {"share_threshold", kTcpRetransShare}};
+    f.remedy =
+        "look at the counters of the NICs and switch ports on that host's paths (drops, pause, errors); "
+        "`ss -ti` during a rerun shows which connections retransmit";
+    doc.add_finding(f);
+  }
+}
+
+/// Deltas of one RDMA port or netdev, keyed by the counter's own name (`hw.` kept for hw_counters).
+using PortDeltas = std::map<std::string, std::map<std::string, std::int64_t>>;
+
+/// `rdma.<dev>.<port>.<name>` -> {"<dev> port <port>": {name: delta}}.
+PortDeltas rdma_ports(const json& deltas) {
+  PortDeltas out;
+  for (const auto& [k, v] : deltas.items()) {
+    if (k.rfind("rdma.", 0) != 0 || !v.is_number_integer()) continue;
+    const auto a = k.find('.', 5), b = a == std::string::npos ? a : k.find('.', a + 1);
+    if (b == std::string::npos) continue;
+    out[fmt::format("{} port {}", k.substr(5, a - 5), k.substr(a + 1, b - a - 1))][k.substr(b + 1)] =
+        v.get<std::int64_t>();
+  }
+  return out;
+}
+
+/// `net.<if>.<file>` -> {"<if>": {file: delta}} (interface names may hold dots: eth0.100).
+PortDeltas netdevs(const json& deltas) {
+  PortDeltas out;
+  for (const auto& [k, v] : deltas.items()) {
+    if (k.rfind("net.", 0) != 0 || !v.is_number_integer()) continue;
+    const auto dot = k.rfind('.');
+    if (dot <= 4) continue;
+    out[k.substr(4, dot - 4)][k.substr(dot + 1)] = v.get<std::int64_t>();
+  }
+  return out;
+}
+
+std::int64_t sum_of(const std::map<std::string, std::int64_t>& m, std::initializer_list<const char*> names) {
+  std::int64_t s = 0;
+  for (const char* n : names) {
+    const auto it = m.find(n);
+    if (it != m.end()) s += it->second;
+  }
+  return s;
+}
+
+json moved(const std::map<std::string, std::int64_t>& m, std::initializer_list<const char*> names) {
+  json j = json::object();
+  for (const char* n : names) {
+    const auto it = m.find(n);
+    if (it != m.end() && it->second > 0) j[n] = it->second;
+  }
+  return j;
+}
+
+void add_rdma_findings(Document& doc, std::string_view section, const std::string& host,
+                       const PortDeltas& ports) {
+  for (const auto& [port, m] : ports) {
+    const auto hard = {"symbol_error", "link_error_recovery", "link_downed"};
+    const auto soft = {"port_rcv_errors", "port_rcv_remote_physical_errors", "local_link_integrity_errors",
+                       "excessive_buffer_overrun_errors"};
+    if (sum_of(m, hard) + sum_of(m, soft) > 0) {
+      const bool bad = sum_of(m, hard) > 0;
+      json ev = moved(m, hard);
+      ev.update(moved(m, soft));
+      Finding f;
+      f.severity = bad ? Severity::kFail : Severity::kWarn;
+      f.code = "RDMA_LINK_ERRORS";
+      f.message =
+          fmt::format("{} {}: link errors grew during the {} step ({})", host, port, section, ev.dump());
+      f.evidence = {{"host", host}, {"port", port}, {"section", section}, {"deltas", ev}};
+      f.remedy =
+          bad ? "reseat or replace the cable/optic of that port (symbol errors and link recoveries are the "
+                "physical layer's); check `mlxlink` / the switch port's error counters"
+              : "receive errors without symbol errors: check the peer's port and the switch's error "
+                "counters; rerun to see whether they keep growing";
+      doc.add_finding(f);
+    }
+    if (sum_of(m, {"port_xmit_discards"}) > 0) {
+      Finding f;
+      f.severity = Severity::kWarn;
+      f.code = "RDMA_XMIT_DISCARDS";
+      f.message = fmt::format("{} {}: {} packets discarded on transmit during the {} step", host, port,
+                              sum_of(m, {"port_xmit_discards"}), section);
+      f.evidence = {
+          {"host", host}, {"port", port}, {"section", section}, {"deltas", moved(m, {"port_xmit_discards"})}};
+      f.remedy =
+          "the port could not send (congestion or a peer that stopped taking data): check the switch "
+          "and the peer port";
+      doc.add_finding(f);
+    }
+    const auto loss = {"hw.out_of_sequence", "hw.packet_seq_err", "hw.local_ack_timeout_err",
+                       "hw.implied_nak_seq_err"};
+    const auto cnp = {"hw.np_cnp_sent", "hw.rp_cnp_handled", "hw.np_ecn_marked_roce_packets"};
+    if (sum_of(m, loss) > 0) {
+      const bool no_ecn = sum_of(m, cnp) == 0;
+      json ev = moved(m, loss);
+      ev.update(moved(m, cnp));
+      Finding f;
+      f.severity = Severity::kWarn;
+      f.code = "ROCE_PACKET_LOSS";
+      f.message = no_ecn
+                      ? fmt::format(
+                            "{} {}: RoCE lost packets during the {} step ({}) and no congestion notification "
+                            "was sent or handled: lossy RoCE without ECN/DCQCN on that path",
+                            host, port, section, ev.dump())
+                      : fmt::format(
+                            "{} {}: RoCE lost packets during the {} step ({}) although congestion "
+                            "notifications flowed",
+                            host, port, section, ev.dump());
+      f.evidence = {
+          {"host", host}, {"port", port}, {"section", section}, {"deltas", ev}, {"ecn_seen", !no_ecn}};
+      f.remedy = no_ecn
+                     ? "enable PFC on the RoCE priority and ECN (DCQCN) on the NICs and switches "
+                       "(see the RoCE lossless configuration in `fabcheck inspect`)"
+                     : "congestion control is on but packets still drop: check PFC on the traffic class and "
+                       "the switch buffers";
+      doc.add_finding(f);
+    }
+  }
+}
+
+void add_netdev_findings(Document& doc, std::string_view section, const std::string& host,
+                         const PortDeltas& ifs) {
+  for (const auto& [ifname, m] : ifs) {
+    const auto errs = {"rx_crc_errors", "rx_frame_errors", "rx_length_errors", "tx_carrier_errors"};
+    if (sum_of(m, errs) > 0) {
+      Finding f;
+      f.severity = Severity::kWarn;
+      f.code = "NETDEV_ERRORS";
+      f.message = fmt::format("{} {}: physical-layer errors grew during the {} step ({})", host, ifname,
+                              section, moved(m, errs).dump());
+      f.evidence = {{"host", host}, {"interface", ifname}, {"section", section}, {"deltas", moved(m, errs)}};
+      f.remedy =
+          "CRC/frame/carrier errors are the cable's or optic's: reseat or replace it, check the switch port";
+      doc.add_finding(f);
+    }
+    const auto drops = {"rx_dropped", "rx_missed_errors", "rx_fifo_errors", "rx_over_errors"};
+    const std::int64_t dropped = sum_of(m, drops), rx = sum_of(m, {"rx_packets"});
+    if (dropped >= kNetdevDropMin && rx > 0 &&
+        static_cast<double>(dropped) / static_cast<double>(rx + dropped) >= kNetdevDropShare) {
+      Finding f;
+      f.severity = Severity::kWarn;
+      f.code = "NETDEV_DROPS";
+      f.message = fmt::format("{} {}: dropped {} of {} received packets during the {} step ({})", host,
+                              ifname, dropped, rx + dropped, section, moved(m, drops).dump());
+      f.evidence = {{"host", host}, {"interface", ifname}, {"section", section}, {"deltas", moved(m, drops)}};
+      f.remedy =
+          "the host could not take the traffic: larger RX rings (`ethtool -G`), IRQ/CPU affinity, or "
+          "a CPU busy with other work";
+      doc.add_finding(f);
+    }
+  }
+}
+
+}  // namespace
+
+json counters_json(const model::StepCounters& sc) {
+  json hosts = json::array();
+  double read_max = 0;
+  for (const auto& h : sc.hosts) {
+    hosts.push_back({{"host", h.host}, {"deltas", h.deltas}, {"skipped", h.skipped}, {"reset", h.reset}});
+    read_max = std::max(read_max, h.read_us);
+  }
+  return {{"duration_s", sc.duration_s}, {"read_us_max", read_max}, {"hosts", hosts}};
+}
+
+void add_counter_findings(Document& doc, std::string_view section) {
+  const json* rec = nullptr;
+  try {
+    rec = &doc.json().at("run").at("sections").at(std::string(section)).at("counters");
+  } catch (const json::exception&) {
+    return;
+  }
+  if (!rec->is_object()) return;
+  const json record = *rec;  // findings are added to the same tree
+  add_tcp_findings(doc, section, record);
+  for (const auto& h : record.value("hosts", json::array())) {
+    const std::string host = h.value("host", "");
+    const json& d = h.value("deltas", json::object());
+    add_rdma_findings(doc, section, host, rdma_ports(d));
+    add_netdev_findings(doc, section, host, netdevs(d));
+  }
+}
+
+std::string render_counters(const json& record, std::string_view step) {
+  std::string out;
+  for (const auto& h : record.value("hosts", json::array())) {
+    const json& d = h.value("deltas", json::object());
+    std::vector<std::string> parts;
+    const auto retrans = delta_of(d, "Tcp.RetransSegs");
+    if (retrans > 0)
+      parts.push_back(fmt::format("TCP retransmits {} of {} segments", retrans, delta_of(d, "Tcp.OutSegs")));
+    for (const auto& [port, m] : rdma_ports(d)) {
+      const json ev = moved(m, {"symbol_error", "link_error_recovery", "link_downed", "port_rcv_errors",
+                                "port_xmit_discards", "hw.out_of_sequence", "hw.packet_seq_err",
+                                "hw.local_ack_timeout_err", "hw.np_cnp_sent", "hw.rp_cnp_handled"});
+      if (!ev.empty()) parts.push_back(fmt::format("{} {}", port, ev.dump()));
+    }
+    for (const auto& [ifname, m] : netdevs(d)) {
+      const json ev = moved(
+          m, {"rx_dropped", "rx_missed_errors", "rx_crc_errors", "tx_dropped", "rx_errors", "tx_errors"});
+      if (!ev.empty()) parts.push_back(fmt::format("{} {}", ifname, ev.dump()));
+    }
+    if (!parts.empty()) out += fmt::format("#   {}: {}\n", h.value("host", ""), fmt::join(parts, "; "));
+  }
+  if (out.empty()) return out;
+  return fmt::format("# counters during {} ({:.1f} s), what moved:\n", step,
+                     record.value("duration_s", 0.0)) +
+         out;
+}
+
+}  // namespace fabcheck::report

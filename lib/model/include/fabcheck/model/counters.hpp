@@ -1,0 +1,49 @@
+#pragma once
+/// @file The hosts' own loss and error counters around a probe step (issue 20): what lib/probes reads on each
+/// host leader before and after a step, and the per-host deltas the report keeps in
+/// `run.sections.<section>.counters` (report/counters.hpp judges them).
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace fabcheck::model {
+
+/// One reading of a host's counters. Names:
+///   `Tcp.RetransSegs`, `TcpExt.TCPTimeouts`, ...      /proc/net/snmp and /proc/net/netstat (this namespace)
+///   `net.<if>.<file>`                                 /sys/class/net/<if>/statistics/<file> (not `lo`)
+///   `rdma.<dev>.<port>.<file>` /sys/class/infiniband/<dev>/ports/<port>/counters/<file>
+///   `rdma.<dev>.<port>.hw.<file>`                     .../ports/<port>/hw_counters/<file>
+/// The port counters in 4-byte words (`port_xmit_data`, `port_rcv_data`) are kept as read.
+struct CounterSnapshot {
+  std::map<std::string, std::int64_t> values;
+  std::vector<std::string> skipped;  ///< "<source>: <reason>" for each source that could not be read
+  double read_us = 0;                ///< what the reading cost on this host
+};
+
+/// One host's change over a step.
+struct HostCounterDelta {
+  std::string host;
+  std::map<std::string, std::int64_t> deltas;  ///< after - before, only counters that moved
+  std::vector<std::string> skipped;  ///< from either reading; non-empty and no deltas: nothing known
+  std::vector<std::string> reset;    ///< counters that went backwards (reset or wrapped): left out
+  double read_us = 0;                ///< both readings' cost
+};
+
+/// The counters of one step on every host.
+struct StepCounters {
+  double duration_s = 0;  ///< the step's time between the two readings
+  std::vector<HostCounterDelta> hosts;
+};
+
+/// `after - before` per counter; counters only in one of them are left out, those that went backwards are
+/// listed in `reset`.
+HostCounterDelta counter_delta(const std::string& host, const CounterSnapshot& before,
+                               const CounterSnapshot& after);
+
+/// A snapshot as one line of JSON (for gathering to rank 0) and back; an unreadable line gives a snapshot
+/// whose `skipped` says so.
+std::string to_line(const CounterSnapshot& s);
+CounterSnapshot counter_snapshot_from_line(const std::string& line);
+
+}  // namespace fabcheck::model

@@ -1,0 +1,224 @@
+// Issue 20: the hosts' own counters around a step — the /proc/net parser, the sysfs/procfs reader on recorded
+// trees (tests/data/counters, README there), the deltas, and the findings each recorded case gives.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "fabcheck/model/counters.hpp"
+#include "fabcheck/parse/proc_net.hpp"
+#include "fabcheck/probes/counters.hpp"
+#include "fabcheck/report/counters.hpp"
+#include "fabcheck/report/reconcile.hpp"
+
+namespace {
+
+using nlohmann::json;
+using namespace fabcheck;
+
+const std::string kCounters = std::string(FABCHECK_TEST_DATA) + "/counters/";
+
+std::string counters_file_text(const std::string& name) {
+  std::ifstream in(kCounters + name);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::int64_t value_of(const parse::ProcNetCounters& c, const std::string& k) {
+  for (const auto& [n, v] : c.values)
+    if (n == k) return v;
+  ADD_FAILURE() << "no counter " << k;
+  return -999;
+}
+
+model::CounterSnapshot read_case(const std::string& name, const char* when) {
+  probes::CounterSources src;
+  src.sysfs_root = kCounters + name + "/" + when + "/sys";
+  src.proc_root = kCounters + name + "/" + when + "/proc";
+  return probes::read_counters(src);
+}
+
+/// A report whose `section` step recorded the case's deltas on `host`.
+report::Document doc_of_case(const std::string& name, const std::string& section,
+                             const std::string& host = "h1") {
+  report::Document doc;
+  model::StepCounters sc;
+  sc.duration_s = 12.5;
+  sc.hosts.push_back(model::counter_delta(host, read_case(name, "before"), read_case(name, "after")));
+  doc.json()["run"]["sections"][section] = {{"status", "ok"}, {"counters", report::counters_json(sc)}};
+  return doc;
+}
+
+std::vector<std::string> codes(const report::Document& doc) {
+  std::vector<std::string> out;
+  for (const auto& f : doc.json()["findings"])
+    out.push_back(f["code"].get<std::string>() + ":" + f["severity"].get<std::string>());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST(ProcNetCounters, ReadsTheRealSnmpAndNetstatLayout) {
+  const auto snmp = parse::parse_proc_net_counters(counters_file_text("snmp-linux-6.18.txt"));
+  EXPECT_EQ(snmp.skipped_fields, 0);
+  EXPECT_EQ(value_of(snmp, "Tcp.RetransSegs"), 160);
+  EXPECT_EQ(value_of(snmp, "Tcp.OutSegs"), 1094384);
+  EXPECT_EQ(value_of(snmp, "Tcp.MaxConn"), -1);  // signed, as the kernel prints it
+  EXPECT_EQ(value_of(snmp, "Udp.InDatagrams") > 0, true);
+  const auto netstat = parse::parse_proc_net_counters(counters_file_text("netstat-linux-6.18.txt"));
+  EXPECT_EQ(netstat.skipped_fields, 0);
+  EXPECT_EQ(value_of(netstat, "TcpExt.TCPTimeouts"), 19);
+}
+
+TEST(ProcNetCounters, MalformedLinesAreCountedNotGuessed) {
+  // A header without its value line, a value line one field short, a value that is not a number.
+  const auto c =
+      parse::parse_proc_net_counters("Tcp: A B\nUdp: 1 2\nIp: X Y Z\nIp: 1 2\nIcmp: P Q\nIcmp: 7 x\n");
+  EXPECT_EQ(c.skipped_fields, 2 + 3 + 1);
+  ASSERT_EQ(c.values.size(), 1u);
+  EXPECT_EQ(c.values[0].first, "Icmp.P");
+  EXPECT_EQ(c.values[0].second, 7);
+  EXPECT_TRUE(parse::parse_proc_net_counters("").values.empty());
+}
+
+TEST(CountersReader, ReadsPortNetdevAndTcpCountersAndSaysWhatItSkipped) {
+  const auto s = read_case("ib-bad-cable", "after");
+  EXPECT_EQ(s.values.at("rdma.mlx5_0.1.symbol_error"), 1234);
+  EXPECT_EQ(s.values.at("rdma.mlx5_0.1.hw.out_of_sequence"), 0);
+  EXPECT_EQ(s.values.at("net.eth0.rx_packets"), 1000000);
+  EXPECT_EQ(s.values.at("Tcp.RetransSegs"), 160);
+  EXPECT_EQ(s.values.count("net.lo.rx_packets"), 0u) << "lo never leaves the host";
+  ASSERT_EQ(s.skipped.size(), 1u);  // the tree has no proc/net/netstat
+  EXPECT_NE(s.skipped[0].find("net/netstat: cannot read"), std::string::npos) << s.skipped[0];
+  EXPECT_GE(s.read_us, 0.0);
+}
+
+TEST(CountersReader, AMissingTreeIsSkippedNotAnError) {
+  probes::CounterSources src{"/nonexistent-fabcheck/sys", "/nonexistent-fabcheck/proc"};
+  const auto s = probes::read_counters(src);
+  EXPECT_TRUE(s.values.empty());
+  EXPECT_EQ(s.skipped.size(), 3u);  // snmp, netstat, class/net
+}
+
+TEST(CounterDelta, KeepsWhatMovedAndListsResets) {
+  const auto d =
+      model::counter_delta("h1", read_case("eth-reset", "before"), read_case("eth-reset", "after"));
+  EXPECT_TRUE(d.deltas.empty());
+  ASSERT_EQ(d.reset.size(), 1u);
+  EXPECT_EQ(d.reset[0], "net.eth0.rx_dropped");
+  auto doc = doc_of_case("eth-reset", "pairs");
+  report::add_counter_findings(doc, "pairs");
+  EXPECT_TRUE(doc.json()["findings"].empty());
+}
+
+TEST(CounterDelta, SnapshotLineRoundTrips) {
+  const auto s = read_case("roce-lossy", "after");
+  const auto back = model::counter_snapshot_from_line(model::to_line(s));
+  EXPECT_EQ(back.values, s.values);
+  EXPECT_EQ(back.skipped, s.skipped);
+  const auto bad = model::counter_snapshot_from_line("not json");
+  EXPECT_TRUE(bad.values.empty());
+  ASSERT_EQ(bad.skipped.size(), 1u);
+}
+
+TEST(CounterFindings, HealthyHostGivesNone) {
+  auto doc = doc_of_case("ib-healthy", "sweep");
+  report::add_counter_findings(doc, "sweep");
+  EXPECT_TRUE(doc.json()["findings"].empty()) << doc.json()["findings"].dump(2);
+  EXPECT_EQ(report::render_counters(doc.json()["run"]["sections"]["sweep"]["counters"], "sweep"), "");
+}
+
+TEST(CounterFindings, BadCableFailsNamingHostAndPort) {
+  auto doc = doc_of_case("ib-bad-cable", "pairs", "node07");
+  report::add_counter_findings(doc, "pairs");
+  ASSERT_EQ(codes(doc), std::vector<std::string>{"RDMA_LINK_ERRORS:fail"});
+  const auto& f = doc.json()["findings"][0];
+  EXPECT_EQ(f["evidence"]["host"], "node07");
+  EXPECT_EQ(f["evidence"]["port"], "mlx5_0 port 1");
+  EXPECT_EQ(f["evidence"]["deltas"]["symbol_error"], 1234);
+  EXPECT_EQ(f["evidence"]["deltas"]["link_downed"], 1);
+  EXPECT_NE(f["remedy"].get<std::string>().find("cable"), std::string::npos);
+  const auto text = report::render_counters(doc.json()["run"]["sections"]["pairs"]["counters"], "pairs");
+  EXPECT_NE(text.find("node07: mlx5_0 port 1"), std::string::npos) << text;
+}
+
+TEST(CounterFindings, LossyRoceWithoutCnpSaysNoEcn) {
+  auto doc = doc_of_case("roce-lossy", "sweep");
+  report::add_counter_findings(doc, "sweep");
+  ASSERT_EQ(codes(doc), std::vector<std::string>{"ROCE_PACKET_LOSS:warn"});
+  const auto& f = doc.json()["findings"][0];
+  EXPECT_EQ(f["evidence"]["ecn_seen"], false);
+  EXPECT_NE(f["message"].get<std::string>().find("without ECN/DCQCN"), std::string::npos);
+  EXPECT_EQ(f["evidence"]["deltas"]["hw.out_of_sequence"], 500);
+}
+
+TEST(CounterFindings, RoceLossWithCnpSaysNotificationsFlowed) {
+  auto doc = doc_of_case("roce-loss-with-ecn", "sweep");
+  report::add_counter_findings(doc, "sweep");
+  ASSERT_EQ(codes(doc), std::vector<std::string>{"ROCE_PACKET_LOSS:warn"});
+  const auto& f = doc.json()["findings"][0];
+  EXPECT_EQ(f["evidence"]["ecn_seen"], true);
+  EXPECT_NE(f["message"].get<std::string>().find("although congestion notifications flowed"),
+            std::string::npos);
+}
+
+TEST(CounterFindings, DropsAndTcpLossAreWarnings) {
+  auto doc = doc_of_case("eth-drops-tcp-loss", "latency", "h3");
+  report::add_counter_findings(doc, "latency");
+  ASSERT_EQ(codes(doc), (std::vector<std::string>{"NETDEV_DROPS:warn", "TCP_RETRANSMITS:warn"}));
+  for (const auto& f : doc.json()["findings"]) {
+    EXPECT_EQ(f["evidence"]["host"], "h3");
+    if (f["code"] == "TCP_RETRANSMITS") {
+      EXPECT_EQ(f["evidence"]["retrans_segs"], 2000);
+      EXPECT_EQ(f["evidence"]["out_segs"], 100000);
+      EXPECT_NE(f["message"].get<std::string>().find("2000 of 100000 segments (2.00 %)"), std::string::npos)
+          << f["message"];
+    }
+  }
+}
+
+TEST(CounterFindings, TcpLossBelowTheThresholdIsQuiet) {
+  report::Document doc;
+  model::StepCounters sc;
+  sc.duration_s = 3;
+  model::HostCounterDelta d;
+  d.host = "h1";
+  d.deltas = {{"Tcp.OutSegs", 1000000}, {"Tcp.RetransSegs", 999}};  // 0.0999 %: under 0.1 %
+  sc.hosts.push_back(d);
+  d.host = "h2";
+  d.deltas = {{"Tcp.OutSegs", 1000}, {"Tcp.RetransSegs", 19}};  // 1.9 % but fewer than 20 segments
+  sc.hosts.push_back(d);
+  doc.json()["run"]["sections"]["pairs"] = {{"counters", report::counters_json(sc)}};
+  report::add_counter_findings(doc, "pairs");
+  EXPECT_TRUE(doc.json()["findings"].empty()) << doc.json()["findings"].dump();
+}
+
+TEST(CounterFindings, IncastSendersLossNamesTheReceiverOnce) {
+  report::Document doc;
+  doc.json()["incast"] = json::array({{{"receiver", "h1"}, {"fan_in", 1}, {"senders", {"h2"}}},
+                                      {{"receiver", "h1"}, {"fan_in", 2}, {"senders", {"h2", "h3"}}}});
+  model::StepCounters sc;
+  sc.duration_s = 1.6;
+  for (auto [h, out, re] : {std::tuple{"h2", 11802, 67}, {"h3", 5952, 105}, {"h4", 632, 1}}) {
+    model::HostCounterDelta d;
+    d.host = h;
+    d.deltas = {{"Tcp.OutSegs", out}, {"Tcp.RetransSegs", re}};
+    sc.hosts.push_back(d);
+  }
+  doc.json()["run"]["sections"]["incast"] = {{"counters", report::counters_json(sc)}};
+  report::add_counter_findings(doc, "incast");
+  ASSERT_EQ(codes(doc), std::vector<std::string>{"INCAST_LOSS:warn"});
+  const auto& f = doc.json()["findings"][0];
+  EXPECT_EQ(f["evidence"]["receiver"], "h1");
+  EXPECT_EQ(f["evidence"]["senders"]["h3"]["retrans_segs"], 105);
+  EXPECT_NE(
+      f["message"].get<std::string>().find("incast into h1: the senders h2, h3 retransmitted 172 of 17754"),
+      std::string::npos)
+      << f["message"];
+  EXPECT_EQ(report::hosts_named(f), std::vector<std::string>{"h1"});
+}
+
+}  // namespace
