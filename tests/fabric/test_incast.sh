@@ -4,6 +4,8 @@
 #   (fan-in 1,2,4): median-based congestion_impact at k=4 >= 5 and >= 3x the largest clean one (of the clean runs
 #   whose CPUs fabcheck did not find busy; the median of the three when all were); overlap >= 0.9;
 #   goodput <= 1.1x the tbf rate for every k (a timing sanity check). Clean goodput is printed, not asserted.
+#   Issue 20: the congested run's senders retransmitted (their TCP counters) and one INCAST_LOSS names the
+#   receiver; the clean runs raise no loss finding.
 # The victim's pings from h6 cross the same tbf queue (root-side veth egress toward h1) as the incast.
 # Queue: 300 packets (450 KB, ~18 ms at 200mbit; the default limit is ~870 packets). A clean incast at 1-4 GB/s
 # keeps the receiver's progress loop and the 2 cores busy, which alone raises the victim's median: measured 0.8-7.4x
@@ -90,6 +92,25 @@ check(p["victim"]["overlap"] >= 0.9, f"overlap {p['victim']['overlap']:.3f} >= 0
 for k, q in sorted(cong.items()):
     check(q["goodput_gbps"] <= 1.1 * rate_gbps,
           f"k={k} goodput {q['goodput_gbps']:.4f} GB/s <= 1.1x tbf rate {rate_gbps:.4f}")
+# Issue 20, proof of loss: the senders' own TCP counters show the retransmissions the short queue caused, and
+# one INCAST_LOSS names the receiver; the clean runs raise no loss finding at all.
+def loss(f):
+    d = json.load(open(f"{work}/{f}.json"))
+    hosts = d["run"]["sections"]["incast"]["counters"]["hosts"]
+    re = {h["host"]: (h["deltas"].get("Tcp.RetransSegs", 0), h["deltas"].get("Tcp.OutSegs", 0)) for h in hosts}
+    codes = [x for x in d["findings"] if x["code"] in ("INCAST_LOSS", "TCP_RETRANSMITS")]
+    return re, codes
+for i in (1, 2, 3):
+    re, codes = loss(f"clean{i}")
+    print(f"clean{i} retransmitted/sent TCP segments per host: {re}")
+    check(not codes, f"clean{i}: no loss finding ({[c['message'] for c in codes]})")
+re, codes = loss("congested")
+print(f"congested retransmitted/sent TCP segments per host: {re}")
+senders = {s for q in cong.values() for s in q["senders"]}
+check(sum(re[s][0] for s in senders) > 0, f"the senders {sorted(senders)} retransmitted during the incast")
+il = [c for c in codes if c["code"] == "INCAST_LOSS"]
+check(len(il) == 1 and il[0]["evidence"]["receiver"] == recv,
+      f"one INCAST_LOSS naming {recv}: {[c['message'] for c in il]}")
 sys.exit(0 if ok else 1)
 PYEOF
 note "pass"

@@ -299,8 +299,9 @@ std::string render_counters(const json& record, std::string_view step) {
   for (const auto& h : record.value("hosts", json::array())) {
     const json& d = h.value("deltas", json::object());
     std::vector<std::string> parts;
-    const auto retrans = delta_of(d, "Tcp.RetransSegs");
-    if (retrans > 0)
+    const auto retrans = delta_of(d, "Tcp.RetransSegs"), out_segs = delta_of(d, "Tcp.OutSegs");
+    if (retrans >= kTcpRetransMin && out_segs > 0 &&
+        static_cast<double>(retrans) / static_cast<double>(out_segs) >= kTcpRetransShare)
       parts.push_back(fmt::format("TCP retransmits {} of {} segments", retrans, delta_of(d, "Tcp.OutSegs")));
     for (const auto& [port, m] : rdma_ports(d)) {
       const json ev = moved(m, {"symbol_error", "link_error_recovery", "link_downed", "port_rcv_errors",

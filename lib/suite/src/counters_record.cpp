@@ -6,11 +6,13 @@
 
 namespace fabcheck::suite::detail {
 
-CounterWindow::CounterWindow(const comm::Communicator& world) : leader_(world.local_rank() == 0) {
-  if (leader_) before_ = probes::read_counters();
+CounterWindow::CounterWindow(const comm::Communicator& world, bool enabled)
+    : enabled_(enabled), leader_(world.local_rank() == 0) {
+  if (enabled_ && leader_) before_ = probes::read_counters();
 }
 
 nlohmann::json CounterWindow::finish(const comm::Communicator& world, double duration_s) {
+  if (!enabled_) return nullptr;  // every rank runs the same step: none gathers
   std::string mine;
   if (leader_) {
     const auto after = probes::read_counters();

@@ -12,11 +12,13 @@ namespace fabcheck::suite::detail {
 
 class CounterWindow {
  public:
-  explicit CounterWindow(const comm::Communicator& world);
+  /// `enabled` false (the inventory step: it sends nothing worth counting): no reading, finish() gives null.
+  CounterWindow(const comm::Communicator& world, bool enabled);
   /// Reads again and gathers; the record on rank 0 (null elsewhere, and where no host could read anything).
   nlohmann::json finish(const comm::Communicator& world, double duration_s);
 
  private:
+  bool enabled_;
   bool leader_;
   model::CounterSnapshot before_;
 };

@@ -254,7 +254,8 @@ int run_suite(const comm::Communicator& world, const Plan& plan, const RunOption
     comm::enter_phase(fmt::format("run: start {}", config_key(st.kind)));
     StepOutcome mine;
     core::CpuLoadSampler load_sampler(world.local_rank() == 0);  // one per host (cpu_load.hpp)
-    detail::CounterWindow counter_window(world);                 // the hosts' loss counters (issue 20)
+    detail::CounterWindow counter_window(
+        world, st.kind != StepKind::kInspect);  // the hosts' loss counters (issue 20)
     detail::StepContext ctx{world,
                             st,
                             root ? &doc : nullptr,

@@ -58,7 +58,8 @@ SingleOutcome run_single(const comm::Communicator& world, const std::vector<Step
                             root ? &state : nullptr,
                             opts.verbose ? model::ConsoleDetail::kVerbose : model::ConsoleDetail::kTables};
     core::CpuLoadSampler load_sampler(world.local_rank() == 0);  // one per host (cpu_load.hpp)
-    detail::CounterWindow counter_window(world);                 // the hosts' loss counters (issue 20)
+    detail::CounterWindow counter_window(
+        world, st.kind != StepKind::kInspect);  // the hosts' loss counters (issue 20)
     const double step_start_us = comm::now_us();
     detail::adapter_for(st.kind)->run(ctx);
     const nlohmann::json cpu_load = detail::gather_cpu_load(world, load_sampler.stop());

@@ -48,7 +48,9 @@ nlohmann::json counters_json(const model::StepCounters& sc);
 /// Adds the findings of `run.sections.<section>.counters` (see the file comment); none without a record.
 void add_counter_findings(Document& doc, std::string_view section);
 
-/// The console block of a step's record: one line per host whose judged counters moved; "" when none did.
+/// The console block of a step's record: one line per host whose judged counters moved (TCP retransmissions
+/// only above the finding's thresholds: a clean fabric's few spurious ones stay in the report); "" when none
+/// did.
 std::string render_counters(const nlohmann::json& record, std::string_view step);
 
 }  // namespace fabcheck::report
