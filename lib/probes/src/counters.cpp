@@ -35,23 +35,13 @@ void read_counter_dir(const fs::path& dir, const std::string& prefix, model::Cou
 /// counter, the TcpExt retransmission, timeout and drop counters, and the ECN marks IpExt counts (CE = a
 /// switch marked congestion).
 bool kept_proc_counter(const std::string& name) {
-  static const char* const kKept[] = {"TcpExt.TCPTimeouts",
-                                      "TcpExt.TCPLostRetransmit",
-                                      "TcpExt.TCPSynRetrans",
-                                      "TcpExt.TCPFastRetrans",
-                                      "TcpExt.TCPSlowStartRetrans",
-                                      "TcpExt.TCPLossProbes",
-                                      "TcpExt.TCPSpuriousRTOs",
-                                      "TcpExt.TCPRetransFail",
-                                      "TcpExt.TCPBacklogDrop",
-                                      "TcpExt.TCPRcvQDrop",
-                                      "TcpExt.ListenDrops",
-                                      "TcpExt.ListenOverflows",
-                                      "TcpExt.TCPOFOQueue",
-                                      "TcpExt.TCPDSACKRecv",
-                                      "IpExt.InCEPkts",
-                                      "IpExt.InECT0Pkts",
-                                      "IpExt.InECT1Pkts"};
+  static const char* const kKept[] = {
+      "TcpExt.TCPTimeouts",     "TcpExt.TCPLostRetransmit",   "TcpExt.TCPSynRetrans",
+      "TcpExt.TCPFastRetrans",  "TcpExt.TCPSlowStartRetrans", "TcpExt.TCPLossProbes",
+      "TcpExt.TCPSpuriousRTOs", "TcpExt.TCPRetransFail",      "TcpExt.TCPBacklogDrop",
+      "TcpExt.TCPRcvQDrop",     "TcpExt.ListenDrops",         "TcpExt.ListenOverflows",
+      "TcpExt.TCPOFOQueue",     "TcpExt.TCPDSACKRecv",        "TcpExt.TCPDSACKRecvSegs",
+      "IpExt.InCEPkts",         "IpExt.InECT0Pkts",           "IpExt.InECT1Pkts"};
   if (name.rfind("Tcp.", 0) == 0) return true;
   return std::find(std::begin(kKept), std::end(kKept), name) != std::end(kKept);
 }

@@ -3,8 +3,9 @@
 /// a standalone probe command records `run.sections.<section>.counters` (counters_json: the step's duration
 /// and, per host, the counters that moved). add_counter_findings then judges them; every threshold is below,
 /// with its reason:
-/// - `TCP_RETRANSMITS` (warn): a host retransmitted at least kTcpRetransShare of its TCP segments (and at
-///   least kTcpRetransMin of them) during the step: packets were lost on a path from that host — sockets
+/// - `TCP_RETRANSMITS` (warn): a host lost at least kTcpRetransShare of its TCP segments (and at least
+///   kTcpRetransMin of them) during the step — retransmitted, less those the receiver reported as duplicates
+///   (DSACK: spurious, e.g. reordering): packets were lost on a path from that host — sockets
 ///   fallback, MPI over TCP and the virtual fabric all ride TCP. In the incast step the senders' losses are
 ///   one `INCAST_LOSS` (warn) naming the receiver instead: its link drops when several hosts send at once (a
 ///   shallow switch or NIC buffer without pause frames or ECN).

@@ -10,9 +10,10 @@
 ///   the hosts (and whether hosts share one kernel, as the virtual fabric's do);
 /// - turns the warnings of those steps that measure the CPUs as much as the fabric into context (`info`, with
 ///   `evidence.explained_by = "HOST_CPU_BUSY"`): the latency step's pair outliers and tails, pairs' latency
-///   findings (a latency pair, a host blamed for its latency alone), the incast victim's slowdown, and a
-///   sweep stopped at its time limit. Bandwidth verdicts confirmed by retest (a slow host or link, `fail`)
-///   are never touched: a retest measures the suspect against references at the same load.
+///   findings (a latency pair, a host blamed for its latency alone), the incast victim's slowdown, a sweep
+///   stopped at its time limit, and the TCP losses and netdev drops the hosts counted in that step
+///   (report/counters.hpp; not the incast's own loss). Bandwidth verdicts confirmed by retest (a slow host or
+///   link, `fail`) are never touched: a retest measures the suspect against references at the same load.
 /// Idempotent; a report without `cpu_load` records is unchanged.
 #include <nlohmann/json.hpp>
 

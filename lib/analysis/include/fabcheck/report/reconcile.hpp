@@ -10,8 +10,8 @@
 /// 2. **One headline per fault.** A *headline* is a `fail` finding that names its place: a host
 ///    (`evidence.host`, e.g. `PAIRS_SLOW_HOST`) or a link (`evidence.from`/`to`, e.g. `PAIRS_SLOW_LINK`).
 ///    Every warning that names that host (or, for a link, names only its two hosts) is folded into the
-///    headline's `evidence.corroborated_by` (`[{code, severity, message}]`) and leaves the list; so does what a
-///    link's sending host counted on its own (`TCP_RETRANSMITS`, `RDMA_XMIT_DISCARDS`, `ROCE_PACKET_LOSS`
+///    headline's `evidence.corroborated_by` (`[{code, severity, message}]`) and leaves the list; so does what
+///    a link's sending host counted on its own (`TCP_RETRANSMITS`, `RDMA_XMIT_DISCARDS`, `ROCE_PACKET_LOSS`
 ///    naming only the link's `from` host: report/counters.hpp). When the
 ///    report has exactly one fail finding of any kind besides the gate's, the fabric-wide consequences — the
 ///    gate's own failed checks (`GATE_CHECK_FAILED`), `SCALING_BUSBW_DROP`, `SCALING_EFFICIENCY_LOW` — are
