@@ -14,6 +14,7 @@
 #include "fabcheck/parse/proc_net.hpp"
 #include "fabcheck/probes/counters.hpp"
 #include "fabcheck/report/counters.hpp"
+#include "fabcheck/report/html.hpp"
 #include "fabcheck/report/reconcile.hpp"
 
 namespace {
@@ -217,9 +218,8 @@ TEST(CounterFindings, IncastSendersLossNamesTheReceiverOnce) {
   const auto& f = doc.json()["findings"][0];
   EXPECT_EQ(f["evidence"]["receiver"], "h1");
   EXPECT_EQ(f["evidence"]["senders"]["h3"]["retrans_segs"], 105);
-  EXPECT_NE(
-      f["message"].get<std::string>().find("incast into h1: the senders h2, h3 lost 172 of 17754"),
-      std::string::npos)
+  EXPECT_NE(f["message"].get<std::string>().find("incast into h1: the senders h2, h3 lost 172 of 17754"),
+            std::string::npos)
       << f["message"];
   EXPECT_EQ(report::hosts_named(f), std::vector<std::string>{"h1"});
 }
@@ -244,6 +244,25 @@ TEST(CounterFindings, DsackedRetransmissionsAreNotLoss) {
   EXPECT_EQ(f["evidence"]["host"], "h2");
   EXPECT_EQ(f["evidence"]["lost_segs"], 2746);
   EXPECT_EQ(f["evidence"]["spurious_segs"], 0);
+}
+
+// The HTML lists the step/host readings where something moved and counts the quiet ones.
+TEST(CounterHtml, ListsWhatMovedAndCountsTheRest) {
+  auto doc = doc_of_case("ib-bad-cable", "pairs", "node07");
+  model::StepCounters quiet;
+  quiet.hosts.push_back(
+      model::counter_delta("node08", read_case("ib-healthy", "before"), read_case("ib-healthy", "before")));
+  doc.json()["run"]["sections"]["sweeps"] = {{"status", "ok"}, {"counters", report::counters_json(quiet)}};
+  const std::string page = report::render_html(doc.json());
+  const auto at = page.find("id=\"counters\"");
+  ASSERT_NE(at, std::string::npos);
+  const std::string sec = page.substr(at, page.find("</section>", at) - at);
+  EXPECT_NE(sec.find("<td>node07</td>"), std::string::npos) << sec;
+  EXPECT_NE(sec.find("rdma.mlx5_0.1.symbol_error +1234"), std::string::npos) << sec;
+  EXPECT_EQ(sec.find("node08"), std::string::npos) << "a quiet reading is counted, not listed";
+  EXPECT_NE(sec.find("1 step/host reading(s) with no retransmission"), std::string::npos) << sec;
+  const std::string old = report::render_html(json{{"schema_version", 1}});
+  EXPECT_NE(old.find("no counter records"), std::string::npos);
 }
 
 }  // namespace
