@@ -276,25 +276,22 @@ def gids_f06(slots):
     return g + [(ZERO_GID, None, None)] * (slots - len(g))
 
 
+def gids_sparse_pod(slots, empty, v4, ll, nd="net1"):
+    """A pod's view of a shared NIC: the other namespaces' slots 0..empty-1 empty, then IPv4 v1/v2, link-local v1/v2."""
+    g = [(ZERO_GID, None, None)] * empty + [(v4, "IB/RoCE v1", nd), (v4, "RoCE v2", nd), (ll, "IB/RoCE v1", nd),
+                                            (ll, "RoCE v2", nd)]
+    return g + [(ZERO_GID, None, None)] * (slots - len(g))
+
+
 def gids_f08(slots):
     """[F08]: slots 0-5 empty (other namespaces), 6/7 IPv4 198.51.100.1 v1/v2, 8/9 link-local v1/v2, on net1."""
-    nd = "net1"
-    v4 = "0000:0000:0000:0000:0000:ffff:c633:6401"
-    ll = "fe80:0000:0000:0000:e4ea:71ff:fe00:0010"
-    g = [(ZERO_GID, None, None)] * 6 + [(v4, "IB/RoCE v1", nd), (v4, "RoCE v2", nd), (ll, "IB/RoCE v1", nd),
-                                        (ll, "RoCE v2", nd)]
-    return g + [(ZERO_GID, None, None)] * (slots - len(g))
+    return gids_sparse_pod(slots, 6, "0000:0000:0000:0000:0000:ffff:c633:6401", "fe80:0000:0000:0000:e4ea:71ff:fe00:0010")
 
 
 def gids_b5(slots):
     """NVIDIA/nccl#890 container B: its macvlan sub-interface's IPv4 GIDs at 10/11 (v1/v2), link-local 12/13 on
     net1; the other containers' slots 0-9 empty in this namespace (as B3's 0-5)."""
-    nd = "net1"
-    v4 = "0000:0000:0000:0000:0000:ffff:c633:6402"
-    ll = "fe80:0000:0000:0000:e4ea:71ff:fe00:0011"
-    g = [(ZERO_GID, None, None)] * 10 + [(v4, "IB/RoCE v1", nd), (v4, "RoCE v2", nd), (ll, "IB/RoCE v1", nd),
-                                         (ll, "RoCE v2", nd)]
-    return g + [(ZERO_GID, None, None)] * (slots - len(g))
+    return gids_sparse_pod(slots, 10, "0000:0000:0000:0000:0000:ffff:c633:6402", "fe80:0000:0000:0000:e4ea:71ff:fe00:0011")
 
 
 def model_h(name):
