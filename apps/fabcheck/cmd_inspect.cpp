@@ -35,6 +35,7 @@ struct InspectFlags {
   std::shared_ptr<BoundOptions<probes::InventoryOptions>> opts;
   probes::InventoryOptions inv;  // from opts, after parsing
   bool no_signature = false;
+  CLI::Option* sysfs_root = nullptr;  // the table's --sysfs-root; repeatable (host=DIR) with --nccl-log
 };
 
 // One command per process: the flags live here so that `mpi_when` can look at them after parsing.
@@ -85,8 +86,7 @@ int run_inventory_mode(const RunContext& ctx) {
     report::Document doc(ctx.argv);
     report::add_inventory(doc, inv);
     report::TransportAccumulator acc;
-    acc.add_inventory(report::rdma_evidence(inv),
-                      probes::filter_transport_env(probes::process_environment()));
+    acc.add_inventories(inv, probes::filter_transport_env(probes::process_environment()));
     acc.add_signatures(sigs);
     const report::TransportResult tr = acc.result();
     report::add_transport(doc, tr);
@@ -112,6 +112,9 @@ const Registrar kInspect{CommandSpec{
     60, [](CLI::App& sub) -> std::function<int(const RunContext&)> {
       auto& fl = flags();
       fl.opts = bind_options(sub, model::inventory_option_table());
+      // With --nccl-log the flag names one recorded host per use (host=DIR); its raw values are read below.
+      fl.sysfs_root = sub.get_option("--sysfs-root");
+      fl.sysfs_root->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
       sub.add_flag("--no-signature", fl.no_signature,
                    "Do not measure the MPI signature between hosts (8 B latency and 4 MiB bandwidth of each "
                    "host pair, judged against what RDMA gives)");
@@ -121,7 +124,8 @@ const Registrar kInspect{CommandSpec{
       sub.add_flag("--quiet,-q", fl.quiet, "No console output");
       return [](const RunContext& ctx) {
         auto& f = flags();
-        if (!f.nccl_logs.empty()) return run_inspect_nccl_logs(f.nccl_logs, f.json, f.quiet);
+        if (!f.nccl_logs.empty())
+          return run_inspect_nccl_logs(f.nccl_logs, f.sysfs_root->results(), f.json, f.quiet);
         return run_inventory_mode(ctx);
       };
     }}};
@@ -132,14 +136,20 @@ const bool kInspectMpi = [] {
     auto& f = flags();
     f.inv = f.opts->options();
     if (!f.nccl_logs.empty()) {
-      // Offline: the inventory flags would be silently ignored, so refuse them (usage error before MPI).
-      if (f.opts->given("sysfs_root") || f.opts->given("etc_root") || f.opts->given("verbs") ||
-          f.no_signature)
+      // Offline: the inventory flags would be silently ignored, so refuse them (usage error before MPI);
+      // --sysfs-root (host=DIR, repeatable) names the recorded hosts the logs are judged against.
+      if (f.opts->given("etc_root") || f.opts->given("verbs") || f.no_signature)
         throw UsageError(
-            "--nccl-log: reads logs offline; --sysfs-root/--etc-root/--no-verbs/--no-signature belong to "
-            "the host inventory (run inspect without --nccl-log for that)");
+            "--nccl-log: reads logs offline; --etc-root/--no-verbs/--no-signature belong to the live host "
+            "inventory (run inspect without --nccl-log for that; --sysfs-root host=DIR is accepted)");
       return false;
     }
+    if (f.sysfs_root->count() > 1)
+      throw UsageError(
+          fmt::format("--sysfs-root: given {} times; several recorded hosts (--sysfs-root host=DIR) go with "
+                      "--nccl-log, the "
+                      "live inventory reads one tree",
+                      f.sysfs_root->count()));
     probes::validate(f.inv);  // bad --sysfs-root etc.: one line, exit 2, before MPI starts
     return true;
   };

@@ -4,17 +4,97 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/parse/nccl_log.hpp"
+#include "fabcheck/probes/inventory.hpp"
 #include "fabcheck/report/document.hpp"
+#include "fabcheck/report/inventory.hpp"
+#include "fabcheck/report/log_host.hpp"
 #include "fabcheck/report/transport.hpp"
+#include "fabcheck/report/transport_accumulator.hpp"
 
 namespace fabcheck::app {
 
-int run_inspect_nccl_logs(const std::vector<std::string>& files, const std::string& json_path, bool quiet) {
+namespace {
+
+struct RecordedHost {
+  std::string host;  // "" = the log's only host
+  std::string root;
+};
+
+// `host=DIR` or `DIR` (a path that is a directory as written is never split at its '=').
+RecordedHost split_root(const std::string& value) {
+  std::error_code ec;
+  const auto eq = value.find('=');
+  if (eq == std::string::npos || std::filesystem::is_directory(value, ec)) return {"", value};
+  return {value.substr(0, eq), value.substr(eq + 1)};
+}
+
+bool same_host(const std::string& a, const std::string& b) {
+  return a == b || a.substr(0, a.find('.')) == b.substr(0, b.find('.'));
+}
+
+// The recorded hosts of `--sysfs-root`, checked against the hosts the logs' lines name.
+std::vector<RecordedHost> recorded_hosts(const std::vector<std::string>& roots,
+                                         const std::vector<parse::NcclLog>& logs) {
+  std::vector<RecordedHost> out;
+  const auto names = report::log_host_names(logs);
+  const std::string in_logs = names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", "));
+  for (const auto& r : roots) {
+    RecordedHost h = split_root(r);
+    std::error_code ec;
+    if (h.host.empty() && !h.root.empty() && r.find('=') == 0)
+      throw UsageError("--sysfs-root: '" + r + "' names no host before '=' (give --sysfs-root host=DIR)");
+    if (h.root.empty() || !std::filesystem::is_directory(h.root, ec))
+      throw UsageError(fmt::format(
+          "--sysfs-root: {} is not a directory (give --sysfs-root host=DIR with a recorded sysfs tree)",
+          h.root));
+    if (h.host.empty() && (roots.size() > 1 || names.size() > 1))
+      throw UsageError(fmt::format(
+          "--sysfs-root: {} names no host and the logs show {} (give --sysfs-root host=DIR for each host)",
+          h.root, names.size() > 1 ? "hosts " + in_logs : "several roots"));
+    if (!h.host.empty() &&
+        std::none_of(names.begin(), names.end(), [&](const std::string& n) { return same_host(n, h.host); }))
+      throw UsageError(fmt::format(
+          "--sysfs-root: no line of the logs comes from host {} (hosts in the logs: {}; name the host as the "
+          "log's host:pid:tid prefix does)",
+          h.host, in_logs));
+    for (const auto& o : out)
+      if (!h.host.empty() && same_host(o.host, h.host))
+        throw UsageError("--sysfs-root: host " + h.host + " given twice (give one tree per host)");
+    out.push_back(std::move(h));
+  }
+  return out;
+}
+
+// The recorded hosts' inventories: sysfs only (no libibverbs, no nvidia-smi: neither describes a recorded
+// tree), Open MPI's files under DIR/etc, no environment (this process's is not that host's).
+model::InventoryResult read_recorded(const std::vector<RecordedHost>& hosts) {
+  model::InventoryResult inv;
+  for (const auto& h : hosts) {
+    probes::InventoryOptions o;
+    o.sysfs_root = h.root;
+    o.etc_root = h.root + "/etc";
+    o.use_verbs = false;
+    o.run_nvidia_smi = false;
+    const auto verbs = probes::make_system_verbs();
+    inv.hosts.push_back(probes::collect_host_inventory(o, *verbs, {}, h.host));
+  }
+  return inv;
+}
+
+}  // namespace
+
+int run_inspect_nccl_logs(const std::vector<std::string>& files, const std::vector<std::string>& sysfs_roots,
+                          const std::string& json_path, bool quiet) {
   auto t0 = std::chrono::steady_clock::now();
   if (files.empty())
     throw UsageError("--nccl-log: no file given (pass one or more NCCL_DEBUG=INFO log files)");
@@ -41,22 +121,39 @@ int run_inspect_nccl_logs(const std::vector<std::string>& files, const std::stri
     report::check_distinct_paths(inputs, {{"--json", json_path}});
   }
 
-  report::TransportInput in;
-  for (const auto& f : files) in.nccl_logs.push_back(parse::parse_nccl_log_file(f));
-  report::TransportResult r = report::analyze_transport(in);
+  std::vector<parse::NcclLog> logs;
+  for (const auto& f : files) logs.push_back(parse::parse_nccl_log_file(f));
+  const model::InventoryResult inv = read_recorded(recorded_hosts(sysfs_roots, logs));
+  report::TransportAccumulator acc;
+  if (!inv.hosts.empty()) acc.add_inventories(inv, {});
+  acc.add_nccl_logs(std::move(logs), {}, {});
+  const report::TransportResult r = acc.result();
 
   std::vector<std::string> argv = {"fabcheck", "inspect"};
   for (const auto& f : files) {
     argv.push_back("--nccl-log");
     argv.push_back(f);
   }
+  for (const auto& root : sysfs_roots) {
+    argv.push_back("--sysfs-root");
+    argv.push_back(root);
+  }
   report::Document doc(argv);
+  if (!inv.hosts.empty()) report::add_inventory(doc, inv);
   report::add_transport(doc, r);
   int code = doc.has_fail() ? static_cast<int>(ExitCode::kFail) : static_cast<int>(ExitCode::kOk);
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   doc.finish("complete", code, secs);
   if (!quiet) {
-    std::fputs(report::render_transport(r).c_str(), stdout);
+    std::string out = report::render_transport(r);
+    if (!inv.hosts.empty()) {
+      out += "\nrecorded hosts:\n" + report::render_inventory(inv);
+      const auto fs = report::inventory_findings(inv);
+      for (const auto& f : fs)
+        out += fmt::format("  [{}] {}: {}\n         remedy: {}\n", report::name(f.severity), f.code,
+                           f.message, f.remedy);
+    }
+    std::fputs(out.c_str(), stdout);
     std::fflush(stdout);
   }
   if (!json_path.empty()) doc.write_atomic(json_path);

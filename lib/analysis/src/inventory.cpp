@@ -9,10 +9,13 @@
 #include <map>
 #include <set>
 
+#include "gid_rules.hpp"
 #include "socket_ifname.hpp"
 
 namespace fabcheck::report {
 
+using detail::gid_at;
+using detail::judge_gid;
 using model::HostInventory;
 using model::RdmaDevice;
 using model::RdmaPort;
@@ -218,21 +221,6 @@ std::optional<int> env_int(const HostInventory& h, const char* key) {
   return static_cast<int>(v);
 }
 
-const model::GidEntry* gid_at(const RdmaPort& p, int idx) {
-  for (const auto& g : p.gids)
-    if (g.index == idx) return &g;
-  return nullptr;
-}
-
-/// "ok", "empty", "not_rocev2", "link_local" for a configured index on a RoCE port.
-std::string judge_gid(const RdmaPort& p, int idx) {
-  const auto* g = gid_at(p, idx);
-  if (!g) return "empty";
-  if (g->type != "RoCE v2") return "not_rocev2";
-  if (g->link_local) return "link_local";
-  return "ok";
-}
-
 void gid_findings(const HostInventory& h, std::vector<Finding>& out) {
   auto cfg = env_int(h, "NCCL_IB_GID_INDEX");
   for (const auto& d : h.rdma_devices)
@@ -333,8 +321,11 @@ void gid_tables_differ(const model::InventoryResult& r, std::vector<Finding>& ou
         "NCCL_IB_GID_INDEX={} is a routable RoCE v2 GID on {} but not on {}: the hosts' GID "
         "tables differ",
         by_value.begin()->first, fmt::join(works, ","), fmt::join(fails, ","));
+    // Unset is a remedy on NCCL >= 2.21 only (automatic selection, v2.21.5-1 src/transport/net_ib.cc:80);
+    // up to 2.20 unset means index 0 (v2.20.5-1 src/transport/net_ib.cc:80).
     f.remedy =
-        "unset NCCL_IB_GID_INDEX (NCCL then picks the RoCE v2 GID per host) or make the GID tables equal";
+        "set NCCL_IB_GID_INDEX per host (each host's /etc/nccl.conf) or make the GID tables equal; leave it "
+        "unset only on NCCL >= 2.21, which selects the RoCE v2 GID per host (older NCCL then uses index 0)";
   } else if (!configured) {
     bool differ = false;
     for (const auto& [d, m] : idx) {
@@ -347,7 +338,10 @@ void gid_tables_differ(const model::InventoryResult& r, std::vector<Finding>& ou
     f.message =
         "the routable RoCE v2 GID sits at different indexes on different hosts: no single NCCL_IB_GID_INDEX "
         "fits all";
-    f.remedy = "leave NCCL_IB_GID_INDEX unset (NCCL picks per host) rather than pinning one index";
+    f.remedy =
+        "on NCCL >= 2.21 leave NCCL_IB_GID_INDEX unset (it selects per host); older NCCL uses index 0 when "
+        "it "
+        "is unset: set it per host (each host's /etc/nccl.conf)";
   } else {
     return;
   }

@@ -1,5 +1,8 @@
 #include "fabcheck/report/transport_accumulator.hpp"
 
+#include "fabcheck/report/inventory.hpp"
+#include "fabcheck/report/log_host.hpp"
+
 namespace fabcheck::report {
 
 void TransportAccumulator::add_inventory(std::vector<HostRdmaEvidence> hosts,
@@ -7,6 +10,12 @@ void TransportAccumulator::add_inventory(std::vector<HostRdmaEvidence> hosts,
   for (auto& h : hosts) in_.hosts.push_back(std::move(h));
   for (const auto& [k, v] : env) in_.env.emplace(k, v);  // NCCL's own environment, when known, wins
   any_ = true;
+}
+
+void TransportAccumulator::add_inventories(const model::InventoryResult& inventory,
+                                           const std::map<std::string, std::string>& env) {
+  add_inventory(rdma_evidence(inventory), env);
+  for (const auto& h : inventory.hosts) inventory_.hosts.push_back(h);
 }
 
 void TransportAccumulator::add_nccl_logs(std::vector<parse::NcclLog> logs,
@@ -30,6 +39,7 @@ bool TransportAccumulator::empty() const {
 TransportResult TransportAccumulator::result() const {
   TransportResult t = analyze_transport(in_);
   for (const auto& note : notes_) t.evidence.push_back({"nccl_log", "", note});
+  for (auto& f : log_host_findings(in_.nccl_logs, inventory_)) t.findings.push_back(std::move(f));
   return t;
 }
 

@@ -25,15 +25,14 @@ void run_inspect_step(StepContext& ctx) {
   const auto inv = probes::run_inventory(ctx.world, inspect_options(ctx.step));
   if (ctx.doc) {
     report::add_inventory(*ctx.doc, inv);
-    auto hosts = report::rdma_evidence(inv);
     const auto env = probes::filter_transport_env(probes::process_environment());
     if (ctx.state) {
-      ctx.state->transport_evidence.add_inventory(std::move(hosts), env);
+      ctx.state->transport_evidence.add_inventories(inv, env);
       redraw_transport(ctx);
       ctx.console = report::render_transport(*ctx.state->transport);
     } else {
       report::TransportAccumulator acc;
-      acc.add_inventory(std::move(hosts), env);
+      acc.add_inventories(inv, env);
       const auto tr = acc.result();
       report::add_transport(*ctx.doc, tr);
       ctx.console = report::render_transport(tr);

@@ -276,14 +276,50 @@ def gids_f06(slots):
     return g + [(ZERO_GID, None, None)] * (slots - len(g))
 
 
+def gids_sparse_pod(slots, empty, v4, ll, nd="net1"):
+    """A pod's view of a shared NIC: the other namespaces' slots 0..empty-1 empty, then IPv4 v1/v2, link-local v1/v2."""
+    g = [(ZERO_GID, None, None)] * empty + [(v4, "IB/RoCE v1", nd), (v4, "RoCE v2", nd), (ll, "IB/RoCE v1", nd),
+                                            (ll, "RoCE v2", nd)]
+    return g + [(ZERO_GID, None, None)] * (slots - len(g))
+
+
 def gids_f08(slots):
     """[F08]: slots 0-5 empty (other namespaces), 6/7 IPv4 198.51.100.1 v1/v2, 8/9 link-local v1/v2, on net1."""
-    nd = "net1"
-    v4 = "0000:0000:0000:0000:0000:ffff:c633:6401"
-    ll = "fe80:0000:0000:0000:e4ea:71ff:fe00:0010"
-    g = [(ZERO_GID, None, None)] * 6 + [(v4, "IB/RoCE v1", nd), (v4, "RoCE v2", nd), (ll, "IB/RoCE v1", nd),
-                                        (ll, "RoCE v2", nd)]
-    return g + [(ZERO_GID, None, None)] * (slots - len(g))
+    return gids_sparse_pod(slots, 6, "0000:0000:0000:0000:0000:ffff:c633:6401", "fe80:0000:0000:0000:e4ea:71ff:fe00:0010")
+
+
+def gids_b5(slots):
+    """NVIDIA/nccl#890 container B: its macvlan sub-interface's IPv4 GIDs at 10/11 (v1/v2), link-local 12/13 on
+    net1; the other containers' slots 0-9 empty in this namespace (as B3's 0-5)."""
+    return gids_sparse_pod(slots, 10, "0000:0000:0000:0000:0000:ffff:c633:6402", "fe80:0000:0000:0000:e4ea:71ff:fe00:0011")
+
+
+def model_h(name):
+    """NVIDIA/nccl#769: one RoCE LAG device mlx5_bond_0 whose GIDs live on bond0: 0/1 link-local v1/v2
+    (fe80::ac0:ebff:feda:1cfb), 2/3 IPv4 200.0.209.6 v1/v2; 16 slots. PCI place, rate and GPU as model B's pair 0."""
+    t = Tree(name)
+    t.lo()
+    mgmt_nic(t)
+    rp, usp, dsp1, dsp2, gpu, nic, nbus = pair_paths(0)
+    t.bridge(rp, vendor="0x8086", device="0x352a", speed="32.0 GT/s PCIe")
+    for b in (usp, dsp1, dsp2):
+        t.bridge(b, speed="32.0 GT/s PCIe")
+    t.endpoint(gpu, "0x10de", "0x20b0", "0x030200", 0, NUMA_CPUS[0], "16.0 GT/s PCIe", 16)
+    t.endpoint(nic, "0x15b3", "0x101d", "0x020000", 0, NUMA_CPUS[0], "16.0 GT/s PCIe", 16)
+    nd = "bond0"
+    ll = "fe80:0000:0000:0000:0ac0:ebff:feda:1cfb"
+    v4 = "0000:0000:0000:0000:0000:ffff:c800:d106"
+    gids = [(ll, "IB/RoCE v1", nd), (ll, "RoCE v2", nd), (v4, "IB/RoCE v1", nd), (v4, "RoCE v2", nd)]
+    gids += [(ZERO_GID, None, None)] * (16 - len(gids))
+    guid = "08c0:eb03:00da:1cfa"
+    t.rdma(nic, "mlx5_bond_0", {"node_type": "1: CA", "hca_type": "MT4123", "fw_ver": "20.35.1012", "hw_rev": 0,
+                                "node_guid": guid, "sys_image_guid": guid},
+           {1: roce_port(gids, rate="200 Gb/sec (4X HDR)")})
+    t.netdev(nic, "ens1f0np0", 9000, "up", 200000)  # the bond's first slave, the PF of the device
+    t.netdev(None, nd, 9000, "up", 200000)
+    t.uverbs(["mlx5_bond_0"])
+    t.peermem()
+    return t
 
 
 def model_c(name, empty_class=False):
@@ -435,6 +471,8 @@ def main():
     model_b("b2-roce-gid-ipv4-at-4-5", nic0=gids_f06, slots=16)
     model_b("b3-roce-sparse-gid-pod", nic0=gids_f08, slots=16, pod=True)
     model_b("b4-roce-mtu1500", mtu=1500, slots=16)
+    model_b("b5-roce-sparse-gid-pod-at-11", nic0=gids_b5, slots=16, pod=True)
+    model_h("h-roce-bond-gid0-linklocal")
     model_c("c-no-rdma")
     model_c("c2-no-rdma-empty-class", empty_class=True)
 

@@ -4,11 +4,14 @@
 /// Every step that learns something about the transport appends it here — the inventory (what the hosts
 /// have, the launcher's environment), NCCL's own log (what NCCL used), the MPI signature of latency/pairs
 /// (what MPI's timings show) — and the verdict is redrawn from everything so far (analyze_transport on the
-/// whole input), so a later step never drops an earlier step's evidence.
+/// whole input), so a later step never drops an earlier step's evidence. When it holds both NCCL's logs and
+/// the hosts' inventories, the log x host cross-checks (report/log_host.hpp: the GID index in effect,
+/// NCCL_IB_HCA, NCCL_SOCKET_IFNAME against each host) join the verdict's findings.
 #include <map>
 #include <string>
 #include <vector>
 
+#include "fabcheck/model/inventory.hpp"
 #include "fabcheck/report/transport.hpp"
 
 namespace fabcheck::report {
@@ -17,6 +20,10 @@ class TransportAccumulator {
  public:
   /// The inventory's evidence per host and the launcher's (filtered) environment.
   void add_inventory(std::vector<HostRdmaEvidence> hosts, const std::map<std::string, std::string>& env);
+  /// The hosts' inventories: their evidence (rdma_evidence) as above, and the inventories themselves for the
+  /// log x host cross-checks.
+  void add_inventories(const model::InventoryResult& inventory,
+                       const std::map<std::string, std::string>& env);
   /// NCCL's own logs, the environment NCCL ran with (it wins over the launcher's) and notes on the logs
   /// (ranks without a log, …), quoted as `nccl_log` evidence.
   void add_nccl_logs(std::vector<parse::NcclLog> logs, const std::map<std::string, std::string>& env,
@@ -32,6 +39,7 @@ class TransportAccumulator {
 
  private:
   TransportInput in_;
+  model::InventoryResult inventory_;
   std::vector<std::string> notes_;
   bool any_ = false;
 };

@@ -1,0 +1,252 @@
+// NCCL's log judged against the recorded hosts it ran on (issue 24, part A): the GID index in effect by NCCL
+// version, NCCL_IB_HCA and NCCL_SOCKET_IFNAME syntax, over tests/data/sysfs models and the logs of
+// tests/data/nccl-logs/log-host (README there: which thread each rebuilds).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "fabcheck/parse/nccl_log.hpp"
+#include "fabcheck/probes/inventory.hpp"
+#include "fabcheck/report/log_host.hpp"
+#include "fabcheck/report/transport_accumulator.hpp"
+
+using namespace fabcheck;
+using report::Severity;
+
+namespace {
+
+const std::string kLhSysfs = std::string(FABCHECK_TEST_DATA) + "/sysfs/";
+const std::string kLhLogs = std::string(FABCHECK_TEST_DATA) + "/nccl-logs/log-host/";
+
+model::HostInventory lh_host(const std::string& model, const std::string& name,
+                             const std::map<std::string, std::string>& env = {}) {
+  probes::InventoryOptions o;
+  o.sysfs_root = kLhSysfs + model;
+  o.etc_root = kLhSysfs + model + "/etc";
+  o.use_verbs = false;
+  o.run_nvidia_smi = false;
+  const auto verbs = probes::make_system_verbs();
+  return probes::collect_host_inventory(o, *verbs, env, name);
+}
+
+std::vector<report::Finding> lh_judge(const std::string& log,
+                                      const std::vector<std::pair<std::string, std::string>>& hosts) {
+  model::InventoryResult inv;
+  for (const auto& [name, model] : hosts) inv.hosts.push_back(lh_host(model, name));
+  return report::log_host_findings({parse::parse_nccl_log_file(kLhLogs + log)}, inv);
+}
+
+const model::RdmaPort& lh_port(const model::HostInventory& h, const std::string& dev) {
+  for (const auto& d : h.rdma_devices)
+    if (d.name == dev) return d.ports.at(0);
+  throw std::runtime_error("no device " + dev);
+}
+
+bool lh_has(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+}  // namespace
+
+TEST(LogHost, IfaceFilterFollowsNcclSyntax) {
+  using report::iface_filter_selects;
+  using report::parse_iface_filter;
+  const auto prefix = parse_iface_filter("mlx5_1");
+  EXPECT_TRUE(iface_filter_selects(prefix, "mlx5_1", 1));
+  EXPECT_TRUE(iface_filter_selects(prefix, "mlx5_10", 1));  // a prefix without '='
+  EXPECT_FALSE(iface_filter_selects(prefix, "mlx5_0", 1));
+  const auto exact = parse_iface_filter("=mlx5_1");
+  EXPECT_TRUE(exact.exact);
+  EXPECT_FALSE(iface_filter_selects(exact, "mlx5_10", 1));
+  const auto ports = parse_iface_filter("mlx5_0:1,mlx5_1:2");
+  ASSERT_EQ(ports.entries.size(), 2u);
+  EXPECT_TRUE(iface_filter_selects(ports, "mlx5_0", 1));
+  EXPECT_FALSE(iface_filter_selects(ports, "mlx5_0", 2));
+  EXPECT_TRUE(iface_filter_selects(ports, "mlx5_1", 2));
+  const auto not_ = parse_iface_filter("^=mlx5_0,mlx5_1");
+  EXPECT_TRUE(not_.exclude && not_.exact);
+  EXPECT_FALSE(iface_filter_selects(not_, "mlx5_0", 1));
+  EXPECT_TRUE(iface_filter_selects(not_, "mlx5_2", 1));
+  EXPECT_TRUE(iface_filter_selects(parse_iface_filter("^lo,docker"), "ens3np0", -1));
+  EXPECT_FALSE(iface_filter_selects(parse_iface_filter("^lo,docker"), "docker0", -1));
+  EXPECT_TRUE(iface_filter_selects(parse_iface_filter(""), "anything", -1));
+}
+
+TEST(LogHost, GidIndexInEffectByVersion) {
+  using report::gid_index_in_effect;
+  const auto old_default = gid_index_in_effect({}, 21803);
+  ASSERT_TRUE(old_default.index);
+  EXPECT_EQ(*old_default.index, 0);
+  EXPECT_FALSE(old_default.automatic);
+  EXPECT_TRUE(lh_has(old_default.source, "NCCL 2.18.3 uses its default index 0")) << old_default.source;
+  EXPECT_FALSE(gid_index_in_effect({}, 22005).automatic);  // 2.20.5: still 0
+  const auto automatic = gid_index_in_effect({}, 22304);
+  EXPECT_TRUE(automatic.automatic);
+  EXPECT_FALSE(automatic.index);
+  EXPECT_TRUE(gid_index_in_effect({}, 22105).automatic);  // 2.21.5: the first
+  const auto env = gid_index_in_effect({{"NCCL_IB_GID_INDEX", "3"}}, 22304);
+  ASSERT_TRUE(env.index);
+  EXPECT_EQ(*env.index, 3);
+  EXPECT_TRUE(env.from_env);
+  EXPECT_TRUE(gid_index_in_effect({{"NCCL_IB_GID_INDEX", "-1"}}, 22304).automatic);
+  const auto unknown = gid_index_in_effect({}, 0);
+  EXPECT_FALSE(unknown.index || unknown.automatic);
+  EXPECT_TRUE(gid_index_in_effect({}, 0, 0, 21899).index);      // inferred <= 2.18: index 0
+  EXPECT_TRUE(gid_index_in_effect({}, 0, 22400, 0).automatic);  // inferred >= 2.24: automatic
+}
+
+TEST(LogHost, AutomaticSelectionReplaysNccl) {
+  using report::nccl_auto_gid_index;
+  // 0/1 link-local v1/v2, 2/3 IPv4 v1/v2 (NVIDIA/nccl#769): the IPv4 RoCE v2 slot.
+  EXPECT_EQ(nccl_auto_gid_index(lh_port(lh_host("h-roce-bond-gid0-linklocal", "a"), "mlx5_bond_0"), {}), 3);
+  // RoCE v1 wanted: the IPv4 RoCE v1 slot.
+  EXPECT_EQ(nccl_auto_gid_index(lh_port(lh_host("h-roce-bond-gid0-linklocal", "a"), "mlx5_bond_0"),
+                                {{"NCCL_IB_ROCE_VERSION_NUM", "1"}}),
+            2);
+  // Sparse tables of pods (slots of other namespaces empty): 7 and 11.
+  EXPECT_EQ(nccl_auto_gid_index(lh_port(lh_host("b3-roce-sparse-gid-pod", "a"), "mlx5_0"), {}), 7);
+  EXPECT_EQ(nccl_auto_gid_index(lh_port(lh_host("b5-roce-sparse-gid-pod-at-11", "a"), "mlx5_0"), {}), 11);
+  // Two link-local pairs before the IPv4 one (model B2): 5.
+  EXPECT_EQ(nccl_auto_gid_index(lh_port(lh_host("b2-roce-gid-ipv4-at-4-5", "a"), "mlx5_0"), {}), 5);
+  // AF_INET6 wanted and only link-local IPv6 GIDs: NCCL stays at 0.
+  EXPECT_EQ(nccl_auto_gid_index(lh_port(lh_host("h-roce-bond-gid0-linklocal", "a"), "mlx5_bond_0"),
+                                {{"NCCL_IB_ADDR_FAMILY", "AF_INET6"}}),
+            0);
+}
+
+// The issue's case: one host whose index 0 is link-local; NCCL 2.18 uses 0, NCCL 2.23 selects 3 itself.
+TEST(LogHost, Roce218DefaultIndexZeroVersus223Automatic) {
+  const std::vector<std::pair<std::string, std::string>> host = {{"gpu-a", "h-roce-bond-gid0-linklocal"}};
+  auto f = lh_judge("lh01-roce-gid-default-0-2.18.3.log", host);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].code, "GID_INDEX_NOT_ROCEV2");
+  EXPECT_EQ(f[0].severity, Severity::kWarn);
+  EXPECT_EQ(f[0].evidence.at("host"), "gpu-a");
+  EXPECT_EQ(f[0].evidence.at("gid_index"), 0);
+  EXPECT_TRUE(lh_has(f[0].message, "NCCL 2.18.3 uses its default index 0")) << f[0].message;
+  EXPECT_TRUE(lh_has(f[0].message, "RoCE v1 GID")) << f[0].message;
+  EXPECT_EQ(f[0].remedy, "set NCCL_IB_GID_INDEX=3 (the IPv4 RoCE v2 GID on every host and port checked)");
+  EXPECT_TRUE(lh_judge("lh02-roce-gid-auto-2.23.4.log", host).empty());
+}
+
+// NVIDIA/nccl#769: NCCL_IB_GID_INDEX=1 is the link-local RoCE v2 GID; the modify_qp timeout confirms it.
+TEST(LogHost, Issue769LinkLocalIndexWithTimeoutIsFail) {
+  auto f = lh_judge("lh03-roce-gid1-linklocal-timeout.log", {{"gpu-a", "h-roce-bond-gid0-linklocal"}});
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].code, "GID_LINK_LOCAL");
+  EXPECT_EQ(f[0].severity, Severity::kFail);
+  EXPECT_EQ(f[0].evidence.at("host"), "gpu-a");
+  EXPECT_TRUE(lh_has(f[0].message, "Connection timed out")) << f[0].message;
+  EXPECT_EQ(f[0].remedy, "set NCCL_IB_GID_INDEX=3 (the IPv4 RoCE v2 GID on every host and port checked)");
+}
+
+// NVIDIA/nccl#890 / PR #1427: one job-wide index (7) fits container A, names an empty slot on container B
+// (11).
+TEST(LogHost, Issue890JobWideIndexRemedyByVersion) {
+  const std::vector<std::pair<std::string, std::string>> pods = {{"pod-a", "b3-roce-sparse-gid-pod"},
+                                                                 {"pod-b", "b5-roce-sparse-gid-pod-at-11"}};
+  auto old_nccl = lh_judge("lh04-macvlan-job-wide-gid7-2.18.6.log", pods);
+  ASSERT_EQ(old_nccl.size(), 1u);
+  EXPECT_EQ(old_nccl[0].code, "GID_TABLES_DIFFER");
+  EXPECT_EQ(old_nccl[0].severity, Severity::kFail);  // an empty slot cannot route
+  EXPECT_EQ(old_nccl[0].evidence.at("hosts_wrong"), nlohmann::json::array({"pod-b"}));
+  EXPECT_TRUE(lh_has(old_nccl[0].message, "on pod-a but not on pod-b")) << old_nccl[0].message;
+  EXPECT_EQ(
+      old_nccl[0].remedy,
+      "set NCCL_IB_GID_INDEX per host (the IPv4 RoCE v2 GID: pod-a mlx5_0:1 7; pod-b mlx5_0:1 11) in each "
+      "host's /etc/nccl.conf or launcher environment, or use NCCL >= 2.21 and leave it unset (it selects "
+      "per host)");
+  auto new_nccl = lh_judge("lh05-macvlan-job-wide-gid7-2.23.4.log", pods);
+  ASSERT_EQ(new_nccl.size(), 1u);
+  EXPECT_EQ(new_nccl[0].code, "GID_TABLES_DIFFER");
+  EXPECT_EQ(
+      new_nccl[0].remedy,
+      "leave NCCL_IB_GID_INDEX unset: this NCCL (>= 2.21) then selects the IPv4 RoCE v2 GID on each host "
+      "itself (pod-a mlx5_0:1 7; pod-b mlx5_0:1 11)");
+}
+
+TEST(LogHost, IbHcaMatchingNoDeviceIsFailWhenNcclFellToSockets) {
+  auto f = lh_judge("lh06-ib-hca-no-match-socket-2.21.5.log", {{"node05", "b-roce-2nic"}});
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].code, "NCCL_IB_HCA_NO_MATCH");
+  EXPECT_EQ(f[0].severity, Severity::kFail);
+  EXPECT_EQ(f[0].evidence.at("host"), "node05");
+  EXPECT_TRUE(lh_has(f[0].message, "NCCL_IB_HCA=mlx5_2,mlx5_3 matches no RDMA device")) << f[0].message;
+  EXPECT_EQ(
+      f[0].remedy,
+      "set NCCL_IB_HCA on node05 to devices it has (mlx5_0:1,mlx5_1:1; a leading = matches names exactly, ^ "
+      "excludes) or unset it");
+}
+
+// NVIDIA/nccl#1837: NCCL_SOCKET_IFNAME=eth2 on a host without eth2.
+TEST(LogHost, Issue1837SocketIfnameMatchingNoInterface) {
+  auto f = lh_judge("lh07-socket-ifname-eth2-missing-2.27.7.log", {{"twshared1016", "b-roce-2nic"}});
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].code, "SOCKET_IFNAME_NO_MATCH");
+  EXPECT_EQ(f[0].severity, Severity::kFail);
+  EXPECT_EQ(f[0].evidence.at("host"), "twshared1016");
+  EXPECT_TRUE(lh_has(f[0].remedy, "(eno1, ens2np0, ens3np0)")) << f[0].remedy;
+  EXPECT_FALSE(lh_has(f[0].remedy, "lo,")) << f[0].remedy;
+}
+
+// A host with no name is the log's only host; a log host with no inventory is not judged.
+TEST(LogHost, HostMatching) {
+  model::InventoryResult unnamed;
+  unnamed.hosts.push_back(lh_host("h-roce-bond-gid0-linklocal", ""));
+  const auto log = parse::parse_nccl_log_file(kLhLogs + "lh01-roce-gid-default-0-2.18.3.log");
+  EXPECT_EQ(report::log_host_findings({log}, unnamed).size(), 1u);
+  model::InventoryResult other;
+  other.hosts.push_back(lh_host("h-roce-bond-gid0-linklocal", "gpu-z"));
+  EXPECT_TRUE(report::log_host_findings({log}, other).empty());
+  model::InventoryResult fqdn;
+  fqdn.hosts.push_back(lh_host("h-roce-bond-gid0-linklocal", "gpu-a.cluster.example"));
+  EXPECT_EQ(report::log_host_findings({log}, fqdn).size(), 1u);
+  EXPECT_EQ(report::log_host_names({log}), std::vector<std::string>{"gpu-a"});
+}
+
+// The inventory already judged the launcher's same NCCL_IB_GID_INDEX (inventory.cpp): not repeated as a warn.
+TEST(LogHost, NotRepeatedWhenTheInventoryJudgedTheSameIndex) {
+  model::InventoryResult inv;
+  inv.hosts.push_back(lh_host("h-roce-bond-gid0-linklocal", "gpu-a", {{"NCCL_IB_GID_INDEX", "1"}}));
+  auto log = parse::parse_nccl_log(
+      "gpu-a:1:1 [0] NCCL INFO NCCL_IB_GID_INDEX set by environment to 1.\n"
+      "gpu-a:1:1 [0] NCCL INFO NCCL version 2.18.3+cuda12.2\n"
+      "gpu-a:1:2 [0] NCCL INFO NET/IB : Using [0]mlx5_bond_0:1/RoCE [RO]; OOB bond0:200.0.209.6<0>\n");
+  EXPECT_TRUE(report::log_host_findings({log}, inv).empty());
+  // With the timeout in the log it is confirmed: a fail, shown.
+  auto failed = parse::parse_nccl_log_file(kLhLogs + "lh03-roce-gid1-linklocal-timeout.log");
+  ASSERT_EQ(report::log_host_findings({failed}, inv).size(), 1u);
+}
+
+// Every recorded model, judged with NCCL 2.23 and nothing set: only the pod whose table has no IPv4 RoCE v2
+// GID could give a finding, and none of the models does (their healthy state stays healthy).
+TEST(LogHost, HealthyModelsGiveNothingOnAutomaticSelection) {
+  for (const auto& e : std::filesystem::directory_iterator(kLhSysfs)) {
+    if (!e.is_directory()) continue;
+    model::InventoryResult inv;
+    inv.hosts.push_back(lh_host(e.path().filename(), "host"));
+    auto log = parse::parse_nccl_log("host:1:1 [0] NCCL INFO NCCL version 2.23.4+cuda12.6\n");
+    const auto f = report::log_host_findings({log}, inv);
+    EXPECT_TRUE(f.empty()) << e.path().filename() << ": "
+                           << (f.empty() ? "" : f[0].code + " " + f[0].message);
+  }
+}
+
+// run --backend nccl: the accumulator runs the cross-checks once it holds logs and inventories.
+TEST(LogHost, AccumulatorRunsTheCrossChecks) {
+  model::InventoryResult inv;
+  inv.hosts.push_back(lh_host("h-roce-bond-gid0-linklocal", "gpu-a"));
+  report::TransportAccumulator acc;
+  acc.add_inventories(inv, {});
+  auto codes = [&] {
+    std::vector<std::string> c;
+    for (const auto& f : acc.result().findings) c.push_back(f.code);
+    return c;
+  };
+  const auto before = codes();
+  EXPECT_EQ(std::count(before.begin(), before.end(), "GID_INDEX_NOT_ROCEV2"), 0);
+  acc.add_nccl_logs({parse::parse_nccl_log_file(kLhLogs + "lh01-roce-gid-default-0-2.18.3.log")}, {}, {});
+  const auto c = codes();
+  EXPECT_EQ(std::count(c.begin(), c.end(), "GID_INDEX_NOT_ROCEV2"), 1);
+}
