@@ -600,10 +600,11 @@ std::string render_inventory(const model::InventoryResult& r) {
         for (const auto& x : rails)
           if (x.gpu == g.index) rr = &x;
         std::optional<model::PciLocation> loc = g.pci;
-        s += fmt::format("  GPU{:<2} {:<13} {:>4}  {:<22} {:<12} {:<5} {}\n", g.index, g.pci.bdf,
-                         g.pci.numa_node ? std::to_string(*g.pci.numa_node) : "-", pcie_text(loc),
-                         rr ? rr->nic + (rr->ties.empty() ? "" : "+") : "-", rr ? rr->level : "-",
-                         rr ? (rr->gdr_eligible ? "yes" : "no") : "-");
+        s += fmt::format(
+            "  GPU{:<2} {:<13} {:>4}  {:<22} {:<12} {:<5} {}\n", g.index, g.pci.bdf,
+            g.pci.numa_node ? std::to_string(*g.pci.numa_node) : "-", pcie_text(loc),
+            rr ? rr->nic + (rr->ties.empty() ? "" : "+") : "-", rr ? rr->level : "-",
+            rr ? (rr->gdr_eligible ? std::string("yes") : "no (" + rr->gdr_blocked_by + ")") : "-");
       }
     }
     s += fmt::format("  verbs: {}{}\n", h.verbs.status,
