@@ -71,6 +71,17 @@ std::vector<std::uint8_t> cfg(std::size_t size, int devctl, int acs = -1, std::s
   return b;
 }
 
+/// The findings of one model, asserting their count and that all are warnings with `code`.
+std::vector<report::Finding> warns_of(const std::string& model, std::size_t n, const std::string& code) {
+  auto f = findings24({host24(model)});
+  EXPECT_EQ(f.size(), n) << model;
+  for (const auto& x : f) {
+    EXPECT_EQ(x.code, code) << model;
+    EXPECT_EQ(x.severity, report::Severity::kWarn) << model;
+  }
+  return f;
+}
+
 }  // namespace
 
 TEST(PcieConfig, DecodesDeviceControlAndAcs) {
@@ -185,10 +196,8 @@ TEST(Inventory24, I_IommuTranslated) {
   auto h = host24("i-iommu-translated");
   EXPECT_EQ(h.iommu.units, (std::vector<std::string>{"dmar0"}));
   EXPECT_EQ(h.iommu.group_count, 12);
-  auto f = findings24({h});
+  auto f = warns_of("i-iommu-translated", 1, "IOMMU_TRANSLATED");
   ASSERT_EQ(f.size(), 1u);
-  EXPECT_EQ(f[0].code, "IOMMU_TRANSLATED");
-  EXPECT_EQ(f[0].severity, report::Severity::kWarn);
   ASSERT_EQ(f[0].evidence["devices"].size(), 4u);
   EXPECT_EQ(f[0].evidence["devices"][0]["device"], "GPU0");
   EXPECT_EQ(f[0].evidence["devices"][0]["type"], "DMA-FQ");
@@ -197,11 +206,8 @@ TEST(Inventory24, I_IommuTranslated) {
 }
 
 TEST(Inventory24, J_RelaxedOrderingOffOnAmd) {
-  auto h = host24("j-amd-relaxed-ordering-off");
-  auto f = findings24({h});
+  auto f = warns_of("j-amd-relaxed-ordering-off", 2, "PCIE_RELAXED_ORDERING_OFF");
   ASSERT_EQ(f.size(), 2u);
-  EXPECT_EQ(f[0].code, "PCIE_RELAXED_ORDERING_OFF");
-  EXPECT_EQ(f[0].severity, report::Severity::kWarn);
   EXPECT_EQ(f[0].evidence["device"], "mlx5_0");
   EXPECT_EQ(f[0].evidence["bdf"], "0000:05:00.0");
   EXPECT_EQ(f[0].evidence["root_port"], "0000:00:02.0");
@@ -251,10 +257,8 @@ TEST(Inventory24, K_Docker0SameAddressOnTwoHosts) {
 
 TEST(Inventory24, L_NoPeerMemoryModule) {
   auto h = host24("l-no-peer-memory");
-  auto f = findings24({h});
+  auto f = warns_of("l-no-peer-memory", 1, "GDR_NO_PEER_MEMORY");
   ASSERT_EQ(f.size(), 1u);
-  EXPECT_EQ(f[0].code, "GDR_NO_PEER_MEMORY");
-  EXPECT_EQ(f[0].severity, report::Severity::kWarn);
   EXPECT_NE(f[0].remedy.find("modprobe nvidia-peermem"), std::string::npos);
   for (const auto& r : report::gpu_rails(h)) EXPECT_EQ(r.gdr_blocked_by, "no peer memory");
   // "Loaded but not registered" stays GDR_MODULE_NOT_SEEN, never both.

@@ -55,20 +55,16 @@ void duplicate_addresses(const model::InventoryResult& r, std::vector<Finding>& 
       ifaces.insert(iface);
       names.push_back(host);
     }
-    Finding f;
-    f.severity = Severity::kWarn;
-    f.code = "IPV4_DUPLICATE_ACROSS_HOSTS";
-    f.message = fmt::format(
-        "{} is on {} of {} hosts ({}): MPI's and NCCL's TCP paths take the peer's copy for their own, so "
-        "connections over it reach the local host",
-        addr, fmt::join(ifaces, "/"), hosts.size(), fmt::join(names, ", "));
-    f.evidence = {
-        {"address", addr}, {"interface", *ifaces.begin()}, {"interfaces", ifaces}, {"hosts", hosts}};
-    f.remedy = fmt::format(
-        "keep {} out of MPI and NCCL (--mca btl_tcp_if_include / oob_tcp_if_include <data interface>, "
-        "NCCL_SOCKET_IFNAME=<data interface>) or give each host's bridge its own subnet",
-        fmt::join(ifaces, ","));
-    out.push_back(std::move(f));
+    out.push_back(host_fact_finding(
+        Severity::kWarn, "IPV4_DUPLICATE_ACROSS_HOSTS",
+        fmt::format("{} is on {} of {} hosts ({}): MPI's and NCCL's TCP paths take the peer's copy for their "
+                    "own, so connections over it reach the local host",
+                    addr, fmt::join(ifaces, "/"), hosts.size(), fmt::join(names, ", ")),
+        {{"address", addr}, {"interface", *ifaces.begin()}, {"interfaces", ifaces}, {"hosts", hosts}},
+        fmt::format(
+            "keep {} out of MPI and NCCL (--mca btl_tcp_if_include / oob_tcp_if_include <data "
+            "interface>, NCCL_SOCKET_IFNAME=<data interface>) or give each host's bridge its own subnet",
+            fmt::join(ifaces, ","))));
   }
 }
 
@@ -95,20 +91,18 @@ void mpi_tcp_defaults(const model::InventoryResult& r, std::vector<Finding>& out
     if (data_if.empty()) data_if = data_interface(h);
   }
   if (parts.empty()) return;
-  Finding f;
-  f.severity = Severity::kWarn;
-  f.code = "MPI_TCP_IF_DEFAULT";
-  f.message = fmt::format(
-      "btl_tcp_if_include/btl_tcp_if_exclude are unset, so Open MPI's TCP transport would also use the "
-      "container/VM bridges ({})",
-      fmt::join(parts, " | "));
-  f.evidence = {{"hosts", per_host}, {"default_btl_tcp_if_exclude", "127.0.0.1/8,sppp"}};
-  if (per_host.size() == 1) f.evidence["host"] = per_host.begin().key();
-  f.remedy = fmt::format(
-      "run with --mca btl_tcp_if_include {0} --mca oob_tcp_if_include {0} (or put btl_tcp_if_include = {0} "
-      "in openmpi-mca-params.conf)",
-      data_if);
-  out.push_back(std::move(f));
+  json evidence = {{"hosts", per_host}, {"default_btl_tcp_if_exclude", "127.0.0.1/8,sppp"}};
+  if (per_host.size() == 1) evidence["host"] = per_host.begin().key();
+  out.push_back(host_fact_finding(
+      Severity::kWarn, "MPI_TCP_IF_DEFAULT",
+      fmt::format(
+          "btl_tcp_if_include/btl_tcp_if_exclude are unset, so Open MPI's TCP transport would also use "
+          "the container/VM bridges ({})",
+          fmt::join(parts, " | ")),
+      std::move(evidence),
+      fmt::format("run with --mca btl_tcp_if_include {0} --mca oob_tcp_if_include {0} (or put "
+                  "btl_tcp_if_include = {0} in openmpi-mca-params.conf)",
+                  data_if)));
 }
 
 }  // namespace

@@ -32,17 +32,6 @@ const model::PciLocation* nic_pci(const HostInventory& h, const std::string& nam
   return nullptr;
 }
 
-/// Finding with the fields every rule of this file sets.
-Finding host_finding(Severity s, std::string code, std::string message, json evidence, std::string remedy) {
-  Finding f;
-  f.severity = s;
-  f.code = std::move(code);
-  f.message = std::move(message);
-  f.evidence = std::move(evidence);
-  f.remedy = std::move(remedy);
-  return f;
-}
-
 std::string hex4(int v) {
   return fmt::format("0x{:04x}", v);
 }
@@ -71,7 +60,7 @@ void acs_findings(const HostInventory& h, const std::vector<GpuRail>& rails, std
                          {"acs_ctrl", *b->config.acs_ctrl},
                          {"acs_ctrl_bits", bits}});
     }
-    out.push_back(host_finding(
+    out.push_back(host_fact_finding(
         Severity::kWarn, "PCIE_ACS_REDIRECT",
         fmt::format("{}: PCIe ACS redirects peer-to-peer traffic between GPU{} ({}) and {} ({}) at {}: "
                     "GPUDirect RDMA goes up to the root complex (slow, or completion errors / hangs with an "
@@ -115,7 +104,7 @@ void iommu_finding(const HostInventory& h, const std::vector<GpuRail>& rails, st
         consider(r.nic, *n);
   }
   if (names.empty()) return;
-  out.push_back(host_finding(
+  out.push_back(host_fact_finding(
       Severity::kWarn, "IOMMU_TRANSLATED",
       fmt::format("{}: the IOMMU translates DMA for the GPUDirect devices ({}): peer-to-peer between GPU and "
                   "NIC is remapped or blocked (NCCL: slowdowns, hangs, completion error 4)",
@@ -139,7 +128,7 @@ void relaxed_ordering_findings(const HostInventory& h, std::vector<Finding>& out
     if (!d.pci || d.pci->chain.size() < 2 || d.pci->config.relaxed_ordering.value_or(true)) continue;
     const auto* rp = bridge(h, d.pci->chain.front());
     if (!rp || rp->vendor != kAmdVendor) continue;
-    out.push_back(host_finding(
+    out.push_back(host_fact_finding(
         Severity::kWarn, "PCIE_RELAXED_ORDERING_OFF",
         fmt::format(
             "{}: {} ({}) has PCIe relaxed ordering disabled (Device Control {}) below the AMD root "
@@ -177,7 +166,7 @@ void config_not_read_finding(const HostInventory& h, std::vector<Finding>& out) 
     if (d.pci) consider(d.pci->bdf, d.pci->config);
   for (const auto& b : h.pci_bridges) consider(b.bdf, b.config);
   if (short_reads.empty()) return;
-  out.push_back(host_finding(
+  out.push_back(host_fact_finding(
       Severity::kInfo, "PCIE_CONFIG_NOT_READ",
       fmt::format("{}: PCIe config space of {} device(s) was readable only in its first 64 bytes (not root): "
                   "ACS, relaxed ordering and payload sizes were not checked",
@@ -187,6 +176,17 @@ void config_not_read_finding(const HostInventory& h, std::vector<Finding>& out) 
 }
 
 }  // namespace
+
+Finding host_fact_finding(Severity s, std::string code, std::string message, json evidence,
+                          std::string remedy) {
+  Finding f;
+  f.severity = s;
+  f.code = std::move(code);
+  f.message = std::move(message);
+  f.evidence = std::move(evidence);
+  f.remedy = std::move(remedy);
+  return f;
+}
 
 std::vector<const model::PciBridge*> acs_redirect_bridges(const HostInventory& h, const GpuRail& r) {
   std::vector<const model::PciBridge*> out;
@@ -225,7 +225,7 @@ void pcie_path_findings(const HostInventory& h, const std::vector<GpuRail>& rail
 void rdma_host_findings(const HostInventory& h, std::vector<Finding>& out) {
   if (!h.gpus.empty() && !h.rdma_devices.empty() && !h.gdr.nvidia_peermem_loaded &&
       !h.gdr.nv_peer_mem_loaded && h.gdr.paths_present.empty())
-    out.push_back(host_finding(
+    out.push_back(host_fact_finding(
         Severity::kWarn, "GDR_NO_PEER_MEMORY",
         fmt::format(
             "{}: {} GPU(s) and {} RDMA device(s) but no peer-memory module (neither nvidia_peermem nor "
@@ -242,7 +242,7 @@ void rdma_host_findings(const HostInventory& h, std::vector<Finding>& out) {
       if (p.link_layer != "Ethernet" || p.lid.empty()) continue;
       long lid = std::strtol(p.lid.c_str(), nullptr, 0);
       if (lid == 0) continue;
-      out.push_back(host_finding(
+      out.push_back(host_fact_finding(
           Severity::kWarn, "LID_ON_ETHERNET",
           fmt::format("{}: {} port {} is an Ethernet ({}) port but shows LID {}: RoCE ports have no LID, so "
                       "this port's state is suspect",

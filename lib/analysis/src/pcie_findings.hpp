@@ -12,6 +12,10 @@
 
 namespace fabcheck::report::detail {
 
+/// The finding of every rule of issue 24 (severity, code, message, evidence, remedy: DESIGN §5).
+Finding host_fact_finding(Severity s, std::string code, std::string message, nlohmann::json evidence,
+                          std::string remedy);
+
 /// The bridges between a GPU and its rail NIC (from their lowest common ancestor down both paths) whose ACS
 /// Control has P2P Request Redirect, P2P Completion Redirect or P2P Egress Control set. Empty when the
 /// path goes through the host bridge (PHB and farther: P2P crosses the root complex anyway) or when the

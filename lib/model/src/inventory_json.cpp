@@ -17,16 +17,8 @@ using nlohmann::json;
 
 namespace {
 
-template <class T>
-json opt(const std::optional<T>& v) {
-  return v ? json(*v) : json(nullptr);
-}
-
-template <class T>
-std::optional<T> get_opt(const json& j, const char* key) {
-  if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
-  return j.at(key).get<T>();
-}
+using detail::get_opt;
+using detail::opt;
 
 std::string get_str(const json& j, const char* key) {
   if (!j.contains(key) || j.at(key).is_null()) return {};

@@ -5,30 +5,17 @@ namespace fabcheck::model::detail {
 
 using nlohmann::json;
 
-namespace {
-
-json opt_int_json(const std::optional<int>& v) {
-  return v ? json(*v) : json(nullptr);
-}
-
-std::optional<int> int_from(const json& j, const char* key) {
-  if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
-  return j.at(key).get<int>();
-}
-
-}  // namespace
-
 json pcie_config_json(const PcieConfig& c) {
   return {{"config_bytes", c.config_bytes},
-          {"express_port_type", opt_int_json(c.express_port_type)},
-          {"devctl", opt_int_json(c.devctl)},
-          {"relaxed_ordering", c.relaxed_ordering ? json(*c.relaxed_ordering) : json(nullptr)},
-          {"max_payload_bytes", opt_int_json(c.max_payload_bytes)},
-          {"max_read_request_bytes", opt_int_json(c.max_read_request_bytes)},
-          {"max_payload_supported_bytes", opt_int_json(c.max_payload_supported_bytes)},
+          {"express_port_type", opt(c.express_port_type)},
+          {"devctl", opt(c.devctl)},
+          {"relaxed_ordering", opt(c.relaxed_ordering)},
+          {"max_payload_bytes", opt(c.max_payload_bytes)},
+          {"max_read_request_bytes", opt(c.max_read_request_bytes)},
+          {"max_payload_supported_bytes", opt(c.max_payload_supported_bytes)},
           {"extended_read", c.extended_read},
-          {"acs_cap", opt_int_json(c.acs_cap)},
-          {"acs_ctrl", opt_int_json(c.acs_ctrl)},
+          {"acs_cap", opt(c.acs_cap)},
+          {"acs_ctrl", opt(c.acs_ctrl)},
           {"acs_ctrl_bits", c.acs_ctrl ? json(acs_bit_names(*c.acs_ctrl)) : json(nullptr)}};
 }
 
@@ -36,16 +23,15 @@ PcieConfig pcie_config_from(const json& j) {
   PcieConfig c;
   if (!j.is_object()) return c;
   c.config_bytes = j.value("config_bytes", 0);
-  c.express_port_type = int_from(j, "express_port_type");
-  c.devctl = int_from(j, "devctl");
-  if (j.contains("relaxed_ordering") && !j.at("relaxed_ordering").is_null())
-    c.relaxed_ordering = j.at("relaxed_ordering").get<bool>();
-  c.max_payload_bytes = int_from(j, "max_payload_bytes");
-  c.max_read_request_bytes = int_from(j, "max_read_request_bytes");
-  c.max_payload_supported_bytes = int_from(j, "max_payload_supported_bytes");
+  c.express_port_type = get_opt<int>(j, "express_port_type");
+  c.devctl = get_opt<int>(j, "devctl");
+  c.relaxed_ordering = get_opt<bool>(j, "relaxed_ordering");
+  c.max_payload_bytes = get_opt<int>(j, "max_payload_bytes");
+  c.max_read_request_bytes = get_opt<int>(j, "max_read_request_bytes");
+  c.max_payload_supported_bytes = get_opt<int>(j, "max_payload_supported_bytes");
   c.extended_read = j.value("extended_read", false);
-  c.acs_cap = int_from(j, "acs_cap");
-  c.acs_ctrl = int_from(j, "acs_ctrl");
+  c.acs_cap = get_opt<int>(j, "acs_cap");
+  c.acs_ctrl = get_opt<int>(j, "acs_ctrl");
   return c;
 }
 

@@ -6,6 +6,19 @@
 
 namespace fabcheck::model::detail {
 
+/// An optional as JSON: the value or null.
+template <class T>
+nlohmann::json opt(const std::optional<T>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+/// j[key] as T, nullopt when the key is missing or null.
+template <class T>
+std::optional<T> get_opt(const nlohmann::json& j, const char* key) {
+  if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
+  return j.at(key).get<T>();
+}
+
 /// `{config_bytes, express_port_type, devctl, relaxed_ordering, max_payload_bytes, ..., acs_ctrl_bits}`.
 nlohmann::json pcie_config_json(const PcieConfig& c);
 /// Reads what pcie_config_json wrote (acs_ctrl_bits is derived and not read); a missing key is "not read".
