@@ -42,6 +42,7 @@ FakeVerbs enosys() {
 struct Readme {
   std::map<std::string, std::string> env;
   std::string etc;
+  std::string proc;  // --proc-root, relative to the model
   std::string nccl_version;
   std::string verbs = "enosys";
   std::vector<std::string> expect;  // sorted finding codes
@@ -68,6 +69,7 @@ Readme read_readme(const std::string& model) {
     }
     if (auto v = take("etc:")) r.etc = kModels + "/" + model + "/" + *v;
     if (auto v = take("nccl_version:")) r.nccl_version = *v;
+    if (auto v = take("proc:")) r.proc = kModels + "/" + model + "/" + *v;
     if (auto v = take("verbs:")) r.verbs = *v;
     if (auto v = take("expect-findings:")) {
       r.has_expect = true;
@@ -87,6 +89,7 @@ HostInventory inventory_of(const std::string& model, const Readme& rd, const std
   o.etc_root = rd.etc.empty() ? kModels + "/" + model + "/no-etc" : rd.etc;
   o.run_nvidia_smi = false;
   o.nccl_version = rd.nccl_version;
+  o.proc_root = rd.proc;
   FakeVerbs v = enosys();
   if (rd.verbs == "empty") v.listing = probes::VerbsListing{"ok", 0, "", {}};
   return probes::collect_host_inventory(o, v, rd.env, host);

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "gid_rules.hpp"
+#include "pcie_findings.hpp"
 #include "socket_ifname.hpp"
 
 namespace fabcheck::report {
@@ -456,7 +457,18 @@ std::vector<GpuRail> gpu_rails(const HostInventory& h) {
     r.level = best->level;
     for (const auto* d : mine)
       if (d != best && d->level == best->level) r.ties.push_back(d->nic);
-    r.gdr_eligible = peer && model::distance_rank(r.level) <= kGdrMaxRank;
+    const RdmaDevice* nic = find_dev(h, r.nic);
+    const bool nic_up = nic && std::any_of(nic->ports.begin(), nic->ports.end(),
+                                           [](const RdmaPort& p) { return p.active(); });
+    if (model::distance_rank(r.level) > kGdrMaxRank)
+      r.gdr_blocked_by = "distance";
+    else if (!peer)
+      r.gdr_blocked_by = "no peer memory";
+    else if (!nic_up)
+      r.gdr_blocked_by = "NIC port down";
+    else if (auto acs = detail::acs_redirect_bridges(h, r); !acs.empty())
+      r.gdr_blocked_by = "ACS " + acs.front()->bdf;
+    r.gdr_eligible = r.gdr_blocked_by.empty();
     out.push_back(std::move(r));
   }
   return out;
@@ -484,8 +496,11 @@ std::vector<Finding> inventory_findings(const model::InventoryResult& r) {
     gid_findings(h, out);
     gdr_findings(h, out);
     mpi_findings(h, out);
+    detail::pcie_path_findings(h, gpu_rails(h), out);
+    detail::rdma_host_findings(h, out);
   }
   gid_tables_differ(r, out);
+  detail::host_consistency_findings(r, out);
   return out;
 }
 
@@ -495,11 +510,13 @@ void add_inventory(Document& doc, const model::InventoryResult& r) {
     json j = json::parse(model::to_json_text(h));
     json rails = json::array();
     for (const auto& x : gpu_rails(h))
-      rails.push_back({{"gpu", x.gpu},
-                       {"nic", x.nic},
-                       {"level", x.level},
-                       {"ties", x.ties},
-                       {"gdr_eligible", x.gdr_eligible}});
+      rails.push_back(
+          {{"gpu", x.gpu},
+           {"nic", x.nic},
+           {"level", x.level},
+           {"ties", x.ties},
+           {"gdr_eligible", x.gdr_eligible},
+           {"gdr_blocked_by", x.gdr_blocked_by.empty() ? json(nullptr) : json(x.gdr_blocked_by)}});
     j["rails"] = rails;
     j["gdr"]["summary"] = gdr_summary(h);
     hosts.push_back(std::move(j));
@@ -577,10 +594,11 @@ std::string render_inventory(const model::InventoryResult& r) {
         for (const auto& x : rails)
           if (x.gpu == g.index) rr = &x;
         std::optional<model::PciLocation> loc = g.pci;
-        s += fmt::format("  GPU{:<2} {:<13} {:>4}  {:<22} {:<12} {:<5} {}\n", g.index, g.pci.bdf,
-                         g.pci.numa_node ? std::to_string(*g.pci.numa_node) : "-", pcie_text(loc),
-                         rr ? rr->nic + (rr->ties.empty() ? "" : "+") : "-", rr ? rr->level : "-",
-                         rr ? (rr->gdr_eligible ? "yes" : "no") : "-");
+        s += fmt::format(
+            "  GPU{:<2} {:<13} {:>4}  {:<22} {:<12} {:<5} {}\n", g.index, g.pci.bdf,
+            g.pci.numa_node ? std::to_string(*g.pci.numa_node) : "-", pcie_text(loc),
+            rr ? rr->nic + (rr->ties.empty() ? "" : "+") : "-", rr ? rr->level : "-",
+            rr ? (rr->gdr_eligible ? std::string("yes") : "no (" + rr->gdr_blocked_by + ")") : "-");
       }
     }
     s += fmt::format("  verbs: {}{}\n", h.verbs.status,

@@ -18,4 +18,14 @@ std::string port_netdev(const RdmaDevice& d, const RdmaPort& p) {
   return d.netdevs.empty() ? std::string() : d.netdevs.front();
 }
 
+std::vector<std::string> acs_bit_names(int acs_ctrl) {
+  // PCI_ACS_SV 0x01 .. PCI_ACS_DT 0x40 (include/uapi/linux/pci_regs.h), named as lspci prints ACSCtl.
+  static const char* const kNames[] = {"SrcValid",    "TransBlk",   "ReqRedir",   "CmpltRedir",
+                                       "UpstreamFwd", "EgressCtrl", "DirectTrans"};
+  std::vector<std::string> out;
+  for (int bit = 0; bit < 7; ++bit)
+    if (acs_ctrl & (1 << bit)) out.emplace_back(kNames[bit]);
+  return out;
+}
+
 }  // namespace fabcheck::model

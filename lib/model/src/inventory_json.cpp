@@ -9,6 +9,7 @@
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/core/redact.hpp"
 #include "fabcheck/model/inventory.hpp"
+#include "inventory_json_facts.hpp"
 
 namespace fabcheck::model {
 
@@ -16,16 +17,8 @@ using nlohmann::json;
 
 namespace {
 
-template <class T>
-json opt(const std::optional<T>& v) {
-  return v ? json(*v) : json(nullptr);
-}
-
-template <class T>
-std::optional<T> get_opt(const json& j, const char* key) {
-  if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
-  return j.at(key).get<T>();
-}
+using detail::get_opt;
+using detail::opt;
 
 std::string get_str(const json& j, const char* key) {
   if (!j.contains(key) || j.at(key).is_null()) return {};
@@ -72,6 +65,10 @@ json pci_json(const PciLocation& p) {
   j["vendor"] = p.vendor;
   j["device"] = p.device;
   j["class"] = p.pci_class;
+  j["config"] = detail::pcie_config_json(p.config);
+  j["iommu_group"] = opt(p.iommu_group);
+  j["iommu_group_type"] = p.iommu_group_type.empty() ? json(nullptr) : json(p.iommu_group_type);
+  j["driver"] = p.driver.empty() ? json(nullptr) : json(p.driver);
   return j;
 }
 
@@ -84,6 +81,10 @@ PciLocation pci_from(const json& j, const json& parent) {
   p.vendor = get_str(j, "vendor");
   p.device = get_str(j, "device");
   p.pci_class = get_str(j, "class");
+  p.config = detail::pcie_config_from(j.value("config", json::object()));
+  p.iommu_group = get_opt<int>(j, "iommu_group");
+  p.iommu_group_type = get_str(j, "iommu_group_type");
+  p.driver = get_str(j, "driver");
   p.numa_node = get_opt<int>(parent, "numa_node");
   p.local_cpulist = get_str(parent, "local_cpulist");
   return p;
@@ -153,6 +154,8 @@ std::string to_json_text(const HostInventory& h) {
     json ports = json::array();
     for (const auto& p : d.ports) ports.push_back(port_json(p));
     devs.push_back({{"name", d.name},
+                    {"driver", d.driver},
+                    {"protocol", d.protocol.empty() ? json(nullptr) : json(d.protocol)},
                     {"node_type", d.node_type},
                     {"fw_ver", d.fw_ver},
                     {"hca_type", d.hca_type},
@@ -171,6 +174,7 @@ std::string to_json_text(const HostInventory& h) {
                     {"bdf", g.pci.bdf},
                     {"numa_node", opt(g.pci.numa_node)},
                     {"local_cpulist", g.pci.local_cpulist},
+                    {"bar1_bytes", opt(g.bar1_bytes)},
                     {"pcie", pci_json(g.pci)}});
   json dist = json::array();
   for (const auto& d : h.distances)
@@ -184,7 +188,9 @@ std::string to_json_text(const HostInventory& h) {
                     {"virtual", n.is_virtual},
                     {"pci_bdf", n.pci_bdf.empty() ? json(nullptr) : json(n.pci_bdf)},
                     {"rdma_device", n.rdma_device.empty() ? json(nullptr) : json(n.rdma_device)},
-                    {"type", n.type}});
+                    {"type", n.type},
+                    {"admin_up", opt(n.admin_up)},
+                    {"ipv4", n.ipv4}});
   json files = json::array();
   for (const auto& f : h.mpi_config.files) {
     json params = json::array();
@@ -235,6 +241,7 @@ std::string to_json_text(const HostInventory& h) {
         {"errno", h.verbs.err == 0 ? json(nullptr) : json(h.verbs.err)},
         {"error", h.verbs.error_text.empty() ? json(nullptr) : json(h.verbs.error_text)},
         {"devices", vdevs}}}};
+  detail::add_host_facts(h, j);
   return j.dump();
 }
 
@@ -250,6 +257,8 @@ HostInventory host_inventory_from_json_text(const std::string& text) {
     for (const auto& d : j.at("rdma_devices")) {
       RdmaDevice r;
       r.name = get_str(d, "name");
+      r.driver = get_str(d, "driver");
+      r.protocol = get_str(d, "protocol");
       r.node_type = get_str(d, "node_type");
       r.fw_ver = get_str(d, "fw_ver");
       r.hca_type = get_str(d, "hca_type");
@@ -265,6 +274,7 @@ HostInventory host_inventory_from_json_text(const std::string& text) {
       Gpu gpu;
       gpu.index = g.at("index").get<int>();
       gpu.pci = pci_from(g.at("pcie"), g);
+      gpu.bar1_bytes = get_opt<std::uint64_t>(g, "bar1_bytes");
       h.gpus.push_back(std::move(gpu));
     }
     for (const auto& d : j.at("gpu_nic_distance"))
@@ -289,6 +299,8 @@ HostInventory host_inventory_from_json_text(const std::string& text) {
       ni.pci_bdf = get_str(n, "pci_bdf");
       ni.rdma_device = get_str(n, "rdma_device");
       ni.type = get_str(n, "type");
+      ni.admin_up = get_opt<bool>(n, "admin_up");
+      ni.ipv4 = n.value("ipv4", std::vector<std::string>{});
       h.net_interfaces.push_back(std::move(ni));
     }
     h.env = j.value("env", std::map<std::string, std::string>{});
@@ -316,6 +328,7 @@ HostInventory host_inventory_from_json_text(const std::string& text) {
                             p.value("link_layer", 0), p.value("rate_gbit", 0.0), p.value("gid_tbl_len", 0)});
       h.verbs.devices.push_back(std::move(vd));
     }
+    detail::read_host_facts(j, h);
     return h;
   } catch (const nlohmann::json::exception& e) {
     throw RuntimeFailure(fmt::format("inventory: malformed host inventory from a host leader: {}", e.what()));

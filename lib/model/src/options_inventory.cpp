@@ -16,6 +16,10 @@ OptionTable<InventoryOptions> make_inventory_table() {
       field({"etc_root", "--etc-root", K::kString, 0, 0, "",
              "Read Open MPI's openmpi/openmpi-mca-params.conf under DIR"},
             &O::etc_root),
+      field({"proc_root", "--proc-root", K::kString, 0, 0, "",
+             "Read net/fib_trie and net/route (interface addresses) under DIR (default: /proc with the real "
+             "/sys)"},
+            &O::proc_root),
       field({"nccl_version", "--nccl-version", K::kString, 0, 0, "",
              "NCCL version to judge GPUDirect peer-memory visibility against (e.g. 2.18.5)"},
             &O::nccl_version),

@@ -28,28 +28,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using detail::read_attr;
-
-std::string read_or(const fs::path& p, std::string def = {}) {
-  return read_attr(p).value_or(std::move(def));
-}
-
-std::optional<long> read_long(const fs::path& p) {
-  auto s = read_attr(p);
-  if (!s || s->empty()) return std::nullopt;
-  char* end = nullptr;
-  errno = 0;
-  long v = std::strtol(s->c_str(), &end, 0);
-  if (errno != 0 || end == s->c_str()) return std::nullopt;
-  return v;
-}
-
 using detail::list_dir;
-
-bool path_exists(const fs::path& p) {
-  std::error_code ec;
-  return fs::exists(p, ec);
-}
+using detail::path_exists;
+using detail::read_attr;
+using detail::read_long;
+using detail::read_or;
 
 /// "N: TEXT" → (N, TEXT).
 std::pair<int, std::string> split_num_text(const std::string& s) {
@@ -155,6 +138,7 @@ class Reader {
     l.width_below_cap = l.current_width && l.cap_width && *l.current_width < *l.cap_width;
     if (l.current_gts && l.current_width) l.current_gbit = pcie_gbit(*l.current_gts, *l.current_width);
     if (l.cap_gts && l.cap_width) l.cap_gbit = pcie_gbit(*l.cap_gts, *l.cap_width);
+    detail::read_pci_facts(root_, dir, loc);
   }
 
   fs::path root_;
@@ -554,6 +538,7 @@ HostInventory collect_host_inventory(const InventoryOptions& opts, const VerbsBa
     if (!loc) continue;
     Gpu g;
     g.pci = std::move(*loc);
+    g.bar1_bytes = detail::read_bar1_bytes(dir);
     h.gpus.push_back(std::move(g));
   }
   std::sort(h.gpus.begin(), h.gpus.end(), [](const Gpu& a, const Gpu& b) { return a.pci.bdf < b.pci.bdf; });
@@ -566,6 +551,10 @@ HostInventory collect_host_inventory(const InventoryOptions& opts, const VerbsBa
       dist.nic = d.name;
       h.distances.push_back(dist);
     }
+  h.pci_bridges = detail::read_path_bridges(r.root(), h);
+  h.iommu = detail::read_iommu(r.root());
+  detail::classify_rdma_devices(r.root(), h);
+  detail::read_interface_addresses(opts, h);
   if (opts.run_nvidia_smi && fs::path(opts.sysfs_root).lexically_normal() == fs::path("/sys"))
     h.nvidia_smi_topo = trim_copy(run_nvidia_smi_topo());
 

@@ -1,6 +1,9 @@
 #pragma once
 // Private to lib/probes: reading sysfs/procfs attributes (the inventory and the counters readers share them).
 #include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -8,6 +11,9 @@
 #include <string>
 #include <system_error>
 #include <vector>
+
+#include "fabcheck/model/inventory.hpp"
+#include "fabcheck/model/options_inventory.hpp"
 
 namespace fabcheck::probes::detail {
 
@@ -33,5 +39,44 @@ inline std::vector<std::string> list_dir(const std::filesystem::path& p) {
   std::sort(out.begin(), out.end());
   return out;
 }
+
+/// read_attr or `def`.
+inline std::string read_or(const std::filesystem::path& p, std::string def = {}) {
+  return read_attr(p).value_or(std::move(def));
+}
+
+/// The attribute as a number (strtol base 0: "0x1003" and "16" both read); nullopt when unreadable.
+inline std::optional<long> read_long(const std::filesystem::path& p) {
+  auto s = read_attr(p);
+  if (!s || s->empty()) return std::nullopt;
+  char* end = nullptr;
+  errno = 0;
+  long v = std::strtol(s->c_str(), &end, 0);
+  if (errno != 0 || end == s->c_str()) return std::nullopt;
+  return v;
+}
+
+/// exists(), without throwing.
+inline bool path_exists(const std::filesystem::path& p) {
+  std::error_code ec;
+  return std::filesystem::exists(p, ec);
+}
+
+// Issue 24's host facts (inventory_pcie.cpp).
+
+/// Config space, IOMMU group and driver of the PCI function whose sysfs directory is `dir`.
+void read_pci_facts(const std::filesystem::path& root, const std::filesystem::path& dir,
+                    model::PciLocation& loc);
+/// Every bridge on the paths of h's GPUs and RDMA devices, once each, with its config space.
+std::vector<model::PciBridge> read_path_bridges(const std::filesystem::path& root,
+                                                const model::HostInventory& h);
+/// IOMMU units (class/iommu) and group count (kernel/iommu_groups).
+model::IommuInfo read_iommu(const std::filesystem::path& root);
+/// BAR1 size from the function's `resource` file (line 2: "start end flags"), nullopt when unassigned.
+std::optional<std::uint64_t> read_bar1_bytes(const std::filesystem::path& dir);
+/// Driver and protocol of each RDMA device, from its PCI function's driver link and its ports.
+void classify_rdma_devices(const std::filesystem::path& root, model::HostInventory& h);
+/// IFF_UP of each interface (`flags`) and its IPv4 addresses from the proc root (see InventoryOptions).
+void read_interface_addresses(const model::InventoryOptions& opts, model::HostInventory& h);
 
 }  // namespace fabcheck::probes::detail

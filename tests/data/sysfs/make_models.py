@@ -37,6 +37,17 @@ class Tree:
         with open(p, "w") as f:
             f.write(f"{value}\n")
 
+    def wb(self, rel, data):
+        """A binary file (PCI config space)."""
+        p = os.path.join(self.root, rel)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, "wb") as f:
+            f.write(data)
+
+    def rel_ln(self, rel, target_rel):
+        """A relative symlink at `rel` pointing to root-relative `target_rel`, as the kernel makes them."""
+        self.ln(rel, os.path.relpath(target_rel, os.path.dirname(rel)))
+
     def mkdir(self, rel):
         os.makedirs(os.path.join(self.root, rel), exist_ok=True)
 
@@ -125,6 +136,44 @@ class Tree:
         self.w("module/nvidia_peermem/version", version)
         if memory_peers:
             self.w("kernel/mm/memory_peers/nv_mem/version", version)
+
+
+# --- PCI config space (issue 24) -----------------------------------------------------------------------------
+# Register layout: PCI Express Base Specification r5.0 §7.5.3 (Express capability: Flags +2, Device
+# Capabilities +4, Device Control +8) and §7.7.8 (ACS extended capability: ACS Capability +4, ACS Control +6);
+# offsets and bits as include/uapi/linux/pci_regs.h names them. The bytes are little-endian.
+# Device Control values (PCI_EXP_DEVCTL_*): NFERE 0x2, FERE 0x4, URRE 0x8, RELAX_EN 0x10, PAYLOAD bits 7:5
+# (128 << n), EXT_TAG 0x100, NOSNOOP_EN 0x800, READRQ bits 14:12 (128 << n).
+DEVCTL_NIC_RO = 0x593E  # lspci: RlxdOrd+ ExtTag+ NoSnoop+ MaxPayload 256 bytes, MaxReadReq 4096 bytes
+DEVCTL_NIC_NO_RO = 0x592E  # the same with RlxdOrd-
+DEVCTL_GPU = 0x2936  # RlxdOrd+ ExtTag+ NoSnoop+ MaxPayload 256 bytes, MaxReadReq 512 bytes
+DEVCTL_BRIDGE = 0x002E  # RlxdOrd- ExtTag- MaxPayload 256 bytes, MaxReadReq 128 bytes
+ACS_CAP_ALL = 0x007F  # ACSCap: every control implemented (value assumed: the threads quote ACSCtl only)
+ACS_CTRL_REDIRECT = 0x001D  # SrcValid+ ReqRedir+ CmpltRedir+ UpstreamFwd+ (NVIDIA/nccl#304, #2079 "0x001d")
+
+
+def config_space(vendor, device, cls, port_type, devctl, acs_ctrl=None, size=4096):
+    """Bytes of a sysfs `config` file: header, Express capability at 0x40, ACS at 0x100 when acs_ctrl given."""
+    b = bytearray(size)
+
+    def put(off, value, n):
+        b[off:off + n] = value.to_bytes(n, "little")
+
+    put(0x00, int(vendor, 16), 2)
+    put(0x02, int(device, 16), 2)
+    put(0x06, 0x0010, 2)  # PCI_STATUS_CAP_LIST
+    put(0x09, int(cls, 16), 3)  # prog-if, subclass, base class
+    b[0x0E] = 1 if cls == "0x060400" else 0  # PCI_HEADER_TYPE: bridge / normal
+    b[0x34] = 0x40  # PCI_CAPABILITY_LIST
+    b[0x40], b[0x41] = 0x10, 0x00  # PCI_CAP_ID_EXP, no next capability
+    put(0x42, 0x0002 | (port_type << 4), 2)  # PCI_EXP_FLAGS: version 2, PCI_EXP_FLAGS_TYPE
+    put(0x44, 0x00000002, 4)  # PCI_EXP_DEVCAP_PAYLOAD 2 = 512 bytes supported
+    put(0x48, devctl, 2)  # PCI_EXP_DEVCTL
+    if acs_ctrl is not None and size >= 4096:
+        put(0x100, 0x000D | (1 << 16), 4)  # PCI_EXT_CAP_ID_ACS, version 1, next 0
+        put(0x104, ACS_CAP_ALL, 2)  # PCI_ACS_CAP
+        put(0x106, acs_ctrl, 2)  # PCI_ACS_CTRL
+    return bytes(b)
 
 
 # --- building blocks ---------------------------------------------------------------------------------------------
@@ -464,6 +513,126 @@ def model_f2(name):
     return t
 
 
+def iommu_group(t, group, dev_path, kind):
+    """dev_path's iommu_group link and the group's devices/ entry and `type` (sysfs-kernel-iommu_groups)."""
+    bdf = dev_path.split("/")[-1]
+    g = f"kernel/iommu_groups/{group}"
+    t.w(f"{g}/type", kind)
+    t.rel_ln(f"{g}/devices/{bdf}", f"devices/{dev_path}")
+    t.rel_ln(f"devices/{dev_path}/iommu_group", g)
+
+
+def model_pcie(name, amd=False, acs=None, iommu=None, nic_ro=True, peermem=True):
+    """Two GPU+NIC pairs, each under its own PCIe switch (PLX PEX 8747, 0x10b5:0x8747, as the PLX hosts of
+    NVIDIA/nccl#304 and the V100 host of [F10]): RP -> USP -> DSP1 -> GPU (V100 0x1db1), DSP2 -> NIC (CX-5 EDR
+    0x1017 MT4119, IB). Every function has a 4096-byte `config` (the root view). amd: AMD EPYC root ports
+    (0x1022:0x1483) instead of Intel (0x8086:0x2f04). acs: ACS Control on the switch downstream ports (None =
+    no ACS capability written = off). iommu: None (no IOMMU) or the group type of every function ("DMA-FQ",
+    "identity"). nic_ro: PCI_EXP_DEVCTL_RELAX_EN on the NICs."""
+    t = Tree(name)
+    t.lo()
+    sp = "8.0 GT/s PCIe"
+    rp_vendor, rp_device = ("0x1022", "0x1483") if amd else ("0x8086", "0x2f04")
+    cpus = "0-31" if amd else "0-11,24-35"
+    names, group = [], 10
+    if iommu:
+        t.w("devices/virtual/iommu/ivhd0/uevent" if amd else "devices/virtual/iommu/dmar0/uevent", "")
+        unit = "ivhd0" if amd else "dmar0"
+        t.rel_ln(f"class/iommu/{unit}", f"devices/virtual/iommu/{unit}")
+    t.mkdir("bus/pci/drivers/mlx5_core")
+    t.mkdir("bus/pci/drivers/nvidia")
+    for k, (hb, gbus, nbus) in enumerate([(0x00, 0x04, 0x05), (0x80, 0x84, 0x85)]):
+        rp = f"pci0000:{hb:02x}/0000:{hb:02x}:02.0"
+        usp = f"{rp}/0000:{hb + 2:02x}:00.0"
+        dsp1, dsp2 = f"{usp}/0000:{hb + 3:02x}:08.0", f"{usp}/0000:{hb + 3:02x}:10.0"
+        numa = k
+        t.bridge(rp, vendor=rp_vendor, device=rp_device, speed=sp, numa=numa)
+        t.wb(f"devices/{rp}/config", config_space(rp_vendor, rp_device, "0x060400", 4, DEVCTL_BRIDGE))
+        t.bridge(usp, vendor="0x10b5", device="0x8747", speed=sp, numa=numa)
+        t.wb(f"devices/{usp}/config", config_space("0x10b5", "0x8747", "0x060400", 5, DEVCTL_BRIDGE))
+        for dsp in (dsp1, dsp2):
+            t.bridge(dsp, vendor="0x10b5", device="0x8747", speed=sp, numa=numa)
+            t.wb(f"devices/{dsp}/config", config_space("0x10b5", "0x8747", "0x060400", 6, DEVCTL_BRIDGE, acs))
+        gpu, nic = f"{dsp1}/0000:{gbus:02x}:00.0", f"{dsp2}/0000:{nbus:02x}:00.0"
+        t.endpoint(gpu, "0x10de", "0x1db1", "0x030200", numa, cpus, sp, 16)
+        t.wb(f"devices/{gpu}/config", config_space("0x10de", "0x1db1", "0x030200", 0, DEVCTL_GPU))
+        # BAR0 16 MiB, BAR1 32 GiB prefetchable 64-bit (V100-32GB: nvidia-smi "BAR1 Memory Usage Total 32768
+        # MiB"), BAR3 32 MiB; one "start end flags" line per resource (pci-sysfs.c resource_show).
+        b1 = 0x38000000000 + k * 0x1000000000
+        lines = [(0xF2000000 + k * 0x2000000, 0xF2FFFFFF + k * 0x2000000, 0x40200),
+                 (b1, b1 + 0x7FFFFFFFF, 0x14220C), (0, 0, 0),
+                 (b1 + 0x800000000, b1 + 0x801FFFFFF, 0x14220C), (0, 0, 0), (0, 0, 0), (0, 0, 0)]
+        t.w(f"devices/{gpu}/resource", "\n".join(f"0x{a:016x} 0x{e:016x} 0x{f:016x}" for a, e, f in lines))
+        t.rel_ln(f"devices/{gpu}/driver", "bus/pci/drivers/nvidia")
+        t.endpoint(nic, "0x15b3", "0x1017", "0x020700", numa, cpus, sp, 16)
+        t.wb(f"devices/{nic}/config", config_space("0x15b3", "0x1017", "0x020700", 0,
+                                                   DEVCTL_NIC_RO if nic_ro else DEVCTL_NIC_NO_RO))
+        t.rel_ln(f"devices/{nic}/driver", "bus/pci/drivers/mlx5_core")
+        guid = f"ec0d:9a03:0000:00{k}a"
+        ib = f"mlx5_{k}"
+        t.rdma(nic, ib, {"node_type": "1: CA", "hca_type": "MT4119", "fw_ver": "16.35.2000", "hw_rev": 0,
+                         "node_guid": guid, "sys_image_guid": guid},
+               {1: ib_port("100 Gb/sec (4X EDR)", hex(0x11 + k), "0x2651e84a", gids=ib_gids(guid))})
+        t.netdev(nic, f"ib{k}", 2044, "up", None, 32)
+        names.append(ib)
+        if iommu:
+            for path in (rp, usp, dsp1, dsp2, gpu, nic):
+                iommu_group(t, group, path, iommu)
+                group += 1
+    t.uverbs(names)
+    if peermem:
+        t.peermem(version="550.54.15")
+    return t
+
+
+def proc_net(t, addrs):
+    """proc/net/fib_trie and proc/net/route of a host: addrs = [(iface, a.b.c.d, prefix)] (formats of
+    net/ipv4/fib_trie.c fib_trie_seq_show / fib_route_seq_show; route words as a little-endian host prints
+    them)."""
+    def le_hex(dotted):
+        o = [int(x) for x in dotted.split(".")]
+        return f"{o[3]:02X}{o[2]:02X}{o[1]:02X}{o[0]:02X}"
+
+    def net_of(dotted, prefix):
+        v = int.from_bytes(bytes(int(x) for x in dotted.split(".")), "big")
+        m = (0xFFFFFFFF << (32 - prefix)) & 0xFFFFFFFF
+        return ".".join(str(b) for b in (v & m).to_bytes(4, "big")), ".".join(str(b) for b in m.to_bytes(4, "big"))
+
+    trie = ["Main:", "  +-- 0.0.0.0/0 3 0 5"]
+    for _, a, p in addrs:
+        net, _ = net_of(a, p)
+        trie += [f"     +-- {net}/{p} 2 0 2", f"        |-- {net}", f"           /{p} link UNICAST"]
+    trie += ["Local:", "  +-- 0.0.0.0/0 3 0 5"]
+    for _, a, p in addrs:
+        trie += [f"     |-- {a}", "        /32 host LOCAL"]
+    trie += ["     +-- 127.0.0.0/8 2 0 2", "        |-- 127.0.0.1", "           /32 host LOCAL"]
+    route = ["Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT"]
+    first = addrs[0]
+    gw = first[1].rsplit(".", 1)[0] + ".1"
+    route.append(f"{first[0]}\t00000000\t{le_hex(gw)}\t0003\t0\t0\t100\t00000000\t0\t0\t0")
+    for iface, a, p in addrs:
+        net, mask = net_of(a, p)
+        route.append(f"{iface}\t{le_hex(net)}\t00000000\t0001\t0\t0\t0\t{le_hex(mask)}\t0\t0\t0")
+    t.w("proc/net/fib_trie", "\n".join(trie))
+    t.w("proc/net/route", "\n".join(route))
+
+
+def model_docker(name, data_ip):
+    """open-mpi/ompi#6377 / #4963: a node with its data Ethernet (here eno1), docker0 172.17.0.1/16 (NO-CARRIER
+    but UP: flags 0x1003) and libvirt's virbr0 192.168.122.1/24 (UP), MPI defaults; proc/ holds fib_trie and
+    route for --proc-root."""
+    t = Tree(name)
+    t.lo()
+    mgmt_nic(t)
+    t.w("class/net/eno1/flags", "0x1003")  # IFF_UP|IFF_BROADCAST|IFF_MULTICAST
+    t.netdev(None, "docker0", 1500, "down", None)
+    t.w("devices/virtual/net/docker0/flags", "0x1003")
+    t.netdev(None, "virbr0", 1500, "down", None)
+    t.w("devices/virtual/net/virbr0/flags", "0x1003")
+    proc_net(t, [("eno1", data_ip, 24), ("docker0", "172.17.0.1", 16), ("virbr0", "192.168.122.1", 24)])
+    return t
+
+
 def main():
     model_a("a-ib-ndr-8rail")
     model_a("a2-ib-hdr-8rail", hdr=True)
@@ -504,6 +673,14 @@ def main():
     model_f("f-4gpu-share-1nic")
     model_f2("f2-8gpu-1nic-v100")
     model_a("g-peermem-without-memory-peers", hdr=True, pairs=range(2), memory_peers=False)
+    # issue 24
+    model_pcie("h-acs-redirect-plx", acs=ACS_CTRL_REDIRECT, iommu="identity")
+    model_pcie("h2-acs-off-plx", acs=0x0000, iommu="identity")
+    model_pcie("i-iommu-translated", acs=0x0000, iommu="DMA-FQ")
+    model_pcie("j-amd-relaxed-ordering-off", amd=True, acs=0x0000, iommu="identity", nic_ro=False)
+    model_docker("k-docker0-virbr0-host1", "198.51.100.11")
+    model_docker("k2-docker0-virbr0-host2", "198.51.100.12")
+    model_a("l-no-peer-memory", hdr=True, pairs=range(2), peermem=False)
 
 
 if __name__ == "__main__":

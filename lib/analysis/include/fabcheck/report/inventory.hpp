@@ -2,7 +2,9 @@
 /// @file The `inventory` report section (DESIGN §6) and the findings drawn from host inventories (DESIGN §5,
 /// issue 4): PORT_DOWN, PCIE_DOWNTRAINED, NIC_SHARED, NIC_GPU_AFFINITY, GID_INDEX_NOT_ROCEV2, GID_LINK_LOCAL,
 /// GID_TABLES_DIFFER, MPI_RDMA_EXCLUDED, GDR_MODULE_NOT_SEEN, SOCKET_IFNAME_MGMT (Open MPI's
-/// btl_tcp_if_include).
+/// btl_tcp_if_include); issue 24: PCIE_ACS_REDIRECT, IOMMU_TRANSLATED, PCIE_RELAXED_ORDERING_OFF,
+/// PCIE_CONFIG_NOT_READ, GDR_NO_PEER_MEMORY, LID_ON_ETHERNET, IPV4_DUPLICATE_ACROSS_HOSTS,
+/// MPI_TCP_IF_DEFAULT.
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,7 +22,10 @@ struct GpuRail {
   std::string nic;                ///< chosen RDMA device, "" when the host has none
   std::string level;              ///< PIX | PXB | PHB | NODE | SYS
   std::vector<std::string> ties;  ///< other devices at the same level
-  bool gdr_eligible = false;  ///< level ≤ PXB (NCCL_NET_GDR_LEVEL default) and a peer-memory path exists
+  /// level ≤ PXB (NCCL_NET_GDR_LEVEL default), a peer-memory path exists, the NIC has an ACTIVE port and no
+  /// bridge between them redirects P2P (ACS)
+  bool gdr_eligible = false;
+  std::string gdr_blocked_by;  ///< why not: "distance", "no peer memory", "NIC port down", "ACS <bdf>"; ""
 };
 
 /// Chooses each GPU's NIC on one host. Empty when the host has no GPU or no RDMA device with a PCI location.

@@ -1,6 +1,7 @@
 #pragma once
 /// @file Result structs of the inventory probe, as the report model holds them (issue 16: the model owns
 /// every probe's data; lib/probes fills them, lib/analysis and lib/render read them, without MPI).
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -52,6 +53,26 @@ struct PcieLink {
   std::optional<double> current_gbit;  ///< usable bandwidth at the current link (kernel pcie_bandwidth maths)
   std::optional<double> cap_gbit;      ///< usable bandwidth at the capability
 };
+/// The PCI Express registers fabcheck reads from a function's config space (`<bdf>/config`; issue 24). The
+/// kernel serves an unprivileged reader only the first 64 bytes (drivers/pci/pci-sysfs.c `pci_read_config`:
+/// "Only root can read the rest"), so every register below is nullopt unless the file was read far enough:
+/// the Express capability lives in 0x40-0xff, extended capabilities (ACS) in 0x100-0xfff.
+struct PcieConfig {
+  int config_bytes = 0;  ///< bytes the config file gave (0 = no file, 64 unprivileged, 256/4096 as root)
+  std::optional<int> express_port_type;  ///< PCI_EXP_FLAGS_TYPE (0 endpoint, 4 root port, 5/6 switch up/down)
+  std::optional<int> devctl;             ///< Device Control, PCI_EXP_DEVCTL (Express capability + 8)
+  std::optional<bool> relaxed_ordering;  ///< PCI_EXP_DEVCTL_RELAX_EN (0x0010)
+  std::optional<int> max_payload_bytes;  ///< 128 << PCI_EXP_DEVCTL_PAYLOAD (bits 7:5)
+  std::optional<int> max_read_request_bytes;       ///< 128 << PCI_EXP_DEVCTL_READRQ (bits 14:12)
+  std::optional<int> max_payload_supported_bytes;  ///< 128 << PCI_EXP_DEVCAP_PAYLOAD (bits 2:0)
+  bool extended_read = false;  ///< the extended space (>= 4096 bytes) was read: an absent ACS is known absent
+  std::optional<int> acs_cap;  ///< ACS Capability register (PCI_ACS_CAP), when the ACS capability exists
+  std::optional<int> acs_ctrl;  ///< ACS Control register (PCI_ACS_CTRL), when the ACS capability exists
+};
+/// Names of the bits set in an ACS Control value, in register order ("SrcValid", "TransBlk", "ReqRedir",
+/// "CmpltRedir", "UpstreamFwd", "EgressCtrl", "DirectTrans": lspci's ACSCtl words for PCI_ACS_SV ..
+/// PCI_ACS_DT of include/uapi/linux/pci_regs.h).
+std::vector<std::string> acs_bit_names(int acs_ctrl);
 /// A PCI function's place in the tree: root complex and bridge chain from `realpath(bus/pci/devices/<bdf>)`.
 struct PciLocation {
   std::string bdf;                        ///< "0000:1a:00.0"
@@ -61,10 +82,29 @@ struct PciLocation {
   std::string local_cpulist;              ///< "0-47,96-143"
   std::string vendor, device, pci_class;  ///< "0x15b3", "0x1021", "0x020700"
   PcieLink link;                          ///< PCIe link of the function
+  PcieConfig config;                      ///< registers from the function's config space (issue 24)
+  std::optional<int> iommu_group;         ///< number of the `iommu_group` link's target, nullopt without one
+  std::string iommu_group_type;           ///< that group's `type` file: "DMA", "DMA-FQ", "identity", ...
+  std::string driver;  ///< basename of the `driver` link ("mlx5_core", "nvidia"), "" unbound
+};
+/// A PCIe bridge on a GPU's or RDMA device's path (root port, switch upstream/downstream port).
+struct PciBridge {
+  std::string bdf;             ///< "0000:17:01.0"
+  std::string vendor, device;  ///< "0x10b5" (PLX), "0x1000" (Broadcom), "0x1022" (AMD), "0x8086" (Intel)
+  PcieConfig config;           ///< ACS control, Device Control
+};
+/// The host's IOMMU as sysfs shows it (Documentation/ABI/testing/sysfs-kernel-iommu_groups,
+/// sysfs-class-iommu).
+struct IommuInfo {
+  std::vector<std::string> units;  ///< <root>/class/iommu entries ("dmar0", "ivhd0"); empty = no IOMMU unit
+  int group_count = 0;             ///< entries of <root>/kernel/iommu_groups (0 = IOMMU off or absent)
 };
 /// An RDMA device (rdma-sysfs.md §1-§2).
 struct RdmaDevice {
-  std::string name;                  ///< ibdev name ("mlx5_0", "mlx5_bond_0")
+  std::string name;    ///< ibdev name ("mlx5_0", "mlx5_bond_0")
+  std::string driver;  ///< kernel driver of its PCI function ("mlx5_core", "irdma", "bnxt_en")
+  /// "InfiniBand", "RoCE", "iWARP" (node_type RNIC), "mixed" (ports differ) or "" (no port says)
+  std::string protocol;
   std::string node_type;             ///< "CA", "RNIC", ...
   std::string fw_ver;                ///< "28.41.1000"
   std::string hca_type;              ///< "MT4129" (optional, driver-specific)
@@ -77,8 +117,9 @@ struct RdmaDevice {
 };
 /// An NVIDIA GPU found in PCI sysfs (vendor 0x10de, class 0x0302xx/0x0300xx).
 struct Gpu {
-  int index = 0;    ///< order by PCI address (the order nvidia-smi uses)
-  PciLocation pci;  ///< location, NUMA node and link
+  int index = 0;                            ///< order by PCI address (the order nvidia-smi uses)
+  PciLocation pci;                          ///< location, NUMA node and link
+  std::optional<std::uint64_t> bar1_bytes;  ///< size of BAR1 (line 2 of `resource`), the GPUDirect window
 };
 /// Distance of a GPU to an RDMA device, as `nvidia-smi topo -m` prints it (rdma-sysfs.md §5).
 struct GpuNicDistance {
@@ -114,6 +155,8 @@ struct NetInterface {
   std::string pci_bdf;             ///< PCI function, "" for virtual
   std::string rdma_device;         ///< ibdev on the same PCI function, "" if none
   std::string type;                ///< ARPHRD number as read: "1" Ethernet, "32" InfiniBand, "772" loopback
+  std::optional<bool> admin_up;    ///< IFF_UP (0x1) of the `flags` file: Open MPI uses only such interfaces
+  std::vector<std::string> ipv4;   ///< local IPv4 addresses with prefix ("172.17.0.1/16"), from proc_root
 };
 /// One Open MPI MCA parameter file.
 struct MpiConfigFile {
@@ -161,6 +204,9 @@ struct HostInventory {
   bool uverbs_present = false;               ///< <root>/class/infiniband_verbs exists (ib_uverbs loaded)
   std::vector<RdmaDevice> rdma_devices;      ///< sorted by name
   std::vector<Gpu> gpus;                     ///< sorted by PCI address
+  std::vector<PciBridge> pci_bridges;        ///< every bridge on a GPU's or RDMA device's path, by BDF
+  IommuInfo iommu;                           ///< IOMMU units and groups
+  std::string ipv4_source;                   ///< where the interface addresses came from, or why none
   std::vector<GpuNicDistance> distances;     ///< every GPU × RDMA device
   std::string nvidia_smi_topo;               ///< raw `nvidia-smi topo -m` output when it ran, else ""
   GdrInfo gdr;                               ///< GPUDirect RDMA readiness
