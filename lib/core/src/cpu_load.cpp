@@ -1,6 +1,8 @@
 // Reading and grouping hosts' CPU load (see cpu_load.hpp).
 #include "fabcheck/core/cpu_load.hpp"
 
+#include "fabcheck/core/ascii.hpp"
+
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -39,22 +41,10 @@ std::optional<int> to_int(std::string_view t) {
   return v;
 }
 
-std::vector<std::string_view> fields(std::string_view text) {
-  std::vector<std::string_view> out;
-  std::size_t i = 0;
-  while (i < text.size()) {
-    while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n')) ++i;
-    const std::size_t b = i;
-    while (i < text.size() && text[i] != ' ' && text[i] != '\t' && text[i] != '\n') ++i;
-    if (i > b) out.push_back(text.substr(b, i - b));
-  }
-  return out;
-}
-
 }  // namespace
 
 std::optional<CpuLoadSample> parse_loadavg(std::string_view text) {
-  const auto f = fields(text);
+  const auto f = split_blanks(text);
   if (f.size() < 4) return std::nullopt;
   const auto load = to_double(f[0]);
   const auto slash = f[3].find('/');
@@ -113,7 +103,7 @@ std::string to_line(const CpuLoadSample& s) {
 }
 
 std::optional<CpuLoadSample> cpu_load_from_line(std::string_view line) {
-  const auto f = fields(line);
+  const auto f = split_blanks(line);
   if (f.size() != 5) return std::nullopt;
   const auto load = to_double(f[0]);
   const auto runnable = to_int(f[1]);

@@ -6,19 +6,6 @@
 
 namespace fabcheck::parse::detail {
 
-std::vector<std::string_view> split_ws(std::string_view s, std::size_t max) {
-  std::vector<std::string_view> out;
-  std::size_t i = 0;
-  while (i < s.size() && out.size() < max) {
-    while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r')) ++i;
-    if (i >= s.size()) break;
-    const std::size_t b = i;
-    while (i < s.size() && s[i] != ' ' && s[i] != '\t' && s[i] != '\r') ++i;
-    out.push_back(s.substr(b, i - b));
-  }
-  return out;
-}
-
 std::optional<long long> parse_int(std::string_view tok) {
   if (tok.empty() || tok.size() > 20) return std::nullopt;
   long long v = 0;

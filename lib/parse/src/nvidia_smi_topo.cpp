@@ -4,6 +4,8 @@
 #include <cctype>
 #include <cstdlib>
 
+#include "fabcheck/core/ascii.hpp"
+
 namespace fabcheck::parse {
 
 namespace {
@@ -49,18 +51,9 @@ std::vector<std::string> split_fields(std::string_view line) {
   return out;
 }
 
-std::vector<std::string> split_ws(std::string_view line) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char c : line) {
-    if (c == ' ' || c == '\t') {
-      if (!cur.empty()) out.push_back(cur), cur.clear();
-    } else {
-      cur.push_back(c);
-    }
-  }
-  if (!cur.empty()) out.push_back(cur);
-  return out;
+std::vector<std::string> topo_fields(std::string_view line) {
+  const auto fields = core::split_blanks(line);
+  return {fields.begin(), fields.end()};
 }
 
 bool is_device_name(const std::string& s) {
@@ -96,7 +89,7 @@ TopoMatrix parse_nvidia_smi_topo(std::string_view text) {
   const std::size_t n = m.devices.size();
   m.cells.assign(n, std::vector<std::string>(n));
   for (std::size_t i = hdr + 1; i < lines.size(); ++i) {
-    auto toks = split_ws(lines[i]);
+    auto toks = topo_fields(lines[i]);
     if (toks.empty()) continue;
     auto it = std::find(m.devices.begin(), m.devices.end(), toks[0]);
     if (it == m.devices.end()) {

@@ -3,20 +3,10 @@
 #include <algorithm>
 #include <charconv>
 
+#include "fabcheck/core/ascii.hpp"
+
 namespace fabcheck::parse {
 namespace {
-
-std::vector<std::string_view> split_blanks(std::string_view s) {
-  std::vector<std::string_view> out;
-  std::size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r')) ++i;
-    const std::size_t b = i;
-    while (i < s.size() && s[i] != ' ' && s[i] != '\t' && s[i] != '\r') ++i;
-    if (i > b) out.push_back(s.substr(b, i - b));
-  }
-  return out;
-}
 
 bool is_integer(std::string_view s) {
   std::int64_t v = 0;
@@ -40,10 +30,11 @@ ProcNetCounters parse_proc_net_counters(std::string_view text) {
     text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
   }
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    const auto head = split_blanks(lines[i]);
+    const auto head = core::split_blanks(lines[i]);
     if (head.empty() || head.front().back() != ':' || is_value_line(head)) continue;
     const auto prefix = head.front().substr(0, head.front().size() - 1);
-    const auto vals = i + 1 < lines.size() ? split_blanks(lines[i + 1]) : std::vector<std::string_view>{};
+    const auto vals =
+        i + 1 < lines.size() ? core::split_blanks(lines[i + 1]) : std::vector<std::string_view>{};
     if (vals.empty() || vals.front() != head.front() || vals.size() != head.size()) {
       out.skipped_fields += static_cast<int>(head.size()) - 1;
       continue;

@@ -2,8 +2,10 @@
 /// @file ASCII case folding and blank trimming for matching tool output (NCCL log lines, variable names):
 /// locale-free.
 #include <cctype>
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace fabcheck::core {
 
@@ -26,6 +28,21 @@ inline std::string_view trim_blanks(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
   return s;
+}
+
+/// The blank-separated fields of `s` (space, tab, CR, LF), at most `max` of them (the rest of the text is not
+/// looked at).
+inline std::vector<std::string_view> split_blanks(std::string_view s, std::size_t max = SIZE_MAX) {
+  const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
+  std::vector<std::string_view> out;
+  std::size_t i = 0;
+  while (i < s.size() && out.size() < max) {
+    while (i < s.size() && blank(s[i])) ++i;
+    const std::size_t b = i;
+    while (i < s.size() && !blank(s[i])) ++i;
+    if (i > b) out.push_back(s.substr(b, i - b));
+  }
+  return out;
 }
 
 }  // namespace fabcheck::core
