@@ -73,7 +73,9 @@ if p.returncode != 0:
 # 4. bad input: one stderr line, exit 2, nothing written.
 bad = os.path.join(tmp, "bad.json")
 for args in (["--sysfs-root", "/nonexistent/sysfs"], ["--nccl-log", "/nonexistent/nccl.log"],
-             ["--nccl-log", f"{DATA}/sysfs/c-no-rdma/README.md", "--sysfs-root", DATA]):
+             # a recorded host that no line of the log comes from (issue 24: --sysfs-root host=DIR)
+             ["--nccl-log", f"{DATA}/nccl-logs/01-ib-gdrdma-loopback-2.7.6.log",
+              "--sysfs-root", f"nosuchhost={DATA}/sysfs/c-no-rdma"]):
     p = run([FAB, "inspect", "--json", bad] + args)
     lines = [l for l in p.stderr.splitlines() if l.strip()]
     if p.returncode != 2 or len(lines) != 1 or os.path.exists(bad):
