@@ -2,6 +2,8 @@
 // them). One row per step and host where a loss or error counter moved; the rest are counted, not listed.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "html_internal.hpp"
 
 namespace fabcheck::report::html {
@@ -34,6 +36,7 @@ std::string render_host_counters(const json& r) {
   std::string out = section_open(r, "counters", "Host counters: what moved during each step", {});
   std::vector<std::vector<std::string>> rows;
   int quiet = 0, records = 0;
+  std::vector<std::string> skipped;  // "host: source: reason", once each
   static const json kNoSections = json::object();
   const json* secs = get_path(r, {"run", "sections"});
   for (const auto& [step, entry] : (secs && secs->is_object() ? *secs : kNoSections).items()) {
@@ -41,6 +44,10 @@ std::string render_host_counters(const json& r) {
     if (!rec) continue;
     ++records;
     for (const auto& h : as_array(get(*rec, "hosts"))) {
+      for (const auto& s : as_array(get(h, "skipped"))) {
+        const std::string line = as_string(get(h, "host")) + ": " + as_string(&s);
+        if (std::find(skipped.begin(), skipped.end(), line) == skipped.end()) skipped.push_back(line);
+      }
       static const json kEmpty = json::object();
       const json* dp = get(h, "deltas");
       const json& d = dp && dp->is_object() ? *dp : kEmpty;
@@ -67,6 +74,10 @@ std::string render_host_counters(const json& r) {
     out += notice("note", fmt::format("{} step/host reading(s) with no retransmission and no loss or error "
                                       "counter moved. Thresholds and sources: docs/DESIGN.md §5.",
                                       quiet));
+    for (std::size_t i = 0; i < skipped.size() && i < 8; ++i)
+      out += notice("skipped", "skipped: " + skipped[i]);
+    if (skipped.size() > 8)
+      out += notice("skipped", fmt::format("… and {} more skipped sources", skipped.size() - 8));
   }
   out += section_close();
   return out;
