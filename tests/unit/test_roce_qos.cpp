@@ -37,6 +37,20 @@ std::vector<report::Finding> qos_findings(const model::HostInventory& h) {
   return report::inventory_findings(r);
 }
 
+/// The one finding of an m-* model with NCCL_IB_TC=106: `code`, warn, on qoshost's mlx5_0 (ens3np0).
+report::Finding qos_single_finding(const std::string& model, const std::string& code) {
+  auto f = qos_findings(qos_host(model, {{"NCCL_IB_TC", "106"}}));
+  EXPECT_EQ(f.size(), 1u) << model;
+  if (f.empty()) return {};
+  EXPECT_EQ(f[0].code, code);
+  EXPECT_EQ(f[0].severity, report::Severity::kWarn);
+  EXPECT_EQ(f[0].evidence["host"], "qoshost");
+  EXPECT_EQ(f[0].evidence["device"], "mlx5_0");
+  EXPECT_EQ(f[0].evidence["interface"], "ens3np0");
+  EXPECT_EQ(f[0].evidence["traffic_class"], 106);
+  return f[0];
+}
+
 const model::RoceQos& qos_of_port0(const model::HostInventory& h) {
   return *h.rdma_devices.at(0).ports.at(0).roce_qos;
 }
@@ -165,47 +179,31 @@ TEST(RoceQosInventory, WithoutFilesEverythingIsUnknown) {
 }
 
 TEST(RoceQosFindings, PfcOffIsLossy) {
-  auto f = qos_findings(qos_host("m2-roce-pfc-off", {{"NCCL_IB_TC", "106"}}));
-  ASSERT_EQ(f.size(), 1u);
-  EXPECT_EQ(f[0].code, "ROCE_LOSSY");
-  EXPECT_EQ(f[0].severity, report::Severity::kWarn);
-  EXPECT_EQ(f[0].evidence["host"], "qoshost");
-  EXPECT_EQ(f[0].evidence["device"], "mlx5_0");
-  EXPECT_EQ(f[0].evidence["interface"], "ens3np0");
-  EXPECT_EQ(f[0].evidence["priority"], 3);
-  EXPECT_EQ(f[0].evidence["traffic_class"], 106);
-  EXPECT_EQ(f[0].evidence["tc_origin"], "env NCCL_IB_TC=106, NCCL_IB_SL unset (default 0)");
-  EXPECT_EQ(f[0].evidence["pfc_priorities"], nlohmann::json::array());
-  EXPECT_NE(f[0].message.find("lands on priority 3 (trust dscp: DSCP 26 -> priority 3"), std::string::npos);
-  EXPECT_NE(f[0].remedy.find("mlnx_qos -i ens3np0 --pfc 0,0,0,1,0,0,0,0"), std::string::npos);
-  EXPECT_NE(f[0].remedy.find("echo 1 > /sys/class/net/ens3np0/ecn/roce_np/enable/3"), std::string::npos);
+  const auto f0 = qos_single_finding("m2-roce-pfc-off", "ROCE_LOSSY");
+  EXPECT_EQ(f0.evidence["priority"], 3);
+  EXPECT_EQ(f0.evidence["tc_origin"], "env NCCL_IB_TC=106, NCCL_IB_SL unset (default 0)");
+  EXPECT_EQ(f0.evidence["pfc_priorities"], nlohmann::json::array());
+  EXPECT_NE(f0.message.find("lands on priority 3 (trust dscp: DSCP 26 -> priority 3"), std::string::npos);
+  EXPECT_NE(f0.remedy.find("mlnx_qos -i ens3np0 --pfc 0,0,0,1,0,0,0,0"), std::string::npos);
+  EXPECT_NE(f0.remedy.find("echo 1 > /sys/class/net/ens3np0/ecn/roce_np/enable/3"), std::string::npos);
 }
 
 TEST(RoceQosFindings, PfcWithoutEcn) {
-  auto f = qos_findings(qos_host("m3-roce-ecn-off", {{"NCCL_IB_TC", "106"}}));
-  ASSERT_EQ(f.size(), 1u);
-  EXPECT_EQ(f[0].code, "ROCE_PFC_WITHOUT_ECN");
-  EXPECT_EQ(f[0].severity, report::Severity::kWarn);
-  EXPECT_EQ(f[0].evidence["interface"], "ens3np0");
-  EXPECT_EQ(f[0].evidence["priority"], 3);
-  EXPECT_EQ(f[0].evidence["pfc_priorities"], nlohmann::json::array({3}));
-  EXPECT_EQ(f[0].evidence["ecn_np"], false);
-  EXPECT_EQ(f[0].evidence["ecn_rp"], false);
-  EXPECT_NE(f[0].remedy.find("echo 1 > /sys/class/net/ens3np0/ecn/roce_rp/enable/3"), std::string::npos);
+  const auto f0 = qos_single_finding("m3-roce-ecn-off", "ROCE_PFC_WITHOUT_ECN");
+  EXPECT_EQ(f0.evidence["priority"], 3);
+  EXPECT_EQ(f0.evidence["pfc_priorities"], nlohmann::json::array({3}));
+  EXPECT_EQ(f0.evidence["ecn_np"], false);
+  EXPECT_EQ(f0.evidence["ecn_rp"], false);
+  EXPECT_NE(f0.remedy.find("echo 1 > /sys/class/net/ens3np0/ecn/roce_rp/enable/3"), std::string::npos);
 }
 
 TEST(RoceQosFindings, DscpMapSendsTheTcElsewhere) {
-  auto f = qos_findings(qos_host("m4-roce-dscp-map-elsewhere", {{"NCCL_IB_TC", "106"}}));
-  ASSERT_EQ(f.size(), 1u);
-  EXPECT_EQ(f[0].code, "ROCE_TC_NOT_LOSSLESS");
-  EXPECT_EQ(f[0].severity, report::Severity::kWarn);
-  EXPECT_EQ(f[0].evidence["host"], "qoshost");
-  EXPECT_EQ(f[0].evidence["interface"], "ens3np0");
-  EXPECT_EQ(f[0].evidence["priority"], 0);
-  EXPECT_EQ(f[0].evidence["priority_from"], "trust dscp: DSCP 26 -> priority 0 (sysfs qos/dscp2prio)");
-  EXPECT_NE(f[0].message.find("PFC is enabled on priority 3 only"), std::string::npos);
-  EXPECT_NE(f[0].remedy.find("set NCCL_IB_TC=98 (DSCP 24"), std::string::npos);
-  EXPECT_NE(f[0].remedy.find("mlnx_qos -i ens3np0 --dscp2prio set,26,3"), std::string::npos);
+  const auto f0 = qos_single_finding("m4-roce-dscp-map-elsewhere", "ROCE_TC_NOT_LOSSLESS");
+  EXPECT_EQ(f0.evidence["priority"], 0);
+  EXPECT_EQ(f0.evidence["priority_from"], "trust dscp: DSCP 26 -> priority 0 (sysfs qos/dscp2prio)");
+  EXPECT_NE(f0.message.find("PFC is enabled on priority 3 only"), std::string::npos);
+  EXPECT_NE(f0.remedy.find("set NCCL_IB_TC=98 (DSCP 24"), std::string::npos);
+  EXPECT_NE(f0.remedy.find("mlnx_qos -i ens3np0 --dscp2prio set,26,3"), std::string::npos);
 }
 
 TEST(RoceQosFindings, NcclDefaultTcMissesTheLosslessPriority) {
