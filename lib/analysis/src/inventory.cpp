@@ -498,6 +498,7 @@ std::vector<Finding> inventory_findings(const model::InventoryResult& r) {
     mpi_findings(h, out);
     detail::pcie_path_findings(h, gpu_rails(h), out);
     detail::rdma_host_findings(h, out);
+    detail::roce_qos_findings(h, out);
   }
   gid_tables_differ(r, out);
   detail::host_consistency_findings(r, out);

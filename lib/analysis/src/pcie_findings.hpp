@@ -29,6 +29,10 @@ void pcie_path_findings(const model::HostInventory& h, const std::vector<GpuRail
 /// GDR_NO_PEER_MEMORY (no peer-memory module at all) and LID_ON_ETHERNET for one host.
 void rdma_host_findings(const model::HostInventory& h, std::vector<Finding>& out);
 
+/// ROCE_LOSSY, ROCE_PFC_WITHOUT_ECN and ROCE_TC_NOT_LOSSLESS for one host's ACTIVE RoCE ports (issue 20;
+/// roce_qos_findings.cpp).
+void roce_qos_findings(const model::HostInventory& h, std::vector<Finding>& out);
+
 /// IPV4_DUPLICATE_ACROSS_HOSTS and MPI_TCP_IF_DEFAULT across the hosts of r.
 void host_consistency_findings(const model::InventoryResult& r, std::vector<Finding>& out);
 

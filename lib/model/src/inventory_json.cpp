@@ -25,6 +25,46 @@ std::string get_str(const json& j, const char* key) {
   return j.at(key).get<std::string>();
 }
 
+std::vector<int> get_ints(const json& j, const char* key) {
+  if (!j.contains(key) || j.at(key).is_null()) return {};
+  return j.at(key).get<std::vector<int>>();
+}
+
+json ints_or_null(const std::vector<int>& v) {
+  return v.empty() ? json(nullptr) : json(v);
+}
+
+/// A RoCE port's lossless configuration (issue 20); unknowns are null, each with its `*_source`.
+json roce_qos_json(const RoceQos& q) {
+  return {{"netdev", q.netdev},
+          {"trust", q.trust.empty() ? json(nullptr) : json(q.trust)},
+          {"trust_source", q.trust_source},
+          {"dscp2prio", ints_or_null(q.dscp2prio)},
+          {"dscp2prio_source", q.dscp2prio_source},
+          {"pfc_enabled_mask", opt(q.pfc_enabled_mask)},
+          {"pfc_source", q.pfc_source},
+          {"prio2buffer", ints_or_null(q.prio2buffer)},
+          {"ecn_np_mask", opt(q.ecn_np_mask)},
+          {"ecn_rp_mask", opt(q.ecn_rp_mask)},
+          {"ecn_source", q.ecn_source}};
+}
+
+RoceQos roce_qos_from(const json& j) {
+  RoceQos q;
+  q.netdev = get_str(j, "netdev");
+  q.trust = get_str(j, "trust");
+  q.trust_source = get_str(j, "trust_source");
+  q.dscp2prio = get_ints(j, "dscp2prio");
+  q.dscp2prio_source = get_str(j, "dscp2prio_source");
+  q.pfc_enabled_mask = get_opt<int>(j, "pfc_enabled_mask");
+  q.pfc_source = get_str(j, "pfc_source");
+  q.prio2buffer = get_ints(j, "prio2buffer");
+  q.ecn_np_mask = get_opt<int>(j, "ecn_np_mask");
+  q.ecn_rp_mask = get_opt<int>(j, "ecn_rp_mask");
+  q.ecn_source = get_str(j, "ecn_source");
+  return q;
+}
+
 json link_json(const PcieLink& l) {
   return {{"current_gts", opt(l.current_gts)},
           {"current_width", opt(l.current_width)},
@@ -116,6 +156,7 @@ json port_json(const RdmaPort& p) {
             {"gid_tbl_len", p.gid_tbl_len},
             {"rocev2_gid_index", opt(p.rocev2_gid_index)},
             {"gids", gids}};
+  j["roce_qos"] = p.roce_qos ? roce_qos_json(*p.roce_qos) : json(nullptr);
   return j;
 }
 
@@ -133,6 +174,7 @@ RdmaPort port_from(const json& j) {
   p.lid = get_str(j, "lid");
   p.gid_tbl_len = j.value("gid_tbl_len", 0);
   p.rocev2_gid_index = get_opt<int>(j, "rocev2_gid_index");
+  if (j.contains("roce_qos") && !j.at("roce_qos").is_null()) p.roce_qos = roce_qos_from(j.at("roce_qos"));
   for (const auto& g : j.at("gids")) {
     GidEntry e;
     e.index = g.at("index").get<int>();

@@ -555,8 +555,9 @@ HostInventory collect_host_inventory(const InventoryOptions& opts, const VerbsBa
   h.iommu = detail::read_iommu(r.root());
   detail::classify_rdma_devices(r.root(), h);
   detail::read_interface_addresses(opts, h);
-  if (opts.run_nvidia_smi && fs::path(opts.sysfs_root).lexically_normal() == fs::path("/sys"))
-    h.nvidia_smi_topo = trim_copy(run_nvidia_smi_topo());
+  const bool live_sysfs = fs::path(opts.sysfs_root).lexically_normal() == fs::path("/sys");
+  detail::read_roce_qos(r.root(), live_sysfs, h);
+  if (opts.run_nvidia_smi && live_sysfs) h.nvidia_smi_topo = trim_copy(run_nvidia_smi_topo());
 
   h.gdr = read_gdr(r, opts.nccl_version);
   h.env = env;

@@ -79,4 +79,10 @@ void classify_rdma_devices(const std::filesystem::path& root, model::HostInvento
 /// IFF_UP of each interface (`flags`) and its IPv4 addresses from the proc root (see InventoryOptions).
 void read_interface_addresses(const model::InventoryOptions& opts, model::HostInventory& h);
 
+// Issue 20's RoCE lossless configuration (inventory_qos.cpp).
+
+/// Fills `roce_qos` of every RoCE (Ethernet link layer) port of h whose netdev is known. `live`: root is the
+/// real /sys, so PFC is asked from DCB netlink; otherwise it comes from the recorded `<root>/mlnx_qos/<if>`.
+void read_roce_qos(const std::filesystem::path& root, bool live, model::HostInventory& h);
+
 }  // namespace fabcheck::probes::detail

@@ -272,7 +272,38 @@ def mgmt_nic(t):
     t.netdev(p, "eno1", 1500, "up", 1000)
 
 
-def model_b(name, mtu=9000, nic0=None, down1=False, slots=255, pod=False):
+def roce_qos(t, nic, nd, trust="dscp", dscp_map=None, pfc=(3,), ecn=(3,)):
+    """Issue 20: MLNX_OFED mlx5 qos/ and ecn/ files of netdev `nd` on PCI path `nic`, and the recorded
+    `mlnx_qos -i <nd>` output at mlnx_qos/<nd> (PFC is DCB netlink, not sysfs). dscp_map: {dscp: prio}
+    overrides of mlx5's default map DSCP d -> priority d >> 3."""
+    prio_of = {d: d >> 3 for d in range(64)}
+    prio_of.update(dscp_map or {})
+    base = f"devices/{nic}/net/{nd}"
+    t.w(f"{base}/qos/trust", trust)
+    # one header line, then "dscp prio" per line (python/mlnx_qos print_dscp2prio_sysfs skips the first line)
+    t.w(f"{base}/qos/dscp2prio", "dscp\tprio\n" + "\n".join(f"{d}\t{prio_of[d]}" for d in range(64)))
+    # en_sysfs.c mlx5e_show_prio2buffer: "Priority\tBuffer" then "%d\t\t%d"; lossless priorities on buffer 1
+    t.w(f"{base}/qos/prio2buffer", "Priority\tBuffer\n" + "\n".join(
+        f"{p}\t\t{1 if p in pfc else 0}" for p in range(8)))
+    for role in ("roce_np", "roce_rp"):
+        for p in range(8):
+            t.w(f"{base}/ecn/{role}/enable/{p}", 1 if p in ecn else 0)
+    # python/mlnx_qos pretty_print, as in att/netarbiter nvmf/OUTPUTSAMPLE.setup-nic-lossless-layer3.sh.md
+    lines = ["DCBX mode: OS controlled", f"Priority trust state: {trust}"]
+    if trust == "dscp":
+        lines.append("dscp2prio mapping:")
+        for p in range(8):
+            ds = [d for d in range(63, -1, -1) if prio_of[d] == p]
+            for k in range(0, len(ds), 8):
+                lines.append(f"\tprio:{p} dscp:" + "".join(f"{d:02d}," for d in ds[k:k + 8]))
+    lines += ["Cable len: 7", "PFC configuration:", "\tpriority    0   1   2   3   4   5   6   7",
+              "\tenabled     " + "".join(f"{1 if p in pfc else 0}   " for p in range(8))]
+    for tc in range(8):
+        lines += [f"tc: {tc} ratelimit: unlimited, tsa: vendor", f"\t priority:  {tc}"]
+    t.w(f"mlnx_qos/{nd}", "\n".join(lines))
+
+
+def model_b(name, mtu=9000, nic0=None, down1=False, slots=255, pod=False, qos=None):
     """RoCE v2 host: mgmt NIC + 2 RDMA NICs (CX-7, Ethernet) + 2 GPUs (pairs 0/1 of A)."""
     t = Tree(name)
     t.lo()
@@ -308,6 +339,8 @@ def model_b(name, mtu=9000, nic0=None, down1=False, slots=255, pod=False):
             t.netdev(nic, nd, mtu, "down", -1)
         else:
             t.netdev(nic, nd, mtu, "up", 400000)
+        if qos is not None:
+            roce_qos(t, nic, nd, **(qos(k) or {}))
         names.append(ib)
     t.uverbs(names)
     t.peermem()
@@ -681,6 +714,11 @@ def main():
     model_docker("k-docker0-virbr0-host1", "198.51.100.11")
     model_docker("k2-docker0-virbr0-host2", "198.51.100.12")
     model_a("l-no-peer-memory", hdr=True, pairs=range(2), peermem=False)
+    # issue 20: RoCE lossless configuration; mlx5_1 (ens2np0) is correct in each, mlx5_0 (ens3np0) varies
+    model_b("m-roce-lossless-correct", slots=16, qos=lambda k: {})
+    model_b("m2-roce-pfc-off", slots=16, qos=lambda k: {"pfc": (), "ecn": ()} if k == 0 else {})
+    model_b("m3-roce-ecn-off", slots=16, qos=lambda k: {"ecn": ()} if k == 0 else {})
+    model_b("m4-roce-dscp-map-elsewhere", slots=16, qos=lambda k: {"dscp_map": {26: 0}} if k == 0 else {})
 
 
 if __name__ == "__main__":

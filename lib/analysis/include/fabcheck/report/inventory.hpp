@@ -4,7 +4,8 @@
 /// GID_TABLES_DIFFER, MPI_RDMA_EXCLUDED, GDR_MODULE_NOT_SEEN, SOCKET_IFNAME_MGMT (Open MPI's
 /// btl_tcp_if_include); issue 24: PCIE_ACS_REDIRECT, IOMMU_TRANSLATED, PCIE_RELAXED_ORDERING_OFF,
 /// PCIE_CONFIG_NOT_READ, GDR_NO_PEER_MEMORY, LID_ON_ETHERNET, IPV4_DUPLICATE_ACROSS_HOSTS,
-/// MPI_TCP_IF_DEFAULT.
+/// MPI_TCP_IF_DEFAULT; issue 20: ROCE_LOSSY, ROCE_PFC_WITHOUT_ECN, ROCE_TC_NOT_LOSSLESS.
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +31,30 @@ struct GpuRail {
 
 /// Chooses each GPU's NIC on one host. Empty when the host has no GPU or no RDMA device with a PCI location.
 std::vector<GpuRail> gpu_rails(const model::HostInventory& h);
+
+/// The traffic class a library puts on its RoCE packets (issue 20). The GRH traffic class byte is the IP
+/// header's TOS byte on RoCE v2: DSCP = traffic_class >> 2, the low two bits are ECN (RFC 2474, RFC 3168).
+struct RoceJobTraffic {
+  std::string library;    ///< "NCCL" or "UCX"
+  int traffic_class = 0;  ///< NCCL_IB_TC / UCX_IB_TRAFFIC_CLASS, 0..255
+  int service_level = 0;  ///< NCCL_IB_SL / UCX_IB_SL: the 802.1p priority (PCP) of the frames, 0..7
+  std::string origin;     ///< "env NCCL_IB_TC=106, NCCL_IB_SL unset (default 0)" and the like
+};
+
+/// The traffic the host's environment sets up: NCCL always — NCCL_IB_TC and NCCL_IB_SL, default 0 each
+/// (NCCL environment-variable documentation, https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/
+/// env.html; `NCCL_PARAM(IbTc, "IB_TC", 0)`, `NCCL_PARAM(IbSl, "IB_SL", 0)` in src/transport/net_ib.cc, read
+/// with strtoll base 0) —, UCX when UCX_IB_TRAFFIC_CLASS or UCX_IB_SL is set: "auto" (UCX's default) is 106
+/// on RoCE v2 for the traffic class and 0 for the SL (uct/ib/base/ib_iface.c, the TRAFFIC_CLASS and SL
+/// config entries). A value that is not a number in range leaves that library out.
+std::vector<RoceJobTraffic> roce_job_traffic(const std::map<std::string, std::string>& env);
+
+/// The 802.1p priority RoCE packets of `t` get on a port configured as `q`: trust dscp → dscp2prio[TC >> 2]
+/// (mlx5 classifies by the DSCP of the IP header; with mlx5's default map DSCP d → priority d >> 3, i.e.
+/// TC >> 5, but only the map read is used); trust pcp → the SL (mlx5 puts the SL into the VLAN PCP of RoCE
+/// frames). nullopt when the trust mode or the map entry is unknown; `how` says how it was derived or why
+/// not.
+std::optional<int> roce_priority(const model::RoceQos& q, const RoceJobTraffic& t, std::string& how);
 
 /// PCIe, GID, port, placement, GPUDirect and MPI findings for every host, plus GID_TABLES_DIFFER across
 /// hosts. Each finding's evidence names the host (and device/port/GPU where it applies).

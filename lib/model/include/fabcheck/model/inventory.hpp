@@ -20,6 +20,26 @@ struct GidEntry {
   bool link_local = false;  ///< fe80::/64
   std::string ipv4;         ///< dotted IPv4 for an IPv4-mapped GID (::ffff:a.b.c.d), else ""
 };
+/// The lossless configuration of a RoCE port's netdev (issue 20), as the host shows it; nothing is guessed:
+/// an empty vector or nullopt is "unknown" and its `*_source` says why. Priorities are IEEE 802.1p 0..7.
+/// Sources: MLNX_OFED's mlx5 sysfs `qos/` group (`trust`, `dscp2prio`, `prio2buffer`: Mellanox/mlnx-tools
+/// python/mlnx_qos reads them), the kernel's DCB netlink (PFC enable bits `struct ieee_pfc.pfc_en` and the
+/// DSCP app table, include/uapi/linux/dcbnl.h: what mlnx_qos shows when `qos/trust` is absent), a recorded
+/// `mlnx_qos -i <if>` output for trees under `--sysfs-root`, and mlx5's `ecn/roce_np|roce_rp/enable/<prio>`
+/// (en_sysfs.c mlx5e_fill_attributes; "0"/"1" per priority).
+struct RoceQos {
+  std::string netdev;            ///< the port's netdev (port_netdev)
+  std::string trust;             ///< "pcp" or "dscp"; "" unknown
+  std::string trust_source;      ///< "sysfs qos/trust", "dcbnl app table", "mlnx_qos capture", or why unknown
+  std::vector<int> dscp2prio;    ///< priority of DSCP 0..63 (64 entries, -1 = not listed); empty = unknown
+  std::string dscp2prio_source;  ///< where the map came from, or why it is unknown
+  std::optional<int> pfc_enabled_mask;  ///< bit p set = PFC enabled on priority p; nullopt = unknown
+  std::string pfc_source;               ///< "dcbnl ieee_pfc", "mlnx_qos capture", or why unknown
+  std::vector<int> prio2buffer;    ///< receive buffer of priority 0..7 (qos/prio2buffer); empty = unknown
+  std::optional<int> ecn_np_mask;  ///< bit p = ecn/roce_np/enable/<p> is 1 (notification point: sends CNPs)
+  std::optional<int> ecn_rp_mask;  ///< bit p = ecn/roce_rp/enable/<p> is 1 (reaction point: slows on CNPs)
+  std::string ecn_source;          ///< "sysfs ecn/", or why unknown (a missing or unreadable file of the 16)
+};
 /// One port of an RDMA device (rdma-sysfs.md §3).
 struct RdmaPort {
   int port = 1;                     ///< port number (from 1)
@@ -35,7 +55,8 @@ struct RdmaPort {
   int gid_tbl_len = 0;              ///< number of slots in gids/
   std::vector<GidEntry> gids;       ///< non-empty slots, by index
   std::optional<int>
-      rocev2_gid_index;  ///< first routable RoCE v2 GID (NCCL validGid && !linkLocal), RoCE only
+      rocev2_gid_index;             ///< first routable RoCE v2 GID (NCCL validGid && !linkLocal), RoCE only
+  std::optional<RoceQos> roce_qos;  ///< lossless configuration of the netdev, RoCE ports only (issue 20)
   bool active() const { return state_num == 4; }
 };
 /// A PCIe link as sysfs shows it (rdma-sysfs.md §5). Speeds in GT/s.
