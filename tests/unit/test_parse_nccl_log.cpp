@@ -44,8 +44,8 @@ TEST(NcclEnvelope, InfoPrefixHostPidTidDev) {
 }
 
 TEST(NcclEnvelope, TidsOfOnePidAreOneProcess) {
-  NcclLog log =
-      parse_nccl_log(info_pnl("Using network IB") + "node01:100:999 [1] NCCL INFO NET/IB : No device found.\n");
+  NcclLog log = parse_nccl_log(info_pnl("Using network IB") +
+                               "node01:100:999 [1] NCCL INFO NET/IB : No device found.\n");
   ASSERT_EQ(log.processes.size(), 1u);
   EXPECT_EQ(log.processes[0].cuda_devs, (std::vector<int>{0, 1}));
 }
@@ -192,19 +192,19 @@ TEST(NcclNet, PluginAbsent_2_5_to_2_16) {
 }
 
 TEST(NcclNet, PluginAbsent_2_17_to_2_18) {
-  auto p =
-      one(info_pnl("NET/Plugin : Plugin load (libnccl-net.so) returned 2 : libnccl-net.so: cannot open shared "
+  auto p = one(
+      info_pnl("NET/Plugin : Plugin load (libnccl-net.so) returned 2 : libnccl-net.so: cannot open shared "
                "object file: No such file or directory") +
-          info_pnl("NET/Plugin : No plugin found, using internal implementation"));
+      info_pnl("NET/Plugin : No plugin found, using internal implementation"));
   EXPECT_TRUE(p.plugin_absent);
   EXPECT_EQ(p.version_min, V(2, 17, 0));
   EXPECT_EQ(p.version_max, V(2, 18, 99));
 }
 
 TEST(NcclNet, PluginAbsent_2_19_to_2_20) {
-  auto p = one(
-      info_pnl("NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file: No such file or directory "
-           "No plugin found (libnccl-net.so), using internal implementation"));
+  auto p = one(info_pnl(
+      "NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file: No such file or directory "
+      "No plugin found (libnccl-net.so), using internal implementation"));
   EXPECT_TRUE(p.plugin_absent);
   EXPECT_EQ(p.version_min, V(2, 19, 0));
   EXPECT_EQ(p.version_max, V(2, 20, 99));
@@ -306,7 +306,8 @@ TEST(NcclNet, IbUsingSharpSuffixAndUnspecified_2_26_plus) {
 }
 
 TEST(NcclNet, IbNoDeviceThenEmptyUsing_2_24_plus) {
-  auto p = one(info_pnl("NET/IB : No device found.") + info_pnl("NET/IB : Using [RO]; OOB eth0:192.0.2.64<0>"));
+  auto p =
+      one(info_pnl("NET/IB : No device found.") + info_pnl("NET/IB : Using [RO]; OOB eth0:192.0.2.64<0>"));
   EXPECT_TRUE(p.ib_no_device);
   EXPECT_TRUE(p.ib_using_empty);
   EXPECT_TRUE(p.ib_devices.empty());
@@ -341,8 +342,8 @@ TEST(NcclNet, SocketUsingList) {
 }
 
 TEST(NcclNet, SocketInterfacesFound_2_3) {
-  auto p =
-      one(info_pnl("NET : Using interface enp1s0f0:192.0.2.134<0>") + info_pnl("NET/Socket : 1 interfaces found"));
+  auto p = one(info_pnl("NET : Using interface enp1s0f0:192.0.2.134<0>") +
+               info_pnl("NET/Socket : 1 interfaces found"));
   ASSERT_EQ(p.bootstrap_ifaces.size(), 1u);
   EXPECT_EQ(p.bootstrap_ifaces[0].name, "enp1s0f0");
   // 2.0 - 2.3: the socket transport's interface list (it also carried the bootstrap).
@@ -378,8 +379,9 @@ TEST(NcclNet, BootstrapNoSpace_2_24_plus) {
 }
 
 TEST(NcclNet, EnvEchoes) {
-  auto p = one(info_pnl("NCCL_IB_DISABLE set by environment to 1.") +
-               info_pnl("NCCL_NET_GDR_LEVEL set by environment to PXB") + info_pnl("NCCL_IB_HCA set to mlx5_4"));
+  auto p =
+      one(info_pnl("NCCL_IB_DISABLE set by environment to 1.") +
+          info_pnl("NCCL_NET_GDR_LEVEL set by environment to PXB") + info_pnl("NCCL_IB_HCA set to mlx5_4"));
   EXPECT_EQ(p.env.at("NCCL_IB_DISABLE"), "1");
   EXPECT_EQ(p.env.at("NCCL_NET_GDR_LEVEL"), "PXB");
   EXPECT_EQ(p.env.at("NCCL_IB_HCA"), "mlx5_4");
@@ -459,8 +461,8 @@ TEST(NcclGdr, ConnectedAllRingsGdrFlag_2_24_plus) {
 // ---------------------------------------------------------------- §2.3 topology and summary lines
 
 TEST(NcclTopo, RingOrderAndChannelListAreNotConnections) {
-  auto p =
-      one(info_pnl("Channel 00/02 :    0   1") + info_pnl("Ring 00 : 1 -> 0 -> 1") + info_pnl("Channel 00/04 : 0 1"));
+  auto p = one(info_pnl("Channel 00/02 :    0   1") + info_pnl("Ring 00 : 1 -> 0 -> 1") +
+               info_pnl("Channel 00/04 : 0 1"));
   EXPECT_TRUE(p.connections.empty());
 }
 
@@ -505,8 +507,8 @@ TEST(NcclTopo, PerQpLidMeansInfiniBand_GidMeansRoce) {
   EXPECT_TRUE(one(info_pnl("NET/IB: Dev 0 Port 1 qpn 305 mtu 5 LID 4")).qp_lid);
   auto g =
       one(info_pnl("NET/IB: NCCL Dev 0 IbDev 0 Port 1 qpn 1047 mtu 5 query_ece={supported=1} GID 0 "
-               "(80FE/1A8A41FEFF21A75E) "
-               "fifoRkey=0x15e6c5 fifoLkey=0x15e6c5"));
+                   "(80FE/1A8A41FEFF21A75E) "
+                   "fifoRkey=0x15e6c5 fifoLkey=0x15e6c5"));
   EXPECT_TRUE(g.qp_gid);
   EXPECT_EQ(g.version_min, V(2, 20, 0));
 }
@@ -701,8 +703,8 @@ TEST(NcclConn, NcclTestsHeaderRanks) {
 // ---------------------------------------------------------------- robustness
 
 TEST(NcclRobust, TruncatedLastLineIsParsedAndFlagged) {
-  NcclLog log =
-      parse_nccl_log(info_pnl("Using network IB") + "node01:100:101 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/I");
+  NcclLog log = parse_nccl_log(info_pnl("Using network IB") +
+                               "node01:100:101 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/I");
   EXPECT_TRUE(log.stats.truncated);
   EXPECT_EQ(log.stats.lines, 2u);
   ASSERT_EQ(log.processes.size(), 1u);

@@ -57,10 +57,10 @@ const CompareRow* find(const CompareResult& r, std::uint64_t size, const std::st
 TEST(Compare, SlowerPointIsWorseEqualPointIsWithinNoise) {
   // 1 MiB: B takes twice as long, samples fully separated → worse. 4 KiB: same samples, same time → within
   // noise.
-  const json a =
-      report_with_rc({point(1 << 20, "out_of_place", 1000, 30, 1000), point(4096, "out_of_place", 50, 30, 50)});
-  const json b =
-      report_with_rc({point(1 << 20, "out_of_place", 2000, 30, 2000), point(4096, "out_of_place", 50, 30, 50)});
+  const json a = report_with_rc(
+      {point(1 << 20, "out_of_place", 1000, 30, 1000), point(4096, "out_of_place", 50, 30, 50)});
+  const json b = report_with_rc(
+      {point(1 << 20, "out_of_place", 2000, 30, 2000), point(4096, "out_of_place", 50, 30, 50)});
   const auto r = compare_reports(a, b, {"a.json", "A", {}}, {"b.json", "B", {}});
   const auto* bw = find(r, 1 << 20, "busbw_gbps");
   ASSERT_NE(bw, nullptr);

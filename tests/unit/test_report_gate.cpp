@@ -51,7 +51,7 @@ json check(const std::string& metric, const std::string& op, const json& thresho
 }
 
 report::GateCheckResult one_rg(const json& rep, const std::string& metric, const std::string& op,
-                            const json& threshold) {
+                               const json& threshold) {
   auto g = report::evaluate_gate(rep, check(metric, op, threshold), "test");
   EXPECT_EQ(g.checks.size(), 1u);
   return g.checks.at(0);

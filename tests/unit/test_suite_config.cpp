@@ -345,7 +345,10 @@ TEST(ModelOptions, CrossKeyRules) {
   const json eff = lat.to_json(lat.make({{"sweep", true}}, ptr("latency")));
   EXPECT_EQ(eff["sweep"], true);
   EXPECT_EQ(lat.to_json(lat.make(eff, ptr("latency"))), eff);
-  EXPECT_NE(error_of_sc([&] { lat.make({{"sweep", true}, {"sizes", json::array({8})}}, ptr("latency")); }), "");
+  EXPECT_NE(error_of_sc([&] {
+              lat.make({{"sweep", true}, {"sizes", json::array({8})}}, ptr("latency"));
+            }),
+            "");
   const auto p2p = lat.make({{"kind", "p2p"}}, ptr("latency"));
   EXPECT_TRUE(p2p.p2p);
   EXPECT_FALSE(p2p.collective);

@@ -165,15 +165,15 @@ std::string raster_heatmap(const json& matrix, const HeatmapSpec& spec, const st
 
 // ---- sections (one file each) ----
 
-std::string render_summary(const json& report);      // html_summary.cpp: score, transport, gate, run status
-std::string render_findings(const json& report);     // html_summary.cpp
-std::string render_gate(const json& report);         // html_summary.cpp
-std::string render_sweeps(const json& report);       // html_sweeps.cpp
-std::string render_latency(const json& report);      // html_latency.cpp
-std::string render_pairs(const json& report);        // html_pairs.cpp
-std::string render_incast(const json& report);       // html_incast.cpp
-std::string render_scaling(const json& report);      // html_scaling.cpp
+std::string render_summary(const json& report);        // html_summary.cpp: score, transport, gate, run status
+std::string render_findings(const json& report);       // html_summary.cpp
+std::string render_gate(const json& report);           // html_summary.cpp
+std::string render_sweeps(const json& report);         // html_sweeps.cpp
+std::string render_latency(const json& report);        // html_latency.cpp
+std::string render_pairs(const json& report);          // html_pairs.cpp
+std::string render_incast(const json& report);         // html_incast.cpp
+std::string render_scaling(const json& report);        // html_scaling.cpp
 std::string render_host_counters(const json& report);  // html_counters.cpp
-std::string render_environment(const json& report);  // html_environment.cpp
+std::string render_environment(const json& report);    // html_environment.cpp
 
 }  // namespace fabcheck::report::html
