@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "fabcheck/parse/mlnx_qos.hpp"
 #include "fabcheck/probes/inventory.hpp"
-#include "fabcheck/probes/roce_qos.hpp"
 #include "fabcheck/report/inventory.hpp"
 
 using namespace fabcheck;
@@ -78,18 +78,18 @@ const char* kMlnxQosSample =
 }  // namespace
 
 TEST(RoceQosParse, QosPairsSkipHeaderAndJunk) {
-  auto b = probes::parse_qos_pairs("Priority\tBuffer\n0\t\t0\n3\t\t1\n9\t\t1\nx y\n7\t\t2\n", 8);
+  auto b = parse::parse_qos_pairs("Priority\tBuffer\n0\t\t0\n3\t\t1\n9\t\t1\nx y\n7\t\t2\n", 8);
   ASSERT_EQ(b.size(), 8u);
   EXPECT_EQ(b[0], 0);
   EXPECT_EQ(b[3], 1);
   EXPECT_EQ(b[7], 2);
   EXPECT_EQ(b[1], -1);  // not listed
-  EXPECT_TRUE(probes::parse_qos_pairs("dscp\tprio\n", 64).empty());
-  EXPECT_TRUE(probes::parse_qos_pairs("", 64).empty());
+  EXPECT_TRUE(parse::parse_qos_pairs("dscp\tprio\n", 64).empty());
+  EXPECT_TRUE(parse::parse_qos_pairs("", 64).empty());
 }
 
 TEST(RoceQosParse, MlnxQosOutput) {
-  auto m = probes::parse_mlnx_qos_output(kMlnxQosSample);
+  auto m = parse::parse_mlnx_qos_output(kMlnxQosSample);
   EXPECT_EQ(m.trust, "dscp");
   ASSERT_EQ(m.dscp2prio.size(), 64u);
   EXPECT_EQ(m.dscp2prio[26], 3);
@@ -97,7 +97,7 @@ TEST(RoceQosParse, MlnxQosOutput) {
   EXPECT_EQ(m.dscp2prio[63], 7);
   ASSERT_TRUE(m.pfc_enabled_mask.has_value());
   EXPECT_EQ(*m.pfc_enabled_mask, 0x08);
-  auto none = probes::parse_mlnx_qos_output("Priority trust state: pcp\nPFC configuration:\n\tenabled 1 0\n");
+  auto none = parse::parse_mlnx_qos_output("Priority trust state: pcp\nPFC configuration:\n\tenabled 1 0\n");
   EXPECT_EQ(none.trust, "pcp");
   EXPECT_TRUE(none.dscp2prio.empty());
   EXPECT_FALSE(none.pfc_enabled_mask.has_value());  // 2 of 8 columns: not read

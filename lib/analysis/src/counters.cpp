@@ -187,6 +187,24 @@ json moved(const std::map<std::string, std::int64_t>& m, std::initializer_list<c
   return j;
 }
 
+/// The counters shown when they moved (is_shown_counter), by where they sit.
+constexpr std::string_view kShownRdma[] = {
+    "symbol_error",       "link_error_recovery", "link_downed",       "port_rcv_errors",
+    "port_xmit_discards", "hw.out_of_sequence",  "hw.packet_seq_err", "hw.local_ack_timeout_err",
+    "hw.np_cnp_sent",     "hw.rp_cnp_handled"};
+constexpr std::string_view kShownNetdev[] = {"rx_dropped", "rx_missed_errors", "rx_crc_errors",
+                                             "tx_dropped", "rx_errors",        "tx_errors"};
+
+template <std::size_t N>
+json shown(const std::map<std::string, std::int64_t>& m, const std::string_view (&names)[N]) {
+  json j = json::object();
+  for (auto n : names) {
+    const auto it = m.find(std::string(n));
+    if (it != m.end() && it->second > 0) j[std::string(n)] = it->second;
+  }
+  return j;
+}
+
 void add_rdma_findings(Document& doc, std::string_view section, const std::string& host,
                        const PortDeltas& ports) {
   for (const auto& [port, m] : ports) {
@@ -293,7 +311,12 @@ json counters_json(const model::StepCounters& sc) {
   json hosts = json::array();
   double read_max = 0;
   for (const auto& h : sc.hosts) {
-    hosts.push_back({{"host", h.host}, {"deltas", h.deltas}, {"skipped", h.skipped}, {"reset", h.reset}});
+    const json deltas = h.deltas;
+    hosts.push_back({{"host", h.host},
+                     {"deltas", deltas},
+                     {"skipped", h.skipped},
+                     {"reset", h.reset},
+                     {"tcp", tcp_loss_json(tcp_loss_of(h.host, deltas))}});
     read_max = std::max(read_max, h.read_us);
   }
   return {{"duration_s", sc.duration_s}, {"read_us_max", read_max}, {"hosts", hosts}};
@@ -317,6 +340,19 @@ void add_counter_findings(Document& doc, std::string_view section) {
   }
 }
 
+bool is_shown_counter(std::string_view name) {
+  const auto in = [&](std::string_view prefix, std::string_view rest, const auto& names) {
+    return name.substr(0, prefix.size()) == prefix &&
+           std::find(std::begin(names), std::end(names), rest) != std::end(names);
+  };
+  if (name.rfind("rdma.", 0) == 0) {  // rdma.<dev>.<port>.<name>
+    const auto a = name.find('.', 5), b = a == std::string_view::npos ? a : name.find('.', a + 1);
+    return b != std::string_view::npos && in("rdma.", name.substr(b + 1), kShownRdma);
+  }
+  const auto dot = name.rfind('.');  // net.<if>.<file>
+  return dot != std::string_view::npos && dot > 4 && in("net.", name.substr(dot + 1), kShownNetdev);
+}
+
 std::string render_counters(const json& record, std::string_view step) {
   std::string out;
   for (const auto& h : record.value("hosts", json::array())) {
@@ -327,14 +363,11 @@ std::string render_counters(const json& record, std::string_view step) {
       parts.push_back(fmt::format("TCP lost {} of {} segments ({} retransmitted, {} spurious)", l.lost, l.out,
                                   l.retrans, l.spurious));
     for (const auto& [port, m] : rdma_ports(d)) {
-      const json ev = moved(m, {"symbol_error", "link_error_recovery", "link_downed", "port_rcv_errors",
-                                "port_xmit_discards", "hw.out_of_sequence", "hw.packet_seq_err",
-                                "hw.local_ack_timeout_err", "hw.np_cnp_sent", "hw.rp_cnp_handled"});
+      const json ev = shown(m, kShownRdma);
       if (!ev.empty()) parts.push_back(fmt::format("{} {}", port, ev.dump()));
     }
     for (const auto& [ifname, m] : netdevs(d)) {
-      const json ev = moved(
-          m, {"rx_dropped", "rx_missed_errors", "rx_crc_errors", "tx_dropped", "rx_errors", "tx_errors"});
+      const json ev = shown(m, kShownNetdev);
       if (!ev.empty()) parts.push_back(fmt::format("{} {}", ifname, ev.dump()));
     }
     if (!parts.empty()) out += fmt::format("#   {}: {}\n", h.value("host", ""), fmt::join(parts, "; "));

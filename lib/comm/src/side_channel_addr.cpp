@@ -2,36 +2,17 @@
 
 #include <fmt/format.h>
 
-#include <charconv>
 #include "fabcheck/core/ascii.hpp"
+#include "fabcheck/core/ipv4.hpp"
 
 namespace fabcheck::comm {
 namespace {
-
-/// Parses "a.b.c.d" into host order; false when it is not four numbers 0..255.
-bool parse_ipv4(std::string_view s, std::uint32_t& out) {
-  std::uint32_t v = 0;
-  for (int i = 0; i < 4; ++i) {
-    unsigned part = 0;
-    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), part);
-    if (ec != std::errc() || part > 255 || p == s.data()) return false;
-    v = (v << 8) | part;
-    s.remove_prefix(static_cast<std::size_t>(p - s.data()));
-    if (i < 3) {
-      if (s.empty() || s.front() != '.') return false;
-      s.remove_prefix(1);
-    }
-  }
-  if (!s.empty()) return false;
-  out = v;
-  return true;
-}
 
 bool token_matches(const InterfaceAddress& a, std::string_view tok) {
   if (tok.empty()) return false;
   const auto slash = tok.find('/');
   std::uint32_t net = 0;
-  if (!parse_ipv4(tok.substr(0, slash), net)) return tok == a.ifname;
+  if (!core::parse_ipv4(tok.substr(0, slash), net)) return tok == a.ifname;
   unsigned bits = 32;
   if (slash != std::string_view::npos) {
     const auto b = tok.substr(slash + 1);

@@ -6,18 +6,11 @@
 #include <cstdio>
 #include <sstream>
 
+#include "fabcheck/core/ipv4.hpp"
+
 namespace fabcheck::parse {
 
 namespace {
-
-bool dotted_quad(const std::string& s, std::uint32_t& out) {
-  unsigned a = 0, b = 0, c = 0, d = 0;
-  char tail = 0;
-  if (std::sscanf(s.c_str(), "%u.%u.%u.%u%c", &a, &b, &c, &d, &tail) != 4) return false;
-  if (a > 255 || b > 255 || c > 255 || d > 255) return false;
-  out = (a << 24) | (b << 16) | (c << 8) | d;
-  return true;
-}
 
 /// "%08X" of a network-order word read on a little-endian host: the first octet is the low byte.
 bool route_hex(const std::string& s, std::uint32_t& out) {
@@ -73,7 +66,7 @@ std::vector<LocalIpv4> parse_local_ipv4(std::string_view fib_trie, std::string_v
     }
     if (leaf.empty() || line.find("/32 host LOCAL") == std::string::npos) continue;
     std::uint32_t addr = 0;
-    if (!dotted_quad(leaf, addr) || (addr >> 24) == 127) continue;
+    if (!core::parse_ipv4(leaf, addr) || (addr >> 24) == 127) continue;
     LocalIpv4 a;
     a.address = leaf;
     int best = -1;

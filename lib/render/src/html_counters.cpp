@@ -4,29 +4,14 @@
 
 #include <algorithm>
 
+#include "fabcheck/report/counters.hpp"
 #include "html_internal.hpp"
 
 namespace fabcheck::report::html {
 namespace {
 
-/// Counters whose growth means loss or errors (the ones report/counters.hpp judges), shown when they moved.
-constexpr std::string_view kLossCounters[] = {
-    "symbol_error",       "link_error_recovery", "link_downed",       "port_rcv_errors",
-    "port_xmit_discards", "hw.out_of_sequence",  "hw.packet_seq_err", "hw.local_ack_timeout_err",
-    "hw.np_cnp_sent",     "hw.rp_cnp_handled",   "rx_dropped",        "rx_missed_errors",
-    "rx_crc_errors",      "tx_dropped",          "rx_errors",         "tx_errors"};
-
-bool is_loss_counter(const std::string& key) {
-  for (auto c : kLossCounters) {
-    if (key.size() > c.size() && key.compare(key.size() - c.size(), c.size(), c) == 0 &&
-        key[key.size() - c.size() - 1] == '.')
-      return true;
-  }
-  return false;
-}
-
-std::int64_t int_at(const json& d, const char* k) {
-  const json* v = get(d, k);
+std::int64_t int_at(const json* d, const char* k) {
+  const json* v = d ? get(*d, k) : nullptr;
   return v && v->is_number_integer() ? v->get<std::int64_t>() : 0;
 }
 
@@ -48,19 +33,19 @@ std::string render_host_counters(const json& r) {
         const std::string line = as_string(get(h, "host")) + ": " + as_string(&s);
         if (std::find(skipped.begin(), skipped.end(), line) == skipped.end()) skipped.push_back(line);
       }
-      static const json kEmpty = json::object();
       const json* dp = get(h, "deltas");
-      const json& d = dp && dp->is_object() ? *dp : kEmpty;
-      const auto retrans = int_at(d, "Tcp.RetransSegs"), dsack = int_at(d, "TcpExt.TCPDSACKRecvSegs");
+      const json* tcp = get(h, "tcp");  // counters_json's TCP summary
+      const auto retrans = int_at(tcp, "retrans_segs");
       std::string moved;
-      for (const auto& [k, v] : d.items())
-        if (is_loss_counter(k)) moved += (moved.empty() ? "" : ", ") + k + " +" + v.dump();
+      if (dp && dp->is_object())
+        for (const auto& [k, v] : dp->items())
+          if (is_shown_counter(k)) moved += (moved.empty() ? "" : ", ") + k + " +" + v.dump();
       if (retrans == 0 && moved.empty()) {
         ++quiet;
         continue;
       }
-      rows.push_back({html_escape(step), text(get(h, "host")), fmt::format("{}", int_at(d, "Tcp.OutSegs")),
-                      fmt::format("{}", retrans), fmt::format("{}", std::min(dsack, retrans)),
+      rows.push_back({html_escape(step), text(get(h, "host")), fmt::format("{}", int_at(tcp, "out_segs")),
+                      fmt::format("{}", retrans), fmt::format("{}", int_at(tcp, "spurious_segs")),
                       moved.empty() ? "—" : html_escape(moved)});
     }
   }

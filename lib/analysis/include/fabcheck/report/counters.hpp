@@ -43,8 +43,13 @@ inline constexpr long kTcpRetransMin = 20;
 inline constexpr double kNetdevDropShare = 1e-3;
 inline constexpr long kNetdevDropMin = 100;
 
-/// The `counters` record of one step: {duration_s, read_us_max, hosts: [{host, deltas, skipped, reset}]}.
+/// The `counters` record of one step: {duration_s, read_us_max, hosts: [{host, deltas, skipped, reset,
+/// tcp}]}; `tcp` = {out_segs, retrans_segs, spurious_segs (DSACKed), lost_segs (retransmitted − spurious)}.
 nlohmann::json counters_json(const model::StepCounters& sc);
+
+/// Whether a counter name (model/counters.hpp) is one of the loss or error counters the console and the HTML
+/// show when it moved: RDMA link errors, discards, RoCE sequence errors and CNPs; netdev drops and errors.
+bool is_shown_counter(std::string_view name);
 
 /// Adds the findings of `run.sections.<section>.counters` (see the file comment); none without a record.
 void add_counter_findings(Document& doc, std::string_view section);

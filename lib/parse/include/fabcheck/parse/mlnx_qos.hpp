@@ -1,6 +1,6 @@
 #pragma once
-/// @file The lossless configuration of RoCE netdevs (issue 20): pure parsers of the text formats, unit-tested
-/// on strings. Formats:
+/// @file The lossless configuration of RoCE netdevs (issue 20): pure parsers of the text formats (the
+/// inventory probe reads the files, lib/probes/src/inventory_qos.cpp), unit-tested on strings. Formats:
 /// - MLNX_OFED mlx5 `qos/dscp2prio` and `qos/prio2buffer`: one header line, then one "<key> <value>" pair per
 ///   line, whitespace separated (Mellanox/mlnx-tools python/mlnx_qos `print_dscp2prio_sysfs`,
 ///   `get_prio2buffer_sysfs`; prio2buffer is "Priority\tBuffer" then "%d\t\t%d", mlx5 en_sysfs.c
@@ -11,9 +11,14 @@
 ///   `pretty_print`).
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
-namespace fabcheck::probes {
+namespace fabcheck::parse {
+
+/// IEEE 802.1p priorities 0..7, DSCP values 0..63.
+inline constexpr int kQosPriorities = 8;
+inline constexpr int kQosDscpValues = 64;
 
 /// "<header>\n<k> <v>\n..." → a table of `size` values indexed by k (-1 where no line gave one); lines that
 /// are not two integers, or whose k is out of range or whose v is negative, are skipped. Empty when no line
@@ -30,4 +35,4 @@ struct MlnxQosOutput {
 /// Parses `mlnx_qos -i <if>` output; parts it does not find stay empty.
 MlnxQosOutput parse_mlnx_qos_output(const std::string& text);
 
-}  // namespace fabcheck::probes
+}  // namespace fabcheck::parse
