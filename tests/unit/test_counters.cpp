@@ -146,6 +146,20 @@ TEST(CounterFindings, BadCableFailsNamingHostAndPort) {
   EXPECT_NE(text.find("node07: mlx5_0 port 1"), std::string::npos) << text;
 }
 
+// Symbol errors without a link event are bit errors a healthy link shows too: a warning, not a verdict.
+TEST(CounterFindings, SymbolErrorsAloneAreAWarning) {
+  report::Document doc;
+  model::StepCounters sc;
+  model::HostCounterDelta d;
+  d.host = "node07";
+  d.deltas = {{"rdma.mlx5_0.1.symbol_error", 12}, {"rdma.mlx5_0.1.port_xmit_data", 90000000}};
+  sc.hosts.push_back(d);
+  doc.json()["run"]["sections"]["pairs"] = {{"counters", report::counters_json(sc)}};
+  report::add_counter_findings(doc, "pairs");
+  ASSERT_EQ(codes(doc), std::vector<std::string>{"RDMA_LINK_ERRORS:warn"});
+  EXPECT_EQ(doc.json()["findings"][0]["evidence"]["deltas"], (json{{"symbol_error", 12}}));
+}
+
 TEST(CounterFindings, LossyRoceWithoutCnpSaysNoEcn) {
   auto doc = doc_of_case("roce-lossy", "sweep");
   report::add_counter_findings(doc, "sweep");

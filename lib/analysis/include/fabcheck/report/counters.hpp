@@ -9,8 +9,9 @@
 ///   fallback, MPI over TCP and the virtual fabric all ride TCP. In the incast step the senders' losses are
 ///   one `INCAST_LOSS` (warn) naming the receiver instead: its link drops when several hosts send at once (a
 ///   shallow switch or NIC buffer without pause frames or ECN).
-/// - `RDMA_LINK_ERRORS`: symbol errors, link recoveries or link-downed events grew on an RDMA port (`fail`:
-///   the port's own counters confirm a bad cable, optic or port), or only receive errors grew (`warn`).
+/// - `RDMA_LINK_ERRORS`: a link recovery or link-downed event on an RDMA port during the step (`fail`: the
+///   port's own counters say the link retrained or dropped under the job), or only symbol or receive errors
+///   grew (`warn`: bit errors a healthy link also shows at its specified error rate; a look, not a verdict).
 /// - `RDMA_XMIT_DISCARDS` (warn): the port discarded packets it could not send (congestion or a down peer).
 /// - `ROCE_PACKET_LOSS` (warn): RoCE retransmission counters (out_of_sequence, packet_seq_err,
 ///   local_ack_timeout_err, implied_nak_seq_err) grew; with no congestion notification sent or handled on the
