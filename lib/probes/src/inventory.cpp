@@ -18,6 +18,7 @@
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/core/redact.hpp"
 #include "fabcheck/parse/mca_params.hpp"
+#include "inventory_facts.hpp"
 #include "sysfs_read.hpp"
 
 extern char** environ;

@@ -9,6 +9,7 @@
 
 #include "fabcheck/parse/proc_net_ipv4.hpp"
 #include "fabcheck/probes/pcie_config.hpp"
+#include "inventory_facts.hpp"
 #include "sysfs_read.hpp"
 
 namespace fabcheck::probes::detail {

@@ -15,6 +15,7 @@
 
 #include "fabcheck/core/ascii.hpp"
 #include "fabcheck/parse/mlnx_qos.hpp"
+#include "inventory_facts.hpp"
 #include "sysfs_read.hpp"
 
 namespace fabcheck::probes {
