@@ -8,19 +8,16 @@
 #include <cstdio>
 #include <mutex>
 
-#include "counters_record.hpp"
-#include "cpu_load_record.hpp"
 #include "fabcheck/comm/phase.hpp"
-#include "fabcheck/core/cpu_load.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/probes/topology.hpp"
-#include "fabcheck/report/counters.hpp"
 #include "fabcheck/report/document.hpp"
 #include "fabcheck/report/gate.hpp"
 #include "fabcheck/report/reconcile.hpp"
 #include "fabcheck/report/summary_text.hpp"
 #include "fabcheck/report/topology.hpp"
 #include "fabcheck/suite/watchdog.hpp"
+#include "step_watch.hpp"
 #include "steps.hpp"
 
 namespace fabcheck::suite {
@@ -253,9 +250,7 @@ int run_suite(const comm::Communicator& world, const Plan& plan, const RunOption
     // A marker per step: the watchdog can name a rank that never started it.
     comm::enter_phase(fmt::format("run: start {}", config_key(st.kind)));
     StepOutcome mine;
-    core::CpuLoadSampler load_sampler(world.local_rank() == 0);  // one per host (cpu_load.hpp)
-    detail::CounterWindow counter_window(
-        world, st.kind != StepKind::kInspect);  // the hosts' loss counters (issue 20)
+    detail::StepWatch watch(world, st.kind);  // the hosts' CPU load and loss counters around the step
     detail::StepContext ctx{world,
                             st,
                             root ? &doc : nullptr,
@@ -280,8 +275,14 @@ int run_suite(const comm::Communicator& world, const Plan& plan, const RunOption
     }
     const StepOutcome agreed = agree(world, mine, config_key(st.kind));
     const double elapsed = (comm::now_us() - sh.step_start_us) / 1e6;
-    const nlohmann::json cpu_load = detail::gather_cpu_load(world, load_sampler.stop());
-    const nlohmann::json counters = counter_window.finish(world, elapsed);
+    if (root) {
+      doc.set_section(sec, to_section(agreed.status), agreed.reason);
+      auto& entry = doc.json()["run"]["sections"][sec];
+      entry["elapsed_s"] = elapsed;
+      entry["budget_s"] = st.budget_s > 0 ? json(st.budget_s) : json(nullptr);
+    }
+    const std::string counters_text =
+        watch.finish(world, elapsed, root ? &doc : nullptr, sec, config_key(st.kind));
     if (st.budget_s > 0) {
       std::lock_guard<std::mutex> lk(sh.mu);
       sh.done_budget_s += st.budget_s;
@@ -289,15 +290,6 @@ int run_suite(const comm::Communicator& world, const Plan& plan, const RunOption
     }
     if (agreed.status == StepOutcome::Status::kFailed) any_failed = true;
     if (root) {
-      doc.set_section(sec, to_section(agreed.status), agreed.reason);
-      auto& entry = doc.json()["run"]["sections"][sec];
-      entry["elapsed_s"] = elapsed;
-      entry["budget_s"] = st.budget_s > 0 ? json(st.budget_s) : json(nullptr);
-      if (!cpu_load.is_null()) entry["cpu_load"] = cpu_load;
-      if (!counters.is_null()) {
-        entry["counters"] = counters;
-        report::add_counter_findings(doc, sec);
-      }
       if (!doc.json().contains(sec)) doc.json()[sec] = nullptr;
       if (agreed.status == StepOutcome::Status::kFailed) {
         report::Finding f;
@@ -323,8 +315,7 @@ int run_suite(const comm::Communicator& world, const Plan& plan, const RunOption
         clear_progress(sh);
       }
       if (!ctx.console.empty()) std::fputs(ctx.console.c_str(), stdout);
-      if (!counters.is_null())
-        std::fputs(report::render_counters(counters, config_key(st.kind)).c_str(), stdout);
+      std::fputs(counters_text.c_str(), stdout);
       if (agreed.status != StepOutcome::Status::kOk) {
         std::printf("# %s: %s: %s\n", config_key(st.kind).data(), status_word(agreed.status).c_str(),
                     agreed.reason.c_str());

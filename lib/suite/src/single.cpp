@@ -8,18 +8,15 @@
 #include <cstdio>
 #include <memory>
 
-#include "counters_record.hpp"
-#include "cpu_load_record.hpp"
 #include "fabcheck/comm/agree.hpp"
-#include "fabcheck/core/cpu_load.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/probes/topology.hpp"
-#include "fabcheck/report/counters.hpp"
 #include "fabcheck/report/document.hpp"
 #include "fabcheck/report/findings_text.hpp"
 #include "fabcheck/report/reconcile.hpp"
 #include "fabcheck/report/topology.hpp"
 #include "fabcheck/suite/watchdog.hpp"
+#include "step_watch.hpp"
 #include "steps.hpp"
 
 namespace fabcheck::suite {
@@ -57,25 +54,11 @@ SingleOutcome run_single(const comm::Communicator& world, const std::vector<Step
                             {},
                             root ? &state : nullptr,
                             opts.verbose ? model::ConsoleDetail::kVerbose : model::ConsoleDetail::kTables};
-    core::CpuLoadSampler load_sampler(world.local_rank() == 0);  // one per host (cpu_load.hpp)
-    detail::CounterWindow counter_window(
-        world, st.kind != StepKind::kInspect);  // the hosts' loss counters (issue 20)
+    detail::StepWatch watch(world, st.kind);  // the hosts' CPU load and loss counters around the step
     const double step_start_us = comm::now_us();
     detail::adapter_for(st.kind)->run(ctx);
-    const nlohmann::json cpu_load = detail::gather_cpu_load(world, load_sampler.stop());
-    const nlohmann::json counters = counter_window.finish(world, (comm::now_us() - step_start_us) / 1e6);
-    if (root) {
-      auto& sections = doc.json()["run"]["sections"];
-      const std::string sec(section_name(st.kind));
-      if (sections.contains(sec) && sections[sec].is_object()) {
-        if (!cpu_load.is_null()) sections[sec]["cpu_load"] = cpu_load;
-        if (!counters.is_null()) {
-          sections[sec]["counters"] = counters;
-          report::add_counter_findings(doc, sec);
-          ctx.console += report::render_counters(counters, config_key(st.kind));
-        }
-      }
-    }
+    ctx.console += watch.finish(world, (comm::now_us() - step_start_us) / 1e6, root ? &doc : nullptr,
+                                std::string(section_name(st.kind)), config_key(st.kind));
     const bool silent = std::find(opts.silent.begin(), opts.silent.end(), st.kind) != opts.silent.end();
     if (root && !silent) {
       std::fwrite(ctx.console.data(), 1, ctx.console.size(), stdout);
