@@ -79,50 +79,47 @@ std::pair<std::set<std::string>, std::set<std::string>> incast_endpoints(const j
   return {receivers, senders};
 }
 
+/// The incast senders' losses as one INCAST_LOSS naming the receiver; removes them from `losses`.
+void add_incast_loss(Document& doc, double dur, std::vector<TcpLoss>& losses) {
+  const auto [receivers, senders] = incast_endpoints(doc.json());
+  const auto sent = [&](const TcpLoss& l) { return senders.count(l.host) > 0; };
+  if (receivers.empty() || std::none_of(losses.begin(), losses.end(), sent)) return;
+  std::vector<std::string> names;
+  json per_host = json::object();
+  std::int64_t lost = 0, out = 0;
+  for (const auto& l : losses) {
+    if (!sent(l)) continue;
+    names.push_back(l.host);
+    per_host[l.host] = tcp_loss_json(l);
+    lost += l.lost;
+    out += l.out;
+  }
+  Finding f;
+  f.severity = Severity::kWarn;
+  f.code = "INCAST_LOSS";
+  f.message = fmt::format(
+      "incast into {}: the senders {} lost {} of {} TCP segments ({:.2f} %, retransmitted) during the "
+      "incast step ({:.1f} s): the path into {} drops packets when several hosts send at once",
+      fmt::join(receivers, ", "), fmt::join(names, ", "), lost, out,
+      100.0 * static_cast<double>(lost) / static_cast<double>(out), dur, fmt::join(receivers, ", "));
+  f.evidence = {{"receiver", *receivers.begin()},
+                {"receivers", receivers},
+                {"senders", per_host},
+                {"section", "incast"},
+                {"duration_s", dur},
+                {"share_threshold", kTcpRetransShare}};
+  f.remedy =
+      "a shallow buffer on the receiver's switch port or NIC drops the burst: enable PFC or ECN on the "
+      "path (RoCE: DCQCN), or give the port deeper buffers; rerun incast to compare";
+  doc.add_finding(f);
+  losses.erase(std::remove_if(losses.begin(), losses.end(), sent), losses.end());
+}
+
 void add_tcp_findings(Document& doc, std::string_view section, const json& record) {
   auto losses = tcp_losses(record);
   if (losses.empty()) return;
   const double dur = record.value("duration_s", 0.0);
-  if (section == "incast") {
-    const auto [receivers, senders] = incast_endpoints(doc.json());
-    std::vector<TcpLoss> from_senders;
-    std::int64_t lost = 0, out = 0;
-    for (const auto& l : losses) {
-      if (!senders.count(l.host)) continue;
-      from_senders.push_back(l);
-      lost += l.lost;
-      out += l.out;
-    }
-    if (!from_senders.empty() && !receivers.empty()) {
-      std::vector<std::string> names;
-      json per_host = json::object();
-      for (const auto& l : from_senders) {
-        names.push_back(l.host);
-        per_host[l.host] = tcp_loss_json(l);
-      }
-      Finding f;
-      f.severity = Severity::kWarn;
-      f.code = "INCAST_LOSS";
-      f.message = fmt::format(
-          "incast into {}: the senders {} lost {} of {} TCP segments ({:.2f} %, retransmitted) during the "
-          "incast step ({:.1f} s): the path into {} drops packets when several hosts send at once",
-          fmt::join(receivers, ", "), fmt::join(names, ", "), lost, out,
-          100.0 * static_cast<double>(lost) / static_cast<double>(out), dur, fmt::join(receivers, ", "));
-      f.evidence = {{"receiver", *receivers.begin()},
-                    {"receivers", receivers},
-                    {"senders", per_host},
-                    {"section", section},
-                    {"duration_s", dur},
-                    {"share_threshold", kTcpRetransShare}};
-      f.remedy =
-          "a shallow buffer on the receiver's switch port or NIC drops the burst: enable PFC or ECN on the "
-          "path (RoCE: DCQCN), or give the port deeper buffers; rerun incast to compare";
-      doc.add_finding(f);
-      losses.erase(std::remove_if(losses.begin(), losses.end(),
-                                  [&](const TcpLoss& l) { return senders.count(l.host) > 0; }),
-                   losses.end());
-    }
-  }
+  if (section == "incast") add_incast_loss(doc, dur, losses);
   for (const auto& l : losses) {
     Finding f;
     f.severity = Severity::kWarn;
