@@ -564,3 +564,71 @@ TEST(InventoryReport, SectionAndConsole) {
   report::add_inventory(empty, probes::InventoryResult{});
   EXPECT_EQ(empty.json()["run"]["sections"]["inventory"]["status"], "skipped");
 }
+
+// NCCL_NET_GDR_LEVEL as NCCL reads it (src/graph/paths.cc ncclGetLevel): exact upper-case names, or an
+// old-style number (0 LOC, 1 PIX, 2 PXB, 3 PHB, 4+ SYS); anything else is ignored and PXB stays.
+namespace {
+report::Finding inv_finding_named(const std::vector<report::Finding>& fs_, const std::string& code) {
+  for (const auto& f : fs_)
+    if (f.code == code) return f;
+  ADD_FAILURE() << "no " << code;
+  return {};
+}
+}  // namespace
+
+TEST(Inventory, GdrLevelLocTurnsGdrOffOnARailHost) {
+  auto rd = read_readme("a-ib-ndr-8rail");
+  rd.env["NCCL_NET_GDR_LEVEL"] = "LOC";
+  auto h = inventory_of("a-ib-ndr-8rail", rd);
+  for (const auto& r : report::gpu_rails(h)) {
+    EXPECT_FALSE(r.gdr_eligible);
+    EXPECT_EQ(r.gdr_blocked_by, "NCCL_NET_GDR_LEVEL=LOC");
+  }
+  auto fs_ = findings_of(h);
+  auto f = inv_finding_named(fs_, "GDR_OFF_BY_LEVEL");
+  EXPECT_EQ(f.severity, report::Severity::kWarn);
+  EXPECT_EQ(f.evidence["gpus"].size(), 8u);
+  EXPECT_EQ(f.evidence["gdr_level"], "LOC");
+  EXPECT_NE(f.message.find("8 GPU(s)"), std::string::npos) << f.message;
+  EXPECT_NE(f.remedy.find("unset NCCL_NET_GDR_LEVEL"), std::string::npos);
+}
+
+TEST(Inventory, GdrLevelOldNumberingAndIgnoredValues) {
+  auto rd = read_readme("a-ib-ndr-8rail");
+  rd.env["NCCL_NET_GDR_LEVEL"] = "1";  // old numbering: PIX, which these PIX rails satisfy
+  auto h = inventory_of("a-ib-ndr-8rail", rd);
+  for (const auto& r : report::gpu_rails(h)) EXPECT_TRUE(r.gdr_eligible) << r.gpu;
+  EXPECT_EQ(codes_pi(findings_of(h)), codes_pi(findings_of(inventory_of("a-ib-ndr-8rail"))));
+  rd.env["NCCL_NET_GDR_LEVEL"] = "0";  // old numbering: LOC
+  EXPECT_EQ(inv_finding_named(findings_of(inventory_of("a-ib-ndr-8rail", rd)), "GDR_OFF_BY_LEVEL")
+                .evidence["gdr_level"],
+            "LOC");
+  rd.env["NCCL_NET_GDR_LEVEL"] = "pxb";  // strcmp: lower case is not a level
+  h = inventory_of("a-ib-ndr-8rail", rd);
+  for (const auto& r : report::gpu_rails(h)) EXPECT_TRUE(r.gdr_eligible);
+  auto f = inv_finding_named(findings_of(h), "GDR_LEVEL_IGNORED");
+  EXPECT_EQ(f.evidence["value"], "pxb");
+  EXPECT_EQ(f.evidence["gdr_level"], "PXB");
+}
+
+TEST(Inventory, GdrLevelSysKeepsGdrAcrossTheCpu) {
+  auto rd = read_readme("f2-8gpu-1nic-v100");
+  auto plain = report::gpu_rails(inventory_of("f2-8gpu-1nic-v100", rd));
+  rd.env["NCCL_NET_GDR_LEVEL"] = "SYS";
+  auto h = inventory_of("f2-8gpu-1nic-v100", rd);
+  auto rails = report::gpu_rails(h);
+  ASSERT_EQ(rails.size(), plain.size());
+  int far = 0;
+  for (std::size_t i = 0; i < rails.size(); ++i) {
+    if (plain[i].gdr_blocked_by != "distance") continue;
+    ++far;
+    EXPECT_TRUE(rails[i].gdr_blocked_by.empty()) << rails[i].gpu << " " << rails[i].gdr_blocked_by;
+  }
+  EXPECT_EQ(far, 6);  // GPU0/1 NODE and GPU4-7 SYS (the model's README)
+  auto f = inv_finding_named(findings_of(h), "NIC_GPU_AFFINITY");
+  EXPECT_NE(f.message.find("NCCL_NET_GDR_LEVEL=SYS keeps GPUDirect RDMA on"), std::string::npos) << f.message;
+  EXPECT_EQ(f.evidence["gdr_level"], "SYS");
+  // The default wording stays for the same host without the variable.
+  auto d = inv_finding_named(findings_of(inventory_of("f2-8gpu-1nic-v100")), "NIC_GPU_AFFINITY");
+  EXPECT_NE(d.message.find("turns GPUDirect RDMA off beyond PXB"), std::string::npos) << d.message;
+}

@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "gdr_level.hpp"
 #include "gid_rules.hpp"
 #include "pcie_findings.hpp"
 #include "socket_ifname.hpp"
@@ -24,7 +25,9 @@ using nlohmann::json;
 
 namespace {
 
-constexpr int kGdrMaxRank = 2;  // PXB: NCCL_NET_GDR_LEVEL default (src/graph/paths.cc ncclTopoCheckGdr)
+/// PXB: NCCL_NET_GDR_LEVEL default (src/graph/paths.cc ncclTopoCheckGdr); beyond it a GPU sits far from its
+/// NIC (the placement finding), whatever the variable says.
+constexpr int kPlacementMaxRank = 2;
 
 double best_active_rate(const RdmaDevice& d) {
   double r = 0;
@@ -190,7 +193,7 @@ void placement_findings(const HostInventory& h, std::vector<Finding>& out) {
   std::vector<std::string> far;
   json ev = json::array();
   for (const auto& r : rails) {
-    if (model::distance_rank(r.level) <= kGdrMaxRank) continue;
+    if (model::distance_rank(r.level) <= kPlacementMaxRank) continue;
     far.push_back(fmt::format("GPU{} {} {}", r.gpu, r.level, r.nic));
     ev.push_back({{"gpu", r.gpu}, {"nic", r.nic}, {"level", r.level}});
   }
@@ -198,14 +201,24 @@ void placement_findings(const HostInventory& h, std::vector<Finding>& out) {
     Finding f;
     f.severity = Severity::kWarn;
     f.code = "NIC_GPU_AFFINITY";
+    const auto limit = detail::gdr_level_limit(h.env);
+    const std::string gdr =
+        limit.max_rank > kPlacementMaxRank
+            ? limit.source + " keeps GPUDirect RDMA on across the host bridge, where it is usually slower"
+            : "NCCL turns GPUDirect RDMA off beyond PXB";
     f.message = fmt::format(
-        "{}: {} GPU(s) reach their nearest RDMA NIC only through the CPU ({}): NCCL turns "
-        "GPUDirect RDMA off beyond PXB and the traffic crosses the host bridge{}",
-        h.host, far.size(), fmt::join(far, "; "),
+        "{}: {} GPU(s) reach their nearest RDMA NIC only through the CPU ({}): {} and the traffic crosses "
+        "the "
+        "host bridge{}",
+        h.host, far.size(), fmt::join(far, "; "), gdr,
         std::any_of(rails.begin(), rails.end(), [](const GpuRail& r) { return r.level == "SYS"; })
             ? " and the inter-socket link"
             : "");
-    f.evidence = {{"host", h.host}, {"gpus", ev}, {"gdr_level_default", "PXB"}};
+    f.evidence = {{"host", h.host},
+                  {"gpus", ev},
+                  {"gdr_level_default", "PXB"},
+                  {"gdr_level", limit.level},
+                  {"gdr_level_source", limit.source}};
     f.remedy =
         "put a NIC under each GPU's PCIe switch, or bind each rank to the GPU nearest its NIC "
         "(NCCL_NET_GDR_LEVEL=SYS forces GDR across the CPU, usually slower)";
@@ -433,6 +446,7 @@ std::string pcie_text(const std::optional<model::PciLocation>& p) {
 std::vector<GpuRail> gpu_rails(const HostInventory& h) {
   std::vector<GpuRail> out;
   bool peer = peer_memory_seen(h);
+  const auto limit = detail::gdr_level_limit(h.env);
   for (const auto& g : h.gpus) {
     const model::GpuNicDistance* best = nullptr;
     double best_rate = -1;
@@ -460,8 +474,8 @@ std::vector<GpuRail> gpu_rails(const HostInventory& h) {
     const RdmaDevice* nic = find_dev(h, r.nic);
     const bool nic_up = nic && std::any_of(nic->ports.begin(), nic->ports.end(),
                                            [](const RdmaPort& p) { return p.active(); });
-    if (model::distance_rank(r.level) > kGdrMaxRank)
-      r.gdr_blocked_by = "distance";
+    if (model::distance_rank(r.level) > limit.max_rank)
+      r.gdr_blocked_by = limit.from_env() ? limit.source : "distance";
     else if (!peer)
       r.gdr_blocked_by = "no peer memory";
     else if (!nic_up)
@@ -496,7 +510,9 @@ std::vector<Finding> inventory_findings(const model::InventoryResult& r) {
     gid_findings(h, out);
     gdr_findings(h, out);
     mpi_findings(h, out);
-    detail::pcie_path_findings(h, gpu_rails(h), out);
+    const auto rails = gpu_rails(h);
+    detail::pcie_path_findings(h, rails, out);
+    detail::gdr_level_findings(h, rails, out);
     detail::rdma_host_findings(h, out);
     detail::roce_qos_findings(h, out);
   }
