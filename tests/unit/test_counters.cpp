@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "fabcheck/model/counters.hpp"
+#include "fabcheck/parse/ethtool_stats.hpp"
 #include "fabcheck/parse/proc_net.hpp"
 #include "fabcheck/probes/counters.hpp"
 #include "fabcheck/report/counters.hpp"
@@ -280,6 +281,78 @@ TEST(CounterHtml, ListsWhatMovedAndCountsTheRest) {
   EXPECT_NE(sec.find("net/netstat: cannot read"), std::string::npos) << sec;
   const std::string old = report::render_html(json{{"schema_version", 1}});
   EXPECT_NE(old.find("no counter records"), std::string::npos);
+}
+
+// The NIC drivers' pause statistics (`ethtool -S`): parser, reader filter, and the pause findings.
+TEST(EthtoolStats, ParsesTheEthtoolLayoutAndCountsWhatIsNotAStatistic) {
+  const auto st = parse::parse_ethtool_stats(
+      "NIC statistics:\n     rx_packets: 12\n     tx_priority_0_xoff.nic: 6434\n     bad line\n"
+      "     rx_pause_ctrl_phy: -3\n\n     tx_pause_storm_error_events: 0");
+  ASSERT_EQ(st.values.size(), 3u);
+  EXPECT_EQ(st.values[0], (std::pair<std::string, std::int64_t>{"rx_packets", 12}));
+  EXPECT_EQ(st.values[1], (std::pair<std::string, std::int64_t>{"tx_priority_0_xoff.nic", 6434}));
+  EXPECT_EQ(st.values[2].first, "tx_pause_storm_error_events");
+  EXPECT_EQ(st.skipped_lines, 2);  // "bad line" and the negative value
+}
+
+TEST(CountersReader, KeepsThePauseStatisticsOfARecordedNicAndNotItsRings) {
+  const auto s = read_case("roce-pause-storm", "after");
+  EXPECT_EQ(s.values.at("ethtool.ens1f0np0/tx_prio3_pause_duration"), 9000000);
+  EXPECT_EQ(s.values.at("ethtool.ens1f0np0/tx_pause_storm_error_events"), 1);
+  EXPECT_EQ(s.values.at("ethtool.ens1f0np0/rx_discards_phy"), 0);
+  EXPECT_EQ(s.values.at("ethtool.ens1f0np0/rx_prio3_buf_discard"), 0);
+  for (const char* gone : {"ethtool.ens1f0np0/rx0_packets", "ethtool.ens1f0np0/ch0_events",
+                           "ethtool.ens1f0np0/rx_packets", "ethtool.ens1f0np0/rx_prio3_bytes"})
+    EXPECT_EQ(s.values.count(gone), 0u) << gone;
+  EXPECT_EQ(s.values.at("net.ens1f0np0.rx_packets"), 2000000);
+}
+
+TEST(CounterFindings, HealthyLosslessPortIsQuiet) {
+  auto doc = doc_of_case("roce-pfc-healthy", "sweep");
+  report::add_counter_findings(doc, "sweep");
+  EXPECT_TRUE(doc.json()["findings"].empty()) << doc.json()["findings"].dump(2);
+  EXPECT_EQ(report::render_counters(doc.json()["run"]["sections"]["sweep"]["counters"], "sweep"), "");
+}
+
+TEST(CounterFindings, PauseStormFailsNamingHostAndInterfaceOnce) {
+  auto doc = doc_of_case("roce-pause-storm", "incast", "gpu12");
+  report::add_counter_findings(doc, "incast");
+  EXPECT_EQ(codes(doc), std::vector<std::string>{"PFC_PAUSE_STORM:fail"});
+  const auto& f = doc.json()["findings"][0];
+  EXPECT_EQ(f["evidence"]["host"], "gpu12");
+  EXPECT_EQ(f["evidence"]["interface"], "ens1f0np0");
+  EXPECT_EQ(f["evidence"]["tx_pause_storm_error_events"], 1);
+  EXPECT_EQ(f["evidence"]["tx_pause"]["where"], "priority 3");
+  EXPECT_DOUBLE_EQ(f["evidence"]["tx_pause"]["share"].get<double>(), 9e6 / 12.5e6);
+  const std::string msg = f["message"];
+  EXPECT_NE(msg.find("gpu12 ens1f0np0: pause storm during the incast step"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("72.0 % of the step (priority 3)"), std::string::npos) << msg;
+  const auto text = report::render_counters(doc.json()["run"]["sections"]["incast"]["counters"], "incast");
+  EXPECT_NE(text.find("tx_pause_storm_error_events"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"tx_prio3_pause_duration\":9000000"), std::string::npos) << text;
+}
+
+TEST(CounterFindings, PausedByTheNetworkIsAWarningAboutCongestionFurtherOn) {
+  auto doc = doc_of_case("roce-paused-by-network", "pairs");
+  report::add_counter_findings(doc, "pairs");
+  EXPECT_EQ(codes(doc), std::vector<std::string>{"PFC_PAUSE_HIGH:warn"});
+  const std::string msg = doc.json()["findings"][0]["message"];
+  EXPECT_NE(msg.find("the network paused it for 24.0 % of the step (priority 3)"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find("it paused the network"), std::string::npos) << msg;
+  // Just under the share (10 % of 12.5 s = 1.25 s): quiet.
+  report::Document under;
+  model::StepCounters sc;
+  sc.duration_s = 12.5;
+  model::HostCounterDelta d;
+  d.host = "h1";
+  d.deltas["ethtool.ens1f0np0/rx_prio3_pause_duration"] = 1'249'999;
+  sc.hosts.push_back(d);
+  under.json()["run"]["sections"]["pairs"] = {{"status", "ok"}, {"counters", report::counters_json(sc)}};
+  report::add_counter_findings(under, "pairs");
+  EXPECT_TRUE(under.json()["findings"].empty()) << under.json()["findings"].dump();
+  EXPECT_TRUE(report::is_shown_counter("ethtool.ens1f0np0/rx_prio3_pause_duration"));
+  EXPECT_TRUE(report::is_shown_counter("ethtool.eth0.100/tx_pause_storm_error_events"));
+  EXPECT_FALSE(report::is_shown_counter("ethtool.ens1f0np0/rx_prio3_marked"));
 }
 
 }  // namespace

@@ -8,6 +8,8 @@
 #include <set>
 #include <vector>
 
+#include "counters_pause.hpp"
+
 namespace fabcheck::report {
 namespace {
 
@@ -338,6 +340,7 @@ void add_counter_findings(Document& doc, std::string_view section) {
     const json& d = h.value("deltas", json::object());
     add_rdma_findings(doc, section, host, rdma_ports(d));
     add_netdev_findings(doc, section, host, netdevs(d));
+    detail::add_pause_findings(doc, section, host, d, record.value("duration_s", 0.0));
   }
 }
 
@@ -349,6 +352,10 @@ bool is_shown_counter(std::string_view name) {
   if (name.rfind("rdma.", 0) == 0) {  // rdma.<dev>.<port>.<name>
     const auto a = name.find('.', 5), b = a == std::string_view::npos ? a : name.find('.', a + 1);
     return b != std::string_view::npos && in("rdma.", name.substr(b + 1), kShownRdma);
+  }
+  if (name.rfind("ethtool.", 0) == 0) {  // ethtool.<if>/<stat>
+    const auto slash = name.find('/');
+    return slash != std::string_view::npos && detail::is_shown_ethtool_stat(name.substr(slash + 1));
   }
   const auto dot = name.rfind('.');  // net.<if>.<file>
   return dot != std::string_view::npos && dot > 4 && in("net.", name.substr(dot + 1), kShownNetdev);
@@ -369,6 +376,19 @@ std::string render_counters(const json& record, std::string_view step) {
     }
     for (const auto& [ifname, m] : netdevs(d)) {
       const json ev = shown(m, kShownNetdev);
+      if (!ev.empty()) parts.push_back(fmt::format("{} {}", ifname, ev.dump()));
+    }
+    // Pause durations (µs) only from a tenth of the finding's share: a healthy lossless port pauses in
+    // microsecond bursts all the time, and a clean fabric's console stays quiet.
+    const double min_pause_us = 0.1 * kPauseShare * record.value("duration_s", 0.0) * 1e6;
+    for (const auto& [ifname, m] : detail::ethtool_ifs(d)) {
+      json ev = json::object();
+      for (const auto& [stat, v] : m) {
+        const bool duration = stat.find("pause_duration") != std::string::npos;
+        if (v > 0 && detail::is_shown_ethtool_stat(stat) &&
+            (!duration || static_cast<double>(v) >= min_pause_us))
+          ev[stat] = v;
+      }
       if (!ev.empty()) parts.push_back(fmt::format("{} {}", ifname, ev.dump()));
     }
     if (!parts.empty()) out += fmt::format("#   {}: {}\n", h.value("host", ""), fmt::join(parts, "; "));

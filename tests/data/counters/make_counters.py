@@ -27,6 +27,30 @@ NET_STATS = ["collisions", "multicast", "rx_bytes", "rx_compressed", "rx_crc_err
              "tx_compressed", "tx_dropped", "tx_errors", "tx_fifo_errors", "tx_heartbeat_errors", "tx_packets",
              "tx_window_errors"]
 
+# A RoCE port's netdev as mlx5 shows it in `ethtool -S` (Linux
+# Documentation/networking/device_drivers/ethernet/mellanox/mlx5/counters.rst; the order and the global-pause
+# group as in a ConnectX-4 Lx listing quoted in public notes: "tx_pause_ctrl_phy: 1266552 ...
+# tx_global_pause_duration: 555665182 ... tx_pause_storm_warning_events: 0 tx_pause_storm_error_events: 0").
+# Only priority 3 (the RoCE priority of NVIDIA's lossless recipe) carries traffic; per-ring statistics
+# (ch0_*, rx0_*, tx0_*) are there because real listings have them and the reader must leave them out.
+MLX5_ETHTOOL = ["rx_packets", "rx_bytes", "tx_packets", "tx_bytes", "rx_out_of_buffer", "rx_packets_phy",
+                "rx_bytes_phy", "tx_packets_phy", "tx_bytes_phy", "rx_discards_phy", "tx_discards_phy",
+                "rx_mac_control_phy", "tx_mac_control_phy", "rx_pause_ctrl_phy", "tx_pause_ctrl_phy",
+                "rx_global_pause", "rx_global_pause_duration", "tx_global_pause", "tx_global_pause_duration",
+                "rx_global_pause_transition", "rx_prio3_bytes", "rx_prio3_packets", "rx_prio3_discards",
+                "tx_prio3_bytes", "tx_prio3_packets", "rx_prio3_pause", "rx_prio3_pause_duration",
+                "tx_prio3_pause", "tx_prio3_pause_duration", "rx_prio3_pause_transition", "rx_prio3_buf_discard",
+                "rx_prio3_cong_discard", "rx_prio3_marked", "tx_pause_storm_warning_events",
+                "tx_pause_storm_error_events", "module_unplug", "ch0_events", "ch0_poll", "rx0_packets",
+                "rx0_bytes", "tx0_packets", "tx0_bytes"]
+ROCE_NETDEV = "ens1f0np0"
+
+
+def ethtool_text(stats):
+    """`ethtool -S <if>` as ethtool prints it: a title, then one indented `name: value` per statistic."""
+    return "NIC statistics:\n" + "".join(f"     {n}: {v}\n" for n, v in stats.items())
+
+
 # The TCP line of /proc/net/snmp as Linux prints it (net/ipv4/proc.c snmp4_tcp_list).
 TCP_HEAD = ("Tcp: RtoAlgorithm RtoMin RtoMax MaxConn ActiveOpens PassiveOpens AttemptFails EstabResets "
             "CurrEstab InSegs OutSegs RetransSegs InErrs OutRsts InCsumErrors")
@@ -44,8 +68,9 @@ def write(root, rel, value):
         f.write(f"{value}\n")
 
 
-def host(root, ib=None, roce=None, eth=None, tcp=None):
-    """ib/roce: {counter: value} overrides of an mlx5 port; eth: overrides of eth0's statistics."""
+def host(root, ib=None, roce=None, eth=None, tcp=None, ethtool=None):
+    """ib/roce: {counter: value} overrides of an mlx5 port; eth: overrides of eth0's statistics; ethtool:
+    overrides of the RoCE netdev's `ethtool -S` statistics (written as sys/ethtool/<if>, with the netdev)."""
     base_ib = {n: 0 for n in IB_PORT}
     base_ib.update(port_xmit_data=9_000_000, port_rcv_data=8_000_000, port_xmit_packets=40_000,
                    port_rcv_packets=39_000)
@@ -71,6 +96,17 @@ def host(root, ib=None, roce=None, eth=None, tcp=None):
         write(root, f"sys/class/net/eth0/statistics/{n}", v)
     for n in ("rx_packets", "tx_packets"):
         write(root, f"sys/class/net/lo/statistics/{n}", 5)
+    if ethtool is not None:
+        st = {n: 0 for n in MLX5_ETHTOOL}
+        st.update(rx_packets=2_000_000, tx_packets=1_900_000, rx_packets_phy=2_000_100, tx_packets_phy=1_900_050,
+                  rx_prio3_packets=1_990_000, tx_prio3_packets=1_890_000, ch0_events=1230, rx0_packets=1213)
+        st.update(ethtool)
+        p = os.path.join(root, "sys/ethtool", ROCE_NETDEV)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, "w") as f:
+            f.write(ethtool_text(st))
+        for n in ("rx_packets", "tx_packets"):
+            write(root, f"sys/class/net/{ROCE_NETDEV}/statistics/{n}", st[n])
     out_segs, retrans = tcp or (1_094_118, 160)
     write(root, "proc/net/snmp", snmp(out_segs, retrans).rstrip("\n"))
 
@@ -93,6 +129,21 @@ CASES = {
     # A host dropping received frames (ring buffer) and retransmitting TCP.
     "eth-drops-tcp-loss": (dict(), dict(eth=dict(rx_packets=1_100_000, rx_dropped=5000, rx_missed_errors=200),
                                          tcp=(1_194_118, 2160))),
+    # A healthy lossless RoCE port: microsecond pauses, ECN marks, traffic on the ring counters.
+    "roce-pfc-healthy": (dict(ethtool={}), dict(ethtool=dict(rx_prio3_pause=3, rx_prio3_pause_duration=120,
+                                                            rx_prio3_marked=9000, rx_packets=2_500_000,
+                                                            rx_prio3_packets=2_490_000, ch0_events=2230,
+                                                            rx0_packets=501_213))),
+    # A pause storm: the host stopped draining its receive buffer, sent pause frames for 9 of the 12.5 s
+    # and the NIC's stall prevention turned PFC off once.
+    "roce-pause-storm": (dict(ethtool={}), dict(ethtool=dict(tx_pause_ctrl_phy=1_290_418, tx_prio3_pause=1_290_418,
+                                                            tx_prio3_pause_duration=9_000_000,
+                                                            tx_pause_storm_warning_events=1,
+                                                            tx_pause_storm_error_events=1))),
+    # Paused by the network for 3 of the 12.5 s (24 %): congestion further on.
+    "roce-paused-by-network": (dict(ethtool={}), dict(ethtool=dict(rx_pause_ctrl_phy=41_927, rx_prio3_pause=41_927,
+                                                                  rx_prio3_pause_duration=3_000_000,
+                                                                  rx_prio3_pause_transition=39_218))),
     # A counter that went backwards (driver reset): left out, listed in `reset`.
     "eth-reset": (dict(eth=dict(rx_dropped=90_000)), dict(eth=dict(rx_dropped=3))),
 }

@@ -19,7 +19,14 @@
 ///   is lossy RoCE without ECN/DCQCN.
 /// - `NETDEV_ERRORS` (warn): CRC, frame, carrier or length errors grew on a netdev (a bad cable or optic).
 /// - `NETDEV_DROPS` (warn): a netdev dropped at least kNetdevDropShare of its received packets (and at least
-///   kNetdevDropMin): the host could not take the traffic (ring buffer, CPU).
+///   kNetdevDropMin): the host could not take the traffic (ring buffer, CPU). mlx5 folds its rx_out_of_buffer
+///   and rx_discards_phy into these (en_main.c mlx5e_get_stats), so the ethtool discards are shown, not
+///   judged again.
+/// - `PFC_PAUSE_STORM`: the NIC's PFC stall prevention fired during the step (mlx5
+///   `tx_pause_storm_error_events`: `fail`, PFC was turned off on the port; only
+///   `tx_pause_storm_warning_events`: `warn`). `PFC_PAUSE_HIGH` (warn): else one direction of a port was
+///   paused for at least kPauseShare of the step on one priority (`rx_prio<p>_pause_duration`, µs: the
+///   network paused it; `tx_…`: it paused the network). Rules and sources in counters_pause.cpp.
 /// Counter names: model/counters.hpp. Meanings: Linux Documentation/ABI/stable/sysfs-class-infiniband (port
 /// counters), NVIDIA "Understanding mlx5 Linux Counters and Status Parameters" (hw_counters), Linux
 /// Documentation/ABI/testing/sysfs-class-net-statistics, RFC 4022 (tcpRetransSegs, tcpOutSegs).
@@ -43,13 +50,18 @@ inline constexpr long kTcpRetransMin = 20;
 /// rx_dropped.
 inline constexpr double kNetdevDropShare = 1e-3;
 inline constexpr long kNetdevDropMin = 100;
+/// 10 % of the step: a port paused that long delivers at most 90 % of its line rate while it is paused, the
+/// loss the busBw figures of the same step would show; a healthy lossless port pauses in bursts of
+/// microseconds (the recorded healthy RoCE host: 120 µs in 12.5 s).
+inline constexpr double kPauseShare = 0.10;
 
 /// The `counters` record of one step: {duration_s, read_us_max, hosts: [{host, deltas, skipped, reset,
 /// tcp}]}; `tcp` = {out_segs, retrans_segs, spurious_segs (DSACKed), lost_segs (retransmitted − spurious)}.
 nlohmann::json counters_json(const model::StepCounters& sc);
 
 /// Whether a counter name (model/counters.hpp) is one of the loss or error counters the console and the HTML
-/// show when it moved: RDMA link errors, discards, RoCE sequence errors and CNPs; netdev drops and errors.
+/// show when it moved: RDMA link errors, discards, RoCE sequence errors and CNPs; netdev drops and errors;
+/// the drivers' pause durations, pause-storm events and buffer discards.
 bool is_shown_counter(std::string_view name);
 
 /// Adds the findings of `run.sections.<section>.counters` (see the file comment); none without a record.

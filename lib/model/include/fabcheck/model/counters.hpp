@@ -12,6 +12,7 @@ namespace fabcheck::model {
 /// One reading of a host's counters. Names:
 ///   `Tcp.RetransSegs`, `TcpExt.TCPTimeouts`, ...      /proc/net/snmp and /proc/net/netstat (this namespace)
 ///   `net.<if>.<file>`                                 /sys/class/net/<if>/statistics/<file> (not `lo`)
+///   `ethtool.<if>/<stat>`                             the driver's pause/discard statistics (`ethtool -S`)
 ///   `rdma.<dev>.<port>.<file>` /sys/class/infiniband/<dev>/ports/<port>/counters/<file>
 ///   `rdma.<dev>.<port>.hw.<file>`                     .../ports/<port>/hw_counters/<file>
 /// The port counters in 4-byte words (`port_xmit_data`, `port_rcv_data`) are kept as read.
