@@ -39,6 +39,17 @@ if h["verbs"]["status"] not in ("unavailable", "not_compiled"):
     fail(f"verbs status {h['verbs']['status']}")
 if h["verbs"]["status"] == "unavailable" and h["verbs"]["error"] != "Function not implemented":
     fail(f"verbs error {h['verbs']['error']}")
+# Every rank's CPU binding (issue 24): both ranks, local ranks 0 and 1, a CPU list within the host's CPUs.
+b = sorted(h["rank_bindings"], key=lambda x: x["rank"])
+if [(x["rank"], x["local_rank"]) for x in b] != [(0, 0), (1, 1)]:
+    fail(f"rank_bindings {b}")
+for x in b:
+    cpus = set()
+    for part in x["cpus"].split(","):
+        lo, _, hi = part.partition("-")
+        cpus.update(range(int(lo), int(hi or lo) + 1))
+    if not cpus or max(cpus) >= x["host_cpus"] or x["host_cpus"] != os.cpu_count():
+        fail(f"binding {x} against {os.cpu_count()} CPUs")
 codes = [f["code"] for f in doc["findings"]]
 if "MPI_RDMA_EXCLUDED" not in codes:
     fail(f"findings {codes}")

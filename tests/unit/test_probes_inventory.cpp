@@ -9,6 +9,7 @@
 #include <map>
 #include <sstream>
 
+#include "fabcheck/core/cpulist.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/parse/mca_params.hpp"
 #include "fabcheck/parse/nvidia_smi_topo.hpp"
@@ -631,4 +632,43 @@ TEST(Inventory, GdrLevelSysKeepsGdrAcrossTheCpu) {
   // The default wording stays for the same host without the variable.
   auto d = inv_finding_named(findings_of(inventory_of("f2-8gpu-1nic-v100")), "NIC_GPU_AFFINITY");
   EXPECT_NE(d.message.find("turns GPUDirect RDMA off beyond PXB"), std::string::npos) << d.message;
+}
+
+// The kernel's CPU list form (bitmap_parselist) both ways.
+TEST(CpuList, ParsesRangesAndRefusesWhatIsNotAList) {
+  EXPECT_EQ(core::parse_cpulist("0-3,8,10-11\n"), (std::vector<int>{0, 1, 2, 3, 8, 10, 11}));
+  EXPECT_EQ(core::parse_cpulist(""), std::vector<int>{});
+  EXPECT_EQ(core::parse_cpulist("5,1-2,2"), (std::vector<int>{1, 2, 5}));
+  EXPECT_FALSE(core::parse_cpulist("3-1"));
+  EXPECT_FALSE(core::parse_cpulist("0-x"));
+  EXPECT_FALSE(core::parse_cpulist("1,,2"));
+  EXPECT_EQ(core::format_cpulist({11, 0, 1, 2, 3, 8, 10}), "0-3,8,10-11");
+  EXPECT_EQ(core::format_cpulist({}), "");
+}
+
+// A rank bound to the other socket than its GPU's rail NIC (a-ib-ndr-8rail: mlx5_0-3 on NUMA node 0,
+// mlx5_4-7 on node 1 with CPUs 48-95,144-191); unbound ranks are not judged.
+TEST(Inventory, RankBoundToTheOtherSocketThanItsNic) {
+  auto h = inventory_of("a-ib-ndr-8rail");
+  const int online = 192;
+  h.rank_bindings = {{0, 0, "0-11", online},    // GPU0's mlx5_0, node 0: near
+                     {5, 5, "0-11", online},    // GPU5's mlx5_5, node 1: far
+                     {6, 6, "48-59", online},   // GPU6's mlx5_6, node 1: near
+                     {7, 7, "0-191", online}};  // unbound
+  auto fs_ = findings_of(h);
+  auto f = inv_finding_named(fs_, "RANK_CPU_FAR_FROM_NIC");
+  EXPECT_EQ(f.severity, report::Severity::kWarn);
+  ASSERT_EQ(f.evidence["ranks"].size(), 1u) << f.evidence.dump();
+  EXPECT_EQ(f.evidence["ranks"][0]["rank"], 5);
+  EXPECT_NE(f.message.find("rank 5 on CPUs 0-11 uses mlx5_5 (CPUs 48-95,144-191, NUMA node 1)"),
+            std::string::npos)
+      << f.message;
+  // The JSON form keeps the bindings, and the same host read back judges the same.
+  auto back = model::host_inventory_from_json_text(model::to_json_text(h));
+  ASSERT_EQ(back.rank_bindings.size(), 4u);
+  EXPECT_EQ(back.rank_bindings[1].cpus, "0-11");
+  EXPECT_EQ(back.rank_bindings[1].host_cpus, online);
+  EXPECT_EQ(codes_pi(findings_of(back)), codes_pi(fs_));
+  h.rank_bindings = {{5, 5, "48-59", online}};
+  for (const auto& g : findings_of(h)) EXPECT_NE(g.code, "RANK_CPU_FAR_FROM_NIC");
 }

@@ -513,6 +513,7 @@ std::vector<Finding> inventory_findings(const model::InventoryResult& r) {
     const auto rails = gpu_rails(h);
     detail::pcie_path_findings(h, rails, out);
     detail::gdr_level_findings(h, rails, out);
+    detail::rank_binding_findings(h, rails, out);
     detail::rdma_host_findings(h, out);
     detail::roce_qos_findings(h, out);
   }

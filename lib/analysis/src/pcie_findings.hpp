@@ -33,6 +33,10 @@ void rdma_host_findings(const model::HostInventory& h, std::vector<Finding>& out
 /// roce_qos_findings.cpp).
 void roce_qos_findings(const model::HostInventory& h, std::vector<Finding>& out);
 
+/// RANK_CPU_FAR_FROM_NIC for one host's ranks (when the inventory ran under MPI; rank_binding.cpp).
+void rank_binding_findings(const model::HostInventory& h, const std::vector<GpuRail>& rails,
+                           std::vector<Finding>& out);
+
 /// IPV4_DUPLICATE_ACROSS_HOSTS and MPI_TCP_IF_DEFAULT across the hosts of r.
 void host_consistency_findings(const model::InventoryResult& r, std::vector<Finding>& out);
 

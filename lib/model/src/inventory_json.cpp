@@ -65,6 +65,14 @@ RoceQos roce_qos_from(const json& j) {
   return q;
 }
 
+json rank_bindings_json(const std::vector<RankBinding>& v) {
+  json out = json::array();
+  for (const auto& b : v)
+    out.push_back(
+        {{"rank", b.rank}, {"local_rank", b.local_rank}, {"cpus", b.cpus}, {"host_cpus", b.host_cpus}});
+  return out;
+}
+
 json link_json(const PcieLink& l) {
   return {{"current_gts", opt(l.current_gts)},
           {"current_width", opt(l.current_width)},
@@ -273,6 +281,7 @@ std::string to_json_text(const HostInventory& h) {
       {"net_interfaces", nets},
       {"env", h.env},
       {"env_redacted", core::redacted_names(h.env)},
+      {"rank_bindings", rank_bindings_json(h.rank_bindings)},
       {"mpi_config",
        {{"files", files},
         {"effective", h.mpi_config.effective},
@@ -346,6 +355,9 @@ HostInventory host_inventory_from_json_text(const std::string& text) {
       h.net_interfaces.push_back(std::move(ni));
     }
     h.env = j.value("env", std::map<std::string, std::string>{});
+    for (const auto& b : j.value("rank_bindings", json::array()))
+      h.rank_bindings.push_back({b.value("rank", 0), b.value("local_rank", 0), b.value("cpus", std::string()),
+                                 b.value("host_cpus", 0)});
     const auto& m = j.at("mpi_config");
     for (const auto& f : m.at("files")) {
       MpiConfigFile mf;

@@ -217,6 +217,14 @@ struct VerbsListing {
   std::vector<VerbsDevice> devices;  ///< when ok
 };
 /// Everything known about one host.
+/// The CPUs one MPI rank may run on (sched_getaffinity when the inventory ran under MPI).
+struct RankBinding {
+  int rank = 0;        ///< world rank
+  int local_rank = 0;  ///< index among its host's ranks
+  std::string cpus;    ///< its allowed CPUs in the kernel's list form ("0-11,24-35")
+  int host_cpus = 0;   ///< CPUs online on its host (sysconf), to tell "unbound" from "bound"
+};
+
 struct HostInventory {
   std::string host;                          ///< host name
   std::string sysfs_root;                    ///< root the reads went through
@@ -235,6 +243,7 @@ struct HostInventory {
   std::map<std::string, std::string> env;    ///< NCCL_*, UCX_*, OMPI_MCA_* only
   MpiConfig mpi_config;                      ///< Open MPI MCA parameter files + env
   VerbsListing verbs;                        ///< libibverbs view
+  std::vector<RankBinding> rank_bindings;    ///< every rank on this host; empty without MPI or --sysfs-root
 };
 /// Inventory of every host (rank 0 holds all; other ranks may hold none).
 struct InventoryResult {
