@@ -43,12 +43,6 @@ std::optional<double> port_rate_any(const RdmaDevice& d) {
   return std::nullopt;
 }
 
-const RdmaDevice* find_dev(const HostInventory& h, const std::string& name) {
-  for (const auto& d : h.rdma_devices)
-    if (d.name == name) return &d;
-  return nullptr;
-}
-
 bool peer_memory_seen(const HostInventory& h) {
   if (h.gdr.seen_by_this_nccl) return *h.gdr.seen_by_this_nccl;
   auto it = h.gdr.seen_by_nccl.find(">=2.23.4");
@@ -168,7 +162,7 @@ void placement_findings(const HostInventory& h, std::vector<Finding>& out) {
   for (const auto& r : rails) by_nic[r.nic].push_back(r.gpu);
   for (const auto& [nic, gpus] : by_nic) {
     if (gpus.size() < 2) continue;
-    const RdmaDevice* d = find_dev(h, nic);
+    const RdmaDevice* d = model::find_rdma_device(h, nic);
     double rate = d ? best_active_rate(*d) : 0;
     Finding f;
     f.severity = Severity::kWarn;
@@ -454,7 +448,7 @@ std::vector<GpuRail> gpu_rails(const HostInventory& h) {
     for (const auto& d : h.distances) {
       if (d.gpu != g.index) continue;
       mine.push_back(&d);
-      const RdmaDevice* dev = find_dev(h, d.nic);
+      const RdmaDevice* dev = model::find_rdma_device(h, d.nic);
       double rate = dev ? best_active_rate(*dev) : 0;
       int rk = model::distance_rank(d.level);
       if (!best || rk < model::distance_rank(best->level) ||
@@ -471,7 +465,7 @@ std::vector<GpuRail> gpu_rails(const HostInventory& h) {
     r.level = best->level;
     for (const auto* d : mine)
       if (d != best && d->level == best->level) r.ties.push_back(d->nic);
-    const RdmaDevice* nic = find_dev(h, r.nic);
+    const RdmaDevice* nic = model::find_rdma_device(h, r.nic);
     const bool nic_up = nic && std::any_of(nic->ports.begin(), nic->ports.end(),
                                            [](const RdmaPort& p) { return p.active(); });
     if (model::distance_rank(r.level) > limit.max_rank)

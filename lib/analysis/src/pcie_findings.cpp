@@ -27,9 +27,8 @@ const model::PciBridge* bridge(const HostInventory& h, const std::string& bdf) {
 }
 
 const model::PciLocation* nic_pci(const HostInventory& h, const std::string& name) {
-  for (const auto& d : h.rdma_devices)
-    if (d.name == name && d.pci) return &*d.pci;
-  return nullptr;
+  const auto* d = model::find_rdma_device(h, name);
+  return d && d->pci ? &*d->pci : nullptr;
 }
 
 std::string hex4(int v) {

@@ -10,12 +10,6 @@
 namespace fabcheck::report::detail {
 namespace {
 
-const model::RdmaDevice* rdma_device_named(const model::HostInventory& h, const std::string& name) {
-  for (const auto& d : h.rdma_devices)
-    if (d.name == name) return &d;
-  return nullptr;
-}
-
 bool shares_cpu(const std::vector<int>& a, const std::vector<int>& b) {
   std::vector<int> both;
   std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(both));
@@ -30,7 +24,7 @@ std::vector<const model::RdmaDevice*> nics_of(const model::HostInventory& h,
   std::vector<const model::RdmaDevice*> out;
   if (!rails.empty()) {
     const auto& r = rails[static_cast<std::size_t>(local_rank) % rails.size()];
-    if (const auto* d = rdma_device_named(h, r.nic)) out.push_back(d);
+    if (const auto* d = model::find_rdma_device(h, r.nic)) out.push_back(d);
     return out;
   }
   for (const auto& d : h.rdma_devices)

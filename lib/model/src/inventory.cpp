@@ -18,6 +18,12 @@ std::string port_netdev(const RdmaDevice& d, const RdmaPort& p) {
   return d.netdevs.empty() ? std::string() : d.netdevs.front();
 }
 
+const RdmaDevice* find_rdma_device(const HostInventory& h, const std::string& name) {
+  for (const auto& d : h.rdma_devices)
+    if (d.name == name) return &d;
+  return nullptr;
+}
+
 std::vector<std::string> acs_bit_names(int acs_ctrl) {
   // PCI_ACS_SV 0x01 .. PCI_ACS_DT 0x40 (include/uapi/linux/pci_regs.h), named as lspci prints ACSCtl.
   static const char* const kNames[] = {"SrcValid",    "TransBlk",   "ReqRedir",   "CmpltRedir",

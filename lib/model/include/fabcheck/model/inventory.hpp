@@ -249,6 +249,8 @@ struct HostInventory {
 struct InventoryResult {
   std::vector<HostInventory> hosts;  ///< one per host, in host order of the communicator
 };
+/// The host's RDMA device of that name, or nullptr.
+const RdmaDevice* find_rdma_device(const HostInventory& h, const std::string& name);
 /// Serializes a host inventory as the DESIGN §6 `inventory.hosts[]` JSON object (text).
 std::string to_json_text(const HostInventory& h);
 /// Parses what to_json_text wrote. @throws RuntimeFailure on malformed text.
