@@ -53,7 +53,7 @@ work, recv = sys.argv[1], sys.argv[2]
 rate_gbps = 200e6 / 8 / 1e9  # 200 Mbit/s in GB/s
 def pts(f):
     return {p["fan_in"]: p for p in json.load(open(f"{work}/{f}.json"))["incast"]}
-def busy(f):  # the CPU load fabcheck recorded beside the step (issue 17): other runnable tasks per core
+def busy(f):  # the CPU load fabcheck recorded beside the step (issue 17): other work per core
     cl = json.load(open(f"{work}/{f}.json"))["run"]["sections"]["incast"].get("cpu_load") or {}
     return cl.get("excess_per_core", 0.0), bool(cl.get("busy"))
 def victim(p):

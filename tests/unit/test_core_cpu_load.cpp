@@ -1,9 +1,12 @@
 // The hosts' CPU load (issue 17): /proc/loadavg parsing, grouping by kernel, and what HOST_CPU_BUSY explains.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
 #include "fabcheck/core/cpu_load.hpp"
+#include "fabcheck/core/proc_cpu.hpp"
 #include "fabcheck/report/cpu_load.hpp"
 #include "fabcheck/report/reconcile.hpp"
 
@@ -42,8 +45,114 @@ TEST(CpuLoad, LineRoundTripAndMalformedLines) {
   EXPECT_EQ(back->boot_id, s.boot_id);
   s.boot_id.clear();
   EXPECT_EQ(core::cpu_load_from_line(core::to_line(s))->boot_id, "");
-  for (const char* bad : {"", "1 2 3", "1 2 0 id -", "nan 1 2 id -", "1 2 3 id extra", "1 2 3 id 1 x"})
+  for (const char* bad : {"", "1 2 3", "1 2 0 id - - -", "nan 1 2 id - - -", "1 2 3 id - -",
+                          "1 2 3 id 1 x -", "1 2 3 id - 1 x", "1 2 3 id - - - extra"})
     EXPECT_FALSE(core::cpu_load_from_line(bad)) << bad;
+  // The other processes' CPU time travels too.
+  s.other_proc_cpu_s = 3.25;
+  s.wall_s = 2.0;
+  back = core::cpu_load_from_line(core::to_line(s));
+  ASSERT_TRUE(back);
+  EXPECT_DOUBLE_EQ(back->other_proc_cpu_s, 3.25);
+  EXPECT_DOUBLE_EQ(back->wall_s, 2.0);
+}
+
+TEST(CpuLoad, ParsesProcPidStat) {
+  // proc(5) /proc/[pid]/stat; a command name with a blank and a parenthesis (fields counted after the last ')').
+  const auto st = core::parse_proc_pid_stat(
+      "4242 (my (odd) prog) R 17 4242 17 34816 4242 4194304 120 0 0 0 250 75 0 0 20 0 1 0 987654 12345678 300 "
+      "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0");
+  ASSERT_TRUE(st);
+  EXPECT_EQ(st->ppid, 17);
+  EXPECT_DOUBLE_EQ(st->cpu_ticks, 325.0);
+  EXPECT_EQ(st->starttime, 987654u);
+  for (const char* bad : {"", "1 (x) R 1 2 3", "1 x R 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20",
+                          "1 (x) R a 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1"})
+    EXPECT_FALSE(core::parse_proc_pid_stat(bad)) << bad;
+}
+
+TEST(CpuLoad, OtherProcessCpuCountsEachProcessOnce) {
+  core::ProcessCpu before, after;
+  before.ok = after.ok = true;
+  before.by_pid[10] = {1, 100, 5};   // a hog: +200 ticks
+  after.by_pid[10] = {1, 300, 5};
+  before.by_pid[11] = {1, 50, 6};    // the same pid, another process (new start time): all its 20 ticks
+  after.by_pid[11] = {1, 20, 900};
+  after.by_pid[12] = {1, 30, 901};   // started in the window: all 30
+  before.by_pid[13] = {1, 999, 7};   // ended in the window: not readable, not counted
+  EXPECT_DOUBLE_EQ(core::other_process_cpu_s(before, after, 100.0), 2.5);
+  core::ProcessCpu unread;
+  EXPECT_LT(core::other_process_cpu_s(unread, after, 100.0), 0);
+  // Live: this process is never counted, and a child busy for a while is.
+  const auto a = core::read_other_process_cpu();
+  ASSERT_TRUE(a.ok);
+  EXPECT_EQ(a.by_pid.count(static_cast<int>(::getpid())), 0u);
+  EXPECT_EQ(a.by_pid.count(2), 0u);  // kthreadd
+  const pid_t child = ::fork();
+  if (child == 0) {
+    // A different executable, so that it is not taken for a fabcheck rank; busy for about 0.3 s of CPU.
+    ::execl("/bin/sh", "sh", "-c", "i=0; while [ $i -lt 60000 ]; do i=$((i+1)); done", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ASSERT_GT(child, 0);
+  // Read while it is still alive: poll until it has used some CPU, then read once more and reap it.
+  core::ProcessCpu b;
+  for (int i = 0; i < 200; ++i) {
+    b = core::read_other_process_cpu();
+    const auto it = b.by_pid.find(static_cast<int>(child));
+    if (it != b.by_pid.end() && it->second.cpu_ticks >= 5) break;
+    ::usleep(20'000);
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  EXPECT_GE(core::other_process_cpu_s(a, b, static_cast<double>(::sysconf(_SC_CLK_TCK))), 0.05);
+}
+
+TEST(CpuLoad, OtherCpuTimeSeesAHogBesideSleepingRanks) {
+  // 4 ranks asleep in poll(2) on one 2-core kernel, one CPU hog beside them (fabric_latency_tail, 2026-12-01):
+  // runnable mean 3 (the hog and two ranks at the moments sampled) minus 4 ranks reads 0; the host leaders
+  // read 4.0 s of other processes' CPU time in 4.0 s on 2 cores: 0.5 of each core was other work.
+  std::vector<std::optional<core::CpuLoadSample>> s;
+  for (int i = 0; i < 4; ++i) {
+    core::CpuLoadSample x{1.2, 2, 2, "A", i == 0 ? 3.0 : -1.0};
+    x.other_proc_cpu_s = 4.0 - 0.01 * i;  // read at slightly different moments: the highest counts
+    x.wall_s = 4.0;
+    s.push_back(x);
+  }
+  auto k = core::group_cpu_load(s, {"h1", "h2", "h3", "h4"});
+  ASSERT_EQ(k.size(), 1u);
+  EXPECT_DOUBLE_EQ(k[0].runnable_excess_per_core, 0.0);
+  EXPECT_DOUBLE_EQ(k[0].other_cpu_per_core, 0.5);
+  EXPECT_DOUBLE_EQ(k[0].excess_per_core, 0.5);
+  EXPECT_EQ(k[0].measured_by, "cpu_time");
+  EXPECT_TRUE(k[0].busy);
+  // CPU time decides where measured: the kernel's threads runnable beside spinning ranks (runnable mean 4.7 of
+  // 4 ranks: 0.35 per core) with no other process using the CPUs is quiet.
+  auto spin = s;
+  for (auto& x : spin) {
+    x->runnable_mean = 4.7;
+    x->other_proc_cpu_s = 0.04;
+  }
+  const auto q = core::group_cpu_load(spin, {"h1", "h2", "h3", "h4"});
+  EXPECT_NEAR(q[0].runnable_excess_per_core, 0.35, 1e-12);
+  EXPECT_DOUBLE_EQ(q[0].other_cpu_per_core, 0.005);
+  EXPECT_FALSE(q[0].busy);
+  // Only the host leaders measure: the others' "-" does not make the measure unknown.
+  for (std::size_t i = 1; i < 4; ++i) s[i]->other_proc_cpu_s = -1;
+  k = core::group_cpu_load(s, {"h1", "h2", "h3", "h4"});
+  EXPECT_DOUBLE_EQ(k[0].other_cpu_per_core, 0.5);
+  // Nobody measured: the runnable measure stands.
+  s[0]->other_proc_cpu_s = -1;
+  k = core::group_cpu_load(s, {"h1", "h2", "h3", "h4"});
+  EXPECT_LT(k[0].other_cpu_per_core, 0);
+  EXPECT_DOUBLE_EQ(k[0].excess_per_core, 0.0);
+  EXPECT_EQ(k[0].measured_by, "runnable");
+  EXPECT_FALSE(k[0].busy);
+  // A step shorter than the ticks can resolve is not judged by CPU time.
+  s[0]->other_proc_cpu_s = 0.2;
+  s[0]->wall_s = 0.2;
+  k = core::group_cpu_load(s, {"h1", "h2", "h3", "h4"});
+  EXPECT_LT(k[0].other_cpu_per_core, 0);
 }
 
 TEST(CpuLoad, GroupsRanksByKernelAndSubtractsOwnRanks) {
@@ -98,7 +207,11 @@ json report_with(double excess_latency, double excess_pairs) {
     k.loadavg_1m = 4 + 2 * excess;
     k.runnable = 6;
     k.runnable_mean = 4 + 2 * excess;
+    k.runnable_excess_per_core = excess;
+    k.other_cpu_per_core = std::min(excess, 0.5);
     k.excess_per_core = excess;
+    k.measured_by = "runnable";
+    k.busy = excess >= core::kCpuBusyExcessPerCore;
     return report::cpu_load_json({k});
   };
   json d = {{"run",
@@ -140,9 +253,11 @@ TEST(CpuLoad, BusyStepsExplainTheirLatencyWarningsNeverAFail) {
   EXPECT_EQ((*busy)["evidence"]["explains"].size(), 2u);
   EXPECT_FALSE((*busy)["evidence"].contains("hosts"));  // never folded into a host's headline
   EXPECT_NE(
-      (*busy)["message"].get<std::string>().find("3.0 other runnable tasks per core beside fabcheck's 4 "
-                                                 "rank(s) of 4 hosts sharing one kernel on 2 cores (10.0 "
-                                                 "runnable on average, load average 10.0)"),
+      (*busy)["message"].get<std::string>().find("3.00 cores' worth of other work per core (3.00 other "
+                                                 "runnable tasks, 0.50 of a core's time used by other "
+                                                 "processes) beside fabcheck's 4 rank(s) of 4 hosts sharing "
+                                                 "one kernel on 2 cores (10.0 runnable on average, load "
+                                                 "average 10.0)"),
       std::string::npos)
       << (*busy)["message"];
   // Idempotent: once more changes nothing, and reconcile (which calls it) keeps one HOST_CPU_BUSY.

@@ -24,7 +24,11 @@ json kernel_json(const core::KernelLoad& k) {
             {"loadavg_1m", k.loadavg_1m},
             {"runnable", k.runnable},
             {"runnable_mean", k.runnable_mean >= 0 ? json(k.runnable_mean) : json(nullptr)},
-            {"excess_per_core", k.excess_per_core}};
+            {"runnable_excess_per_core", k.runnable_excess_per_core},
+            {"other_cpu_per_core", k.other_cpu_per_core >= 0 ? json(k.other_cpu_per_core) : json(nullptr)},
+            {"excess_per_core", k.excess_per_core},
+            {"measured_by", k.measured_by},
+            {"busy", k.busy}};
   if (k.hosts.size() > kMaxHostsPerKernel) j["hosts_total"] = k.hosts.size();
   return j;
 }
@@ -81,6 +85,15 @@ void explain_shared_kernel_victim(json& findings, const json& sections) {
   }
 }
 
+// Both measures of other work (core::KernelLoad), as the finding states them.
+std::string other_work_detail(const json& k) {
+  std::string s = fmt::format("{:.2f} other runnable tasks", k.value("runnable_excess_per_core", 0.0));
+  if (k.contains("other_cpu_per_core") && k["other_cpu_per_core"].is_number())
+    s += fmt::format(", {:.2f} of a core's time used by other processes",
+                     k["other_cpu_per_core"].get<double>());
+  return s;
+}
+
 }  // namespace
 
 json cpu_load_json(const std::vector<core::KernelLoad>& kernels) {
@@ -89,7 +102,7 @@ json cpu_load_json(const std::vector<core::KernelLoad>& kernels) {
   std::size_t busy = 0;
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     worst = std::max(worst, kernels[i].excess_per_core);
-    if (kernels[i].excess_per_core >= core::kCpuBusyExcessPerCore) ++busy;
+    if (kernels[i].busy) ++busy;
     if (i < kMaxKernels) ks.push_back(kernel_json(kernels[i]));
   }
   return {{"excess_per_core", worst},
@@ -122,7 +135,9 @@ void explain_cpu_load(json& doc) {
     busy_list.push_back(sec);
     if (cl.contains("kernels") && cl["kernels"].is_array() && !cl["kernels"].empty()) {
       const auto& k = cl["kernels"][0];
-      if (!worst || k.value("excess_per_core", 0.0) > worst->value("excess_per_core", 0.0)) worst = &k;
+      if (k.value("busy", false) &&
+          (!worst || k.value("excess_per_core", 0.0) > worst->value("excess_per_core", 0.0)))
+        worst = &k;
     }
   }
   if (busy_list.empty() || !worst) return;
@@ -147,10 +162,11 @@ void explain_cpu_load(json& doc) {
       {"severity", "warn"},
       {"code", "HOST_CPU_BUSY"},
       {"message",
-       fmt::format("other work competed for the CPUs during {}: {:.1f} other runnable tasks per core beside "
-                   "fabcheck's {} rank(s){} on {} cores ({}load average {:.1f}): latency figures and timed "
-                   "steps measure the CPUs as much as the fabric",
-                   steps, worst->value("excess_per_core", 0.0), worst->value("ranks", 0),
+       fmt::format("other work competed for the CPUs during {}: {:.2f} cores' worth of other work per core "
+                   "({}) beside fabcheck's {} rank(s){} on {} cores ({}load average {:.1f}): latency figures "
+                   "and timed steps measure the CPUs as much as the fabric",
+                   steps, worst->value("excess_per_core", 0.0), other_work_detail(*worst),
+                   worst->value("ranks", 0),
                    shared ? fmt::format(" of {} hosts sharing one kernel", hosts.size()) : "",
                    worst->value("cpus", 0),
                    worst->contains("runnable_mean") && (*worst)["runnable_mean"].is_number()
@@ -165,7 +181,9 @@ void explain_cpu_load(json& doc) {
         {"cpus", worst->value("cpus", 0)},
         {"ranks", worst->value("ranks", 0)},
         {"excess_per_core", worst->value("excess_per_core", 0.0)},
-        {"threshold_per_core", core::kCpuBusyExcessPerCore},
+        {"measured_by", worst->value("measured_by", "runnable")},
+        {"threshold_per_core", worst->value("measured_by", "") == "cpu_time" ? core::kCpuBusyOtherCpuPerCore
+                                                                               : core::kCpuBusyExcessPerCore},
         {"explains", explained}}},
       {"remedy",
        "measure on idle hosts (drain other jobs, stop the hogs) or read latency verdicts as upper "

@@ -70,6 +70,7 @@ std::vector<KernelLoad> group_cpu_load(const std::vector<std::optional<CpuLoadSa
                                        const std::vector<std::string>& hosts) {
   std::map<std::string, KernelLoad> by_kernel;
   std::map<std::string, std::set<std::string>> hosts_of;
+  std::map<std::string, double> other_per_core;  // the highest reading of the kernel's ranks that measured
   for (std::size_t i = 0; i < samples.size() && i < hosts.size(); ++i) {
     if (!samples[i]) continue;
     const auto& s = *samples[i];
@@ -82,29 +83,46 @@ std::vector<KernelLoad> group_cpu_load(const std::vector<std::optional<CpuLoadSa
     k.runnable = std::max(k.runnable, s.runnable);
     k.runnable_mean = std::max(k.runnable_mean, s.runnable_mean);
     hosts_of[key].insert(hosts[i]);
+    if (s.other_proc_cpu_s >= 0 && s.wall_s >= kCpuTimeMinWall_s) {
+      const double per_core = s.other_proc_cpu_s / (s.wall_s * std::max(1, s.cpus));
+      auto [it, fresh] = other_per_core.try_emplace(key, per_core);
+      if (!fresh) it->second = std::max(it->second, per_core);
+    }
   }
   std::vector<KernelLoad> out;
   for (auto& [key, k] : by_kernel) {
     k.hosts.assign(hosts_of[key].begin(), hosts_of[key].end());
     const double r = k.runnable_mean >= 0 ? k.runnable_mean : k.loadavg_1m;
-    k.excess_per_core = std::max(0.0, r - k.ranks) / std::max(1, k.cpus);
+    k.runnable_excess_per_core = std::max(0.0, r - k.ranks) / std::max(1, k.cpus);
+    if (const auto o = other_per_core.find(key); o != other_per_core.end()) k.other_cpu_per_core = o->second;
+    if (k.other_cpu_per_core >= 0) {
+      k.excess_per_core = k.other_cpu_per_core;
+      k.measured_by = "cpu_time";
+      k.busy = k.excess_per_core >= kCpuBusyOtherCpuPerCore;
+    } else {
+      k.excess_per_core = k.runnable_excess_per_core;
+      k.measured_by = "runnable";
+      k.busy = k.excess_per_core >= kCpuBusyExcessPerCore;
+    }
     out.push_back(std::move(k));
   }
   std::stable_sort(out.begin(), out.end(), [](const KernelLoad& a, const KernelLoad& b) {
+    if (a.busy != b.busy) return a.busy;
     return a.excess_per_core > b.excess_per_core;
   });
   return out;
 }
 
 std::string to_line(const CpuLoadSample& s) {
-  return fmt::format("{:.2f} {} {} {} {}", s.loadavg_1m, s.runnable, s.cpus,
-                     s.boot_id.empty() ? "-" : s.boot_id,
-                     s.runnable_mean >= 0 ? fmt::format("{:.3f}", s.runnable_mean) : std::string("-"));
+  const auto num = [](double v) { return v >= 0 ? fmt::format("{:.6f}", v) : std::string("-"); };
+  return fmt::format("{:.2f} {} {} {} {} {} {}", s.loadavg_1m, s.runnable, s.cpus,
+                     s.boot_id.empty() ? "-" : s.boot_id, num(s.runnable_mean), num(s.other_proc_cpu_s),
+                     num(s.wall_s));
 }
 
 std::optional<CpuLoadSample> cpu_load_from_line(std::string_view line) {
   const auto f = split_blanks(line);
-  if (f.size() != 5) return std::nullopt;
+  if (f.size() != 7) return std::nullopt;
   const auto load = to_double(f[0]);
   const auto runnable = to_int(f[1]);
   const auto cpus = to_int(f[2]);
@@ -114,10 +132,12 @@ std::optional<CpuLoadSample> cpu_load_from_line(std::string_view line) {
   s.runnable = *runnable;
   s.cpus = *cpus;
   s.boot_id = f[3] == "-" ? "" : std::string(f[3]);
-  if (f[4] != "-") {
-    const auto mean = to_double(f[4]);
-    if (!mean) return std::nullopt;
-    s.runnable_mean = *mean;
+  double* dest[] = {&s.runnable_mean, &s.other_proc_cpu_s, &s.wall_s};
+  for (std::size_t i = 0; i < 3; ++i) {
+    if (f[4 + i] == "-") continue;
+    const auto v = to_double(f[4 + i]);
+    if (!v) return std::nullopt;
+    *dest[i] = *v;
   }
   return s;
 }

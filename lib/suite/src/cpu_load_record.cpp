@@ -1,6 +1,8 @@
 // After each step: gather every rank's CPU load reading and record it on rank 0 (see cpu_load_record.hpp).
 #include "cpu_load_record.hpp"
 
+#include <unistd.h>
+
 #include <optional>
 #include <vector>
 
@@ -9,9 +11,27 @@
 
 namespace fabcheck::suite::detail {
 
-nlohmann::json gather_cpu_load(const comm::Communicator& world, double runnable_mean) {
+CpuWindow start_cpu_window(const comm::Communicator& world) {
+  CpuWindow w;
+  if (world.local_rank() == 0) w.procs = core::read_other_process_cpu();
+  w.started = std::chrono::steady_clock::now();
+  return w;
+}
+
+nlohmann::json gather_cpu_load(const comm::Communicator& world, double runnable_mean, const CpuWindow& window) {
   auto mine = core::read_cpu_load();
-  if (mine) mine->runnable_mean = runnable_mean;
+  if (mine) {
+    mine->runnable_mean = runnable_mean;
+    if (window.procs.ok) {
+      const double other_s =
+          core::other_process_cpu_s(window.procs, core::read_other_process_cpu(),
+                                    static_cast<double>(::sysconf(_SC_CLK_TCK)));
+      if (other_s >= 0) {
+        mine->other_proc_cpu_s = other_s;
+        mine->wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - window.started).count();
+      }
+    }
+  }
   const auto lines = world.gather(mine ? core::to_line(*mine) : std::string(), 0);
   if (world.rank() != 0) return nullptr;
   std::vector<std::optional<core::CpuLoadSample>> samples;

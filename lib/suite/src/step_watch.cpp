@@ -7,12 +7,13 @@
 namespace fabcheck::suite::detail {
 
 StepWatch::StepWatch(const comm::Communicator& world, StepKind kind)
-    : load_sampler_(world.local_rank() == 0),  // one sampler per host (cpu_load.hpp)
+    : cpu_window_(start_cpu_window(world)),
+      load_sampler_(world.local_rank() == 0),  // one sampler per host (cpu_load.hpp)
       counter_window_(world, kind != StepKind::kInspect) {}
 
 std::string StepWatch::finish(const comm::Communicator& world, double elapsed_s, report::Document* doc,
                               const std::string& section, std::string_view step) {
-  const nlohmann::json cpu_load = gather_cpu_load(world, load_sampler_.stop());
+  const nlohmann::json cpu_load = gather_cpu_load(world, load_sampler_.stop(), cpu_window_);
   const nlohmann::json counters = counter_window_.finish(world, elapsed_s);
   if (!doc) return {};
   auto& sections = doc->json()["run"]["sections"];

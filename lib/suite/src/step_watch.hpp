@@ -25,6 +25,7 @@ class StepWatch {
                      const std::string& section, std::string_view step);
 
  private:
+  CpuWindow cpu_window_;
   core::CpuLoadSampler load_sampler_;
   CounterWindow counter_window_;
 };

@@ -24,7 +24,8 @@
 namespace fabcheck::report {
 
 /// The `cpu_load` record of one step: {excess_per_core, busy, kernels: [{hosts, ranks, cpus, loadavg_1m,
-/// runnable, excess_per_core}] (the 8 busiest; hosts capped at 16 each), kernels_total, busy_kernels}.
+/// runnable, runnable_mean, runnable_excess_per_core, other_cpu_per_core (null: not measured),
+/// excess_per_core}] (the 8 busiest; hosts capped at 16 each), kernels_total, busy_kernels}.
 nlohmann::json cpu_load_json(const std::vector<core::KernelLoad>& kernels);
 
 /// Adds HOST_CPU_BUSY and demotes what it explains (see the file comment).
