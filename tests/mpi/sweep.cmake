@@ -6,6 +6,10 @@ foreach(np 2 4)
   fabcheck_script_test(NAME mpi.sweep.corrupt.np${np} LABEL mpi TIMEOUT 300
     COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/sweep_check.py corrupt ${np})
 endforeach()
+foreach(np 2 3 4)
+  fabcheck_script_test(NAME mpi.sweep.avg.np${np} LABEL mpi TIMEOUT 300
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/sweep_check.py avg ${np})
+endforeach()
 fabcheck_script_test(NAME mpi.sweep.all.np3 LABEL mpi TIMEOUT 300
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/sweep_check.py all 3)
 fabcheck_script_test(NAME mpi.sweep.delay.np4 LABEL mpi TIMEOUT 300

@@ -206,15 +206,51 @@ def mode_all(np):
                      f"#wrong {q['wrong']}")
     if len(seen) != 9:
         fail(f"collectives {seen}")
-    # 9 collectives: 3 with 4 ops, x 10 dtypes (nccl-tests' -d all, half and bfloat16 included); rooted ones x
-    # np roots. blocks: allreduce, reducescatter 4 ops; reduce 4 ops x np roots; broadcast, gather, scatter np
-    # roots; allgather, alltoall, sendrecv one; all x 10 dtypes.
-    expect = 10 * (4 + 4 + 4 * np + 3 * np + 3)
+    # 9 collectives: 3 with 5 ops (sum prod min max avg: nccl-tests' -o all), x 10 dtypes (nccl-tests' -d all,
+    # half and bfloat16 included); rooted ones x np roots. blocks: allreduce, reducescatter 5 ops; reduce 5 ops x
+    # np roots; broadcast, gather, scatter np roots; allgather, alltoall, sendrecv one; all x 10 dtypes.
+    expect = 10 * (5 + 5 + 5 * np + 3 * np + 3)
     if len(doc["sweeps"]) != expect:
         fail(f"{len(doc['sweeps'])} blocks, expected {expect}")
     lines = p.stdout.splitlines()
     if sum(1 for l in lines if l == "# Out of bounds values : 0 OK") != 9:
         fail("one OK footer per collective")
+
+
+def mode_avg(np):
+    """-o avg (issue 26): the exact data check holds in every dtype for every reducing collective and root, and
+    it is not vacuous: one corrupted element per rank-1 result shows as exactly 1 wrong."""
+    tmp = tempfile.mkdtemp()
+    out = os.path.join(tmp, "avg.json")
+    args = ["--coll", "allreduce,reducescatter,reduce", "-o", "avg", "-d", "all", "-r", "-1", "-b", "8", "-e", "64K",
+            "-f", "8", "-n", "2", "-w", "1", "--per-iter-iters", "0"]
+    p = run(np, args + ["--json", out])
+    if p.returncode != 0:
+        print(p.stdout)
+        fail(f"exit {p.returncode}: {p.stderr}")
+    doc = json.load(open(out))
+    points = 0
+    for blk in doc["sweeps"]:
+        if blk["redop"] != "avg":
+            fail(f"redop {blk['redop']}")
+        for q in blk["points"]:
+            points += 1
+            if q["wrong"] != 0:
+                fail(f"{blk['collective']} {blk['dtype']} root {blk['root']} {q['size_bytes']} {q['placement']}: "
+                     f"#wrong {q['wrong']}")
+    # allreduce and reducescatter once, reduce once per root; 10 dtypes; sizes 8..32K by 8x (6, fewer where
+    # reducescatter's count rounds to 0), 2 placements.
+    expect_blocks = 10 * (2 + np)
+    if len(doc["sweeps"]) != expect_blocks:
+        fail(f"{len(doc['sweeps'])} blocks, expected {expect_blocks}")
+    print(f"avg on {np} ranks: {len(doc['sweeps'])} blocks, {points} points, #wrong 0 everywhere")
+    p = run(np, ["--coll", "allreduce", "-o", "avg", "-d", "int8,half,float", "-b", "64", "-e", "4K", "-f", "8", "-n",
+                 "2", "-w", "1", "--per-iter-iters", "0"], env={"FABCHECK_TEST_FAULT": "corrupt:rank=1:elems=1"})
+    if p.returncode != 1:
+        fail(f"corrupt avg: exit {p.returncode}, expected 1: {p.stderr}")
+    rows = [t for t in rows_of(p.stdout) if int(t[0]) > 0]
+    if len(rows) != 9 or any(t[8] != "1" or t[12] != "1" for t in rows):
+        fail(f"corrupt avg: expected #wrong 1 in 9 rows: {rows}")
 
 
 def mode_corrupt(np):
@@ -375,5 +411,5 @@ def check_bad(p, flag, path):
 
 if __name__ == "__main__":
     mode, np = sys.argv[1], int(sys.argv[2])
-    {"rows": mode_rows, "all": mode_all, "corrupt": mode_corrupt, "delay": mode_delay, "bad": mode_bad}[mode](np)
+    {"rows": mode_rows, "all": mode_all, "avg": mode_avg, "corrupt": mode_corrupt, "delay": mode_delay, "bad": mode_bad}[mode](np)
     print("PASS", mode, np)

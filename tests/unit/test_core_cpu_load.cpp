@@ -45,8 +45,8 @@ TEST(CpuLoad, LineRoundTripAndMalformedLines) {
   EXPECT_EQ(back->boot_id, s.boot_id);
   s.boot_id.clear();
   EXPECT_EQ(core::cpu_load_from_line(core::to_line(s))->boot_id, "");
-  for (const char* bad : {"", "1 2 3", "1 2 0 id - - -", "nan 1 2 id - - -", "1 2 3 id - -",
-                          "1 2 3 id 1 x -", "1 2 3 id - 1 x", "1 2 3 id - - - extra"})
+  for (const char* bad : {"", "1 2 3", "1 2 0 id - - -", "nan 1 2 id - - -", "1 2 3 id - -", "1 2 3 id 1 x -",
+                          "1 2 3 id - 1 x", "1 2 3 id - - - extra"})
     EXPECT_FALSE(core::cpu_load_from_line(bad)) << bad;
   // The other processes' CPU time travels too.
   s.other_proc_cpu_s = 3.25;
@@ -58,9 +58,11 @@ TEST(CpuLoad, LineRoundTripAndMalformedLines) {
 }
 
 TEST(CpuLoad, ParsesProcPidStat) {
-  // proc(5) /proc/[pid]/stat; a command name with a blank and a parenthesis (fields counted after the last ')').
+  // proc(5) /proc/[pid]/stat; a command name with a blank and a parenthesis (fields counted after the last
+  // ')').
   const auto st = core::parse_proc_pid_stat(
-      "4242 (my (odd) prog) R 17 4242 17 34816 4242 4194304 120 0 0 0 250 75 0 0 20 0 1 0 987654 12345678 300 "
+      "4242 (my (odd) prog) R 17 4242 17 34816 4242 4194304 120 0 0 0 250 75 0 0 20 0 1 0 987654 12345678 "
+      "300 "
       "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0");
   ASSERT_TRUE(st);
   EXPECT_EQ(st->ppid, 17);
@@ -74,12 +76,12 @@ TEST(CpuLoad, ParsesProcPidStat) {
 TEST(CpuLoad, OtherProcessCpuCountsEachProcessOnce) {
   core::ProcessCpu before, after;
   before.ok = after.ok = true;
-  before.by_pid[10] = {1, 100, 5};   // a hog: +200 ticks
+  before.by_pid[10] = {1, 100, 5};  // a hog: +200 ticks
   after.by_pid[10] = {1, 300, 5};
-  before.by_pid[11] = {1, 50, 6};    // the same pid, another process (new start time): all its 20 ticks
+  before.by_pid[11] = {1, 50, 6};  // the same pid, another process (new start time): all its 20 ticks
   after.by_pid[11] = {1, 20, 900};
-  after.by_pid[12] = {1, 30, 901};   // started in the window: all 30
-  before.by_pid[13] = {1, 999, 7};   // ended in the window: not readable, not counted
+  after.by_pid[12] = {1, 30, 901};  // started in the window: all 30
+  before.by_pid[13] = {1, 999, 7};  // ended in the window: not readable, not counted
   EXPECT_DOUBLE_EQ(core::other_process_cpu_s(before, after, 100.0), 2.5);
   core::ProcessCpu unread;
   EXPECT_LT(core::other_process_cpu_s(unread, after, 100.0), 0);
@@ -91,7 +93,8 @@ TEST(CpuLoad, OtherProcessCpuCountsEachProcessOnce) {
   const pid_t child = ::fork();
   if (child == 0) {
     // A different executable, so that it is not taken for a fabcheck rank; busy for about 0.3 s of CPU.
-    ::execl("/bin/sh", "sh", "-c", "i=0; while [ $i -lt 60000 ]; do i=$((i+1)); done", static_cast<char*>(nullptr));
+    ::execl("/bin/sh", "sh", "-c", "i=0; while [ $i -lt 60000 ]; do i=$((i+1)); done",
+            static_cast<char*>(nullptr));
     ::_exit(127);
   }
   ASSERT_GT(child, 0);
@@ -109,9 +112,10 @@ TEST(CpuLoad, OtherProcessCpuCountsEachProcessOnce) {
 }
 
 TEST(CpuLoad, OtherCpuTimeSeesAHogBesideSleepingRanks) {
-  // 4 ranks asleep in poll(2) on one 2-core kernel, one CPU hog beside them (fabric_latency_tail, 2026-12-01):
-  // runnable mean 3 (the hog and two ranks at the moments sampled) minus 4 ranks reads 0; the host leaders
-  // read 4.0 s of other processes' CPU time in 4.0 s on 2 cores: 0.5 of each core was other work.
+  // 4 ranks asleep in poll(2) on one 2-core kernel, one CPU hog beside them (fabric_latency_tail,
+  // 2026-12-01): runnable mean 3 (the hog and two ranks at the moments sampled) minus 4 ranks reads 0; the
+  // host leaders read 4.0 s of other processes' CPU time in 4.0 s on 2 cores: 0.5 of each core was other
+  // work.
   std::vector<std::optional<core::CpuLoadSample>> s;
   for (int i = 0; i < 4; ++i) {
     core::CpuLoadSample x{1.2, 2, 2, "A", i == 0 ? 3.0 : -1.0};
@@ -126,8 +130,8 @@ TEST(CpuLoad, OtherCpuTimeSeesAHogBesideSleepingRanks) {
   EXPECT_DOUBLE_EQ(k[0].excess_per_core, 0.5);
   EXPECT_EQ(k[0].measured_by, "cpu_time");
   EXPECT_TRUE(k[0].busy);
-  // CPU time decides where measured: the kernel's threads runnable beside spinning ranks (runnable mean 4.7 of
-  // 4 ranks: 0.35 per core) with no other process using the CPUs is quiet.
+  // CPU time decides where measured: the kernel's threads runnable beside spinning ranks (runnable mean 4.7
+  // of 4 ranks: 0.35 per core) with no other process using the CPUs is quiet.
   auto spin = s;
   for (auto& x : spin) {
     x->runnable_mean = 4.7;

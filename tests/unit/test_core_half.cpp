@@ -175,3 +175,44 @@ TEST(DataPattern, ProductsArePowersOfTwoOrInfinityInEveryOrder) {
     EXPECT_TRUE(std::isinf(static_cast<float>(fwd)));  // 2^20 > 65504
   }
 }
+
+TEST(DataPattern, AveragesAreExactIntegersInEveryDtype) {
+  // -o avg (issue 26): the ranks' values sum to n * c(i) with c(i) = 1 + (i mod m), so the average is the
+  // integer c(i); no value or partial sum passes the type's exact range (an integer type's largest value: the
+  // average of a wrapped sum would not be exact).
+  const std::vector<std::pair<Dtype, std::uint64_t>> limits = {
+      {Dtype::kInt8, 127},         {Dtype::kUint8, 255},      {Dtype::kHalf, 2048},   {Dtype::kBfloat16, 256},
+      {Dtype::kInt32, 2147483647}, {Dtype::kFloat, 1u << 24}, {Dtype::kUint64, ~0ull}};
+  for (const auto& [d, limit] : limits) {
+    for (int n : {1, 2, 3, 4, 5, 8, 31, 32, 63, 64, 65, 128, 129, 300}) {
+      const auto p = probes::avg_data_pattern(d, n);
+      const auto un = static_cast<std::uint64_t>(n);
+      const std::uint32_t m = p.modulus;
+      EXPECT_TRUE(m == 31 || m == 3 || m == 1 || m == 0) << m;
+      if (m == 31) {
+        EXPECT_LE(32 * un, limit);
+      } else {
+        EXPECT_GT(32 * un, limit) << core::name(d) << " n=" << n << ": a larger modulus fits";
+      }
+      bool ranks_differ = false;
+      for (std::uint64_t i = 0; i < p.period() + 5; ++i) {
+        std::uint64_t sum = 0;
+        for (int r = 0; r < n; ++r) {
+          sum += p.value(r, i);
+          ASSERT_LE(sum, limit) << core::name(d) << " n=" << n << " i=" << i;
+          ranks_differ = ranks_differ || p.value(r, i) != p.value(0, i);
+        }
+        const std::uint64_t c = m == 0 ? 0 : 1 + i % m;
+        ASSERT_EQ(sum, un * c) << core::name(d) << " n=" << n << " i=" << i;
+        EXPECT_EQ(p.value(0, i + p.period()), p.value(0, i));  // period() is a period
+      }
+      if (n >= 2 && m > 0) {
+        EXPECT_TRUE(ranks_differ) << core::name(d) << " n=" << n;
+      }
+    }
+  }
+  EXPECT_EQ(probes::avg_data_pattern(Dtype::kInt8, 3).modulus, 31u);  // 96 <= 127
+  EXPECT_EQ(probes::avg_data_pattern(Dtype::kInt8, 4).modulus, 3u);   // 128 > 127, 16 <= 127
+  EXPECT_EQ(probes::avg_data_pattern(Dtype::kInt8, 64).modulus, 0u);  // 128 > 127: all zero
+  EXPECT_THROW(probes::avg_data_pattern(Dtype::kFloat, 0), std::invalid_argument);
+}

@@ -312,9 +312,11 @@ TEST(ModelOptions, NormalizationNamesTheFieldAndExpandsLists) {
             }).rfind("-d/--datatype: f8e4m3: fp8 exists on the nccl backend only", 0),
             0u);
   const auto& op = t.find("op")->info;
-  EXPECT_EQ(error_of_sc([&] { model::normalize_value(op, "avg", "-o/--op"); }),
-            "-o/--op: avg is not supported yet by fabcheck (ncclAvg exists on the nccl backend; MPI has no "
-            "average op; use sum, prod, min, max, or all)");
+  EXPECT_EQ(model::normalize_value(op, "avg", "-o/--op"), json::array({"avg"}));
+  EXPECT_EQ(model::normalize_value(op, "all", "-o/--op"), json::array({"sum", "prod", "min", "max", "avg"}));
+  EXPECT_EQ(error_of_sc([&] { model::normalize_value(op, "sum,mulsum", "-o/--op"); }),
+            "-o/--op: mulsum is not supported yet by fabcheck (ncclRedOpCreatePreMulSum exists on the nccl "
+            "backend only; use sum, prod, min, max, avg, or all)");
   const auto& maxb = t.find("max_bytes")->info;
   EXPECT_EQ(model::normalize_value(maxb, "64M", "/sweep/max_bytes"), 64u << 20);
   EXPECT_EQ(error_of_sc([&] {

@@ -183,7 +183,7 @@ void explain_cpu_load(json& doc) {
         {"excess_per_core", worst->value("excess_per_core", 0.0)},
         {"measured_by", worst->value("measured_by", "runnable")},
         {"threshold_per_core", worst->value("measured_by", "") == "cpu_time" ? core::kCpuBusyOtherCpuPerCore
-                                                                               : core::kCpuBusyExcessPerCore},
+                                                                             : core::kCpuBusyExcessPerCore},
         {"explains", explained}}},
       {"remedy",
        "measure on idle hosts (drain other jobs, stop the hogs) or read latency verdicts as upper "

@@ -278,6 +278,12 @@ std::string render_sweep(const SweepResult& r) {
           "per "
           "process, no streams)\n";
     }
+    if (o.backend == "mpi" &&
+        std::find(o.redops.begin(), o.redops.end(), core::RedOp::kAvg) != o.redops.end()) {
+      out +=
+          "# fabcheck: -o avg on the mpi backend: MPI has no average op; each call sums, then every rank "
+          "holding a result divides it by nranks (timed as part of the call)\n";
+    }
     if (o.report_cputime && o.backend == "mpi") {
       out +=
           "# fabcheck: -C cputime on the mpi backend: MPI collectives are blocking, so the CPU time per op "

@@ -5,6 +5,7 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 
 #include "backend_factories.hpp"
 #include "fabcheck/comm/backend.hpp"
@@ -83,7 +84,9 @@ class Float16Ops {
   Float16Ops& operator=(const Float16Ops&) = delete;
 
   MPI_Op get(core::Dtype d, core::RedOp o) {
-    const std::size_t i = (d == core::Dtype::kHalf ? 0u : 4u) + static_cast<std::size_t>(o);
+    // avg sums (for_type), so it shares sum's op; 4 ops per type.
+    const core::RedOp base = o == core::RedOp::kAvg ? core::RedOp::kSum : o;
+    const std::size_t i = (d == core::Dtype::kHalf ? 0u : 4u) + static_cast<std::size_t>(base);
     if (ops_[i] == MPI_OP_NULL) check_mpi(MPI_Op_create(function(d, o), 1, &ops_[i]), "MPI_Op_create");
     return ops_[i];
   }
@@ -100,6 +103,8 @@ class Float16Ops {
         return &reduce16<T, core::RedOp::kMin>;
       case core::RedOp::kMax:
         return &reduce16<T, core::RedOp::kMax>;
+      case core::RedOp::kAvg:  // summed, then divided (avg_result)
+        return &reduce16<T, core::RedOp::kSum>;
     }
     return &reduce16<T, core::RedOp::kSum>;
   }
@@ -120,8 +125,48 @@ MPI_Op to_mpi(core::RedOp o) {
       return MPI_MIN;
     case core::RedOp::kMax:
       return MPI_MAX;
+    case core::RedOp::kAvg:  // MPI has no average: summed, then divided (avg_result)
+      return MPI_SUM;
   }
   return MPI_SUM;
+}
+
+/// ncclAvg's result from the sum: every element divided by nranks (integers truncate, as C division and
+/// NCCL's integer average do; floating types divide once and round, 16-bit ones through float).
+template <class T>
+void divide_each(void* p, std::size_t n, int nranks) {
+  T* v = static_cast<T*>(p);
+  for (std::size_t i = 0; i < n; ++i) {
+    if constexpr (std::is_same_v<T, core::Half> || std::is_same_v<T, core::BFloat16>)
+      v[i] = T(v[i].to_float() / static_cast<float>(nranks));
+    else
+      v[i] = static_cast<T>(v[i] / static_cast<T>(nranks));
+  }
+}
+
+void avg_result(void* p, std::size_t n, core::Dtype d, int nranks) {
+  switch (d) {
+    case core::Dtype::kInt8:
+      return divide_each<std::int8_t>(p, n, nranks);
+    case core::Dtype::kUint8:
+      return divide_each<std::uint8_t>(p, n, nranks);
+    case core::Dtype::kInt32:
+      return divide_each<std::int32_t>(p, n, nranks);
+    case core::Dtype::kUint32:
+      return divide_each<std::uint32_t>(p, n, nranks);
+    case core::Dtype::kInt64:
+      return divide_each<std::int64_t>(p, n, nranks);
+    case core::Dtype::kUint64:
+      return divide_each<std::uint64_t>(p, n, nranks);
+    case core::Dtype::kFloat:
+      return divide_each<float>(p, n, nranks);
+    case core::Dtype::kDouble:
+      return divide_each<double>(p, n, nranks);
+    case core::Dtype::kHalf:
+      return divide_each<core::Half>(p, n, nranks);
+    case core::Dtype::kBfloat16:
+      return divide_each<core::BFloat16>(p, n, nranks);
+  }
 }
 
 constexpr int kSendRecvTag = 7101;
@@ -232,6 +277,12 @@ class MpiBackend final : public CollBackend {
         }
         break;
     }
+    // The result of every reducing collective starts at recv on the ranks that hold one (reducescatter's
+    // in-place result too: in_place_result_offset); its count elements are divided there, inside the timed
+    // op.
+    if (op != MPI_OP_NULL && c.op == core::RedOp::kAvg &&
+        (c.coll != core::Collective::kReduce || rank_ == c.root))
+      avg_result(recv, c.geometry.count, c.dtype, size_);
   }
 
   void synchronize() override {}

@@ -37,6 +37,7 @@ static_assert(nccl::dtype_code(core::Dtype::kBfloat16) == ncclBfloat16);
 static_assert(nccl::redop_code(core::RedOp::kSum) == ncclSum);
 static_assert(nccl::redop_code(core::RedOp::kProd) == ncclProd);
 static_assert(nccl::redop_code(core::RedOp::kMax) == ncclMax);
+static_assert(nccl::redop_code(core::RedOp::kAvg) == ncclAvg);
 static_assert(nccl::redop_code(core::RedOp::kMin) == ncclMin);
 static_assert(ncclSuccess == 0 && ncclUnhandledCudaError == 1 && ncclSystemError == 2 &&
               ncclInternalError == 3 && ncclInvalidArgument == 4 && ncclInvalidUsage == 5 &&

@@ -18,7 +18,7 @@ const std::vector<Dtype>& all_dtypes() {
   return v;
 }
 const std::vector<RedOp>& all_redops() {
-  static const std::vector<RedOp> v = {RedOp::kSum, RedOp::kProd, RedOp::kMin, RedOp::kMax};
+  static const std::vector<RedOp> v = {RedOp::kSum, RedOp::kProd, RedOp::kMin, RedOp::kMax, RedOp::kAvg};
   return v;
 }
 
@@ -106,6 +106,8 @@ std::string_view name(RedOp o) {
       return "min";
     case RedOp::kMax:
       return "max";
+    case RedOp::kAvg:
+      return "avg";
   }
   return "?";
 }

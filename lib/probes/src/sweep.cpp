@@ -196,14 +196,43 @@ DataPattern data_pattern(Dtype d, bool prod, int nranks) {
   return p;
 }
 
+DataPattern avg_data_pattern(Dtype d, int nranks) {
+  if (nranks < 1) throw std::invalid_argument("avg_data_pattern: nranks must be >= 1");
+  DataPattern p;
+  p.avg = true;
+  p.nranks = nranks;
+  std::uint64_t limit = core::exact_integer_limit(d);
+  if (limit == 0) {  // integer types: the average of a wrapped sum is not exact, so no sum may wrap
+    const std::size_t bits = 8 * core::dtype_size(d);
+    const bool is_signed = d == Dtype::kInt8 || d == Dtype::kInt32 || d == Dtype::kInt64;
+    limit = bits >= 64 ? (is_signed ? (std::uint64_t{1} << 63) - 1 : ~std::uint64_t{0})
+                       : (std::uint64_t{1} << (is_signed ? bits - 1 : bits)) - 1;
+  }
+  const auto n = static_cast<std::uint64_t>(nranks);
+  p.modulus = 32 * n <= limit ? 31 : 4 * n <= limit ? 3 : 2 * n <= limit ? 1 : 0;
+  return p;
+}
+
 std::uint32_t DataPattern::value(int rank, std::uint64_t i) const {
   const auto ru = static_cast<std::uint64_t>(rank);
+  if (avg) {
+    if (modulus == 0) return 0;
+    const auto c = 1u + static_cast<std::uint32_t>(i % modulus);
+    const auto s = static_cast<std::uint32_t>(i % 2);
+    if (ru % 2 == 0) return last_rank_unpaired(rank) ? c : c + s;
+    return c - s;
+  }
   if (prod) return ((i % 3) + (ru % 3)) % 3 == 0 ? 2u : 1u;
   if (stride > 0) return (i + ru) % stride == 0 ? 1u : 0u;
   return 1u + static_cast<std::uint32_t>((13 * (i % modulus) + 7 * (ru % modulus)) % modulus);
 }
 
+bool DataPattern::last_rank_unpaired(int rank) const {
+  return nranks % 2 == 1 && rank == nranks - 1;
+}
+
 std::uint64_t DataPattern::period() const {
+  if (avg) return modulus == 0 ? 1 : (modulus % 2 == 0 ? modulus : 2 * modulus);
   if (prod) return 3;
   return stride > 0 ? stride : modulus;
 }
@@ -216,6 +245,7 @@ T combine(T a, T b, RedOp op) {
     using U = std::make_unsigned_t<T>;
     switch (op) {
       case RedOp::kSum:
+      case RedOp::kAvg:  // reduction_table divides the exact sum
         return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
       case RedOp::kProd:
         return static_cast<T>(static_cast<U>(static_cast<U>(a) * static_cast<U>(b)));
@@ -227,6 +257,7 @@ T combine(T a, T b, RedOp op) {
   } else {
     switch (op) {
       case RedOp::kSum:
+      case RedOp::kAvg:
         return a + b;
       case RedOp::kProd:
         return a * b;
@@ -284,6 +315,14 @@ void fill_pattern(T* dst, std::uint64_t n, const DataPattern& pat, int rank, std
 template <class T>
 std::vector<T> reduction_table(const DataPattern& pat, RedOp op, int nranks) {
   std::vector<T> t(pat.period());
+  if (op == RedOp::kAvg) {  // the exact sum (no partial sum wraps or rounds: avg_data_pattern), divided
+    for (std::uint64_t k = 0; k < t.size(); ++k) {
+      std::uint64_t sum = 0;
+      for (int q = 0; q < nranks; ++q) sum += pat.value(q, k);
+      t[k] = static_cast<T>(sum / static_cast<std::uint64_t>(nranks));
+    }
+    return t;
+  }
   for (std::uint64_t k = 0; k < t.size(); ++k) {
     T acc = static_cast<T>(pat.value(0, k));
     for (int q = 1; q < nranks; ++q) acc = combine(acc, static_cast<T>(pat.value(q, k)), op);
@@ -691,7 +730,9 @@ class SeriesRunner {
                           std::size_t point) {
     const char* placement = in_place ? "in_place" : "out_of_place";
     comm::enter_phase(fmt::format("sweep {} {} B {}", label, g.size_bytes, placement));
-    const DataPattern pat = data_pattern(d, op && *op == RedOp::kProd, comm_.size());
+    const DataPattern pat = op && *op == RedOp::kAvg
+                                ? avg_data_pattern(d, comm_.size())
+                                : data_pattern(d, op && *op == RedOp::kProd, comm_.size());
     const auto call = make_call(c, d, op, root, g, in_place);
     PlacementResult pr;
 

@@ -18,17 +18,18 @@ CpuWindow start_cpu_window(const comm::Communicator& world) {
   return w;
 }
 
-nlohmann::json gather_cpu_load(const comm::Communicator& world, double runnable_mean, const CpuWindow& window) {
+nlohmann::json gather_cpu_load(const comm::Communicator& world, double runnable_mean,
+                               const CpuWindow& window) {
   auto mine = core::read_cpu_load();
   if (mine) {
     mine->runnable_mean = runnable_mean;
     if (window.procs.ok) {
-      const double other_s =
-          core::other_process_cpu_s(window.procs, core::read_other_process_cpu(),
-                                    static_cast<double>(::sysconf(_SC_CLK_TCK)));
+      const double other_s = core::other_process_cpu_s(window.procs, core::read_other_process_cpu(),
+                                                       static_cast<double>(::sysconf(_SC_CLK_TCK)));
       if (other_s >= 0) {
         mine->other_proc_cpu_s = other_s;
-        mine->wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - window.started).count();
+        mine->wall_s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - window.started).count();
       }
     }
   }

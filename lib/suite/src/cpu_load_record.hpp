@@ -21,6 +21,7 @@ CpuWindow start_cpu_window(const comm::Communicator& world);
 
 /// The step's `cpu_load` record on rank 0; null on the other ranks and where no rank could read its load.
 /// `runnable_mean`: this rank's CpuLoadSampler::stop() over the step (< 0: it did not sample).
-nlohmann::json gather_cpu_load(const comm::Communicator& world, double runnable_mean, const CpuWindow& window);
+nlohmann::json gather_cpu_load(const comm::Communicator& world, double runnable_mean,
+                               const CpuWindow& window);
 
 }  // namespace fabcheck::suite::detail

@@ -42,7 +42,8 @@ constexpr int dtype_code(core::Dtype d) {
   return -1;
 }
 
-/// ncclRedOp_t value of a redop (nccl.h: ncclSum 0, ncclProd 1, ncclMax 2, ncclMin 3 — max before min).
+/// ncclRedOp_t value of a redop (nccl.h: ncclSum 0, ncclProd 1, ncclMax 2, ncclMin 3 — max before min —,
+/// ncclAvg 4 from NCCL 2.10).
 constexpr int redop_code(core::RedOp o) {
   switch (o) {
     case core::RedOp::kSum:
@@ -53,6 +54,8 @@ constexpr int redop_code(core::RedOp o) {
       return 2;
     case core::RedOp::kMin:
       return 3;
+    case core::RedOp::kAvg:
+      return 4;
   }
   return -1;
 }

@@ -27,15 +27,18 @@ enum class Collective {
 /// half is IEEE binary16 and bfloat16 the 16-bit brain float (host arithmetic in core/half.hpp).
 enum class Dtype { kInt8, kUint8, kInt32, kUint32, kInt64, kUint64, kFloat, kDouble, kHalf, kBfloat16 };
 
-/// Reduction ops (`-o/--op`).
-enum class RedOp { kSum, kProd, kMin, kMax };
+/// Reduction ops (`-o/--op`). kAvg is ncclAvg (NCCL >= 2.10: the sum divided by nranks; integers divide
+/// with truncation); MPI has no average op, so the mpi backend sums and each rank that holds a result divides
+/// it by nranks (comm/backend.hpp).
+enum class RedOp { kSum, kProd, kMin, kMax, kAvg };
 
 /// Every collective in table order (what `--coll all` runs).
 const std::vector<Collective>& all_collectives();
 /// Every dtype (what `-d all` runs), in nccl-tests order: int8 uint8 int32 uint32 int64 uint64 half float
 /// double bfloat16.
 const std::vector<Dtype>& all_dtypes();
-/// Every redop (what `-o all` runs).
+/// Every redop (what `-o all` runs): sum prod min max avg (nccl-tests' `all` has avg from NCCL 2.10 on;
+/// mulsum, ncclRedOpCreatePreMulSum, is not here).
 const std::vector<RedOp>& all_redops();
 
 /// Canonical lowercase name ("allreduce", "reducescatter", ...).

@@ -76,12 +76,12 @@ struct KernelLoad {
 /// gave 0.5, a quiet run 0.0-0.1).
 inline constexpr double kCpuBusyExcessPerCore = 0.25;
 
-/// Other processes' CPU time per core at which a kernel counts as busy: a tenth of every core. Measured on the
-/// 2-core virtual fabric (4 hosts, default `run`, 2026-12-02): quiet steps 0.000-0.003; one `yes` beside the
-/// run 0.199-0.229 (its fair share beside 4 spinning ranks, 1/5 of 2 cores, is 0.2). The runnable measure read
-/// 0.26-0.30 on the same quiet run's sweep and scaling steps (the kernel's threads working for fabcheck's
-/// sockets) and 0.00 with the hog beside 4 ranks asleep in poll(2), which is why CPU time, where measured,
-/// decides.
+/// Other processes' CPU time per core at which a kernel counts as busy: a tenth of every core. Measured on
+/// the 2-core virtual fabric (4 hosts, default `run`, 2026-12-02): quiet steps 0.000-0.003; one `yes` beside
+/// the run 0.199-0.229 (its fair share beside 4 spinning ranks, 1/5 of 2 cores, is 0.2). The runnable measure
+/// read 0.26-0.30 on the same quiet run's sweep and scaling steps (the kernel's threads working for
+/// fabcheck's sockets) and 0.00 with the hog beside 4 ranks asleep in poll(2), which is why CPU time, where
+/// measured, decides.
 inline constexpr double kCpuBusyOtherCpuPerCore = 0.1;
 
 /// Samples this host's runnable tasks every 200 ms on a thread while it lives (proc(5) /proc/loadavg, 4th

@@ -26,7 +26,7 @@ struct SweepOptions {
   int iters = 20;                       ///< `-n/--iters`: timed ops per size and placement (≥ 1)
   int warmup_iters = 1;                 ///< `-w/--warmup_iters` (≥ 0)
   int check = 1;                        ///< `-c/--check`: check rounds after timing (0 = #wrong N/A)
-  std::vector<core::RedOp> redops{core::RedOp::kSum};    ///< `-o/--op` (`all` = sum prod min max)
+  std::vector<core::RedOp> redops{core::RedOp::kSum};    ///< `-o/--op` (`all` = sum prod min max avg)
   std::vector<core::Dtype> dtypes{core::Dtype::kFloat};  ///< `-d/--datatype` (`all` = every dtype)
   int root = 0;             ///< `-r/--root`; −1 = every root (rooted collectives only)
   int average = 1;          ///< `-a/--average`: 0 rank 0, 1 mean, 2 min, 3 max over ranks

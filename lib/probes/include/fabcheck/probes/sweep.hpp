@@ -57,8 +57,16 @@ SweepResult run_sweep(const comm::Communicator& comm, const SweepOptions& opts);
 ///   representable integer; beyond that a sparse 0/1 pattern: v = 1 when (i + r) mod stride = 0, stride =
 ///   ⌈n / limit⌉, so at most `limit` ranks contribute 1 at any index. Values differ across ranks and indices,
 ///   so misplaced chunks show.
+/// - avg (avg_data_pattern): v(r, i) = c(i) + s(r, i) with c(i) = 1 + (i mod m) and s = +(i mod 2) on even
+///   ranks, −(i mod 2) on the odd rank after each (0 on the last rank of an odd count), so that the ranks'
+///   values sum to n·c(i) exactly and the average is the integer c(i) in every dtype; m = 31 while
+///   32·n ≤ L, else 3 (4·n ≤ L), else 1 (2·n ≤ L), with L the type's largest value for the integer types (an
+///   average of wrapped sums would not be exact) and core::exact_integer_limit for the floating ones; beyond
+///   that every value is 0 (the average 0 still shows garbage).
 struct DataPattern {
   bool prod = false;           ///< the prod pattern (values 1 and 2)
+  bool avg = false;            ///< the avg pattern (modulus 0: all zero)
+  int nranks = 0;              ///< ranks of the avg pattern (its last rank is unpaired when odd)
   std::uint32_t modulus = 31;  ///< m of the sum/min/max pattern
   std::uint64_t stride = 0;    ///< > 0: the sparse 0/1 pattern with this stride
   /// Value of element i on rank `rank`.
@@ -66,11 +74,15 @@ struct DataPattern {
   /// Period of value() in i (3 for prod, stride for the sparse pattern, else m): the expected reduction is a
   /// table of this many entries.
   std::uint64_t period() const;
+  /// avg: the last rank of an odd count, whose value is c(i) alone.
+  bool last_rank_unpaired(int rank) const;
 };
 
 /// The pattern for `d`, `prod` and `nranks` (rules at DataPattern). @throws std::invalid_argument for
 /// nranks < 1.
 DataPattern data_pattern(core::Dtype d, bool prod, int nranks);
+/// The avg pattern for `d` and `nranks` (rules at DataPattern). @throws std::invalid_argument for nranks < 1.
+DataPattern avg_data_pattern(core::Dtype d, int nranks);
 
 /// The table loop, exposed for bench/: `iters` back-to-back calls after a barrier, with -z semantics
 /// (0 none, 1 sync + barrier after each op, 2 sync after each op, 3 sync + barrier after each op with the
