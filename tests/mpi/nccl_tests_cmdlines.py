@@ -33,7 +33,7 @@ REAL = [
 FLAGS = [
     ("-t 1", "run"), ("-t 2", "-t/--nthreads"), ("-g 1", "run"), ("-b 64", "run"),
     ("-e 64", "-b/--minbytes"),  # -b stays at its 32M default: nccl-tests refuses min > max too
-    ("-i 64", "run"), ("-f 4", "run"), ("-n 3", "run"), ("-m 2", "-m/--agg_iters"), ("-w 2", "run"),
+    ("-i 64", "run"), ("-f 4", "run"), ("-n 3", "run"), ("-m 2", "run"), ("-w 2", "run"),
     ("-N 2", "run"), ("-p 1", "run"), ("-I 1", "run"), ("-I 1 -K 1", "run"), ("-c 0", "run"),
     ("-o prod", "run"), ("-o avg", "run"), ("-o mulsum", "-o/--op"), ("-d int8", "run"),
     ("-d f8e4m3", "nccl backend"), ("-r 0", "run"), ("-z 3", "run"), ("-y 1", "run"), ("-T 30", "run"),

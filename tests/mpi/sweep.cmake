@@ -9,6 +9,8 @@ endforeach()
 foreach(np 2 3 4)
   fabcheck_script_test(NAME mpi.sweep.avg.np${np} LABEL mpi TIMEOUT 300
     COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/sweep_check.py avg ${np})
+  fabcheck_script_test(NAME mpi.sweep.agg.np${np} LABEL mpi TIMEOUT 300
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/sweep_check.py agg ${np})
 endforeach()
 fabcheck_script_test(NAME mpi.sweep.all.np3 LABEL mpi TIMEOUT 300
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/sweep_check.py all 3)

@@ -5,6 +5,9 @@ MODE rows     -b 8 -e 64M -f 2: recomputes every printed row (algbw from size/ti
               and the JSON's unrounded values to 1e-9; 24 rows per placement, #wrong 0, footers.
 MODE all      every collective, dtype, op and root on small sizes: #wrong 0 everywhere, geometry and factors of
               each block recomputed here from the nccl-tests rules.
+MODE avg      -o avg: #wrong 0 in every dtype for allreduce, reducescatter and reduce (every root); a corrupted
+              element shows as 1.
+MODE agg      -m 4: every collective, op, dtype and root aggregated, each of the 4 results checked; corrupt -> 1.
 MODE corrupt  FABCHECK_TEST_FAULT=corrupt:rank=1:elems=1: #wrong exactly 1 in every checked row, exit 1, the
               finding and the console name rank 1.
 MODE delay    FABCHECK_TEST_FAULT=delay:rank=2:us=U:every=E: rank 2 is the straggler of >= 90 % of the delayed
@@ -253,6 +256,43 @@ def mode_avg(np):
         fail(f"corrupt avg: expected #wrong 1 in 9 rows: {rows}")
 
 
+def mode_agg(np):
+    """-m 4 (issue 26): every collective, op (avg included), dtype and root aggregated 4 ops per iteration
+    (nonblocking collectives + MPI_Waitall, each on its own buffers) passes the exact data check of every one
+    of the 4 results; the preamble and the JSON record agg iters 4; a corrupted element still shows as 1."""
+    tmp = tempfile.mkdtemp()
+    out = os.path.join(tmp, "agg.json")
+    p = run(np, ["--coll", "all", "-d", "all", "-o", "all", "-r", "-1", "-m", "4", "-b", "8", "-e", "4K", "-f", "8",
+                 "-n", "2", "-w", "1", "--per-iter-iters", "0", "--json", out])
+    if p.returncode != 0:
+        print(p.stdout)
+        fail(f"exit {p.returncode}: {p.stderr}")
+    if not any("agg iters: 4 " in l for l in p.stdout.splitlines()):
+        fail("preamble without 'agg iters: 4'")
+    doc = json.load(open(out))
+    points = 0
+    for blk in doc["sweeps"]:
+        for q in blk["points"]:
+            unchecked = q["placement"] == "in_place" and blk["collective"] in ("alltoall", "sendrecv")
+            if unchecked:
+                continue
+            points += 1
+            if q["wrong"] != 0:
+                fail(f"-m 4 {blk['collective']} {blk['dtype']} {blk['redop']} root {blk['root']} {q['size_bytes']} "
+                     f"{q['placement']}: #wrong {q['wrong']}")
+    expect = 10 * (5 + 5 + 5 * np + 3 * np + 3)
+    if len(doc["sweeps"]) != expect:
+        fail(f"{len(doc['sweeps'])} blocks, expected {expect}")
+    print(f"-m 4 on {np} ranks: {len(doc['sweeps'])} blocks, {points} checked points, #wrong 0 everywhere")
+    p = run(np, ["--coll", "allreduce,allgather", "-m", "4", "-b", "64", "-e", "4K", "-f", "8", "-n", "2", "-w", "1",
+                 "--per-iter-iters", "0"], env={"FABCHECK_TEST_FAULT": "corrupt:rank=1:elems=1"})
+    if p.returncode != 1:
+        fail(f"corrupt -m 4: exit {p.returncode}, expected 1: {p.stderr}")
+    rows = [t for t in rows_of(p.stdout) if int(t[0]) > 0]
+    if len(rows) != 6 or any(t[8] != "1" or t[12] != "1" for t in rows):
+        fail(f"corrupt -m 4: expected #wrong 1 in 6 rows: {rows}")
+
+
 def mode_corrupt(np):
     tmp = tempfile.mkdtemp()
     out = os.path.join(tmp, "corrupt.json")
@@ -355,6 +395,7 @@ def mode_bad(np):
     cases = [
         (["-b", "64M", "-e", "8"], "-b/--minbytes"),
         (["-o", "avg2"], "-o/--op"),
+        (["-m", "100000", "-e", "1G"], "-m/--agg_iters"),
         (["-d", "float7"], "-d/--datatype"),
         (["-d", "f8e4m3"], "-d/--datatype"),
         (["-n", "0"], "-n/--iters"),
@@ -411,5 +452,5 @@ def check_bad(p, flag, path):
 
 if __name__ == "__main__":
     mode, np = sys.argv[1], int(sys.argv[2])
-    {"rows": mode_rows, "all": mode_all, "avg": mode_avg, "corrupt": mode_corrupt, "delay": mode_delay, "bad": mode_bad}[mode](np)
+    {"rows": mode_rows, "all": mode_all, "avg": mode_avg, "agg": mode_agg, "corrupt": mode_corrupt, "delay": mode_delay, "bad": mode_bad}[mode](np)
     print("PASS", mode, np)

@@ -284,6 +284,12 @@ std::string render_sweep(const SweepResult& r) {
           "# fabcheck: -o avg on the mpi backend: MPI has no average op; each call sums, then every rank "
           "holding a result divides it by nranks (timed as part of the call)\n";
     }
+    if (o.backend == "mpi" && o.agg_iters > 1) {
+      out += fmt::format(
+          "# fabcheck: -m {} on the mpi backend: {} nonblocking collectives posted back to back, then "
+          "MPI_Waitall, each on its own buffers; the per-iteration columns time single ops\n",
+          o.agg_iters, o.agg_iters);
+    }
     if (o.report_cputime && o.backend == "mpi") {
       out +=
           "# fabcheck: -C cputime on the mpi backend: MPI collectives are blocking, so the CPU time per op "

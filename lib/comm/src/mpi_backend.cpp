@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <type_traits>
+#include <vector>
 
 #include "backend_factories.hpp"
 #include "fabcheck/comm/backend.hpp"
@@ -14,6 +15,10 @@
 #include "mpi_state.hpp"
 
 namespace fabcheck::comm {
+
+void CollBackend::run_group(std::span<const CollCall> calls) {
+  for (const CollCall& c : calls) run(c);
+}
 
 std::uint64_t CollBackend::in_place_result_offset(core::Collective c, const core::CollGeometry& g,
                                                   int rank) const {
@@ -192,16 +197,23 @@ class MpiBackend final : public CollBackend {
 
   void free(void* p) override { std::free(p); }
 
-  void run(const CollCall& c) override {
+  static int checked_count(const CollCall& c) {
     if (c.geometry.count > static_cast<std::uint64_t>(INT_MAX)) {
       throw RuntimeFailure(
           fmt::format("mpi backend: count {} exceeds the MPI int count limit", c.geometry.count));
     }
-    const int cnt = static_cast<int>(c.geometry.count);
-    const MPI_Datatype dt = to_mpi(c.dtype);
+    return static_cast<int>(c.geometry.count);
+  }
+
+  MPI_Op op_of(const CollCall& c) {
     const bool f16 = c.dtype == core::Dtype::kHalf || c.dtype == core::Dtype::kBfloat16;
-    const MPI_Op op =
-        !core::has_redop(c.coll) ? MPI_OP_NULL : (f16 ? f16_ops_.get(c.dtype, c.op) : to_mpi(c.op));
+    return !core::has_redop(c.coll) ? MPI_OP_NULL : (f16 ? f16_ops_.get(c.dtype, c.op) : to_mpi(c.op));
+  }
+
+  void run(const CollCall& c) override {
+    const int cnt = checked_count(c);
+    const MPI_Datatype dt = to_mpi(c.dtype);
+    const MPI_Op op = op_of(c);
     const std::size_t chunk_bytes = c.geometry.count * core::dtype_size(c.dtype);
     char* recv = static_cast<char*>(c.recv);
     void* send = const_cast<void*>(c.send);
@@ -277,13 +289,116 @@ class MpiBackend final : public CollBackend {
         }
         break;
     }
-    // The result of every reducing collective starts at recv on the ranks that hold one (reducescatter's
-    // in-place result too: in_place_result_offset); its count elements are divided there, inside the timed
-    // op.
-    if (op != MPI_OP_NULL && c.op == core::RedOp::kAvg &&
-        (c.coll != core::Collective::kReduce || rank_ == c.root))
-      avg_result(recv, c.geometry.count, c.dtype, size_);
+    finish_avg(c);
   }
+
+  // The result of every reducing collective starts at recv on the ranks that hold one (reducescatter's
+  // in-place result too: in_place_result_offset); for avg its count elements are divided there, inside the
+  // timed op.
+  void finish_avg(const CollCall& c) {
+    if (core::has_redop(c.coll) && c.op == core::RedOp::kAvg &&
+        (c.coll != core::Collective::kReduce || rank_ == c.root))
+      avg_result(c.recv, c.geometry.count, c.dtype, size_);
+  }
+
+  // The nonblocking form of run()'s call (MPI 4.1 §6.12: MPI_Iallreduce ...), its request(s) appended to
+  // requests_; the same buffers, in-place forms and roots as run().
+  void post(const CollCall& c) {
+    const int cnt = checked_count(c);
+    const MPI_Datatype dt = to_mpi(c.dtype);
+    const MPI_Op op = op_of(c);
+    const std::size_t chunk_bytes = c.geometry.count * core::dtype_size(c.dtype);
+    char* recv = static_cast<char*>(c.recv);
+    void* send = const_cast<void*>(c.send);
+    const bool ip = c.in_place;
+    MPI_Request* r = &requests_.emplace_back(MPI_REQUEST_NULL);
+    switch (c.coll) {
+      case core::Collective::kAllReduce:
+        check_mpi(MPI_Iallreduce(ip ? MPI_IN_PLACE : send, recv, cnt, dt, op, mpi_, r), "MPI_Iallreduce");
+        break;
+      case core::Collective::kAllGather:
+        if (ip) {
+          check_mpi(MPI_Iallgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recv, cnt, dt, mpi_, r),
+                    "MPI_Iallgather");
+        } else {
+          check_mpi(MPI_Iallgather(send, cnt, dt, recv, cnt, dt, mpi_, r), "MPI_Iallgather");
+        }
+        break;
+      case core::Collective::kReduceScatter:
+        check_mpi(MPI_Ireduce_scatter_block(ip ? MPI_IN_PLACE : send, recv, cnt, dt, op, mpi_, r),
+                  "MPI_Ireduce_scatter_block");
+        break;
+      case core::Collective::kAllToAll:
+        if (ip) {
+          check_mpi(MPI_Ialltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recv, cnt, dt, mpi_, r),
+                    "MPI_Ialltoall");
+        } else {
+          check_mpi(MPI_Ialltoall(send, cnt, dt, recv, cnt, dt, mpi_, r), "MPI_Ialltoall");
+        }
+        break;
+      case core::Collective::kBroadcast:
+        check_mpi(MPI_Ibcast((!ip && rank_ == c.root) ? send : recv, cnt, dt, c.root, mpi_, r), "MPI_Ibcast");
+        break;
+      case core::Collective::kReduce:
+        if (!ip) {
+          check_mpi(MPI_Ireduce(send, recv, cnt, dt, op, c.root, mpi_, r), "MPI_Ireduce");
+        } else if (rank_ == c.root) {
+          check_mpi(MPI_Ireduce(MPI_IN_PLACE, recv, cnt, dt, op, c.root, mpi_, r), "MPI_Ireduce");
+        } else {
+          check_mpi(MPI_Ireduce(recv, nullptr, cnt, dt, op, c.root, mpi_, r), "MPI_Ireduce");
+        }
+        break;
+      case core::Collective::kSendRecv: {
+        // In place there is no nonblocking form here (MPI_Isendrecv_replace is MPI 4.0; Open MPI 4.1 has
+        // none): in-place sendrecv runs blocking inside the aggregate, one after the other.
+        const int next = (rank_ + 1) % size_;
+        const int prev = (rank_ - 1 + size_) % size_;
+        if (ip) {
+          requests_.pop_back();
+          check_mpi(MPI_Sendrecv_replace(recv, cnt, dt, next, kSendRecvTag, prev, kSendRecvTag, mpi_,
+                                         MPI_STATUS_IGNORE),
+                    "MPI_Sendrecv_replace");
+        } else {
+          check_mpi(MPI_Irecv(recv, cnt, dt, prev, kSendRecvTag, mpi_, r), "MPI_Irecv");
+          MPI_Request* s = &requests_.emplace_back(MPI_REQUEST_NULL);
+          check_mpi(MPI_Isend(send, cnt, dt, next, kSendRecvTag, mpi_, s), "MPI_Isend");
+        }
+        break;
+      }
+      case core::Collective::kGather:
+        if (!ip) {
+          check_mpi(MPI_Igather(send, cnt, dt, recv, cnt, dt, c.root, mpi_, r), "MPI_Igather");
+        } else if (rank_ == c.root) {
+          check_mpi(MPI_Igather(MPI_IN_PLACE, cnt, dt, recv, cnt, dt, c.root, mpi_, r), "MPI_Igather");
+        } else {
+          check_mpi(MPI_Igather(recv + static_cast<std::size_t>(rank_) * chunk_bytes, cnt, dt, nullptr, cnt,
+                                dt, c.root, mpi_, r),
+                    "MPI_Igather");
+        }
+        break;
+      case core::Collective::kScatter:
+        if (!ip) {
+          check_mpi(MPI_Iscatter(send, cnt, dt, recv, cnt, dt, c.root, mpi_, r), "MPI_Iscatter");
+        } else if (rank_ == c.root) {
+          check_mpi(MPI_Iscatter(recv, cnt, dt, MPI_IN_PLACE, cnt, dt, c.root, mpi_, r), "MPI_Iscatter");
+        } else {
+          check_mpi(MPI_Iscatter(nullptr, cnt, dt, recv + static_cast<std::size_t>(rank_) * chunk_bytes, cnt,
+                                 dt, c.root, mpi_, r),
+                    "MPI_Iscatter");
+        }
+        break;
+    }
+  }
+
+  void run_group(std::span<const CollCall> calls) override {
+    if (calls.size() == 1) return run(calls[0]);
+    requests_.clear();
+    for (const CollCall& c : calls) post(c);
+    check_mpi(MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE),
+              "MPI_Waitall");
+    for (const CollCall& c : calls) finish_avg(c);
+  }
+  bool group_needs_own_buffers() const override { return true; }
 
   void synchronize() override {}
   void copy_to_host(void* host, const void* src, std::size_t bytes) override {
@@ -305,6 +420,7 @@ class MpiBackend final : public CollBackend {
   int rank_;
   int size_;
   Float16Ops f16_ops_;
+  std::vector<MPI_Request> requests_;  // run_group's pending operations
 };
 
 }  // namespace

@@ -214,6 +214,13 @@ class NcclBackend final : public CollBackend {
     }
   }
 
+  void run_group(std::span<const CollCall> calls) override {
+    if (calls.size() == 1) return run(calls[0]);
+    check_nccl(ncclGroupStart(), "ncclGroupStart");  // nccl-tests -m: the aggregated ops in one group
+    for (const CollCall& c : calls) run(c);
+    check_nccl(ncclGroupEnd(), "ncclGroupEnd");
+  }
+
   // nccl-tests' testStreamSynchronize: query the stream, and between queries ask NCCL for an asynchronous
   // error (a failed connection, a remote rank gone), which a blocking cudaStreamSynchronize would wait out.
   void synchronize() override {

@@ -68,16 +68,6 @@ static void validate_nccl_tests_flags(const SweepOptions& o) {
         "one "
         "non-blocking stream, nccl-tests' default)");
   }
-  if (o.agg_iters > 1) {
-    throw UsageError(
-        fmt::format("-m/--agg_iters {}: aggregated ops are not supported yet by fabcheck ({}); give -n {} "
-                    "for as many ops "
-                    "per size, one per iteration",
-                    o.agg_iters,
-                    mpi ? "on MPI they would be nonblocking collectives, one buffer per pending op"
-                        : "nccl: a group per iteration",
-                    static_cast<long>(o.iters) * o.agg_iters));
-  }
   if (o.per_iter_skip > 0 && !o.per_iter_timing) {
     throw UsageError("-K/--per_iter_skip: needs -I 1 (it drops samples from the -I columns)");
   }
@@ -454,46 +444,75 @@ std::string block_label(Collective c, Dtype d, std::optional<RedOp> op, int root
 
 // ---------------------------------------------------------------------------------------------------------------
 
-double time_table_loop(const comm::Communicator& comm, comm::CollBackend& be, const comm::CollCall& call,
-                       int iters, int blocking) {
+namespace {
+
+/// The timed loop of time_table_loop and time_group_loop: `issue` is one outer iteration (-z 0: one op or one
+/// aggregate) or one inner op (-z 1..3, `inner` of them per outer iteration: nccl-tests waits "after each
+/// inner iteration (-m)"). Seconds per op: elapsed / (iters * inner_per_outer).
+template <class Issue>
+double timed_loop(const comm::Communicator& comm, comm::CollBackend& be, Issue&& issue, int iters,
+                  int blocking, int inner, int ops_per_outer) {
   comm.barrier();
   double t0 = 0, t1 = 0;
+  const double ops = static_cast<double>(iters) * ops_per_outer;
   switch (blocking) {
     case 0:
       t0 = comm::now_us();
-      for (int i = 0; i < iters; ++i) be.run(call);  // the bare table loop: nothing else per iteration
+      for (int i = 0; i < iters; ++i) issue(0);  // the bare table loop: nothing else per iteration
       be.synchronize();
       t1 = comm::now_us();
-      return (t1 - t0) * 1e-6 / iters;
+      return (t1 - t0) * 1e-6 / ops;
     case 1:
       t0 = comm::now_us();
       for (int i = 0; i < iters; ++i) {
-        be.run(call);
-        be.synchronize();
-        comm.barrier();
+        for (int k = 0; k < inner; ++k) {
+          issue(k);
+          be.synchronize();
+          comm.barrier();
+        }
       }
       t1 = comm::now_us();
-      return (t1 - t0) * 1e-6 / iters;
+      return (t1 - t0) * 1e-6 / ops;
     case 2:
       t0 = comm::now_us();
       for (int i = 0; i < iters; ++i) {
-        be.run(call);
-        be.synchronize();
+        for (int k = 0; k < inner; ++k) {
+          issue(k);
+          be.synchronize();
+        }
       }
       t1 = comm::now_us();
-      return (t1 - t0) * 1e-6 / iters;
-    default: {  // 3: sync + barrier after each op, barrier time excluded
+      return (t1 - t0) * 1e-6 / ops;
+    default: {  // 3: sync + barrier after each outer iteration, barrier time excluded
       double acc = 0;
       for (int i = 0; i < iters; ++i) {
         const double s = comm::now_us();
-        be.run(call);
+        for (int k = 0; k < inner; ++k) issue(k);
         be.synchronize();
         acc += comm::now_us() - s;
         comm.barrier();
       }
-      return acc * 1e-6 / iters;
+      return acc * 1e-6 / ops;
     }
   }
+}
+
+}  // namespace
+
+double time_table_loop(const comm::Communicator& comm, comm::CollBackend& be, const comm::CollCall& call,
+                       int iters, int blocking) {
+  return timed_loop(
+      comm, be, [&](int) { be.run(call); }, iters, blocking, 1, 1);
+}
+
+double time_group_loop(const comm::Communicator& comm, comm::CollBackend& be,
+                       std::span<const comm::CollCall> calls, int iters, int blocking) {
+  const int n = static_cast<int>(calls.size());
+  if (blocking == 0 || blocking == 3)  // the aggregate as one (3: waited after each outer iteration)
+    return timed_loop(
+        comm, be, [&](int) { be.run_group(calls); }, iters, blocking, blocking == 3 ? 1 : 0, n);
+  return timed_loop(
+      comm, be, [&](int k) { be.run(calls[static_cast<std::size_t>(k)]); }, iters, blocking, n, n);
 }
 
 double reduce_time(const comm::Communicator& comm, double seconds, int average) {
@@ -588,7 +607,8 @@ class SeriesRunner {
  public:
   SeriesRunner(const comm::Communicator& comm, comm::CollBackend& be, const SweepOptions& o,
                const comm::ClockAlignment& clocks, const std::optional<core::Fault>& fault, void* send,
-               void* recv, unsigned char* host, std::uint64_t buf_bytes)
+               void* recv, unsigned char* host, std::uint64_t buf_bytes,
+               std::vector<std::pair<void*, void*>> extra_bases)
       : comm_(comm),
         be_(be),
         o_(o),
@@ -600,6 +620,7 @@ class SeriesRunner {
         recv_base_(recv),
         host_(host),
         buf_bytes_(buf_bytes),
+        extra_bases_(std::move(extra_bases)),
         start_us_(comm::now_us()) {}
 
   SweepBlock run(Collective c, Dtype d, std::optional<RedOp> op, int root,
@@ -615,6 +636,9 @@ class SeriesRunner {
     const std::size_t shift = static_cast<std::size_t>(o_.unalign) * core::dtype_size(d);
     send_ = static_cast<char*>(send_base_) + shift;
     recv_ = static_cast<char*>(recv_base_) + shift;
+    extra_.clear();
+    for (const auto& [s, r] : extra_bases_)
+      extra_.emplace_back(static_cast<char*>(s) + shift, static_cast<char*>(r) + shift);
     warmup(c, d, op, root, label);
     pending_.clear();
     const double block_start_us = comm::now_us();
@@ -709,20 +733,39 @@ class SeriesRunner {
     be_.synchronize();
   }
 
-  void load_input(Collective c, Dtype d, const core::CollGeometry& g, bool in_place, const DataPattern& pat) {
+  /// The calls of one `-m` aggregate: `call` agg_iters times, on buffers of their own where the backend needs
+  /// them (extra_), else on the same ones (nccl-tests).
+  std::vector<comm::CollCall> make_group(const comm::CollCall& call) const {
+    std::vector<comm::CollCall> group(static_cast<std::size_t>(std::max(1, o_.agg_iters)), call);
+    for (std::size_t k = 1; k < group.size() && k - 1 < extra_.size(); ++k) {
+      group[k].send = extra_[k - 1].first;
+      group[k].recv = extra_[k - 1].second;
+    }
+    return group;
+  }
+
+  /// Writes this rank's input into every buffer pair of `group` (the first is send_/recv_).
+  void load_input(Collective c, Dtype d, const core::CollGeometry& g, bool in_place, const DataPattern& pat,
+                  const std::vector<comm::CollCall>& group) {
     const std::size_t elt = core::dtype_size(d);
     const std::uint64_t buf_elems = std::max(g.send_count, g.recv_count);
+    const auto distinct = own_buffers(group);
     with_type(d, [&](auto tag) {
       using T = decltype(tag);
       T* h = reinterpret_cast<T*>(host_);
       init_input(h, buf_elems, c, g, in_place, pat, comm_.rank());
     });
-    void* target = in_place ? recv_ : send_;
-    be_.copy_from_host(target, host_, buf_elems * elt);
+    for (std::size_t k = 0; k < distinct; ++k)
+      be_.copy_from_host(in_place ? group[k].recv : const_cast<void*>(group[k].send), host_, buf_elems * elt);
     if (!in_place) {
       std::memset(host_, 0, g.recv_count * elt);
-      be_.copy_from_host(recv_, host_, g.recv_count * elt);
+      for (std::size_t k = 0; k < distinct; ++k) be_.copy_from_host(group[k].recv, host_, g.recv_count * elt);
     }
+  }
+
+  /// How many calls of `group` have buffers of their own (1 where they share send_/recv_).
+  std::size_t own_buffers(const std::vector<comm::CollCall>& group) const {
+    return std::min(group.size(), 1 + extra_.size());
   }
 
   PlacementResult measure(Collective c, Dtype d, std::optional<RedOp> op, int root,
@@ -734,13 +777,19 @@ class SeriesRunner {
                                 ? avg_data_pattern(d, comm_.size())
                                 : data_pattern(d, op && *op == RedOp::kProd, comm_.size());
     const auto call = make_call(c, d, op, root, g, in_place);
+    const auto group = make_group(call);
+    const bool agg = group.size() > 1;
     PlacementResult pr;
 
-    // nccl-tests BenchTime: init data, one untimed op + sync, barrier, then the timed loop.
-    load_input(c, d, g, in_place, pat);
-    be_.run(call);
+    // nccl-tests BenchTime: init data, one untimed op (aggregate) + sync, barrier, then the timed loop.
+    load_input(c, d, g, in_place, pat, group);
+    if (agg)
+      be_.run_group(group);
+    else
+      be_.run(call);
     be_.synchronize();
-    const double local_s = time_table_loop(comm_, be_, call, o_.iters, o_.blocking);
+    const double local_s = agg ? time_group_loop(comm_, be_, group, o_.iters, o_.blocking)
+                               : time_table_loop(comm_, be_, call, o_.iters, o_.blocking);
     const double sec = reduce_time(comm_, local_s, o_.average);
     pr.time_us = sec * 1e6;
     pr.algbw_gbps = core::algbw_gbps(g.size_bytes, sec);
@@ -761,22 +810,29 @@ class SeriesRunner {
     }
     std::uint64_t wrong_total = 0;
     for (int round = 0; round < o_.check; ++round) {
-      load_input(c, d, g, in_place, pat);
-      be_.run(call);
+      // -m N: the aggregate runs, and every call's own result is checked (shared buffers: the last one's).
+      load_input(c, d, g, in_place, pat, group);
+      if (agg)
+        be_.run_group(group);
+      else
+        be_.run(call);
       be_.synchronize();
       std::int64_t mine = 0;
       const std::size_t elt = core::dtype_size(d);
-      char* result = static_cast<char*>(recv_) + plan.offset * elt;
-      be_.copy_to_host(host_, result, plan.elems * elt);
-      with_type(d, [&](auto tag) {
-        using T = decltype(tag);
-        T* h = reinterpret_cast<T*>(host_);
-        if (fault_ && fault_->kind == core::Fault::Kind::kCorrupt && fault_->rank == comm_.rank()) {
-          corrupt(h, plan.elems, fault_->elems);
-        }
-        mine = static_cast<std::int64_t>(count_wrong(h, plan, c, g, pat, op.value_or(RedOp::kSum),
-                                                     comm_.rank(), comm_.size(), root < 0 ? 0 : root));
-      });
+      for (std::size_t k = 0; k < own_buffers(group); ++k) {
+        char* result = static_cast<char*>(group[k].recv) + plan.offset * elt;
+        be_.copy_to_host(host_, result, plan.elems * elt);
+        with_type(d, [&](auto tag) {
+          using T = decltype(tag);
+          T* h = reinterpret_cast<T*>(host_);
+          if (k == 0 && fault_ && fault_->kind == core::Fault::Kind::kCorrupt &&
+              fault_->rank == comm_.rank()) {
+            corrupt(h, plan.elems, fault_->elems);
+          }
+          mine += static_cast<std::int64_t>(count_wrong(h, plan, c, g, pat, op.value_or(RedOp::kSum),
+                                                        comm_.rank(), comm_.size(), root < 0 ? 0 : root));
+        });
+      }
       wrong_total = static_cast<std::uint64_t>(comm_.allreduce(mine, comm::ScalarOp::kSum));
       if (wrong_total > 0) {
         // Which ranks received wrong data (every rank takes part: wrong_total is the same on all).
@@ -875,6 +931,8 @@ class SeriesRunner {
   void* recv_base_;
   unsigned char* host_;
   std::uint64_t buf_bytes_;
+  std::vector<std::pair<void*, void*>> extra_bases_;  // -m N on a backend whose aggregate needs own buffers
+  std::vector<std::pair<void*, void*>> extra_;        // the same, -u elements on
   double start_us_ = 0;          // when the sweep began (the time limit counts from here)
   std::size_t blocks_done_ = 0;  // series finished so far
 };
@@ -927,9 +985,14 @@ struct Buffers {
   comm::CollBackend& be;
   void* send = nullptr;
   void* recv = nullptr;
+  std::vector<std::pair<void*, void*>> extra;  // -m N: the other calls' own buffers
   ~Buffers() {
     be.free(send);
     be.free(recv);
+    for (auto& [s, r] : extra) {
+      be.free(s);
+      be.free(r);
+    }
   }
 };
 
@@ -987,12 +1050,34 @@ SweepResult run_sweep(const comm::Communicator& comm, comm::CollBackend& be, con
     res.devices.push_back(std::move(dev));
   }
 
-  Buffers bufs{be};
+  Buffers bufs{be, nullptr, nullptr, {}};
   const std::uint64_t unalign_bytes = static_cast<std::uint64_t>(opts.unalign) * 8;  // the widest type
   bufs.send = be.alloc(buf_bytes + unalign_bytes);
   bufs.recv = be.alloc(buf_bytes + unalign_bytes);
+  if (opts.agg_iters > 1 && be.group_needs_own_buffers()) {
+    // Every call of an MPI aggregate has its own pair of buffers: refuse before allocating what this host
+    // does not have (half its physical memory, all ranks of the host together).
+    const double need = 2.0 * static_cast<double>(buf_bytes + unalign_bytes) * opts.agg_iters;
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+    const double have = pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 0;
+    const auto local = static_cast<double>(
+        comm.ranks_by_host()[static_cast<std::size_t>(comm.host_index(comm.rank()))].size());
+    const std::int64_t too_big = have > 0 && need * local > have / 2 ? 1 : 0;
+    if (comm.allreduce(too_big, comm::ScalarOp::kMax) != 0) {
+      throw UsageError(fmt::format(
+          "-m/--agg_iters {}: on the mpi backend every aggregated op has its own buffers ({} x 2 x {} B per "
+          "rank), more than half this host's memory (lower -m or -e)",
+          opts.agg_iters, opts.agg_iters, buf_bytes));
+    }
+    for (int k = 1; k < opts.agg_iters; ++k) {
+      bufs.extra.emplace_back(nullptr, nullptr);
+      bufs.extra.back().first = be.alloc(buf_bytes + unalign_bytes);
+      bufs.extra.back().second = be.alloc(buf_bytes + unalign_bytes);
+    }
+  }
   std::vector<unsigned char> host(buf_bytes);
-  SeriesRunner runner(comm, be, opts, clocks, fault, bufs.send, bufs.recv, host.data(), buf_bytes);
+  SeriesRunner runner(comm, be, opts, clocks, fault, bufs.send, bufs.recv, host.data(), buf_bytes,
+                      bufs.extra);
   runner.blocks_total = 0;
   for (Collective c : opts.collectives) {
     const std::size_t roots = core::is_rooted(c) ? (opts.root == -1 ? static_cast<std::size_t>(n) : 1) : 1;

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -57,6 +58,14 @@ class CollBackend {
   /// Issues one collective call. Blocking for mpi; enqueued on the backend's stream for nccl.
   /// @throws RuntimeFailure on a backend error.
   virtual void run(const CollCall& call) = 0;
+  /// Issues `calls` as one aggregate (nccl-tests `-m/--agg_iters`): nccl wraps them in one
+  /// ncclGroupStart/End (they may share buffers: NCCL orders them on the stream); mpi posts them as
+  /// nonblocking collectives back to back and waits for all (MPI_Waitall), so each call must have buffers of
+  /// its own (group_needs_own_buffers). Blocking for mpi, like run().
+  virtual void run_group(std::span<const CollCall> calls);
+  /// True when the calls of one run_group() must not share buffers (mpi: concurrent nonblocking operations on
+  /// one receive buffer are erroneous, MPI 4.1 §6.12).
+  virtual bool group_needs_own_buffers() const { return false; }
   /// Waits until every issued call has completed on this rank (no-op for mpi).
   virtual void synchronize() = 0;
   /// Copies `bytes` from backend memory to host memory.

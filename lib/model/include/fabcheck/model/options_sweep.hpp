@@ -49,7 +49,7 @@ struct SweepOptions {
   int ngpus = 1;                    ///< `-g/--ngpus`: nccl-tests' GPUs per thread (only 1)
   // nccl-tests flags (issue 26; ../shared/reference/nccl-tests.md §2 as in docs/DESIGN.md §7), nccl-tests'
   // defaults.
-  int agg_iters = 1;  ///< `-m/--agg_iters`: ops per timed iteration (only 1 so far: see validate)
+  int agg_iters = 1;  ///< `-m/--agg_iters`: ops per timed iteration (probes::time_group_loop)
   int per_iter_timing =
       0;  ///< `-I/--per_iter_timing`: the i_min i_max i_p99 i_cv% columns (per-iteration pass)
   int per_iter_skip = 0;   ///< `-K/--per_iter_skip`: leading per-iteration samples left out of those columns

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -89,6 +90,13 @@ DataPattern avg_data_pattern(core::Dtype d, int nranks);
 /// barrier excluded), then synchronize. Returns this rank's seconds per op (not reduced across ranks).
 double time_table_loop(const comm::Communicator& comm, comm::CollBackend& backend, const comm::CollCall& call,
                        int iters, int blocking);
+
+/// The table loop of `-m N` (nccl-tests agg_iters): each of `iters` iterations issues the N `calls` as one
+/// aggregate (CollBackend::run_group: a group on nccl, nonblocking collectives + MPI_Waitall on mpi); under
+/// -z 1 and 2 each op is waited (and with 1 followed by a barrier) on its own, as nccl-tests does "after each
+/// inner iteration". Returns seconds per op: elapsed / (iters * N) (nccl-tests common.cu).
+double time_group_loop(const comm::Communicator& comm, comm::CollBackend& backend,
+                       std::span<const comm::CollCall> calls, int iters, int blocking);
 
 /// Reduces a per-rank value across ranks per -a (0 rank 0's value, 1 mean, 2 min, 3 max). Collective.
 double reduce_time(const comm::Communicator& comm, double seconds, int average);
