@@ -247,13 +247,18 @@ def mode_avg(np):
     if len(doc["sweeps"]) != expect_blocks:
         fail(f"{len(doc['sweeps'])} blocks, expected {expect_blocks}")
     print(f"avg on {np} ranks: {len(doc['sweeps'])} blocks, {points} points, #wrong 0 everywhere")
-    p = run(np, ["--coll", "allreduce", "-o", "avg", "-d", "int8,half,float", "-b", "64", "-e", "4K", "-f", "8", "-n",
-                 "2", "-w", "1", "--per-iter-iters", "0"], env={"FABCHECK_TEST_FAULT": "corrupt:rank=1:elems=1"})
+    expect_one_wrong(np, ["--coll", "allreduce", "-o", "avg", "-d", "int8,half,float"], 9, "corrupt avg")
+
+
+def expect_one_wrong(np, args, nrows, what):
+    """With one element corrupted on rank 1, each of the `nrows` rows (64 B..4K) shows #wrong 1 and exit 1."""
+    p = run(np, args + ["-b", "64", "-e", "4K", "-f", "8", "-n", "2", "-w", "1", "--per-iter-iters", "0"],
+            env={"FABCHECK_TEST_FAULT": "corrupt:rank=1:elems=1"})
     if p.returncode != 1:
-        fail(f"corrupt avg: exit {p.returncode}, expected 1: {p.stderr}")
+        fail(f"{what}: exit {p.returncode}, expected 1: {p.stderr}")
     rows = [t for t in rows_of(p.stdout) if int(t[0]) > 0]
-    if len(rows) != 9 or any(t[8] != "1" or t[12] != "1" for t in rows):
-        fail(f"corrupt avg: expected #wrong 1 in 9 rows: {rows}")
+    if len(rows) != nrows or any(t[8] != "1" or t[12] != "1" for t in rows):
+        fail(f"{what}: expected #wrong 1 in {nrows} rows: {rows}")
 
 
 def mode_agg(np):
@@ -270,6 +275,8 @@ def mode_agg(np):
     if not any("agg iters: 4 " in l for l in p.stdout.splitlines()):
         fail("preamble without 'agg iters: 4'")
     doc = json.load(open(out))
+    if doc["run"]["config"]["sweep"].get("agg_iters") != 4:
+        fail(f"run.config.sweep.agg_iters {doc['run']['config']['sweep'].get('agg_iters')}")
     points = 0
     for blk in doc["sweeps"]:
         for q in blk["points"]:
@@ -284,13 +291,7 @@ def mode_agg(np):
     if len(doc["sweeps"]) != expect:
         fail(f"{len(doc['sweeps'])} blocks, expected {expect}")
     print(f"-m 4 on {np} ranks: {len(doc['sweeps'])} blocks, {points} checked points, #wrong 0 everywhere")
-    p = run(np, ["--coll", "allreduce,allgather", "-m", "4", "-b", "64", "-e", "4K", "-f", "8", "-n", "2", "-w", "1",
-                 "--per-iter-iters", "0"], env={"FABCHECK_TEST_FAULT": "corrupt:rank=1:elems=1"})
-    if p.returncode != 1:
-        fail(f"corrupt -m 4: exit {p.returncode}, expected 1: {p.stderr}")
-    rows = [t for t in rows_of(p.stdout) if int(t[0]) > 0]
-    if len(rows) != 6 or any(t[8] != "1" or t[12] != "1" for t in rows):
-        fail(f"corrupt -m 4: expected #wrong 1 in 6 rows: {rows}")
+    expect_one_wrong(np, ["--coll", "allreduce,allgather", "-m", "4"], 6, "corrupt -m 4")
 
 
 def mode_corrupt(np):
