@@ -3,6 +3,7 @@
 #
 # Builds fabcheck with the NCCL backend ON into its own build folder (${BUILD_DIR:-build-gpu}), then runs
 #   1. a 1-GPU sweep: every collective, float/half/bfloat16, 8 B → 64 MiB;
+#   1b. -o avg (ncclAvg) in every dtype and -m 4 (one ncclGroupStart/End of 4 ops), issue 26;
 #   2. when there are several GPUs, one sweep over all of them (one rank per GPU, mpirun), every op;
 # and asserts #wrong 0 in every checked row, a transport section drawn from NCCL's own log, and the NCCL
 # version in the report. Prints the tables, the transport section and the NCCL version.
@@ -69,6 +70,11 @@ echo "== 1 GPU: sweep --backend nccl, every collective, float half bfloat16"
 "$FAB" sweep --backend nccl --coll all -d float,half,bfloat16 -o sum -b 8 -e 64M -f 4 -n 5 -w 2 \
   --per-iter-iters 5 --json "$out/gpu1.json"
 check_report "$out/gpu1.json" 1
+
+echo "== 1 GPU: sweep --backend nccl -o avg -d all -m 4 (issue 26)"
+"$FAB" sweep --backend nccl --coll allreduce,reducescatter,reduce -d all -o avg -m 4 -b 8 -e 1M -f 8 -n 5 -w 2 \
+  --per-iter-iters 5 --json "$out/gpu1avg.json"
+check_report "$out/gpu1avg.json" 1
 
 if [ "$ngpu" -ge 2 ]; then
   echo "== $ngpu GPUs: mpirun -np $ngpu sweep --backend nccl, every collective and op, float bfloat16"
