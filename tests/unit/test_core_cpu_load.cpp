@@ -317,3 +317,26 @@ TEST(CpuLoad, AVictimOnTheIncastsKernelIsContext) {
   report::explain_cpu_load(d);
   EXPECT_EQ(d["findings"][0]["severity"], "warn");
 }
+
+TEST(CpuLoad, LossesOnAKernelWithMoreRanksThanCpusAreContext) {
+  // The clean virtual fabric (4 ranks on 2 cores, no other process busy): TCP lost 0.14 % during the scaling
+  // step on q3-h4 (2026-12-02). Context there; on a kernel with a core per rank, or for a host on no recorded
+  // kernel, the warning stands.
+  auto d = report_with(0.0, 0.0);
+  const auto loss = [](const std::string& host) {
+    return finding("warn", "TCP_RETRANSMITS",
+                   {{"host", host}, {"section", "pairs"}, {"lost_segs", 619}, {"out_segs", 456013}});
+  };
+  d["findings"] = json::array({loss("h4"), loss("elsewhere")});
+  report::explain_cpu_load(d);
+  EXPECT_EQ(d["findings"][0]["severity"], "info");
+  EXPECT_EQ(d["findings"][0]["evidence"]["explained_by"], "ranks_outnumber_cpus");
+  EXPECT_NE(d["findings"][0]["message"].get<std::string>().find("4 ranks shared 2 CPUs"), std::string::npos);
+  EXPECT_EQ(d["findings"][1]["severity"], "warn");
+  EXPECT_EQ(severity_of(d, "HOST_CPU_BUSY"), "");  // not a busy-CPU warning: nothing else was running
+  auto roomy = report_with(0.0, 0.0);
+  roomy["run"]["sections"]["pairs"]["cpu_load"]["kernels"][0]["cpus"] = 8;
+  roomy["findings"] = json::array({loss("h4")});
+  report::explain_cpu_load(roomy);
+  EXPECT_EQ(roomy["findings"][0]["severity"], "warn");
+}
