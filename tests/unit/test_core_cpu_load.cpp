@@ -1,5 +1,6 @@
 // The hosts' CPU load (issue 17): /proc/loadavg parsing, grouping by kernel, and what HOST_CPU_BUSY explains.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -92,20 +93,21 @@ TEST(CpuLoad, OtherProcessCpuCountsEachProcessOnce) {
   EXPECT_EQ(a.by_pid.count(2), 0u);  // kthreadd
   const pid_t child = ::fork();
   if (child == 0) {
-    // A different executable, so that it is not taken for a fabcheck rank; busy for about 0.3 s of CPU.
-    ::execl("/bin/sh", "sh", "-c", "i=0; while [ $i -lt 60000 ]; do i=$((i+1)); done",
-            static_cast<char*>(nullptr));
+    // A different executable, so that it is not taken for a fabcheck rank; busy until killed.
+    ::execl("/bin/sh", "sh", "-c", "while :; do :; done", static_cast<char*>(nullptr));
     ::_exit(127);
   }
   ASSERT_GT(child, 0);
-  // Read while it is still alive: poll until it has used some CPU, then read once more and reap it.
+  // Poll (at most 10 s: on a loaded machine the child gets its share late) until it has used 5 ticks, then
+  // stop and reap it.
   core::ProcessCpu b;
-  for (int i = 0; i < 200; ++i) {
+  for (int i = 0; i < 500; ++i) {
     b = core::read_other_process_cpu();
     const auto it = b.by_pid.find(static_cast<int>(child));
     if (it != b.by_pid.end() && it->second.cpu_ticks >= 5) break;
     ::usleep(20'000);
   }
+  ::kill(child, SIGKILL);
   int status = 0;
   ::waitpid(child, &status, 0);
   EXPECT_GE(core::other_process_cpu_s(a, b, static_cast<double>(::sysconf(_SC_CLK_TCK))), 0.05);

@@ -536,7 +536,7 @@ double time_group_loop(const comm::Communicator& comm, comm::CollBackend& be,
   const int n = static_cast<int>(calls.size());
   if (blocking == 0 || blocking == 3)  // the aggregate as one (3: waited after each outer iteration)
     return timed_loop(
-        comm, be, [&](int) { be.run_group(calls); }, iters, blocking, blocking == 3 ? 1 : 0, n);
+        comm, be, [&](int) { be.run_group(calls); }, iters, blocking, 1, n);
   return timed_loop(
       comm, be, [&](int k) { be.run(calls[static_cast<std::size_t>(k)]); }, iters, blocking, n, n);
 }

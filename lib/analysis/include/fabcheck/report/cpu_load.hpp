@@ -14,9 +14,10 @@
 ///   stopped at its time limit, and the TCP losses and netdev drops the hosts counted in that step
 ///   (report/counters.hpp; not the incast's own loss). Bandwidth verdicts confirmed by retest (a slow host or
 ///   link, `fail`) are never touched: a retest measures the suspect against references at the same load.
-/// - turns a TCP_RETRANSMITS or NETDEV_DROPS warning of a host whose kernel ran more of fabcheck's ranks than it
-///   has CPUs into context (`explained_by: "ranks_outnumber_cpus"`: a CPU-starved kernel drops and retransmits
-///   by itself; the virtual fabric's 4 ranks on 2 cores).
+/// - turns a TCP_RETRANSMITS or NETDEV_DROPS warning of a host whose kernel ran more of fabcheck's ranks than
+/// it
+///   has CPUs into context (`explained_by: "ranks_outnumber_cpus"`: a CPU-starved kernel drops and
+///   retransmits by itself; the virtual fabric's 4 ranks on 2 cores).
 /// Idempotent; a report without `cpu_load` records is unchanged.
 #include <nlohmann/json.hpp>
 
