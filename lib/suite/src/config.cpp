@@ -24,8 +24,8 @@ using nlohmann::json;
 
 const std::vector<StepKind>& all_steps() {
   static const std::vector<StepKind> k = {StepKind::kInspect, StepKind::kSweep, StepKind::kLatency,
-                                          StepKind::kIncast,  StepKind::kPairs, StepKind::kScaling,
-                                          StepKind::kGate};
+                                          StepKind::kIncast,  StepKind::kPairs, StepKind::kNics,
+                                          StepKind::kScaling, StepKind::kGate};
   return k;
 }
 
@@ -41,6 +41,8 @@ std::string_view config_key(StepKind k) {
       return "incast";
     case StepKind::kPairs:
       return "pairs";
+    case StepKind::kNics:
+      return "nics";
     case StepKind::kScaling:
       return "scaling";
     case StepKind::kGate:
@@ -127,6 +129,7 @@ const StepOptions& step_options(StepKind k) {
       {StepKind::kLatency, erase(model::latency_option_table())},
       {StepKind::kIncast, erase(model::incast_option_table())},
       {StepKind::kPairs, erase(model::pairs_option_table())},
+      {StepKind::kNics, erase(model::nics_option_table())},
       {StepKind::kScaling, erase(model::scaling_option_table())},
       {StepKind::kGate, StepOptions{{}, [](const json&, const model::KeyNamer&) { return json::object(); }}},
   };
@@ -303,7 +306,7 @@ Plan make_plan(const json& config_in, std::string_view source) {
         if (it == steps.end()) {
           bad(kp,
               "unknown key (known: extends, name, timeout_s, inspect, sweep, latency, incast, pairs, "
-              "scaling, "
+              "nics, scaling, "
               "gate; comments start with _)");
         }
       }

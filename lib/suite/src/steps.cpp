@@ -15,6 +15,8 @@ const ProbeAdapter* adapter_for(StepKind k) {
       return incast_adapter();
     case StepKind::kPairs:
       return pairs_adapter();
+    case StepKind::kNics:
+      return nics_adapter();
     case StepKind::kScaling:
       return scaling_adapter();
     case StepKind::kGate:

@@ -70,6 +70,7 @@ const ProbeAdapter* sweep_adapter();
 const ProbeAdapter* latency_adapter();
 const ProbeAdapter* incast_adapter();
 const ProbeAdapter* pairs_adapter();
+const ProbeAdapter* nics_adapter();
 const ProbeAdapter* scaling_adapter();
 
 /// The adapter of a step kind (nullptr for gate, or when the probe is not built).

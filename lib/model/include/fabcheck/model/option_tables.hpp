@@ -6,6 +6,7 @@
 #include "fabcheck/model/options_incast.hpp"
 #include "fabcheck/model/options_inventory.hpp"
 #include "fabcheck/model/options_latency.hpp"
+#include "fabcheck/model/options_nics.hpp"
 #include "fabcheck/model/options_pairs.hpp"
 #include "fabcheck/model/options_scaling.hpp"
 #include "fabcheck/model/options_sweep.hpp"
@@ -20,6 +21,9 @@ const OptionTable<LatencyOptions>& latency_option_table();
 
 /// The option table of `fabcheck pairs` and of the `pairs` section of a config.
 const OptionTable<PairsOptions>& pairs_option_table();
+
+/// The option table of `fabcheck nics` and of the `nics` section of a config (issue 22).
+const OptionTable<NicsOptions>& nics_option_table();
 
 /// The option table of `fabcheck incast` and of the `incast` section of a config.
 const OptionTable<IncastOptions>& incast_option_table();

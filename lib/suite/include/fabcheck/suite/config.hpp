@@ -17,7 +17,7 @@
 namespace fabcheck::suite {
 
 /// The steps of a suite, in run order.
-enum class StepKind { kInspect, kSweep, kLatency, kIncast, kPairs, kScaling, kGate };
+enum class StepKind { kInspect, kSweep, kLatency, kIncast, kPairs, kNics, kScaling, kGate };
 
 /// Every step in run order.
 const std::vector<StepKind>& all_steps();

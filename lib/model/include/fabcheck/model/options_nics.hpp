@@ -1,0 +1,24 @@
+#pragma once
+/// @file Options of the nics probe (issue 22); its option table is nics_option_table() in
+/// model/option_tables.hpp.
+#include <cstdint>
+#include <string>
+
+namespace fabcheck::model {
+
+/// Options of the nics probe (flags of `fabcheck nics`): every data interface of every host against every
+/// data interface of every other host, over TCP sockets bound to the two interfaces.
+struct NicsOptions {
+  /// Which interfaces are data NICs, in NCCL_SOCKET_IFNAME syntax (NCCL docs, "NCCL_SOCKET_IFNAME"): a
+  /// comma-separated list of name prefixes, `^` in front excludes the listed prefixes, `=` in front makes the
+  /// names exact. Only interfaces that are up and hold an IPv4 address are candidates.
+  std::string ifaces = "^lo,docker,virbr";
+  std::uint64_t size_bytes = 256ull << 20;  ///< at most this many bytes per direction and NIC pair (`--size`)
+  double budget_ms = 150;                   ///< per direction and NIC pair: stream for this long (`--budget-ms`)
+  int lat_iters = 200;                      ///< 8 B round trips per NIC pair (`--lat-iters`)
+  int lat_warmup = 20;                      ///< untimed round trips before them (`--lat-warmup`)
+  int connect_timeout_ms = 1000;            ///< a NIC pair that does not connect in this time is unreachable
+  bool retest = true;  ///< re-measure slow-NIC suspects against good NIC pairs (`--no-retest`)
+};
+
+}  // namespace fabcheck::model

@@ -1,0 +1,44 @@
+// The nics probe's option table (issue 22).
+#include "fabcheck/model/option_tables.hpp"
+
+namespace fabcheck::model {
+
+namespace {
+
+OptionTable<NicsOptions> make_nics_table() {
+  using K = OptKind;
+  using O = NicsOptions;
+  OptionTable<O> t;
+  t.probe = "nics";
+  t.options = {
+      field({"ifaces", "--ifaces", K::kString, 0, 0, "",
+             "Data NICs in NCCL_SOCKET_IFNAME syntax: name prefixes, ^ excludes, = exact (\"eth\", \"^lo,mgmt\")"},
+            &O::ifaces),
+      field({"size", "--size", K::kSize, 1, 0, "", "At most this many bytes per direction and NIC pair"},
+            &O::size_bytes),
+      field({"budget_ms", "--budget-ms", K::kNumber, 1, 1e7, "",
+             "Per direction and NIC pair: stream for this long (or until --size)"},
+            &O::budget_ms),
+      field({"lat_iters", "--lat-iters", K::kInt, 1, 1e7, "", "8 B round trips per NIC pair"}, &O::lat_iters),
+      field({"lat_warmup", "--lat-warmup", K::kInt, 0, 1e7, "", "Untimed round trips per NIC pair"},
+            &O::lat_warmup),
+      field({"connect_timeout_ms", "--connect-timeout-ms", K::kInt, 1, 600000, "",
+             "A NIC pair that does not connect within this time is unreachable"},
+            &O::connect_timeout_ms),
+      field({"retest", "--retest,!--no-retest", K::kBool, 0, 0, "",
+             "Re-measure slow-NIC suspects against good NIC pairs (--no-retest: skip)"},
+            &O::retest),
+  };
+  t.cli_only = {{"json", "the report file of the standalone command (run: --json)"},
+                {"out", "alias of --json"}};
+  return t;
+}
+
+}  // namespace
+
+const OptionTable<NicsOptions>& nics_option_table() {
+  static const OptionTable<NicsOptions> t = make_nics_table();
+  return t;
+}
+
+}  // namespace fabcheck::model
