@@ -27,7 +27,8 @@ int run(const NicsFlags& fl, const RunContext& ctx) {
 }
 
 const Registrar kNics{CommandSpec{
-    "nics", "Every NIC pair of every host pair: rail-only fabrics, dead or slow NICs, the management NIC in use",
+    "nics",
+    "Every NIC pair of every host pair: rail-only fabrics, dead or slow NICs, the management NIC in use",
     true, 55, [](CLI::App& sub) -> std::function<int(const RunContext&)> {
       auto fl = std::make_shared<NicsFlags>();
       fl->opts = bind_options(sub, model::nics_option_table());

@@ -39,7 +39,8 @@ json nics_json(const NicsResult& r) {
                   {"connect_timeout_ms", r.options.connect_timeout_ms},
                   {"retest", r.options.retest}};
   j["method"] =
-      "TCP sockets bound to both interfaces (SO_BINDTODEVICE + the interface address); reachability = connect "
+      "TCP sockets bound to both interfaces (SO_BINDTODEVICE + the interface address); reachability = "
+      "connect "
       "within connect_timeout_ms; bandwidth = bytes streamed for budget_ms (or size_bytes) / time until the "
       "receiver's byte count came back; latency = half of an 8 B round trip (TCP_NODELAY), p50/p99; per rail "
       "(subnet) the host x host matrix is judged by the DESIGN §4 rule and attribution";
@@ -70,7 +71,7 @@ json nics_json(const NicsResult& r) {
                    {"in_flagged", su.in_flagged},
                    {"in_links", su.in_links},
                    {"confirmed", i < rail.confirmed.size() && rail.confirmed[i] ? json(*rail.confirmed[i])
-                                                                                  : json(nullptr)}});
+                                                                                : json(nullptr)}});
     }
     rails.push_back({{"subnet", rail.subnet},
                      {"bw_gbps", nics_matrix_json(rail.bw_gbps)},
@@ -91,10 +92,12 @@ json nics_json(const NicsResult& r) {
   j["reachability"] = std::move(reach);
   json links = json::array();
   for (const auto& l : r.links)
-    links.push_back({{"from", {{"host", r.hosts[static_cast<std::size_t>(l.from_host)]},
-                               {"iface", nic_name(r, l.from_host, l.from_nic)}}},
-                     {"to", {{"host", r.hosts[static_cast<std::size_t>(l.to_host)]},
-                             {"iface", nic_name(r, l.to_host, l.to_nic)}}},
+    links.push_back({{"from",
+                      {{"host", r.hosts[static_cast<std::size_t>(l.from_host)]},
+                       {"iface", nic_name(r, l.from_host, l.from_nic)}}},
+                     {"to",
+                      {{"host", r.hosts[static_cast<std::size_t>(l.to_host)]},
+                       {"iface", nic_name(r, l.to_host, l.to_nic)}}},
                      {"reachable", l.reachable},
                      {"error", l.reachable ? json(nullptr) : json(l.error)},
                      {"bound_device", l.bound_device},
@@ -126,14 +129,16 @@ void add_nics(Document& doc, const NicsResult& r) {
 }
 
 std::string render_nics(const NicsResult& r) {
-  std::string s = fmt::format("# fabcheck nics: {} hosts, {} rails, {} rounds, {} NIC pairs in {:.1f} s (--ifaces {})\n",
-                              r.hosts.size(), r.rails.size(), r.schedule.size(), r.links.size(), r.duration_s,
-                              r.options.ifaces);
+  std::string s = fmt::format(
+      "# fabcheck nics: {} hosts, {} rails, {} rounds, {} NIC pairs in {:.1f} s (--ifaces {})\n",
+      r.hosts.size(), r.rails.size(), r.schedule.size(), r.links.size(), r.duration_s, r.options.ifaces);
   for (std::size_t h = 0; h < r.nics.size(); ++h) {
     std::string line;
     for (const auto& n : r.nics[h])
       line += fmt::format(" {}{}={}/{}{}", n.data ? "" : "(", n.name, n.addr, n.prefix_len,
-                          !n.data ? ")" : n.carrier ? "" : " NO-CARRIER");
+                          !n.data     ? ")"
+                          : n.carrier ? ""
+                                      : " NO-CARRIER");
     s += fmt::format("#   {}:{}\n", r.hosts[h], line);
   }
   const auto reach = rail_reachability(r);
@@ -141,7 +146,8 @@ std::string render_nics(const NicsResult& r) {
     s += "# reachability (NIC pairs connected / tried, from rail row to rail column):\n";
     for (std::size_t a = 0; a < reach.size(); ++a) {
       std::string row = fmt::format("#   rail {} {:<18}", a, r.rails[a].subnet);
-      for (const auto& c : reach[a]) row += fmt::format(" {:>7}", fmt::format("{}/{}", c.reachable, c.attempted));
+      for (const auto& c : reach[a])
+        row += fmt::format(" {:>7}", fmt::format("{}/{}", c.reachable, c.attempted));
       s += row + "\n";
     }
   }
@@ -153,7 +159,8 @@ std::string render_nics(const NicsResult& r) {
       std::string row = fmt::format("#   {:<16}", r.hosts[i]);
       for (std::size_t j = 0; j < rail.bw_gbps[i].size(); ++j)
         row += i == j ? fmt::format(" {:>8}", "-")
-                      : fmt::format(" {:>8}", rail.bw_gbps[i][j] ? fmt::format("{:.3f}", *rail.bw_gbps[i][j]) : "x");
+                      : fmt::format(" {:>8}",
+                                    rail.bw_gbps[i][j] ? fmt::format("{:.3f}", *rail.bw_gbps[i][j]) : "x");
       s += row + "\n";
     }
   }

@@ -44,7 +44,8 @@ std::vector<std::string> split_list_items(const std::string& s) {
 }
 
 // Host 0's interfaces that a data-path setting selects (names; empty when it names none of them).
-std::vector<std::string> selected_ifaces(const NicsResult& r, const std::string& key, const std::string& value) {
+std::vector<std::string> selected_ifaces(const NicsResult& r, const std::string& key,
+                                         const std::string& value) {
   std::vector<std::string> out;
   if (r.nics.empty()) return out;
   for (const auto& n : r.nics[0]) {
@@ -54,7 +55,8 @@ std::vector<std::string> selected_ifaces(const NicsResult& r, const std::string&
     } else {
       for (auto item : split_list_items(value)) {
         if (key == "UCX_NET_DEVICES") item = item.substr(0, item.find(':'));
-        hit = hit || (item.find('/') != std::string::npos ? core::ipv4_in_subnet(n.addr, item) : item == n.name);
+        hit = hit ||
+              (item.find('/') != std::string::npos ? core::ipv4_in_subnet(n.addr, item) : item == n.name);
       }
     }
     if (hit) out.push_back(n.name);
@@ -79,7 +81,8 @@ std::vector<std::pair<int, int>> nics_dead(const NicsResult& r) {
       const int hi = static_cast<int>(h), ki = static_cast<int>(k);
       bool own = false, own_ok = false, others_ok = false;
       for (const auto& l : r.links) {
-        const bool same = nic_rail_of(r, l.from_host, l.from_nic) == n.rail && nic_rail_of(r, l.to_host, l.to_nic) == n.rail;
+        const bool same = nic_rail_of(r, l.from_host, l.from_nic) == n.rail &&
+                          nic_rail_of(r, l.to_host, l.to_nic) == n.rail;
         if (!same) continue;
         const bool mine = (l.from_host == hi && l.from_nic == ki) || (l.to_host == hi && l.to_nic == ki);
         if (mine) {
@@ -124,21 +127,28 @@ std::vector<Finding> nics_findings(const NicsResult& r) {
     std::string err;
     for (const auto& l : r.links)
       if ((l.from_host == h && l.from_nic == k) || (l.to_host == h && l.to_nic == k))
-        if (nic_rail_of(r, l.from_host, l.from_nic) == n.rail && nic_rail_of(r, l.to_host, l.to_nic) == n.rail) {
+        if (nic_rail_of(r, l.from_host, l.from_nic) == n.rail &&
+            nic_rail_of(r, l.to_host, l.to_nic) == n.rail) {
           ++tried;
           if (err.empty() && !l.reachable) err = l.error;
         }
     Finding f;
     f.severity = Severity::kFail;
     f.code = "NICS_NIC_DOWN";
-    f.message = fmt::format("NIC {} ({}, rail {}) is dead: {}; none of its {} same-rail NIC pairs connected{}",
-                            nic_where(r, h, k), n.addr, r.rails[static_cast<std::size_t>(n.rail)].subnet,
-                            n.carrier ? "link up" : "no carrier", tried, err.empty() ? "" : " (" + err + ")");
-    f.evidence = {{"host", r.hosts[static_cast<std::size_t>(h)]}, {"iface", n.name}, {"addr", n.addr},
-                  {"carrier", n.carrier}, {"same_rail_pairs", tried}, {"error", err}};
-    f.remedy = fmt::format("check {}'s cable, transceiver and switch port (ip link show {}; ethtool {}); drain the "
-                           "host until its NIC is back",
-                           n.name, n.name, n.name);
+    f.message =
+        fmt::format("NIC {} ({}, rail {}) is dead: {}; none of its {} same-rail NIC pairs connected{}",
+                    nic_where(r, h, k), n.addr, r.rails[static_cast<std::size_t>(n.rail)].subnet,
+                    n.carrier ? "link up" : "no carrier", tried, err.empty() ? "" : " (" + err + ")");
+    f.evidence = {{"host", r.hosts[static_cast<std::size_t>(h)]},
+                  {"iface", n.name},
+                  {"addr", n.addr},
+                  {"carrier", n.carrier},
+                  {"same_rail_pairs", tried},
+                  {"error", err}};
+    f.remedy = fmt::format(
+        "check {}'s cable, transceiver and switch port (ip link show {}; ethtool {}); drain the "
+        "host until its NIC is back",
+        n.name, n.name, n.name);
     out.push_back(std::move(f));
   }
 
@@ -161,19 +171,24 @@ std::vector<Finding> nics_findings(const NicsResult& r) {
     // different NICs, 2 (default) = prefer the same NIC but allow a different one.
     f.severity = cross == "0" ? Severity::kInfo : cross == "1" ? Severity::kFail : Severity::kWarn;
     f.message = fmt::format(
-        "rail-only fabric: 0 of {} cross-rail NIC pairs connect, {} of {} same-rail pairs do ({} rails){}", cross_att,
-        same_ok, same_att, R,
+        "rail-only fabric: 0 of {} cross-rail NIC pairs connect, {} of {} same-rail pairs do ({} rails){}",
+        cross_att, same_ok, same_att, R,
         cross.empty() ? "; NCCL_CROSS_NIC is not set (NCCL's default 2 allows a cross-rail connection)"
-        : cross == "0" ? "; NCCL_CROSS_NIC=0 keeps NCCL on one rail per connection"
-                       : fmt::format("; NCCL_CROSS_NIC={} lets NCCL connect across rails, which this fabric cannot "
-                                     "carry",
-                                     cross));
-    f.evidence = {{"rails", R}, {"cross_rail_attempted", cross_att}, {"cross_rail_reachable", cross_ok},
-                  {"same_rail_attempted", same_att}, {"same_rail_reachable", same_ok},
+        : cross == "0"
+            ? "; NCCL_CROSS_NIC=0 keeps NCCL on one rail per connection"
+            : fmt::format("; NCCL_CROSS_NIC={} lets NCCL connect across rails, which this fabric cannot "
+                          "carry",
+                          cross));
+    f.evidence = {{"rails", R},
+                  {"cross_rail_attempted", cross_att},
+                  {"cross_rail_reachable", cross_ok},
+                  {"same_rail_attempted", same_att},
+                  {"same_rail_reachable", same_ok},
                   {"nccl_cross_nic", cross.empty() ? json(nullptr) : json(cross)}};
-    f.remedy = cross == "0" ? "none needed: keep NCCL_CROSS_NIC=0 for jobs on this fabric"
-                            : "export NCCL_CROSS_NIC=0 for every job on this fabric (or join the rails' switch "
-                              "planes)";
+    f.remedy = cross == "0"
+                   ? "none needed: keep NCCL_CROSS_NIC=0 for jobs on this fabric"
+                   : "export NCCL_CROSS_NIC=0 for every job on this fabric (or join the rails' switch "
+                     "planes)";
     out.push_back(std::move(f));
   }
 
@@ -181,23 +196,26 @@ std::vector<Finding> nics_findings(const NicsResult& r) {
   std::vector<std::string> unreach;
   int unreach_n = 0;
   for (const auto& l : r.links) {
-    if (l.reachable || dead_set.count({l.from_host, l.from_nic}) || dead_set.count({l.to_host, l.to_nic})) continue;
+    if (l.reachable || dead_set.count({l.from_host, l.from_nic}) || dead_set.count({l.to_host, l.to_nic}))
+      continue;
     const bool cross = nic_rail_of(r, l.from_host, l.from_nic) != nic_rail_of(r, l.to_host, l.to_nic);
     if (cross && rail_only) continue;
     ++unreach_n;
     if (unreach.size() < 8)
-      unreach.push_back(fmt::format("{} -> {} ({})", nic_where(r, l.from_host, l.from_nic), nic_where(r, l.to_host, l.to_nic),
-                                    l.error));
+      unreach.push_back(fmt::format("{} -> {} ({})", nic_where(r, l.from_host, l.from_nic),
+                                    nic_where(r, l.to_host, l.to_nic), l.error));
   }
   if (unreach_n > 0) {
     Finding f;
     f.severity = Severity::kWarn;
     f.code = "NICS_UNREACHABLE";
-    f.message = fmt::format("{} NIC pair(s) between live NICs did not connect: {}{}", unreach_n, join_names(unreach, "; "),
-                            unreach_n > static_cast<int>(unreach.size()) ? "; ..." : "");
+    f.message =
+        fmt::format("{} NIC pair(s) between live NICs did not connect: {}{}", unreach_n,
+                    join_names(unreach, "; "), unreach_n > static_cast<int>(unreach.size()) ? "; ..." : "");
     f.evidence = {{"pairs", unreach_n}, {"first", unreach}};
-    f.remedy = "check routing between these subnets (ip route get <addr> oif <iface>) and the switch ACLs; on a "
-               "rail-only fabric keep NCCL_CROSS_NIC=0";
+    f.remedy =
+        "check routing between these subnets (ip route get <addr> oif <iface>) and the switch ACLs; on a "
+        "rail-only fabric keep NCCL_CROSS_NIC=0";
     out.push_back(std::move(f));
   }
 
@@ -206,7 +224,8 @@ std::vector<Finding> nics_findings(const NicsResult& r) {
   for (std::size_t k = 0; k < R; ++k)
     for (std::size_t si = 0; si < r.rails[k].analysis.suspects.size(); ++si) {
       const auto& s = r.rails[k].analysis.suspects[si];
-      if (2 * s.out_flagged > s.out_links || 2 * s.in_flagged > s.in_links) by_host[s.host].push_back({k, si});
+      if (2 * s.out_flagged > s.out_links || 2 * s.in_flagged > s.in_links)
+        by_host[s.host].push_back({k, si});
     }
   for (const auto& [h, list] : by_host) {
     int data = 0;
@@ -226,12 +245,17 @@ std::vector<Finding> nics_findings(const NicsResult& r) {
       if (retested) confirmed = confirmed.value_or(true) && still;
       std::vector<double> vals;
       for (std::size_t li : s.links)
-        if (rail.analysis.outliers[li].kind == core::LinkKind::kBandwidth) vals.push_back(rail.analysis.outliers[li].value);
+        if (rail.analysis.outliers[li].kind == core::LinkKind::kBandwidth)
+          vals.push_back(rail.analysis.outliers[li].value);
       std::sort(vals.begin(), vals.end());
       const double med = vals.empty() ? -1.0 : vals[(vals.size() - 1) / 2];
       const double rail_med = rail.analysis.bw.median.value_or(-1.0);
-      per.push_back({{"iface", name}, {"rail", rail.subnet}, {"out_flagged", s.out_flagged}, {"out_links", s.out_links},
-                     {"in_flagged", s.in_flagged}, {"in_links", s.in_links},
+      per.push_back({{"iface", name},
+                     {"rail", rail.subnet},
+                     {"out_flagged", s.out_flagged},
+                     {"out_links", s.out_links},
+                     {"in_flagged", s.in_flagged},
+                     {"in_links", s.in_links},
                      {"flagged_median_gbps", med >= 0 ? json(med) : json(nullptr)},
                      {"rail_median_gbps", rail_med >= 0 ? json(rail_med) : json(nullptr)},
                      {"confirmed", retested ? json(still) : json(nullptr)},
@@ -250,24 +274,35 @@ std::vector<Finding> nics_findings(const NicsResult& r) {
                                 : confirmed == false ? ", but the retest did not confirm it"
                                                      : " (not retested)";
     if (whole_host) {
-      f.message = fmt::format("host {}: all {} data NICs ({}) are slow on their rails{}: the host, not one NIC", host,
-                              names.size(), join_names(names), verdict);
+      f.message =
+          fmt::format("host {}: all {} data NICs ({}) are slow on their rails{}: the host, not one NIC", host,
+                      names.size(), join_names(names), verdict);
       f.remedy = "check the host (PCIe link of its NICs, CPU/IRQ load, firmware); drain it";
     } else {
       f.message = fmt::format(
-          "NIC {} {} (rail {}): {}/{} outgoing and {}/{} incoming NIC pairs are outliers, {} GB/s against the rail's "
+          "NIC {} {} (rail {}): {}/{} outgoing and {}/{} incoming NIC pairs are outliers, {} GB/s against "
+          "the rail's "
           "median {} GB/s{}{}",
-          host, join_names(names), p0["rail"].get<std::string>(), p0["out_flagged"].get<int>(), p0["out_links"].get<int>(),
-          p0["in_flagged"].get<int>(), p0["in_links"].get<int>(),
-          p0["flagged_median_gbps"].is_number() ? fmt::format("{:.3f}", p0["flagged_median_gbps"].get<double>()) : "?",
-          p0["rail_median_gbps"].is_number() ? fmt::format("{:.3f}", p0["rail_median_gbps"].get<double>()) : "?",
-          verdict, fine.empty() ? "" : fmt::format("; the host's other NICs ({}) are in line", join_names(fine)));
-      f.remedy = fmt::format("check {} on {}: its link rate (ethtool {}), cable, transceiver and switch port; until "
-                             "then keep jobs off it (NCCL_IB_HCA / NCCL_SOCKET_IFNAME without it)",
-                             join_names(names), host, names[0]);
+          host, join_names(names), p0["rail"].get<std::string>(), p0["out_flagged"].get<int>(),
+          p0["out_links"].get<int>(), p0["in_flagged"].get<int>(), p0["in_links"].get<int>(),
+          p0["flagged_median_gbps"].is_number()
+              ? fmt::format("{:.3f}", p0["flagged_median_gbps"].get<double>())
+              : "?",
+          p0["rail_median_gbps"].is_number() ? fmt::format("{:.3f}", p0["rail_median_gbps"].get<double>())
+                                             : "?",
+          verdict,
+          fine.empty() ? "" : fmt::format("; the host's other NICs ({}) are in line", join_names(fine)));
+      f.remedy = fmt::format(
+          "check {} on {}: its link rate (ethtool {}), cable, transceiver and switch port; until "
+          "then keep jobs off it (NCCL_IB_HCA / NCCL_SOCKET_IFNAME without it)",
+          join_names(names), host, names[0]);
     }
-    f.evidence = {{"host", host}, {"ifaces", names}, {"nics", per}, {"other_nics_fine", fine},
-                  {"confirmed", confirmed ? json(*confirmed) : json(nullptr)}, {"impact", p0["impact"]}};
+    f.evidence = {{"host", host},
+                  {"ifaces", names},
+                  {"nics", per},
+                  {"other_nics_fine", fine},
+                  {"confirmed", confirmed ? json(*confirmed) : json(nullptr)},
+                  {"impact", p0["impact"]}};
     out.push_back(std::move(f));
   }
 
@@ -309,17 +344,19 @@ std::vector<Finding> nics_findings(const NicsResult& r) {
     });
     if (any_data) continue;
     const std::string k(key);
-    const std::string fix = k == "OMPI_MCA_btl_tcp_if_include" ? fmt::format("--mca btl_tcp_if_include {}", join_names(data0, ","))
-                            : k == "NCCL_SOCKET_IFNAME"        ? fmt::format("NCCL_SOCKET_IFNAME={}", join_names(data0, ","))
-                                                               : fmt::format("UCX_NET_DEVICES={}", join_names(data0, ","));
+    const std::string fix = k == "OMPI_MCA_btl_tcp_if_include"
+                                ? fmt::format("--mca btl_tcp_if_include {}", join_names(data0, ","))
+                            : k == "NCCL_SOCKET_IFNAME"
+                                ? fmt::format("NCCL_SOCKET_IFNAME={}", join_names(data0, ","))
+                                : fmt::format("UCX_NET_DEVICES={}", join_names(data0, ","));
     Finding f;
     f.severity = Severity::kWarn;
     f.code = "NICS_MGMT_IN_USE";
-    f.message = fmt::format("{}={} puts data on {} of {}, not on a data NIC ({})", k, it->second, join_names(sel),
-                            r.hosts.empty() ? "host 0" : r.hosts[0], join_names(data0));
+    f.message = fmt::format("{}={} puts data on {} of {}, not on a data NIC ({})", k, it->second,
+                            join_names(sel), r.hosts.empty() ? "host 0" : r.hosts[0], join_names(data0));
     f.evidence = {{"setting", k}, {"value", it->second}, {"selects", sel}, {"data_nics", data0}};
-    f.remedy = fmt::format("use {} (the management network is for the launcher; oob_tcp_if_include may stay on it)",
-                           fix);
+    f.remedy = fmt::format(
+        "use {} (the management network is for the launcher; oob_tcp_if_include may stay on it)", fix);
     out.push_back(std::move(f));
   }
 
@@ -327,8 +364,9 @@ std::vector<Finding> nics_findings(const NicsResult& r) {
     Finding f;
     f.severity = Severity::kInfo;
     f.code = "NICS_NOT_BOUND";
-    f.message = "SO_BINDTODEVICE was refused (no CAP_NET_RAW): sockets were bound to the NIC's address only, and the "
-                "kernel may have routed a pair over another interface";
+    f.message =
+        "SO_BINDTODEVICE was refused (no CAP_NET_RAW): sockets were bound to the NIC's address only, and the "
+        "kernel may have routed a pair over another interface";
     f.remedy = "run as root or with CAP_NET_RAW for per-interface results";
     out.push_back(std::move(f));
   }

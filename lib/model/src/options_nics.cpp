@@ -12,7 +12,8 @@ OptionTable<NicsOptions> make_nics_table() {
   t.probe = "nics";
   t.options = {
       field({"ifaces", "--ifaces", K::kString, 0, 0, "",
-             "Data NICs in NCCL_SOCKET_IFNAME syntax: name prefixes, ^ excludes, = exact (\"eth\", \"^lo,mgmt\")"},
+             "Data NICs in NCCL_SOCKET_IFNAME syntax: name prefixes, ^ excludes, = exact (\"eth\", "
+             "\"^lo,mgmt\")"},
             &O::ifaces),
       field({"size", "--size", K::kSize, 1, 0, "", "At most this many bytes per direction and NIC pair"},
             &O::size_bytes),

@@ -29,16 +29,25 @@ using model::NicLink;
 using nlohmann::json;
 
 // The interface settings of NCCL, Open MPI and UCX that decide which NIC carries data (issue 22).
-constexpr const char* kEnvKeys[] = {"NCCL_SOCKET_IFNAME",          "NCCL_CROSS_NIC",
-                                    "NCCL_IB_HCA",                 "OMPI_MCA_btl_tcp_if_include",
-                                    "OMPI_MCA_btl_tcp_if_exclude", "OMPI_MCA_oob_tcp_if_include",
+constexpr const char* kEnvKeys[] = {"NCCL_SOCKET_IFNAME",
+                                    "NCCL_CROSS_NIC",
+                                    "NCCL_IB_HCA",
+                                    "OMPI_MCA_btl_tcp_if_include",
+                                    "OMPI_MCA_btl_tcp_if_exclude",
+                                    "OMPI_MCA_oob_tcp_if_include",
                                     "UCX_NET_DEVICES"};
 
-constexpr int kRecFields = 11;  // from_host from_nic to_host to_nic reachable error connect_us bw p50 p99 bound
+constexpr int kRecFields =
+    11;  // from_host from_nic to_host to_nic reachable error connect_us bw p50 p99 bound
 
 json nic_json(const NicInfo& n, int port) {
-  return {{"name", n.name},  {"addr", n.addr}, {"prefix_len", n.prefix_len}, {"carrier", n.carrier},
-          {"data", n.data},  {"port", port},   {"speed_mbps", n.speed_mbps ? json(*n.speed_mbps) : json()}};
+  return {{"name", n.name},
+          {"addr", n.addr},
+          {"prefix_len", n.prefix_len},
+          {"carrier", n.carrier},
+          {"data", n.data},
+          {"port", port},
+          {"speed_mbps", n.speed_mbps ? json(*n.speed_mbps) : json()}};
 }
 
 NicInfo nic_from(const json& j) {
@@ -61,7 +70,8 @@ struct HostNics {
 std::vector<std::pair<int, NicEnd>> data_ends(const HostNics& h) {
   std::vector<std::pair<int, NicEnd>> out;
   for (std::size_t k = 0; k < h.nics.size(); ++k)
-    if (h.nics[k].data) out.push_back({static_cast<int>(k), NicEnd{h.nics[k].name, h.nics[k].addr, h.ports[k]}});
+    if (h.nics[k].data)
+      out.push_back({static_cast<int>(k), NicEnd{h.nics[k].name, h.nics[k].addr, h.ports[k]}});
   return out;
 }
 
@@ -102,16 +112,17 @@ void measure_from(int me, int peer, const std::vector<HostNics>& all, const Nics
           }
         }
       }
-      recs.insert(recs.end(), {static_cast<double>(me), static_cast<double>(fi), static_cast<double>(peer),
-                               static_cast<double>(theirs[t].first), reachable ? 1.0 : 0.0,
-                               static_cast<double>(error), connect_us, bw, p50, p99, c.bound_device ? 1.0 : 0.0});
+      recs.insert(recs.end(),
+                  {static_cast<double>(me), static_cast<double>(fi), static_cast<double>(peer),
+                   static_cast<double>(theirs[t].first), reachable ? 1.0 : 0.0, static_cast<double>(error),
+                   connect_us, bw, p50, p99, c.bound_device ? 1.0 : 0.0});
     }
   }
 }
 
 // Exchanges every host leader's interfaces (and listening ports) so that every rank holds all of them.
 std::vector<HostNics> exchange_nics(const Communicator& comm, const std::vector<NicInfo>& mine,
-                               const std::vector<NicEnd>& ends, bool leader) {
+                                    const std::vector<NicEnd>& ends, bool leader) {
   std::string text;
   if (leader) {
     json a = json::array();
@@ -129,7 +140,8 @@ std::vector<HostNics> exchange_nics(const Communicator& comm, const std::vector<
     json hosts = json::array();
     for (std::size_t h = 0; h < comm.hosts().size(); ++h) hosts.push_back(json::array());
     for (std::size_t r = 0; r < got.size(); ++r)
-      if (!got[r].empty()) hosts[static_cast<std::size_t>(comm.host_index(static_cast<int>(r)))] = json::parse(got[r]);
+      if (!got[r].empty())
+        hosts[static_cast<std::size_t>(comm.host_index(static_cast<int>(r)))] = json::parse(got[r]);
     all = hosts.dump();
   }
   comm.bcast(all, 0);
@@ -191,7 +203,8 @@ std::vector<NicItem> plan_retests(const NicsResult& r) {
   return out;
 }
 
-void judge_retests(NicsResult& r, const std::vector<NicItem>& items, const std::vector<std::optional<double>>& value) {
+void judge_retests(NicsResult& r, const std::vector<NicItem>& items,
+                   const std::vector<std::optional<double>>& value) {
   for (std::size_t k = 0; k < r.rails.size(); ++k) {
     auto& rail = r.rails[k];
     rail.confirmed.assign(rail.analysis.suspects.size(), std::nullopt);
@@ -213,7 +226,8 @@ void judge_retests(NicsResult& r, const std::vector<NicItem>& items, const std::
       t.rail = it.rail;
       t.from_host = it.from;
       t.to_host = it.to;
-      t.first_gbps = rail.bw_gbps[static_cast<std::size_t>(it.from)][static_cast<std::size_t>(it.to)].value_or(0);
+      t.first_gbps =
+          rail.bw_gbps[static_cast<std::size_t>(it.from)][static_cast<std::size_t>(it.to)].value_or(0);
       t.value = value[i];
       if (it.role == 0) {
         const bool still = !value[i] || core::still_outlier(*value[i], ref, spread, core::Worse::kLower);
@@ -249,8 +263,9 @@ void validate(const NicsOptions& o) {
 std::optional<std::string> nics_skip_reason(const comm::Communicator& comm) {
   const auto& hosts = comm.hosts();
   if (hosts.size() >= 2) return std::nullopt;
-  return fmt::format("nics needs two hosts, found 1 ({}) with {} rank(s): launch with a hostfile that spans hosts",
-                     hosts.empty() ? std::string("?") : hosts[0], comm.size());
+  return fmt::format(
+      "nics needs two hosts, found 1 ({}) with {} rank(s): launch with a hostfile that spans hosts",
+      hosts.empty() ? std::string("?") : hosts[0], comm.size());
 }
 
 NicsResult run_nics(const comm::Communicator& comm, const NicsOptions& opts) {
@@ -280,7 +295,8 @@ NicsResult run_nics(const comm::Communicator& comm, const NicsOptions& opts) {
   std::vector<double> recs;
   for (std::size_t ri = 0; ri < res.schedule.size(); ++ri) {
     for (int dir = 0; dir < 2; ++dir) {
-      comm::enter_phase(fmt::format("nics round {}/{} {}", ri + 1, res.schedule.size(), dir == 0 ? "up" : "down"));
+      comm::enter_phase(
+          fmt::format("nics round {}/{} {}", ri + 1, res.schedule.size(), dir == 0 ? "up" : "down"));
       if (leader)
         for (auto [a, b] : res.schedule[ri]) {
           const int client = dir == 0 ? a : b, peer = dir == 0 ? b : a;
@@ -301,7 +317,8 @@ NicsResult run_nics(const comm::Communicator& comm, const NicsOptions& opts) {
         l.to_host = static_cast<int>(v[i + 2]);
         l.to_nic = static_cast<int>(v[i + 3]);
         l.reachable = v[i + 4] > 0.5;
-        if (!l.reachable) l.error = detail::connect_error_text(static_cast<int>(v[i + 5]), opts.connect_timeout_ms);
+        if (!l.reachable)
+          l.error = detail::connect_error_text(static_cast<int>(v[i + 5]), opts.connect_timeout_ms);
         if (v[i + 6] >= 0) l.connect_us = v[i + 6];
         if (v[i + 7] >= 0) l.bw_gbps = v[i + 7];
         if (v[i + 8] >= 0) l.lat_p50_us = v[i + 8];
@@ -339,13 +356,15 @@ NicsResult run_nics(const comm::Communicator& comm, const NicsOptions& opts) {
       const auto& it = items[k];
       comm::enter_phase(fmt::format("nics retest {}/{}", k + 1, items.size()));
       if (leader && my_host == it.from) {
-        const int fi = model::nic_on_rail(local, it.from, it.rail), ti = model::nic_on_rail(local, it.to, it.rail);
+        const int fi = model::nic_on_rail(local, it.from, it.rail),
+                  ti = model::nic_on_rail(local, it.to, it.rail);
         if (fi >= 0 && ti >= 0) {
           const auto& fh = all[static_cast<std::size_t>(it.from)];
           const auto& th = all[static_cast<std::size_t>(it.to)];
-          const NicEnd from{fh.nics[static_cast<std::size_t>(fi)].name, fh.nics[static_cast<std::size_t>(fi)].addr, 0};
-          const NicEnd to{th.nics[static_cast<std::size_t>(ti)].name, th.nics[static_cast<std::size_t>(ti)].addr,
-                          th.ports[static_cast<std::size_t>(ti)]};
+          const NicEnd from{fh.nics[static_cast<std::size_t>(fi)].name,
+                            fh.nics[static_cast<std::size_t>(fi)].addr, 0};
+          const NicEnd to{th.nics[static_cast<std::size_t>(ti)].name,
+                          th.nics[static_cast<std::size_t>(ti)].addr, th.ports[static_cast<std::size_t>(ti)]};
           const auto s = detail::connect_one(from, to, opts.connect_timeout_ms);
           if (s.fd >= 0) {
             if (auto v = detail::stream_gbps(s.fd, opts.budget_ms, opts.size_bytes))

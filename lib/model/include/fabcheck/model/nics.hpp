@@ -14,25 +14,25 @@ namespace fabcheck::model {
 
 /// One network interface of a host (IPv4).
 struct NicInfo {
-  std::string name;                 ///< interface name (eth0)
-  std::string addr;                 ///< IPv4 address (dotted)
-  int prefix_len = 0;               ///< prefix length of that address
-  bool carrier = true;              ///< IFF_RUNNING: the link is up (false: no carrier)
-  bool data = false;                ///< selected as a data NIC by NicsOptions::ifaces (measured)
-  std::optional<double> speed_mbps; ///< /sys/class/net/<if>/speed where the driver reports one
-  int rail = -1;                    ///< index into NicsResult::rails (its subnet); -1 when not a data NIC
+  std::string name;                  ///< interface name (eth0)
+  std::string addr;                  ///< IPv4 address (dotted)
+  int prefix_len = 0;                ///< prefix length of that address
+  bool carrier = true;               ///< IFF_RUNNING: the link is up (false: no carrier)
+  bool data = false;                 ///< selected as a data NIC by NicsOptions::ifaces (measured)
+  std::optional<double> speed_mbps;  ///< /sys/class/net/<if>/speed where the driver reports one
+  int rail = -1;                     ///< index into NicsResult::rails (its subnet); -1 when not a data NIC
 };
 
 /// One directed NIC pair: the client on (from_host, from_nic) connects to the server on (to_host, to_nic),
 /// streams bytes to it (bandwidth from → to) and then times 8 B round trips.
 struct NicLink {
   int from_host = 0, from_nic = 0, to_host = 0, to_nic = 0;  ///< host index, index into that host's nics
-  bool reachable = false;                                     ///< connected within the timeout
+  bool reachable = false;                                    ///< connected within the timeout
   bool bound_device = true;  ///< the client socket was bound to its interface (SO_BINDTODEVICE permitted)
-  std::string error;                                          ///< why not ("timed out after 1000 ms", …)
-  std::optional<double> connect_us;                           ///< time to connect
-  std::optional<double> bw_gbps;                              ///< from → to, 1e9 B/s
-  std::optional<double> lat_p50_us, lat_p99_us;               ///< half round trip of 8 B
+  std::string error;         ///< why not ("timed out after 1000 ms", …)
+  std::optional<double> connect_us;              ///< time to connect
+  std::optional<double> bw_gbps;                 ///< from → to, 1e9 B/s
+  std::optional<double> lat_p50_us, lat_p99_us;  ///< half round trip of 8 B
 };
 
 /// A re-measurement of a slow-NIC suspect's link, or of a good reference link of the same rail.
@@ -50,21 +50,21 @@ struct NicRail {
   core::LinkMatrix bw_gbps;     ///< [from host][to host] between the two hosts' NICs on this rail
   core::LinkMatrix lat_p50_us;  ///< [a][b] = [b][a]
   core::LinkAnalysis analysis;  ///< outliers and suspects (a suspect host = its NIC on this rail)
-  std::vector<std::optional<bool>> confirmed;  ///< per analysis.suspects: retest verdict (nullopt: none)
-  std::optional<double> retest_reference_gbps; ///< worst re-measured reference link
+  std::vector<std::optional<bool>> confirmed;   ///< per analysis.suspects: retest verdict (nullopt: none)
+  std::optional<double> retest_reference_gbps;  ///< worst re-measured reference link
 };
 
 /// Result on rank 0 (other ranks: hosts and schedule only).
 struct NicsResult {
-  std::vector<std::string> hosts;                 ///< host names, host index order
-  std::vector<std::vector<NicInfo>> nics;         ///< per host: every IPv4 interface that is up
-  std::vector<NicLink> links;                     ///< every directed NIC pair measured
-  std::vector<NicRail> rails;                     ///< one per distinct data-NIC subnet, sorted
-  std::vector<NicRetest> retests;                 ///< what was re-measured
-  std::vector<core::PairRound> schedule;          ///< rounds of host pairs that ran
-  std::map<std::string, std::string> env;         ///< rank 0's NCCL_/OMPI_MCA_/UCX_ interface settings
-  NicsOptions options;                            ///< as run
-  double duration_s = 0;                          ///< wall time of the probe
+  std::vector<std::string> hosts;          ///< host names, host index order
+  std::vector<std::vector<NicInfo>> nics;  ///< per host: every IPv4 interface that is up
+  std::vector<NicLink> links;              ///< every directed NIC pair measured
+  std::vector<NicRail> rails;              ///< one per distinct data-NIC subnet, sorted
+  std::vector<NicRetest> retests;          ///< what was re-measured
+  std::vector<core::PairRound> schedule;   ///< rounds of host pairs that ran
+  std::map<std::string, std::string> env;  ///< rank 0's NCCL_/OMPI_MCA_/UCX_ interface settings
+  NicsOptions options;                     ///< as run
+  double duration_s = 0;                   ///< wall time of the probe
 };
 
 /// Numbers every data NIC's subnet (sorted CIDR text) into r.rails[].subnet and sets NicInfo::rail; then

@@ -14,11 +14,11 @@ struct NicsOptions {
   /// names exact. Only interfaces that are up and hold an IPv4 address are candidates.
   std::string ifaces = "^lo,docker,virbr";
   std::uint64_t size_bytes = 256ull << 20;  ///< at most this many bytes per direction and NIC pair (`--size`)
-  double budget_ms = 150;                   ///< per direction and NIC pair: stream for this long (`--budget-ms`)
-  int lat_iters = 200;                      ///< 8 B round trips per NIC pair (`--lat-iters`)
-  int lat_warmup = 20;                      ///< untimed round trips before them (`--lat-warmup`)
-  int connect_timeout_ms = 1000;            ///< a NIC pair that does not connect in this time is unreachable
-  bool retest = true;  ///< re-measure slow-NIC suspects against good NIC pairs (`--no-retest`)
+  double budget_ms = 150;         ///< per direction and NIC pair: stream for this long (`--budget-ms`)
+  int lat_iters = 200;            ///< 8 B round trips per NIC pair (`--lat-iters`)
+  int lat_warmup = 20;            ///< untimed round trips before them (`--lat-warmup`)
+  int connect_timeout_ms = 1000;  ///< a NIC pair that does not connect in this time is unreachable
+  bool retest = true;             ///< re-measure slow-NIC suspects against good NIC pairs (`--no-retest`)
 };
 
 }  // namespace fabcheck::model
