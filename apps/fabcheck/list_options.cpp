@@ -41,6 +41,7 @@ std::string list_options_json(const CLI::App& app) {
   out["latency"] = table_json(model::latency_option_table(), app, "latency");
   out["incast"] = table_json(model::incast_option_table(), app, "incast");
   out["pairs"] = table_json(model::pairs_option_table(), app, "pairs");
+  out["nics"] = table_json(model::nics_option_table(), app, "nics");
   out["scaling"] = table_json(model::scaling_option_table(), app, "scaling");
   out["inspect"] = table_json(model::inventory_option_table(), app, "inspect");
   return out.dump(2);
