@@ -12,16 +12,6 @@ namespace {
 using model::NicsResult;
 using nlohmann::json;
 
-json nics_matrix_json(const core::LinkMatrix& m) {
-  json rows = json::array();
-  for (const auto& row : m) {
-    json r = json::array();
-    for (const auto& c : row) r.push_back(model::number_or_null(c));
-    rows.push_back(std::move(r));
-  }
-  return rows;
-}
-
 std::string nic_name(const NicsResult& r, int h, int k) {
   return r.nics[static_cast<std::size_t>(h)][static_cast<std::size_t>(k)].name;
 }
@@ -74,8 +64,8 @@ json nics_json(const NicsResult& r) {
                                                                                 : json(nullptr)}});
     }
     rails.push_back({{"subnet", rail.subnet},
-                     {"bw_gbps", nics_matrix_json(rail.bw_gbps)},
-                     {"lat_p50_us", nics_matrix_json(rail.lat_p50_us)},
+                     {"bw_gbps", model::matrix_or_null(rail.bw_gbps)},
+                     {"lat_p50_us", model::matrix_or_null(rail.lat_p50_us)},
                      {"bw_median_gbps", model::number_or_null(rail.analysis.bw.median)},
                      {"lat_median_us", model::number_or_null(rail.analysis.lat.median)},
                      {"suspects", std::move(s)},

@@ -39,17 +39,6 @@ std::optional<double> impact_of(const model::PairsRail& rail, const model::Pairs
   return v[(v.size() - 1) / 2];
 }
 
-json matrix_json(const core::LinkMatrix& m) {
-  if (m.empty()) return nullptr;
-  json rows = json::array();
-  for (const auto& row : m) {
-    json r = json::array();
-    for (const auto& c : row) r.push_back(model::number_or_null(c));
-    rows.push_back(std::move(r));
-  }
-  return rows;
-}
-
 const char* kind_name(core::LinkKind k) {
   return k == core::LinkKind::kBandwidth ? "bw" : "lat";
 }
@@ -79,11 +68,11 @@ json rail_json(const PairsResult& r, const PairsRail& rail) {
   json j;
   j["local_rank"] = rail.local_rank;
   j["ranks"] = rail.ranks;
-  j["bw_gbps"] = matrix_json(rail.bw_gbps);
-  j["lat_p50_us"] = matrix_json(rail.lat_p50_us);
-  j["lat_p99_us"] = matrix_json(rail.lat_p99_us);
-  j["lat_min_us"] = matrix_json(rail.lat_min_us);
-  j["bidir_gbps"] = r.bidir ? matrix_json(rail.bidir_gbps) : json(nullptr);
+  j["bw_gbps"] = model::matrix_or_null(rail.bw_gbps);
+  j["lat_p50_us"] = model::matrix_or_null(rail.lat_p50_us);
+  j["lat_p99_us"] = model::matrix_or_null(rail.lat_p99_us);
+  j["lat_min_us"] = model::matrix_or_null(rail.lat_min_us);
+  j["bidir_gbps"] = r.bidir ? model::matrix_or_null(rail.bidir_gbps) : json(nullptr);
   j["lat_samples"] = rail.lat_samples;
   j["bw_median_gbps"] = model::number_or_null(rail.analysis.bw.median);
   j["lat_median_us"] = model::number_or_null(rail.analysis.lat.median);

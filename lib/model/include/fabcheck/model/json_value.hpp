@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace fabcheck::model {
 
@@ -15,6 +16,18 @@ namespace fabcheck::model {
 inline nlohmann::json number_or_null(const std::optional<double>& v) {
   if (!v || !std::isfinite(*v)) return nullptr;
   return *v;
+}
+
+/// A matrix of measurements (row-major, nullopt cells as null); null for an empty matrix.
+inline nlohmann::json matrix_or_null(const std::vector<std::vector<std::optional<double>>>& m) {
+  if (m.empty()) return nullptr;
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& row : m) {
+    nlohmann::json r = nlohmann::json::array();
+    for (const auto& c : row) r.push_back(number_or_null(c));
+    rows.push_back(std::move(r));
+  }
+  return rows;
 }
 
 /// "a string", "an array", ... for error messages.
