@@ -31,7 +31,9 @@ check() {
   "$PY" - "$FAB_TMP/$tag.json" "${H[@]}" <<PYEOF || { cat "$FAB_TMP/$tag.out" >&2; fail "$tag"; }
 import json, sys
 d = json.load(open(sys.argv[1])); n = d["nics"]; hosts = sys.argv[2:]
-codes = sorted(x["code"] for x in d["findings"] if x["severity"] in ("warn", "fail"))
+# HOST_CPU_BUSY is the step's measured CPU load (issue 17), not a NIC finding: under a CPU hog it is right to say so.
+codes = sorted(x["code"] for x in d["findings"] if x["severity"] in ("warn", "fail") and x["code"] != "HOST_CPU_BUSY")
+busy = [x for x in d["findings"] if x["code"] == "HOST_CPU_BUSY"]
 def f(c): return [x for x in d["findings"] if x["code"] == c]
 assert sorted(n["hosts"]) == sorted(hosts), n["hosts"]
 assert len(n["schedule"]) == len(hosts) - 1, ("rounds", n["schedule"])
