@@ -3,12 +3,21 @@
 
 #include <algorithm>
 
+#include "fabcheck/core/ascii.hpp"
 #include "fabcheck/core/ifname_filter.hpp"
 #include "fabcheck/model/nics.hpp"
 #include "fabcheck/report/nics.hpp"
 
 namespace fabcheck {
 namespace {
+
+TEST(IfnameFilter, SplitListTrimsAndDropsEmptyItems) {
+  EXPECT_EQ(core::split_list("eth0, 10.0.0.0/24 ,,\teth1\r"),
+            (std::vector<std::string>{"eth0", "10.0.0.0/24", "eth1"}));
+  EXPECT_TRUE(core::split_list("").empty());
+  EXPECT_TRUE(core::split_list(" , ").empty());
+  EXPECT_EQ(core::split_list("^lo"), (std::vector<std::string>{"^lo"}));
+}
 
 TEST(IfnameFilter, FollowsNcclSocketIfnameSyntax) {
   EXPECT_TRUE(core::ifname_matches("eth", "eth0"));

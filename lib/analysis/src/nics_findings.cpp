@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "fabcheck/core/ascii.hpp"
 #include "fabcheck/core/ifname_filter.hpp"
 #include "fabcheck/model/json_value.hpp"
 #include "fabcheck/report/nics.hpp"
@@ -28,21 +29,6 @@ int nic_rail_of(const NicsResult& r, int host, int k) {
   return nic_at(r, host, k).rail;
 }
 
-std::vector<std::string> split_list_items(const std::string& s) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= s.size()) {
-    const auto c = s.find(',', start);
-    std::string item = s.substr(start, c == std::string::npos ? std::string::npos : c - start);
-    item.erase(0, item.find_first_not_of(" \t"));
-    item.erase(item.find_last_not_of(" \t") + 1);
-    if (!item.empty()) out.push_back(item);
-    if (c == std::string::npos) break;
-    start = c + 1;
-  }
-  return out;
-}
-
 // Host 0's interfaces that a data-path setting selects (names; empty when it names none of them).
 std::vector<std::string> selected_ifaces(const NicsResult& r, const std::string& key,
                                          const std::string& value) {
@@ -53,7 +39,7 @@ std::vector<std::string> selected_ifaces(const NicsResult& r, const std::string&
     if (key == "NCCL_SOCKET_IFNAME") {
       hit = core::ifname_matches(value, n.name);
     } else {
-      for (auto item : split_list_items(value)) {
+      for (auto item : core::split_list(value)) {
         if (key == "UCX_NET_DEVICES") item = item.substr(0, item.find(':'));
         hit = hit ||
               (item.find('/') != std::string::npos ? core::ipv4_in_subnet(n.addr, item) : item == n.name);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "fabcheck/core/ascii.hpp"
 #include "transport_internal.hpp"
 
 namespace fabcheck::report {
@@ -55,22 +56,6 @@ std::vector<std::string> split_ifnames(std::string v) {
   return out;
 }
 
-// An MCA list value ("eth0, 10.0.0.0/24"): comma-separated, blanks around items dropped.
-std::vector<std::string> split_commas(const std::string& s) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= s.size()) {
-    auto c = s.find(',', start);
-    auto item = s.substr(start, c == std::string::npos ? std::string::npos : c - start);
-    while (!item.empty() && item.front() == ' ') item.erase(item.begin());
-    while (!item.empty() && item.back() == ' ') item.pop_back();
-    if (!item.empty()) out.push_back(item);
-    if (c == std::string::npos) break;
-    start = c + 1;
-  }
-  return out;
-}
-
 }  // namespace
 
 std::optional<Finding> socket_ifname_from_env(const std::map<std::string, std::string>& env,
@@ -106,7 +91,7 @@ std::vector<Finding> socket_ifname_from_mca(const model::HostInventory& h) {
   for (const auto& n : h.net_interfaces)
     if (n.speed_mbit && !n.is_virtual)
       fastest_mbit = std::max(fastest_mbit, static_cast<double>(*n.speed_mbit));
-  for (const auto& name : split_commas(it->second)) {
+  for (const auto& name : core::split_list(it->second)) {
     if (name.find('/') != std::string::npos) continue;  // a CIDR subnet, not an interface name
     const model::NetInterface* ni = nullptr;
     for (const auto& n : h.net_interfaces)

@@ -30,6 +30,22 @@ inline std::string_view trim_blanks(std::string_view s) {
   return s;
 }
 
+/// The items of a comma-separated list ("eth0, 10.0.0.0/24" as Open MPI's MCA list values and NCCL's
+/// `NCCL_SOCKET_IFNAME` carry them): blanks (space, tab, CR) around an item dropped, empty items dropped.
+inline std::vector<std::string> split_list(std::string_view s) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= s.size()) {
+    const auto comma = s.find(',', start);
+    const auto item = trim_blanks(
+        s.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
+    if (!item.empty()) out.emplace_back(item);
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
 /// The blank-separated fields of `s` (space, tab, CR, LF), at most `max` of them (the rest of the text is not
 /// looked at).
 inline std::vector<std::string_view> split_blanks(std::string_view s, std::size_t max = SIZE_MAX) {
