@@ -33,12 +33,19 @@ std::string plan_error(const std::string& text) {
 TEST(SuiteConfig, EmbeddedDefaultIsValidAndOrdered) {
   const auto plan =
       suite::make_plan(suite::parse_json_text(suite::default_config_text(), "embedded"), "embedded");
-  ASSERT_EQ(plan.steps.size(), 8u);
-  const char* order[] = {"inspect", "sweep", "latency", "incast", "pairs", "nics", "scaling", "gate"};
-  for (std::size_t i = 0; i < 8; ++i) {
+  ASSERT_EQ(plan.steps.size(), 9u);
+  const char* order[] = {"inspect", "sweep",   "latency", "incast", "pairs",
+                         "nics",    "overlap", "scaling", "gate"};
+  for (std::size_t i = 0; i < 9; ++i) {
     EXPECT_EQ(suite::config_key(plan.steps[i].kind), order[i]);
-    // nics (issue 22) runs where a config asks for it: the default leaves it out.
-    EXPECT_EQ(plan.steps[i].enabled, plan.steps[i].kind != suite::StepKind::kNics) << order[i];
+    // nics (issue 22) and overlap (issue 23) run where a config asks for them: the default leaves them out
+    // (the default suite's 30 s budget), configs/extended.json has them.
+    const bool extended =
+        plan.steps[i].kind == suite::StepKind::kNics || plan.steps[i].kind == suite::StepKind::kOverlap;
+    EXPECT_EQ(plan.steps[i].enabled, !extended) << order[i];
+    if (extended) {
+      EXPECT_NE(plan.steps[i].disabled_reason.find("not in the config"), std::string::npos);
+    }
   }
   // Sizes are normalized to bytes; the sweep spans 8 B -> 32 MiB (nccl-tests' own default size).
   const auto& sweep = plan.step(suite::StepKind::kSweep);

@@ -400,6 +400,28 @@ class MpiBackend final : public CollBackend {
   }
   bool group_needs_own_buffers() const override { return true; }
 
+  void start(const CollCall& c) override {
+    if (started_) throw RuntimeFailure("mpi backend: start() while a started call is pending");
+    requests_.clear();
+    post(c);
+    started_call_ = c;
+    started_ = true;
+  }
+  bool test_started() override {
+    if (!started_) return true;
+    int done = 0;
+    check_mpi(MPI_Testall(static_cast<int>(requests_.size()), requests_.data(), &done, MPI_STATUSES_IGNORE),
+              "MPI_Testall");
+    if (done) finish_started();
+    return done != 0;
+  }
+  void wait_started() override {
+    if (!started_) return;
+    check_mpi(MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE),
+              "MPI_Waitall");
+    finish_started();
+  }
+
   void synchronize() override {}
   void copy_to_host(void* host, const void* src, std::size_t bytes) override {
     if (bytes > 0) std::memcpy(host, src, bytes);
@@ -420,7 +442,14 @@ class MpiBackend final : public CollBackend {
   int rank_;
   int size_;
   Float16Ops f16_ops_;
-  std::vector<MPI_Request> requests_;  // run_group's pending operations
+  std::vector<MPI_Request> requests_;  // run_group's or start()'s pending operations
+  CollCall started_call_;              // start()'s call, while started_
+  bool started_ = false;
+
+  void finish_started() {
+    started_ = false;
+    finish_avg(started_call_);
+  }
 };
 
 }  // namespace

@@ -11,20 +11,6 @@ using nlohmann::json;
 
 namespace {
 
-template <class T, class Parse>
-OptionSpec<SweepOptions> names(OptionInfo info, std::vector<T> SweepOptions::*m, Parse parse) {
-  return {std::move(info),
-          [m](const SweepOptions& o) {
-            json out = json::array();
-            for (const auto& x : o.*m) out.push_back(std::string(core::name(x)));
-            return out;
-          },
-          [m, parse](SweepOptions& o, const json& v) {
-            (o.*m).clear();
-            for (const auto& s : v) (o.*m).push_back(*parse(s.get<std::string>()));
-          }};
-}
-
 OptionTable<SweepOptions> make_sweep_table() {
   using K = OptKind;
   using O = SweepOptions;

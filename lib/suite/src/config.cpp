@@ -23,9 +23,9 @@ namespace fabcheck::suite {
 using nlohmann::json;
 
 const std::vector<StepKind>& all_steps() {
-  static const std::vector<StepKind> k = {StepKind::kInspect, StepKind::kSweep, StepKind::kLatency,
-                                          StepKind::kIncast,  StepKind::kPairs, StepKind::kNics,
-                                          StepKind::kScaling, StepKind::kGate};
+  static const std::vector<StepKind> k = {StepKind::kInspect, StepKind::kSweep,   StepKind::kLatency,
+                                          StepKind::kIncast,  StepKind::kPairs,   StepKind::kNics,
+                                          StepKind::kOverlap, StepKind::kScaling, StepKind::kGate};
   return k;
 }
 
@@ -43,6 +43,8 @@ std::string_view config_key(StepKind k) {
       return "pairs";
     case StepKind::kNics:
       return "nics";
+    case StepKind::kOverlap:
+      return "overlap";
     case StepKind::kScaling:
       return "scaling";
     case StepKind::kGate:
@@ -130,6 +132,7 @@ const StepOptions& step_options(StepKind k) {
       {StepKind::kIncast, erase(model::incast_option_table())},
       {StepKind::kPairs, erase(model::pairs_option_table())},
       {StepKind::kNics, erase(model::nics_option_table())},
+      {StepKind::kOverlap, erase(model::overlap_option_table())},
       {StepKind::kScaling, erase(model::scaling_option_table())},
       {StepKind::kGate, StepOptions{{}, [](const json&, const model::KeyNamer&) { return json::object(); }}},
   };
@@ -306,8 +309,7 @@ Plan make_plan(const json& config_in, std::string_view source) {
         if (it == steps.end()) {
           bad(kp,
               "unknown key (known: extends, name, timeout_s, inspect, sweep, latency, incast, pairs, "
-              "nics, scaling, "
-              "gate; comments start with _)");
+              "nics, overlap, scaling, gate; comments start with _)");
         }
       }
     }

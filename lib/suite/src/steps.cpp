@@ -17,6 +17,8 @@ const ProbeAdapter* adapter_for(StepKind k) {
       return pairs_adapter();
     case StepKind::kNics:
       return nics_adapter();
+    case StepKind::kOverlap:
+      return overlap_adapter();
     case StepKind::kScaling:
       return scaling_adapter();
     case StepKind::kGate:

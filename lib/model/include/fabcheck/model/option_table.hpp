@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "fabcheck/core/collective.hpp"
 #include "fabcheck/core/error.hpp"
 
 namespace fabcheck::model {
@@ -97,6 +98,22 @@ OptionSpec<O> unset_when_zero(OptionInfo info, T O::*member) {
       std::move(info),
       [member](const O& o) { return o.*member == T{} ? nlohmann::json(nullptr) : nlohmann::json(o.*member); },
       [member](O& o, const nlohmann::json& v) { o.*member = v.is_null() ? T{} : v.get<T>(); }};
+}
+
+/// A row for a list of named values (collectives, dtypes, redops): JSON holds their names (core::name),
+/// `parse` reads one back (the value was normalized, so it parses).
+template <class O, class T, class Parse>
+OptionSpec<O> names(OptionInfo info, std::vector<T> O::*member, Parse parse) {
+  return {std::move(info),
+          [member](const O& o) {
+            nlohmann::json out = nlohmann::json::array();
+            for (const auto& x : o.*member) out.push_back(std::string(core::name(x)));
+            return out;
+          },
+          [member, parse](O& o, const nlohmann::json& v) {
+            (o.*member).clear();
+            for (const auto& s : v) (o.*member).push_back(*parse(s.get<std::string>()));
+          }};
 }
 
 /// Names a key for an error message: a JSON pointer in a config, a flag on the command line.

@@ -7,6 +7,7 @@
 #include "fabcheck/model/options_inventory.hpp"
 #include "fabcheck/model/options_latency.hpp"
 #include "fabcheck/model/options_nics.hpp"
+#include "fabcheck/model/options_overlap.hpp"
 #include "fabcheck/model/options_pairs.hpp"
 #include "fabcheck/model/options_scaling.hpp"
 #include "fabcheck/model/options_sweep.hpp"
@@ -24,6 +25,8 @@ const OptionTable<PairsOptions>& pairs_option_table();
 
 /// The option table of `fabcheck nics` and of the `nics` section of a config (issue 22).
 const OptionTable<NicsOptions>& nics_option_table();
+/// The option table of `fabcheck overlap` and of the `overlap` section of a config (issue 23).
+const OptionTable<OverlapOptions>& overlap_option_table();
 
 /// The option table of `fabcheck incast` and of the `incast` section of a config.
 const OptionTable<IncastOptions>& incast_option_table();

@@ -1,0 +1,37 @@
+// `fabcheck overlap`: how much of a nonblocking collective hides behind compute (issue 23).
+
+#include "command.hpp"
+#include "fabcheck/comm/communicator.hpp"
+#include "fabcheck/core/error.hpp"
+#include "fabcheck/model/option_tables.hpp"
+#include "fabcheck/probes/overlap.hpp"
+#include "fabcheck/suite/single.hpp"
+#include "option_cli.hpp"
+
+namespace fabcheck::app {
+namespace {
+
+struct OverlapFlags {
+  std::shared_ptr<BoundOptions<probes::OverlapOptions>> opts;
+  std::string json_path;
+};
+
+int run_overlap_cmd(const OverlapFlags& fl, const RunContext& ctx) {
+  probes::validate(fl.opts->options());  // errors name the flag
+  const auto comm = comm::Communicator::world();
+  if (auto why = probes::overlap_skip_reason(comm)) throw UsageError(*why);
+  const suite::Step step = suite::make_single_step(suite::StepKind::kOverlap, fl.opts->given_json());
+  return suite::run_single(comm, {step}, suite::SingleOptions::of(ctx.argv, fl.json_path)).exit_code;
+}
+
+const Registrar kOverlap{CommandSpec{
+    "overlap", "Compute/communication overlap of nonblocking collectives (OSU osu_iallreduce's definition)",
+    true, 57, [](CLI::App& sub) -> std::function<int(const RunContext&)> {
+      auto fl = std::make_shared<OverlapFlags>();
+      fl->opts = bind_options(sub, model::overlap_option_table());
+      sub.add_option("--json,-J,--out", fl->json_path, "Write the JSON report to FILE (atomically)");
+      return [fl](const RunContext& ctx) { return run_overlap_cmd(*fl, ctx); };
+    }}};
+
+}  // namespace
+}  // namespace fabcheck::app

@@ -1,0 +1,173 @@
+// The overlap section: JSON, findings and console text (issue 23).
+#include "fabcheck/report/overlap.hpp"
+
+#include <fmt/format.h>
+
+#include "fabcheck/core/size.hpp"
+
+namespace fabcheck::report {
+
+using model::OverlapPoint;
+using model::OverlapResult;
+using nlohmann::json;
+
+namespace {
+
+json overlap_summary_json(const core::Summary& s) {
+  if (s.samples == 0) return nullptr;
+  return {{"samples", s.samples}, {"min", s.min}, {"p50", s.p50},  {"p90", s.p90},
+          {"p99", s.p99},         {"max", s.max}, {"mean", s.mean}};
+}
+
+json overlap_or_null(bool have, double v) {
+  return have ? json(v) : json(nullptr);
+}
+
+double compute_slowdown(const OverlapPoint& p) {
+  return p.t_compute.p50 > 0 ? p.compute_during.p50 / p.t_compute.p50 : 0.0;
+}
+
+std::string overlap_label(const OverlapPoint& p) {
+  return fmt::format("{} {}", core::name(p.coll), core::format_size(p.size_bytes));
+}
+
+// The point judged per collective: its largest size long enough to judge.
+std::vector<const OverlapPoint*> judged_points(const OverlapResult& r) {
+  std::vector<const OverlapPoint*> out;
+  for (auto c : r.options.collectives) {
+    const OverlapPoint* best = nullptr;
+    for (const auto& p : r.points) {
+      if (p.coll != c || !p.have_overlap || p.t_comm.p50 < kOverlapJudgedMinUs) continue;
+      if (!best || p.size_bytes > best->size_bytes) best = &p;
+    }
+    if (best) out.push_back(best);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Finding> overlap_findings(const OverlapResult& r) {
+  std::vector<Finding> out;
+  const OverlapPoint* worst = nullptr;
+  for (const auto* p : judged_points(r)) {
+    if (p->overlap < kOverlapLow && (!worst || p->overlap < worst->overlap)) worst = p;
+  }
+  if (!worst) return out;
+  Finding f;
+  f.severity = Severity::kWarn;
+  f.code = "OVERLAP_NO_PROGRESS";
+  const bool poll_helps =
+      worst->have_overlap_poll && worst->overlap_poll >= worst->overlap + kOverlapPollGain;
+  const std::string polled = worst->have_overlap_poll
+                                 ? fmt::format(", {:.2f} when compute calls MPI_Test every {:g} us",
+                                               worst->overlap_poll, r.options.poll_us)
+                                 : "";
+  if (poll_helps || !worst->have_overlap_poll) {
+    f.message = fmt::format(
+        "nonblocking {} overlaps {:.2f} of its {:.0f} us with compute when no MPI call is made during it{}: "
+        "this "
+        "MPI progresses collectives only inside MPI calls, so a training step waits for them after its "
+        "compute",
+        overlap_label(*worst), worst->overlap, worst->t_comm.p50, polled);
+    f.remedy =
+        "call MPI_Test from the compute loop (what --poll-us emulates) or turn on the MPI's progress thread "
+        "(Intel MPI: I_MPI_ASYNC_PROGRESS=1; MPICH: MPIR_CVAR_ASYNC_PROGRESS=1); NCCL progresses on the GPU "
+        "and needs neither";
+  } else {
+    f.message = fmt::format(
+        "nonblocking {} overlaps {:.2f} of its {:.0f} us with compute{}: the communication does not hide "
+        "behind "
+        "compute even when MPI is polled",
+        overlap_label(*worst), worst->overlap, worst->t_comm.p50, polled);
+    f.remedy =
+        "check CPU contention (ranks per core, a busy host) and the transport: TCP copies through the CPU "
+        "that "
+        "computes, RDMA offloads them (fabcheck inspect)";
+  }
+  json per = json::array();
+  for (const auto* p : judged_points(r))
+    per.push_back({{"coll", core::name(p->coll)},
+                   {"size_bytes", p->size_bytes},
+                   {"t_comm_us", p->t_comm.p50},
+                   {"overlap", p->overlap},
+                   {"overlap_poll", overlap_or_null(p->have_overlap_poll, p->overlap_poll)}});
+  f.evidence = {{"judged", per},
+                {"threshold", kOverlapLow},
+                {"poll_us", r.options.poll_us},
+                {"judged_min_t_comm_us", kOverlapJudgedMinUs}};
+  out.push_back(std::move(f));
+  return out;
+}
+
+json overlap_json(const OverlapResult& r) {
+  json pts = json::array();
+  for (const auto& p : r.points) {
+    pts.push_back({{"coll", core::name(p.coll)},
+                   {"size_bytes", p.size_bytes},
+                   {"count", p.count},
+                   {"t_comm_us", overlap_summary_json(p.t_comm)},
+                   {"t_compute_us", overlap_summary_json(p.t_compute)},
+                   {"t_both_us", overlap_summary_json(p.t_both)},
+                   {"compute_during_us", overlap_summary_json(p.compute_during)},
+                   {"t_both_poll_us", p.polled ? overlap_summary_json(p.t_both_poll) : json(nullptr)},
+                   {"test_us_mean", p.polled ? json(p.test_us_mean) : json(nullptr)},
+                   {"compute_target_us", p.compute_target_us},
+                   {"compute_units", p.compute_units},
+                   {"compute_slowdown", compute_slowdown(p)},
+                   {"overlap", overlap_or_null(p.have_overlap, p.overlap)},
+                   {"overlap_mean", overlap_or_null(p.have_overlap, p.overlap_mean)},
+                   {"overlap_poll", overlap_or_null(p.have_overlap_poll, p.overlap_poll)},
+                   {"overlap_poll_mean", overlap_or_null(p.have_overlap_poll, p.overlap_poll_mean)}});
+  }
+  return {
+      {"backend", r.backend},
+      {"mpi_library", r.mpi_library},
+      {"nranks", r.nranks},
+      {"hosts", r.hosts},
+      {"compute_kernel", r.compute_kernel},
+      {"us_per_unit", r.us_per_unit},
+      {"poll_us", r.options.poll_us},
+      {"iters", r.options.iters},
+      {"warmup", r.options.warmup},
+      {"definition",
+       "overlap = clamp(1 - (t_both - t_compute) / t_comm, 0, 1) of the medians (overlap_mean: of the means, "
+       "as OSU osu_iallreduce prints it); every sample is the slowest rank's"},
+      {"points", std::move(pts)},
+      {"duration_s", r.duration_s}};
+}
+
+void add_overlap(Document& doc, const OverlapResult& r) {
+  doc.json()["overlap"] = overlap_json(r);
+  doc.set_section("overlap", SectionStatus::kOk);
+  for (const auto& f : overlap_findings(r)) doc.add_finding(f);
+}
+
+std::string render_overlap(const OverlapResult& r) {
+  std::string s = fmt::format(
+      "# fabcheck overlap: {} ranks on {} host{}, {} ({}), {} iterations{} in {:.1f} s\n", r.nranks,
+      r.hosts.size(), r.hosts.size() == 1 ? "" : "s", r.backend, r.mpi_library, r.options.iters,
+      r.options.poll_us > 0 ? fmt::format(", polled variant: MPI_Test every {:g} us", r.options.poll_us) : "",
+      r.duration_s);
+  s += fmt::format("# compute kernel: {} ({:.4f} us per unit on rank 0)\n", r.compute_kernel, r.us_per_unit);
+  s += "# overlap = clamp(1 - (t_both - t_compute) / t_comm, 0, 1) of the medians; times p50/p99 in us, "
+       "slowest "
+       "rank\n";
+  s += fmt::format("# {:<14} {:>6} {:>17} {:>17} {:>17} {:>7} {:>17} {:>8} {:>8}\n", "coll", "size", "t_comm",
+                   "t_compute", "t_both", "overlap", "t_both_poll", "ov_poll", "slowdown");
+  auto pair = [](const core::Summary& x) { return fmt::format("{:.1f}/{:.1f}", x.p50, x.p99); };
+  for (const auto& p : r.points) {
+    s += fmt::format("  {:<14} {:>6} {:>17} {:>17} {:>17} {:>7} {:>17} {:>8} {:>8}\n", core::name(p.coll),
+                     core::format_size(p.size_bytes), pair(p.t_comm), pair(p.t_compute), pair(p.t_both),
+                     p.have_overlap ? fmt::format("{:.2f}", p.overlap) : "-",
+                     p.polled ? pair(p.t_both_poll) : "-",
+                     p.have_overlap_poll ? fmt::format("{:.2f}", p.overlap_poll) : "-",
+                     fmt::format("{:.2f}", compute_slowdown(p)));
+  }
+  const auto findings = overlap_findings(r);
+  if (findings.empty()) s += "# no overlap finding\n";
+  for (const auto& f : findings) s += fmt::format("# {} {}: {}\n", name(f.severity), f.code, f.message);
+  return s;
+}
+
+}  // namespace fabcheck::report

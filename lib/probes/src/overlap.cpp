@@ -1,0 +1,288 @@
+// The overlap probe (issue 23): nonblocking collectives against a calibrated CPU compute kernel.
+#include "fabcheck/probes/overlap.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <climits>
+#include <set>
+
+#include "fabcheck/comm/backend.hpp"
+#include "fabcheck/core/error.hpp"
+#include "fabcheck/core/overlap_math.hpp"
+#include "fabcheck/core/size.hpp"
+
+namespace fabcheck::probes {
+namespace {
+
+constexpr int kChains = 8;
+constexpr int kStepsPerUnit = 64;  // one unit = kChains × kStepsPerUnit FMAs
+
+// The kernels' results land here, so the compiler cannot drop the work.
+volatile double g_sink = 0;
+
+// A kernel duration long enough that now_us()'s resolution and the loop overhead do not matter.
+constexpr double kCalibrateUs = 2000;
+
+double calibrate_us_per_unit() {
+  std::uint64_t units = 16;
+  double dt = 0;
+  double sink = 0;
+  for (;;) {
+    const double t0 = comm::now_us();
+    sink += overlap_compute_kernel(units, 1.0);
+    dt = comm::now_us() - t0;
+    if (dt >= kCalibrateUs || units >= (1ull << 40)) break;
+    units *= 2;
+  }
+  // The median of three runs of the length found: one preempted run does not size every kernel.
+  std::vector<double> runs;
+  for (int i = 0; i < 3; ++i) {
+    const double t0 = comm::now_us();
+    sink += overlap_compute_kernel(units, 1.0 + i);
+    runs.push_back((comm::now_us() - t0) / static_cast<double>(units));
+  }
+  std::sort(runs.begin(), runs.end());
+  g_sink = g_sink + sink;
+  return runs[1];
+}
+
+struct Timed {
+  double total_us = 0;    // the whole variant
+  double compute_us = 0;  // the compute inside it (polling: without the MPI_Test calls)
+  double test_us = 0;     // inside MPI_Test
+};
+
+class Variants {
+ public:
+  Variants(comm::CollBackend& be, const comm::CollCall& call, std::uint64_t units, std::uint64_t poll_units)
+      : be_(be), call_(call), units_(units), poll_units_(poll_units) {}
+
+  double comm_alone() {
+    const double t0 = comm::now_us();
+    be_.start(call_);
+    be_.wait_started();
+    return comm::now_us() - t0;
+  }
+
+  double compute_alone() {
+    const double t0 = comm::now_us();
+    sink_ += overlap_compute_kernel(units_, 1.0);
+    return comm::now_us() - t0;
+  }
+
+  // Post, compute (polling every poll_units units when poll), wait.
+  Timed both(bool poll) {
+    Timed t;
+    const double t0 = comm::now_us();
+    be_.start(call_);
+    const double c0 = comm::now_us();
+    if (!poll) {
+      sink_ += overlap_compute_kernel(units_, 1.0);
+    } else {
+      bool done = false;
+      for (std::uint64_t left = units_; left > 0;) {
+        const std::uint64_t u = std::min(left, poll_units_);
+        sink_ += overlap_compute_kernel(u, 1.0);
+        left -= u;
+        if (!done && left > 0) {
+          const double p0 = comm::now_us();
+          done = be_.test_started();
+          t.test_us += comm::now_us() - p0;
+        }
+      }
+    }
+    t.compute_us = comm::now_us() - c0 - t.test_us;
+    be_.wait_started();
+    t.total_us = comm::now_us() - t0;
+    return t;
+  }
+
+  double sink() const { return sink_; }
+
+ private:
+  comm::CollBackend& be_;
+  comm::CollCall call_;
+  std::uint64_t units_;
+  std::uint64_t poll_units_;
+  double sink_ = 0;
+};
+
+core::Summary max_over_ranks(const comm::Communicator& comm, std::vector<double> v) {
+  comm.allreduce(std::span<double>(v), comm::ScalarOp::kMax);
+  return core::summarize(v);
+}
+
+double median_of(std::vector<double> v) {
+  return v.empty() ? 0.0 : core::median(v).value_or(0.0);
+}
+
+model::OverlapPoint measure_point(const comm::Communicator& comm, comm::CollBackend& be,
+                                  core::Collective coll, std::uint64_t size_bytes, const OverlapOptions& o,
+                                  double us_per_unit, double& sink) {
+  const auto g = core::geometry(coll, core::Dtype::kFloat, size_bytes, comm.size());
+  void* send = be.alloc(std::max<std::uint64_t>(g.send_count, 1) * sizeof(float));
+  void* recv = be.alloc(std::max<std::uint64_t>(g.recv_count, 1) * sizeof(float));
+  comm::CollCall call;
+  call.coll = coll;
+  call.dtype = core::Dtype::kFloat;
+  call.op = core::RedOp::kSum;
+  call.send = send;
+  call.recv = recv;
+  call.geometry = g;
+
+  model::OverlapPoint p;
+  p.coll = coll;
+  p.size_bytes = size_bytes;
+  p.count = g.count;
+  p.polled = o.poll_us > 0;
+
+  Variants calib(be, call, 0, 1);
+  for (int i = 0; i < o.warmup; ++i) {
+    comm.barrier();
+    calib.comm_alone();
+  }
+  // Size the kernel to the collective: the slowest rank's median of three, the same target on every rank.
+  std::vector<double> first;
+  for (int i = 0; i < 3; ++i) {
+    comm.barrier();
+    first.push_back(calib.comm_alone());
+  }
+  p.compute_target_us = comm.allreduce(median_of(first), comm::ScalarOp::kMax);
+  double per_unit = us_per_unit;
+  std::uint64_t units = std::max<std::uint64_t>(1, core::compute_units_for(p.compute_target_us, per_unit));
+  // One trial of the kernel at full length, every rank at once (as in the timed loop): where ranks share
+  // cores, a long kernel runs slower than the short calibration did; scale the units by what it took.
+  {
+    comm.barrier();
+    Variants trial(be, call, units, units);
+    const double took = comm.allreduce(trial.compute_alone(), comm::ScalarOp::kMax);
+    sink += trial.sink();
+    if (took > 0) {
+      per_unit = took / static_cast<double>(units);
+      units = std::max<std::uint64_t>(1, core::compute_units_for(p.compute_target_us, per_unit));
+    }
+  }
+  const std::uint64_t poll_units =
+      o.poll_us > 0 ? std::max<std::uint64_t>(1, core::compute_units_for(o.poll_us, per_unit)) : units;
+  p.compute_units = static_cast<std::uint64_t>(
+      comm.allreduce(static_cast<std::int64_t>(comm.rank() == 0 ? units : 0), comm::ScalarOp::kSum));
+
+  // The variants interleave iteration by iteration, so drift of the machine (another job, frequency)
+  // reaches all of them alike.
+  Variants v(be, call, units, poll_units);
+  const auto n = static_cast<std::size_t>(o.iters);
+  std::vector<double> t_comm(n), t_compute(n), t_both(n), during(n), t_poll(n), test(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    comm.barrier();
+    t_comm[i] = v.comm_alone();
+    comm.barrier();
+    t_compute[i] = v.compute_alone();
+    comm.barrier();
+    const Timed b = v.both(false);
+    t_both[i] = b.total_us;
+    during[i] = b.compute_us;
+    if (p.polled) {
+      comm.barrier();
+      const Timed bp = v.both(true);
+      t_poll[i] = bp.total_us;
+      test[i] = bp.test_us;
+    }
+  }
+  sink += v.sink() + calib.sink();
+  be.free(send);
+  be.free(recv);
+
+  p.t_comm = max_over_ranks(comm, t_comm);
+  p.t_compute = max_over_ranks(comm, t_compute);
+  p.t_both = max_over_ranks(comm, t_both);
+  p.compute_during = max_over_ranks(comm, during);
+  if (auto ov = core::overlap_fraction(p.t_comm.p50, p.t_compute.p50, p.t_both.p50)) {
+    p.overlap = *ov;
+    p.have_overlap = true;
+  }
+  p.overlap_mean = core::overlap_fraction(p.t_comm.mean, p.t_compute.mean, p.t_both.mean).value_or(0.0);
+  if (p.polled) {
+    p.t_both_poll = max_over_ranks(comm, t_poll);
+    const auto tests = max_over_ranks(comm, test);
+    p.test_us_mean = tests.mean;
+    if (auto ov = core::overlap_fraction(p.t_comm.p50, p.t_compute.p50, p.t_both_poll.p50)) {
+      p.overlap_poll = *ov;
+      p.have_overlap_poll = true;
+    }
+    p.overlap_poll_mean =
+        core::overlap_fraction(p.t_comm.mean, p.t_compute.mean, p.t_both_poll.mean).value_or(0.0);
+  }
+  return p;
+}
+
+}  // namespace
+
+double overlap_compute_kernel(std::uint64_t units, double seed) {
+  double x[kChains];
+  for (int k = 0; k < kChains; ++k) x[k] = seed + k;
+  for (std::uint64_t u = 0; u < units; ++u) {
+    for (int s = 0; s < kStepsPerUnit; ++s) {
+      for (int k = 0; k < kChains; ++k) x[k] = x[k] * 0.9999999 + 1e-7;  // bounded: converges to 1
+    }
+    asm volatile("" : "+m"(x));  // the chains stay; one unit is not folded into a closed form
+  }
+  double s = 0;
+  for (double v : x) s += v;
+  return s;
+}
+
+void validate(const OverlapOptions& o) {
+  if (o.collectives.empty())
+    throw UsageError("--coll: give at least one of allreduce, allgather, reducescatter");
+  for (auto c : o.collectives) {
+    if (c != core::Collective::kAllReduce && c != core::Collective::kAllGather &&
+        c != core::Collective::kReduceScatter) {
+      throw UsageError(fmt::format(
+          "--coll: overlap measures allreduce, allgather and reducescatter, not {} (drop it from the list)",
+          core::name(c)));
+    }
+  }
+  if (o.sizes_bytes.empty()) throw UsageError("--sizes: give at least one size (e.g. 1M,8M)");
+  for (auto s : o.sizes_bytes) {
+    if (s / sizeof(float) > static_cast<std::uint64_t>(INT_MAX)) {
+      throw UsageError(
+          fmt::format("--sizes: {} exceeds the MPI int count limit of float elements (use at most 8G)",
+                      core::format_size(s)));
+    }
+  }
+}
+
+std::optional<std::string> overlap_skip_reason(const comm::Communicator& comm) {
+  if (comm.size() < 2)
+    return std::string("overlap needs at least 2 ranks (a collective of one rank has nothing to overlap)");
+  return std::nullopt;
+}
+
+OverlapResult run_overlap(const comm::Communicator& comm, const OverlapOptions& o) {
+  validate(o);
+  if (auto why = overlap_skip_reason(comm)) throw UsageError(*why);
+  const double t0 = comm::now_us();
+  OverlapResult r;
+  r.nranks = comm.size();
+  r.hosts = comm.hosts();
+  r.options = o;
+  r.mpi_library = comm::Runtime::library_version();
+  if (auto nl = r.mpi_library.find('\n'); nl != std::string::npos) r.mpi_library.resize(nl);
+  r.compute_kernel = fmt::format(
+      "{} fused multiply-adds per unit on {} independent chains in registers: FLOP-bound, no memory traffic",
+      kChains * kStepsPerUnit, kChains);
+  comm.barrier();  // every rank calibrates at once, as the kernels will run
+  const double us_per_unit = calibrate_us_per_unit();
+  r.us_per_unit = comm.allreduce(comm.rank() == 0 ? us_per_unit : 0.0, comm::ScalarOp::kSum);
+  auto be = comm::make_backend("mpi", comm);
+  double sink = 0;
+  for (auto c : o.collectives) {
+    for (auto s : o.sizes_bytes) r.points.push_back(measure_point(comm, *be, c, s, o, us_per_unit, sink));
+  }
+  g_sink = g_sink + sink;
+  r.duration_s = (comm::now_us() - t0) / 1e6;
+  return r;
+}
+
+}  // namespace fabcheck::probes
