@@ -74,6 +74,14 @@ doc = json.load(open(out))
 if doc["run"]["sections"]["overlap"]["status"] != "ok" or [x["coll"] for x in doc["overlap"]["points"]] != ["allgather"]:
     fail("run step")
 
+# The default suite leaves overlap out (its 30 s budget) and says so; configs/extended.json has it.
+src = os.environ["FABCHECK_SOURCE_DIR"]
+d0 = subprocess.run([FAB, "run", "--dry-run"], capture_output=True, text=True, timeout=60)
+ext = subprocess.run([FAB, "run", "--dry-run", "--config", os.path.join(src, "configs", "extended.json")],
+                     capture_output=True, text=True, timeout=60)
+if "overlap  skipped: not in the config" not in d0.stdout or ext.returncode != 0 or "overlap  budget" not in ext.stdout:
+    fail(f"dry runs: {d0.stdout!r} {ext.stdout!r} {ext.stderr!r}")
+
 # Bad input: exit 2, exactly one fabcheck stderr line, no report written.
 for args, word in ([["--coll", "broadcast"], "--coll"], [["--sizes", "0"], "--sizes"],
                    [["--iters", "0"], "--iters"], [["--poll-us", "-1"], "--poll-us"]):
