@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <tuple>
+#include <utility>
 
 #include "command.hpp"
 #include "fabcheck/core/error.hpp"
@@ -27,15 +29,49 @@ struct ProjectCli {
   double compute_s = 0;
   double overlap = 0;
   std::string bucket;
+  double p2p_us = 0;
   std::string json;
   CLI::Option* compute_opt = nullptr;
   CLI::Option* overlap_opt = nullptr;
   CLI::Option* bucket_opt = nullptr;
+  CLI::Option* p2p_opt = nullptr;
 };
 
 std::string collective_models(report::Parallelism p) {
-  return p == report::Parallelism::kDdp ? "ring allreduce t = 2(n-1)*alpha + 2(n-1)/n * S/busBw"
-                                        : "ring allgather/reducescatter t = (n-1)*alpha + (n-1)/n * S/busBw";
+  switch (p) {
+    case report::Parallelism::kDdp:
+      return "ring allreduce t = 2(n-1)*alpha + 2(n-1)/n * S/busBw";
+    case report::Parallelism::kFsdp:
+      return "ring allgather/reducescatter t = (n-1)*alpha + (n-1)/n * S/busBw";
+    case report::Parallelism::kPp:
+      break;
+  }
+  return "point to point t_p2p = alpha + S/busBw (a send's busBw is its algBw, nccl-tests sendrecv factor 1)";
+}
+
+// pp: one hop at the activation size, typed in (--p2p-us) or from alpha + S/busBw.
+std::pair<double, std::string> pipeline_hop_us(const ProjectCli& cli, const report::WorkloadProfile& p) {
+  if (cli.p2p_opt->count() > 0) return {cli.p2p_us, "--p2p-us"};
+  return {cli.alpha_us + p.pp_activation_bytes / (cli.busbw_gbps * 1e3), "alpha + S/busBw"};
+}
+
+std::string pipeline_lines(const report::WorkloadProjection& w) {
+  const auto& pl = *w.pipeline;
+  std::string out = fmt::format(
+      "#   {} stages, {} micro-batches: t_f {:.6f} s, t_b {:.6f} s per micro-batch per stage; one hop of "
+      "{:.0f} B "
+      "= {:.3f} us ({})\n",
+      pl.stages, pl.micro_batches, pl.forward_s, pl.backward_s, pl.activation_bytes, pl.p2p_us,
+      pl.p2p_source);
+  out +=
+      "#   bubble = (p-1)(t_f + t_b + 2 t_p2p) / (m(t_f + t_b) + (p-1)(t_f + t_b + 2 t_p2p)), 1F1B and GPipe "
+      "alike (Narayanan et al. SC'21 2.2.1)\n";
+  out += fmt::format(
+      "#   t_compute_s {:.6f}  t_bubble_s {:.6f}  t_step_s {:.6f}  bubble_1f1b {:.6f}  bubble_gpipe {:.6f}  "
+      "efficiency {:.6f}\n",
+      w.t_compute_s, pl.t_bubble_s, pl.t_step_s, pl.bubble_fraction_1f1b, pl.bubble_fraction_gpipe,
+      w.efficiency);
+  return out;
 }
 
 int run_project(const ProjectCli& cli, const RunContext& ctx) {
@@ -90,6 +126,21 @@ int run_project(const ProjectCli& cli, const RunContext& ctx) {
     if (p.bucket_bytes == 0) throw UsageError("--bucket: must be > 0 (e.g. 25M)");
     override_note("bucket_bytes", cli.bucket);
   }
+  const bool pp = p.parallelism == report::Parallelism::kPp;
+  if (cli.p2p_opt->count() > 0) {
+    if (!pp)
+      throw UsageError(
+          fmt::format("--p2p-us: workload '{}' is not pp (the hop time applies to pp only)", p.name));
+    if (!(cli.p2p_us >= 0) || !std::isfinite(cli.p2p_us))
+      throw UsageError(
+          fmt::format("--p2p-us: {} must be >= 0 (microseconds per activation hop)", cli.p2p_us));
+  }
+  if (pp && (cli.compute_opt->count() > 0 || cli.overlap_opt->count() > 0)) {
+    throw UsageError(fmt::format(
+        "--compute-s/--overlap: workload '{}' is pp: its compute is m x (t_f + t_b) and the bubble is not "
+        "overlapped (edit pp_forward_s / pp_backward_s in a --workloads file)",
+        p.name));
+  }
   report::validate(p, fmt::format("--workload {}", p.name));
   if (!cli.json.empty()) report::check_writable(cli.json, "--json");
 
@@ -105,7 +156,8 @@ int run_project(const ProjectCli& cli, const RunContext& ctx) {
   };
   auto project_at = [&](int n) {
     const auto c = curves_at(n);
-    report::WorkloadCurves v{&c.ar, &c.ag, &c.rs};
+    report::WorkloadCurves v{&c.ar, &c.ag, &c.rs, std::nullopt, ""};
+    if (pp) std::tie(v.p2p_us, v.p2p_source) = pipeline_hop_us(cli, p);
     return report::project_workload(p, v);
   };
   const report::WorkloadProjection w = project_at(nranks);
@@ -116,7 +168,9 @@ int run_project(const ProjectCli& cli, const RunContext& ctx) {
   out += fmt::format("#   fabric: busBw {} GB/s, alpha {} us, {} hosts x {} ranks = {} ranks\n",
                      cli.busbw_gbps, cli.alpha_us, cli.hosts, cli.ranks_per_host, nranks);
   out += fmt::format("#   model: {} (beta = busBw)\n", collective_models(p.parallelism));
-  if (p.parallelism == report::Parallelism::kDdp) {
+  if (pp) {
+    out += pipeline_lines(w);
+  } else if (p.parallelism == report::Parallelism::kDdp) {
     const std::uint64_t full = w.grad_bytes / p.bucket_bytes, rem = w.grad_bytes % p.bucket_bytes;
     out += fmt::format("#   gradients {} B in {} buckets of {} ({} full{})\n", w.grad_bytes, w.buckets,
                        core::format_size(p.bucket_bytes), full,
@@ -129,18 +183,21 @@ int run_project(const ProjectCli& cli, const RunContext& ctx) {
     out += fmt::format("#   {:>6} x {} ({:.0f} B): {:.3f} us each, {:.6f} s\n", s.count, s.what,
                        s.lookup.size_bytes, s.lookup.time_us, s.total_s);
   }
-  out += fmt::format(
-      "#   t_compute_s {:.6f}  overlap {:.4f}  t_comm_s {:.6f}  t_last_bucket_s {:.6f}  exposed_s {:.6f}"
-      "  efficiency {:.6f}\n",
-      w.t_compute_s, w.overlap, w.t_comm_s, w.t_last_bucket_s, w.exposed_s, w.efficiency);
+  if (!pp)
+    out += fmt::format(
+        "#   t_compute_s {:.6f}  overlap {:.4f}  t_comm_s {:.6f}  t_last_bucket_s {:.6f}  exposed_s {:.6f}"
+        "  efficiency {:.6f}\n",
+        w.t_compute_s, w.overlap, w.t_comm_s, w.t_last_bucket_s, w.exposed_s, w.efficiency);
   out += report::score_sentence(p.name, cli.hosts, w.efficiency, w.exposed_s,
                                 fmt::format("a fabric with busBw {} GB/s", cli.busbw_gbps)) +
          "\n";
-  out += fmt::format("# projection ({}):\n", report::kRingProjectionLabel);
+  if (pp) out += "# projection: none for pp (the bubble does not depend on the data-parallel width)\n";
+  if (!pp) out += fmt::format("# projection ({}):\n", report::kRingProjectionLabel);
   out += fmt::format("#  {:>6}  {:>7}  {:>12}  {:>12}  {:>10}\n", "hosts", "nranks", "t_comm_s", "exposed_s",
                      "efficiency");
   nlohmann::json proj = nlohmann::json::array();
   for (int k : report::kProjectionFactors) {
+    if (pp) break;
     const long long n2 = nranks_ll * k;
     if (n2 > 8000000) break;
     const report::WorkloadProjection pk = project_at(static_cast<int>(n2));
@@ -167,6 +224,7 @@ int run_project(const ProjectCli& cli, const RunContext& ctx) {
           {"ranks_per_host", cli.ranks_per_host},
           {"nranks", nranks},
           {"workload", p.name},
+          {"p2p_us", w.pipeline ? nlohmann::json(w.pipeline->p2p_us) : nlohmann::json(nullptr)},
           {"workloads_source", set.source}}},
         {"result", report::projection_json(w)},
         {"sentence", report::score_sentence(p.name, cli.hosts, w.efficiency, w.exposed_s,
@@ -199,6 +257,8 @@ std::function<int(const RunContext&)> setup_project(CLI::App& sub) {
       sub.add_option("--overlap", cli->overlap, "Override the profile's overlap fraction, in [0, 1]");
   cli->bucket_opt =
       sub.add_option("--bucket", cli->bucket, "Override the DDP bucket size (K/M/G binary, e.g. 25M)");
+  cli->p2p_opt = sub.add_option("--p2p-us", cli->p2p_us,
+                                "pp: one activation hop in us (default: alpha + activation bytes / busBw)");
   sub.add_option("--json,-J,--out", cli->json, "Write the projection as JSON to FILE (atomically)");
   return [cli](const RunContext& ctx) { return run_project(*cli, ctx); };
 }

@@ -85,6 +85,30 @@ with tempfile.TemporaryDirectory() as tmp:
             "bytes_per_grad": {"value": 4, "why": "t"}, "bucket_bytes": {"value": "1M", "why": "t"},
             "compute_s": {"value": -0.5, "why": "t"}, "overlap": {"value": 0.5, "why": "t"}}]}, f)
     bad_cases.append(["--busbw", "10", "--hosts", "8", "--workloads", wl_file])
+
+    # Pipeline parallel (issue 23): the worked example of tests/unit/test_pipeline.cpp, p = 4, m = 8,
+    # t_f = 10 ms, t_b = 20 ms, one hop 1000 us: bubble 96 / 336 = 2/7, efficiency 240 / 336 = 5/7.
+    pp_file = os.path.join(os.environ["FABCHECK_TEST_DATA"], "workloads", "pp_worked_example.json")
+    pp_json = os.path.join(tmp, "pp.json")
+    r = run(["--busbw", "10", "--hosts", "4", "--workloads", pp_file, "--p2p-us", "1000", "--json", pp_json])
+    check(r.returncode == 0, f"pp: exit {r.returncode}: {r.stderr}")
+    res = json.load(open(pp_json))["project"]["result"]
+    check(abs(res["efficiency"] - 5 / 7) < 1e-9, f"pp efficiency {res['efficiency']}, want 5/7")
+    pl = res["pipeline"]
+    check(abs(pl["bubble_fraction_1f1b"] - 2 / 7) < 1e-9 and abs(pl["bubble_fraction_gpipe"] - 2 / 7) < 1e-9,
+          f"pp bubble {pl}")
+    check(pl["p2p_source"] == "--p2p-us" and pl["p2p_us"] == 1000, f"pp hop {pl}")
+    check("bubble_1f1b 0.285714" in r.stdout and "efficiency 0.714286" in r.stdout, f"pp console: {r.stdout}")
+    # Without --p2p-us the hop is alpha + S/busBw: 2 MiB at 10 GB/s = 209.7152 us (alpha 0):
+    # bubble = 3 x (30 + 0.4194304) ms / (240 + 91.2582912) ms.
+    r = run(["--busbw", "10", "--hosts", "4", "--workloads", pp_file, "--json", pp_json])
+    pl = json.load(open(pp_json))["project"]["result"]["pipeline"]
+    want = 3 * (0.030 + 2 * 209.7152e-6) / (0.240 + 3 * (0.030 + 2 * 209.7152e-6))
+    check(abs(pl["p2p_us"] - 209.7152) < 1e-9 and abs(pl["bubble_fraction_1f1b"] - want) < 1e-12,
+          f"pp from busBw: {pl}, want bubble {want}")
+    bad_cases.append(["--busbw", "10", "--hosts", "4", "--workloads", pp_file, "--p2p-us", "-1"])
+    bad_cases.append(["--busbw", "10", "--hosts", "4", "--workloads", pp_file, "--overlap", "0.5"])
+    bad_cases.append(["--busbw", "10", "--hosts", "8", "--p2p-us", "100"])  # ddp: no hop time
     for args in bad_cases:
         bad_json = os.path.join(tmp, "bad.json")
         r = run(args + ["--json", bad_json])

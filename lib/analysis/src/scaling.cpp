@@ -107,28 +107,54 @@ json projection_json(const WorkloadProjection& w) {
                   {"projected", s.lookup.projected},
                   {"points", points_json(s.lookup.points_used)}});
   }
-  return {{"workload", w.workload},
-          {"parallelism", parallelism_name(w.parallelism)},
-          {"nranks", w.nranks},
-          {"efficiency", w.efficiency},
-          {"t_compute_s", w.t_compute_s},
-          {"t_comm_s", w.t_comm_s},
-          {"t_last_bucket_s", w.t_last_bucket_s},
-          {"exposed_s", w.exposed_s},
-          {"overlap", w.overlap},
-          {"method", w.method},
-          {"grad_bytes", w.grad_bytes},
-          {"buckets", w.buckets},
-          {"curve_points", cp}};
+  json out = {{"workload", w.workload},
+              {"parallelism", parallelism_name(w.parallelism)},
+              {"nranks", w.nranks},
+              {"efficiency", w.efficiency},
+              {"t_compute_s", w.t_compute_s},
+              {"t_comm_s", w.t_comm_s},
+              {"t_last_bucket_s", w.t_last_bucket_s},
+              {"exposed_s", w.exposed_s},
+              {"overlap", w.overlap},
+              {"method", w.method},
+              {"grad_bytes", w.grad_bytes},
+              {"buckets", w.buckets},
+              {"curve_points", cp}};
+  if (w.pipeline) {
+    const auto& pl = *w.pipeline;
+    out["pipeline"] = {{"stages", pl.stages},
+                       {"micro_batches", pl.micro_batches},
+                       {"activation_bytes", pl.activation_bytes},
+                       {"forward_s", pl.forward_s},
+                       {"backward_s", pl.backward_s},
+                       {"p2p_us", pl.p2p_us},
+                       {"p2p_source", pl.p2p_source},
+                       {"bubble_fraction_1f1b", pl.bubble_fraction_1f1b},
+                       {"bubble_fraction_gpipe", pl.bubble_fraction_gpipe},
+                       {"t_step_s", pl.t_step_s},
+                       {"t_bubble_s", pl.t_bubble_s},
+                       {"formula",
+                        "bubble = (p-1)(t_f + t_b + 2 t_p2p) / (m(t_f + t_b) + (p-1)(t_f + t_b + 2 t_p2p)), "
+                        "1F1B and GPipe alike "
+                        "(Narayanan et al. SC'21 2.2.1; Huang et al. NeurIPS'19)"}};
+  }
+  return out;
 }
 
 json assumptions_json(const WorkloadProfile& p, bool measured, bool intra_node_only) {
   json a = json::array();
   for (const auto& x : p.assumptions) a.push_back(fmt::format("{} = {}: {}", x.field, x.value, x.why));
-  a.push_back(
-      "exposed = max(t_last_bucket, t_comm - overlap * t_compute); efficiency = t_compute / (t_compute + "
-      "exposed) (DESIGN §5)");
-  if (p.parallelism == Parallelism::kDdp) {
+  if (p.parallelism != Parallelism::kPp) {
+    a.push_back(
+        "exposed = max(t_last_bucket, t_comm - overlap * t_compute); efficiency = t_compute / (t_compute + "
+        "exposed) (DESIGN §5)");
+  }
+  if (p.parallelism == Parallelism::kPp) {
+    a.push_back(
+        "PP: bubble = (p-1)(t_f + t_b + 2 t_p2p) per step, efficiency = m(t_f + t_b) / (m(t_f + t_b) + "
+        "bubble); "
+        "hops inside the steady state overlap compute (1F1B; GPipe has the same bubble)");
+  } else if (p.parallelism == Parallelism::kDdp) {
     a.push_back(
         "DDP allreduces all gradients in buckets; the last bucket, always exposed, is taken to be a full "
         "bucket (the conservative choice); a remainder bucket is counted once");

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "fabcheck/core/error.hpp"
+#include "fabcheck/core/pipeline_math.hpp"
 
 namespace fabcheck::report {
 
@@ -226,11 +227,34 @@ CurveLookup CommCurve::time_at(double size_bytes) const {
 }
 
 std::string parallelism_name(Parallelism p) {
-  return p == Parallelism::kDdp ? "ddp" : "fsdp";
+  switch (p) {
+    case Parallelism::kDdp:
+      return "ddp";
+    case Parallelism::kFsdp:
+      return "fsdp";
+    case Parallelism::kPp:
+      return "pp";
+  }
+  return "?";
 }
 
 void validate(const WorkloadProfile& p, const std::string& where) {
   auto bad = [&](const std::string& msg) { throw UsageError(fmt::format("{}: {}", where, msg)); };
+  if (p.parallelism == Parallelism::kPp) {
+    if (p.pp_stages < 2)
+      bad(fmt::format("pp_stages {} must be >= 2 (one stage is no pipeline)", p.pp_stages));
+    if (p.pp_micro_batches < 1) bad(fmt::format("pp_micro_batches {} must be >= 1", p.pp_micro_batches));
+    if (!(p.pp_activation_bytes > 0) || !std::isfinite(p.pp_activation_bytes)) {
+      bad(fmt::format("pp_activation_bytes {} must be > 0 (micro-batch x sequence x hidden x bytes)",
+                      p.pp_activation_bytes));
+    }
+    std::string why;
+    if (!core::pipeline_step(core::PipelineSchedule::kOneFOneB, p.pp_stages, p.pp_micro_batches,
+                             p.pp_forward_s, p.pp_backward_s, 0, &why)) {
+      bad(fmt::format("pp_forward_s {} / pp_backward_s {}: {}", p.pp_forward_s, p.pp_backward_s, why));
+    }
+    return;
+  }
   if (!(p.compute_s > 0) || !std::isfinite(p.compute_s)) {
     bad(fmt::format("compute_s {} must be > 0 (seconds of compute per step)", p.compute_s));
   }
@@ -283,7 +307,52 @@ CommStep make_step(std::string what, const CommCurve& curve, std::uint64_t count
 
 }  // namespace
 
+namespace {
+
+WorkloadProjection project_pipeline(const WorkloadProfile& p, const WorkloadCurves& curves) {
+  if (!curves.p2p_us) {
+    throw std::invalid_argument(
+        "pp needs the point-to-point time of one activation hop (fabcheck project --p2p-us or --busbw; the "
+        "scaling step does not measure it yet)");
+  }
+  const double t_p2p_s = *curves.p2p_us * 1e-6;
+  std::string why;
+  const auto s = core::pipeline_step(core::PipelineSchedule::kOneFOneB, p.pp_stages, p.pp_micro_batches,
+                                     p.pp_forward_s, p.pp_backward_s, t_p2p_s, &why);
+  const auto g = core::pipeline_step(core::PipelineSchedule::kGpipe, p.pp_stages, p.pp_micro_batches,
+                                     p.pp_forward_s, p.pp_backward_s, t_p2p_s, &why);
+  if (!s || !g) throw std::invalid_argument("pp: " + why);
+  WorkloadProjection w;
+  w.workload = p.name;
+  w.parallelism = p.parallelism;
+  w.nranks = p.pp_stages;
+  w.t_compute_s = s->t_ideal_s;
+  w.overlap = 0;
+  w.t_comm_s = 2.0 * (p.pp_stages - 1) * t_p2p_s;
+  w.t_last_bucket_s = 0;
+  w.exposed_s = s->t_bubble_s;
+  w.efficiency = s->efficiency;
+  w.method = curves.p2p_source;
+  WorkloadProjection::Pipeline pl;
+  pl.stages = p.pp_stages;
+  pl.micro_batches = p.pp_micro_batches;
+  pl.activation_bytes = p.pp_activation_bytes;
+  pl.forward_s = p.pp_forward_s;
+  pl.backward_s = p.pp_backward_s;
+  pl.p2p_us = *curves.p2p_us;
+  pl.p2p_source = curves.p2p_source;
+  pl.bubble_fraction_1f1b = s->bubble_fraction;
+  pl.bubble_fraction_gpipe = g->bubble_fraction;
+  pl.t_step_s = s->t_step_s;
+  pl.t_bubble_s = s->t_bubble_s;
+  w.pipeline = pl;
+  return w;
+}
+
+}  // namespace
+
 WorkloadProjection project_workload(const WorkloadProfile& p, const WorkloadCurves& curves) {
+  if (p.parallelism == Parallelism::kPp) return project_pipeline(p, curves);
   WorkloadProjection w;
   w.workload = p.name;
   w.parallelism = p.parallelism;

@@ -69,15 +69,27 @@ WorkloadSet parse_workloads(std::string_view text, const std::string& source) {
       if (!w["description"].is_string()) r.fail(base + "/description", "must be a string");
       p.description = w["description"].get<std::string>();
     }
-    static const std::set<std::string> kKnown = {
-        "name",         "description", "parallelism", "parameters", "bytes_per_grad", "bytes_per_param",
-        "bucket_bytes", "fsdp_units",  "compute_s",   "overlap"};
+    static const std::set<std::string> kKnown = {"name",
+                                                 "description",
+                                                 "parallelism",
+                                                 "parameters",
+                                                 "bytes_per_grad",
+                                                 "bytes_per_param",
+                                                 "bucket_bytes",
+                                                 "fsdp_units",
+                                                 "compute_s",
+                                                 "overlap",
+                                                 "pp_stages",
+                                                 "pp_micro_batches",
+                                                 "pp_activation_bytes",
+                                                 "pp_forward_s",
+                                                 "pp_backward_s"};
     for (const auto& [k, v] : w.items()) {
       if (!kKnown.count(k)) {
         r.fail(base + "/" + k,
                "unknown key (allowed: name, description, parallelism, parameters, bytes_per_grad, "
-               "bytes_per_param, "
-               "bucket_bytes, fsdp_units, compute_s, overlap)");
+               "bytes_per_param, bucket_bytes, fsdp_units, compute_s, overlap, pp_stages, pp_micro_batches, "
+               "pp_activation_bytes, pp_forward_s, pp_backward_s)");
       }
     }
     // Every number is {"value": ..., "why": "..."}.
@@ -113,8 +125,45 @@ WorkloadSet parse_workloads(std::string_view text, const std::string& source) {
       p.parallelism = Parallelism::kDdp;
     } else if (par_s == "fsdp") {
       p.parallelism = Parallelism::kFsdp;
+    } else if (par_s == "pp") {
+      p.parallelism = Parallelism::kPp;
     } else {
-      r.fail(base + "/parallelism/value", "must be \"ddp\" or \"fsdp\"");
+      r.fail(base + "/parallelism/value", "must be \"ddp\", \"fsdp\" or \"pp\"");
+    }
+    if (p.parallelism == Parallelism::kPp) {
+      auto integer = [&](const char* key) {
+        const json* v = field(key, true);
+        if (!v->is_number_integer()) r.fail(base + "/" + key + "/value", "must be an integer");
+        const long long n = v->get<long long>();
+        if (n < 1 || n > 1000000) r.fail(base + "/" + key + "/value", "must be between 1 and 1000000");
+        return static_cast<int>(n);
+      };
+      p.pp_stages = integer("pp_stages");
+      p.pp_micro_batches = integer("pp_micro_batches");
+      const json* act = field("pp_activation_bytes", true);
+      if (act->is_string()) {
+        try {
+          p.pp_activation_bytes = static_cast<double>(
+              core::parse_size(act->get<std::string>(), base + "/pp_activation_bytes/value"));
+        } catch (const UsageError& e) {
+          throw UsageError(fmt::format("{} {}", source, e.what()));
+        }
+      } else {
+        p.pp_activation_bytes = number("pp_activation_bytes", act);
+      }
+      p.pp_forward_s = number("pp_forward_s", field("pp_forward_s", true));
+      p.pp_backward_s = number("pp_backward_s", field("pp_backward_s", true));
+      for (const char* k : {"parameters", "bytes_per_grad", "bytes_per_param", "bucket_bytes", "fsdp_units",
+                            "compute_s", "overlap"}) {
+        if (w.contains(k))
+          r.fail(base + "/" + k,
+                 "not a pp field (pp takes pp_stages, pp_micro_batches, pp_activation_bytes, "
+                 "pp_forward_s, pp_backward_s; its compute is m x (t_f + t_b))");
+      }
+      p.compute_s = p.pp_micro_batches * (p.pp_forward_s + p.pp_backward_s);
+      validate(p, fmt::format("{} {} ({})", source, base, p.name));
+      set.profiles.push_back(std::move(p));
+      continue;
     }
     p.parameters = number("parameters", field("parameters", true));
     p.bytes_per_grad = number("bytes_per_grad", field("bytes_per_grad", true));

@@ -153,9 +153,10 @@ class CommCurve {
 enum class Parallelism {
   kDdp,   ///< DistributedDataParallel: allreduce of all gradients in buckets
   kFsdp,  ///< FullyShardedDataParallel: per unit 2 allgathers (forward, backward) + 1 reducescatter
+  kPp,    ///< pipeline parallel: stages pass activations point to point; the bubble (core::pipeline_step)
 };
 
-/// "ddp" or "fsdp".
+/// "ddp", "fsdp" or "pp".
 std::string parallelism_name(Parallelism p);
 
 /// One stated assumption of a profile: a field, its value as written, and why.
@@ -177,13 +178,20 @@ struct WorkloadProfile {
   double overlap = 0;                   ///< fraction of t_compute communication can hide behind, [0, 1]
   std::uint64_t bucket_bytes = 0;       ///< DDP bucket size (> 0 for ddp)
   int fsdp_units = 0;                   ///< FSDP units (> 0 for fsdp)
+  int pp_stages = 0;                    ///< pp: pipeline stages p (≥ 2)
+  int pp_micro_batches = 0;             ///< pp: micro-batches per step m (≥ 1)
+  double pp_activation_bytes = 0;       ///< pp: bytes one micro-batch sends across one stage boundary
+  double pp_forward_s = 0;              ///< pp: forward compute per micro-batch per stage, t_f
+  double pp_backward_s = 0;             ///< pp: backward compute per micro-batch per stage, t_b
   std::vector<Assumption> assumptions;  ///< every number with its reason
 };
 
 /// Checks a profile. Messages name `where` then the field, e.g. "workload x: overlap 1.5 is outside [0, 1]
 /// (...)".
 /// @throws UsageError (one line) on: compute_s ≤ 0 or not finite, overlap outside [0, 1], parameters ≤ 0,
-///         bytes_per_grad/bytes_per_param ≤ 0, ddp with bucket_bytes 0, fsdp with fsdp_units < 1.
+///         bytes_per_grad/bytes_per_param ≤ 0, ddp with bucket_bytes 0, fsdp with fsdp_units < 1; pp with
+///         pp_stages < 2, pp_micro_batches < 1, pp_activation_bytes ≤ 0, pp_forward_s/pp_backward_s < 0 or
+///         both 0 (pp needs none of parameters, bytes_per_grad, overlap; compute_s = m·(t_f + t_b)).
 void validate(const WorkloadProfile& p, const std::string& where);
 
 /// One group of identical communication operations within a step.
@@ -213,6 +221,16 @@ struct WorkloadProjection {
   std::vector<CommStep> steps;  ///< what was summed
   std::string method;  ///< "measured", "interpolation", "extrapolation", "interpolation+extrapolation",
                        ///< "model" ... (distinct lookup methods joined by '+')
+  /// pp only: the pipeline step (core::pipeline_step, 1F1B; GPipe's bubble is the same) and its inputs.
+  struct Pipeline {
+    int stages = 0, micro_batches = 0;
+    double activation_bytes = 0, forward_s = 0, backward_s = 0;
+    double p2p_us = 0;       ///< one hop at activation_bytes
+    std::string p2p_source;  ///< where p2p_us came from ("--p2p-us", "alpha + S/busBw")
+    double bubble_fraction_1f1b = 0, bubble_fraction_gpipe = 0;
+    double t_step_s = 0, t_bubble_s = 0;
+  };
+  std::optional<Pipeline> pipeline;
 };
 
 /// The communication curves a projection may need (null = not measured).
@@ -220,6 +238,10 @@ struct WorkloadCurves {
   const CommCurve* allreduce = nullptr;      ///< DDP
   const CommCurve* allgather = nullptr;      ///< FSDP
   const CommCurve* reducescatter = nullptr;  ///< FSDP
+  /// pp: one point-to-point hop at the profile's activation size, µs, and where it came from; absent = not
+  /// known (the projection of a pp profile then throws std::invalid_argument).
+  std::optional<double> p2p_us;
+  std::string p2p_source;
 };
 
 /// Projects a profile (DESIGN §5 step 2).
@@ -230,7 +252,11 @@ struct WorkloadCurves {
 /// = total gathered) and 1 reducescatter of parameters·bytes_per_grad/U bytes (size column = total input);
 /// the last unit's reducescatter is the exposed last bucket.
 /// exposed = max(t_last_bucket, t_comm − overlap·t_compute); efficiency = t_compute/(t_compute + exposed).
-/// @throws std::invalid_argument when a needed curve is null (message names the collective).
+/// PP: t_compute = m·(t_f + t_b) of one stage, t_comm = 2(p − 1)·t_p2p (the fill and drain hops; the others
+/// overlap compute), exposed = the bubble (p − 1)·(t_f + t_b + 2·t_p2p), so efficiency = 1 − bubble fraction
+/// (core::pipeline_step).
+/// @throws std::invalid_argument when a needed curve is null (message names the collective), or a pp profile
+///         has no p2p_us.
 WorkloadProjection project_workload(const WorkloadProfile& p, const WorkloadCurves& curves);
 
 /// Bucket-size advice from a measured allreduce curve: the smallest measured size whose busBw reaches
