@@ -188,13 +188,22 @@ int run_project(const ProjectCli& cli, const RunContext& ctx) {
         "#   t_compute_s {:.6f}  overlap {:.4f}  t_comm_s {:.6f}  t_last_bucket_s {:.6f}  exposed_s {:.6f}"
         "  efficiency {:.6f}\n",
         w.t_compute_s, w.overlap, w.t_comm_s, w.t_last_bucket_s, w.exposed_s, w.efficiency);
-  out += report::score_sentence(p.name, cli.hosts, w.efficiency, w.exposed_s,
-                                fmt::format("a fabric with busBw {} GB/s", cli.busbw_gbps)) +
-         "\n";
-  if (pp) out += "# projection: none for pp (the bubble does not depend on the data-parallel width)\n";
-  if (!pp) out += fmt::format("# projection ({}):\n", report::kRingProjectionLabel);
-  out += fmt::format("#  {:>6}  {:>7}  {:>12}  {:>12}  {:>10}\n", "hosts", "nranks", "t_comm_s", "exposed_s",
-                     "efficiency");
+  const std::string sentence =
+      pp ? fmt::format(
+               "For {} ({} stages, {} micro-batches) the pipeline bubble idles every stage {:.1f} % of the "
+               "step ({:.1f} ms of {:.1f} ms, {:.1f} ms of it activation hops): {:.1f} % of ideal.",
+               p.name, w.pipeline->stages, w.pipeline->micro_batches, 100 * w.pipeline->bubble_fraction_1f1b,
+               1e3 * w.exposed_s, 1e3 * w.pipeline->t_step_s, 1e3 * w.t_comm_s, 100 * w.efficiency)
+         : report::score_sentence(p.name, cli.hosts, w.efficiency, w.exposed_s,
+                                  fmt::format("a fabric with busBw {} GB/s", cli.busbw_gbps));
+  out += sentence + "\n";
+  if (pp) {
+    out += "# projection: none for pp (the bubble does not depend on the data-parallel width)\n";
+  } else {
+    out += fmt::format("# projection ({}):\n", report::kRingProjectionLabel);
+    out += fmt::format("#  {:>6}  {:>7}  {:>12}  {:>12}  {:>10}\n", "hosts", "nranks", "t_comm_s",
+                       "exposed_s", "efficiency");
+  }
   nlohmann::json proj = nlohmann::json::array();
   for (int k : report::kProjectionFactors) {
     if (pp) break;
@@ -227,8 +236,7 @@ int run_project(const ProjectCli& cli, const RunContext& ctx) {
           {"p2p_us", w.pipeline ? nlohmann::json(w.pipeline->p2p_us) : nlohmann::json(nullptr)},
           {"workloads_source", set.source}}},
         {"result", report::projection_json(w)},
-        {"sentence", report::score_sentence(p.name, cli.hosts, w.efficiency, w.exposed_s,
-                                            fmt::format("a fabric with busBw {} GB/s", cli.busbw_gbps))},
+        {"sentence", sentence},
         {"projection", proj},
         {"assumptions", report::assumptions_json(p, false, false)}};
     doc.set_section("project", report::SectionStatus::kOk);

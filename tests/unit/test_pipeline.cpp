@@ -32,8 +32,8 @@ TEST(Pipeline, WorkedExampleByHand) {
   EXPECT_NEAR(core::pipeline_step(core::PipelineSchedule::kGpipe, 4, 8, 0.010, 0.020, 0)->bubble_fraction,
               3.0 / 11.0, 1e-12);
   // One stage: no bubble.
-  EXPECT_DOUBLE_EQ(core::pipeline_step(core::PipelineSchedule::kOneFOneB, 1, 8, 0.01, 0.02, 0.5)->bubble_fraction,
-                   0.0);
+  EXPECT_DOUBLE_EQ(
+      core::pipeline_step(core::PipelineSchedule::kOneFOneB, 1, 8, 0.01, 0.02, 0.5)->bubble_fraction, 0.0);
 }
 
 TEST(Pipeline, RefusesBadInput) {
@@ -53,7 +53,8 @@ std::string pipeline_test_data(const std::string& name) {
 }
 
 TEST(Pipeline, ProfileParsesAndProjects) {
-  const auto set = report::parse_workloads(pipeline_test_data("pp_worked_example.json"), "pp_worked_example.json");
+  const auto set =
+      report::parse_workloads(pipeline_test_data("pp_worked_example.json"), "pp_worked_example.json");
   const auto& p = report::find_workload(set, "");
   ASSERT_EQ(p.parallelism, report::Parallelism::kPp);
   EXPECT_EQ(p.pp_stages, 4);
