@@ -9,6 +9,7 @@
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/report/document.hpp"
 #include "fabcheck/report/scaling.hpp"
+#include "fabcheck/report/scaling_overlap.hpp"
 
 using namespace fabcheck;
 using namespace fabcheck::report;
@@ -192,4 +193,76 @@ TEST(ScalingSection, BusbwDropIsAWarning) {
                    }(),
                    one_profile(0.04, 0.25)),
                UsageError);
+}
+
+// issue 23: the measured overlap (an `overlap` section) replaces the profile's assumed one.
+namespace {
+
+json overlap_section_for_test() {
+  auto pt = [](const char* coll, double size, double ov, json ov_poll) {
+    return json{{"coll", coll}, {"size_bytes", size}, {"overlap", ov}, {"overlap_poll", ov_poll}};
+  };
+  return {{"poll_us", 100.0},
+          {"points", json::array({pt("allreduce", 1 << 20, 0.9, 0.95), pt("allreduce", 8 << 20, 0.05, 0.10),
+                                  pt("allgather", 8 << 20, 0.0, nullptr)})}};
+}
+
+}  // namespace
+
+TEST(ScalingOverlap, NearestSizePolledFirst) {
+  const WorkloadSet set = one_profile(0.004, 0.65);  // ddp, 4M buckets
+  const auto m = measured_overlap_for(overlap_section_for_test(), set.profiles.at(0));
+  ASSERT_TRUE(m);
+  // 4M is nearer 8M than 1M in log size (|ln 2| < |ln 4|): the 8M point, its polled figure.
+  EXPECT_EQ(m->size_bytes, 8u << 20);
+  EXPECT_DOUBLE_EQ(m->value, 0.10);
+  EXPECT_EQ(m->variant, "polled");
+  EXPECT_FALSE(measured_overlap_for(json(), set.profiles.at(0)));
+  const WorkloadSet used = with_measured_overlap(set, overlap_section_for_test());
+  EXPECT_DOUBLE_EQ(used.profiles.at(0).overlap, 0.10);
+  bool said = false;
+  for (const auto& a : used.profiles.at(0).assumptions)
+    said |= a.field == "overlap" && a.why.find("measured by the overlap step") != std::string::npos &&
+            a.why.find("assumed 0.65") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
+TEST(ScalingOverlap, ScoreUsesMeasuredOverlapAndSaysSo) {
+  Document doc;
+  doc.json()["sweeps"] = json::array({sweep_entry(Collective::kAllReduce, 4, 64.0 * 1024 * 1024)});
+  doc.json()["overlap"] = overlap_section_for_test();
+  const WorkloadSet set = one_profile(0.004, 0.65);
+  add_scaling(doc, groups_result(2.0, 1.9), set);
+  const json& s = doc.json()["score"];
+  EXPECT_EQ(s["overlap_basis"], "measured");
+  EXPECT_DOUBLE_EQ(s["overlap_assumed"].get<double>(), 0.65);
+  EXPECT_DOUBLE_EQ(s["overlap_measured"].get<double>(), 0.10);
+  EXPECT_DOUBLE_EQ(s["inputs"]["overlap"].get<double>(), 0.10);
+  // The same projections computed directly with each overlap.
+  const MeasuredCurves c = curves_from_sweeps(doc.json()["sweeps"]);
+  WorkloadProfile measured = set.profiles.at(0);
+  measured.overlap = 0.10;
+  EXPECT_DOUBLE_EQ(s["scaling_efficiency"].get<double>(), project_workload(measured, c.view()).efficiency);
+  EXPECT_DOUBLE_EQ(s["scaling_efficiency_assumed_overlap"].get<double>(),
+                   project_workload(set.profiles.at(0), c.view()).efficiency);
+  int below = 0;
+  for (const auto& f : doc.json()["findings"]) {
+    if (f["code"] != "OVERLAP_BELOW_ASSUMPTION") continue;
+    ++below;
+    EXPECT_EQ(f["severity"], "warn");
+    EXPECT_NE(f["message"].get<std::string>().find("assumed 0.65, measured 0.10"), std::string::npos) << f;
+  }
+  EXPECT_EQ(below, 1);
+  EXPECT_NE(render_scaling(groups_result(2.0, 1.9), doc).find("overlap 0.10 measured (assumed 0.65)"),
+            std::string::npos);
+}
+
+TEST(ScalingOverlap, NoOverlapSectionKeepsTheAssumption) {
+  Document doc;
+  doc.json()["sweeps"] = json::array({sweep_entry(Collective::kAllReduce, 4, 64.0 * 1024 * 1024)});
+  add_scaling(doc, groups_result(2.0, 1.9), one_profile(0.004, 0.65));
+  const json& s = doc.json()["score"];
+  EXPECT_EQ(s["overlap_basis"], "assumed");
+  EXPECT_TRUE(s["overlap_measured"].is_null());
+  for (const auto& f : doc.json()["findings"]) EXPECT_NE(f["code"], "OVERLAP_BELOW_ASSUMPTION");
 }

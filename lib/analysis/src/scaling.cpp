@@ -8,6 +8,7 @@
 
 #include "fabcheck/core/collective.hpp"
 #include "fabcheck/core/size.hpp"
+#include "fabcheck/report/scaling_overlap.hpp"
 
 namespace fabcheck::report {
 
@@ -457,11 +458,63 @@ json score_json(Document& doc, const WorkloadProfile& reference, int hosts, int 
   return score;
 }
 
+// The measured overlap beside the profile's assumption (issue 23): score.overlap_basis, the efficiency with
+// the assumption, and OVERLAP_BELOW_ASSUMPTION (warn) when the measurement falls short of it by more than
+// kOverlapAssumptionGap.
+void overlap_basis(Document& doc, json& score, const WorkloadProfile& assumed, const WorkloadProfile& used,
+                   const std::optional<MeasuredOverlap>& m, const MeasuredCurves& curves) {
+  score["overlap_basis"] = m ? "measured" : "assumed";
+  score["overlap_assumed"] = assumed.overlap;
+  score["overlap_measured"] = m ? json(m->value) : json(nullptr);
+  score["overlap_measured_on"] = m ? json({{"coll", m->coll},
+                                           {"size_bytes", m->size_bytes},
+                                           {"variant", m->variant},
+                                           {"poll_us", m->poll_us}})
+                                   : json(nullptr);
+  if (!m) return;
+  json assumed_eff = nullptr;
+  try {
+    assumed_eff = project_workload(assumed, curves.view()).efficiency;
+  } catch (const std::invalid_argument&) {
+  }
+  score["scaling_efficiency_assumed_overlap"] = assumed_eff;
+  if (assumed.overlap - m->value <= kOverlapAssumptionGap) return;
+  const std::string eff =
+      score["scaling_efficiency"].is_number() && assumed_eff.is_number()
+          ? fmt::format(": score {:.1f} % instead of {:.1f} %",
+                        100 * score["scaling_efficiency"].get<double>(), 100 * assumed_eff.get<double>())
+          : "";
+  doc.add_finding(
+      {Severity::kWarn,
+       "OVERLAP_BELOW_ASSUMPTION",
+       fmt::format(
+           "This fabric and MPI do not overlap as {} assumes: assumed {:.2f}, measured {:.2f} ({} {}{}){}.",
+           used.name, assumed.overlap, m->value, m->coll, core::format_size(m->size_bytes),
+           m->variant == "polled" ? fmt::format(", MPI_Test every {:g} us", m->poll_us) : ", no MPI calls",
+           eff),
+       {{"workload", used.name},
+        {"overlap_assumed", assumed.overlap},
+        {"overlap_measured", m->value},
+        {"measured_on", score["overlap_measured_on"]},
+        {"scaling_efficiency", score["scaling_efficiency"]},
+        {"scaling_efficiency_assumed_overlap", assumed_eff},
+        {"gap", kOverlapAssumptionGap}},
+       "see OVERLAP_NO_PROGRESS: let the MPI progress during compute (a progress thread, MPI_Test), or plan "
+       "with "
+       "the measured overlap"});
+}
+
 }  // namespace
 
-void add_scaling(Document& doc, const model::ScalingResult& r, const WorkloadSet& workloads) {
-  const WorkloadProfile& reference = find_workload(workloads, r.options.workload, "--workload");
+void add_scaling(Document& doc, const model::ScalingResult& r, const WorkloadSet& assumed_workloads) {
   json& root = doc.json();
+  // issue 23: a measured overlap (the overlap step ran before) replaces each profile's assumed one.
+  const json no_overlap;
+  const json& overlap_section = root.contains("overlap") ? root["overlap"] : no_overlap;
+  const WorkloadSet workloads = with_measured_overlap(assumed_workloads, overlap_section);
+  const WorkloadProfile& reference = find_workload(workloads, r.options.workload, "--workload");
+  const WorkloadProfile& reference_assumed =
+      find_workload(assumed_workloads, r.options.workload, "--workload");
   const bool intra = r.intra_node_only;
   const int hosts = std::max(1, r.world_hosts);
 
@@ -478,6 +531,8 @@ void add_scaling(Document& doc, const model::ScalingResult& r, const WorkloadSet
   scaling_findings(doc, r, scaling);
   root["scaling"] = scaling;
   root["score"] = score_json(doc, reference, hosts, curves.nranks, intra, ref);
+  overlap_basis(doc, root["score"], reference_assumed, reference,
+                measured_overlap_for(overlap_section, reference), curves);
 
   if (r.groups.empty() && !have_curves) {
     doc.set_section("scaling", SectionStatus::kSkipped,
@@ -541,10 +596,14 @@ std::string render_scaling(const model::ScalingResult& r, const Document& doc) {
     out += sc["sentence"].get<std::string>() + "\n";
     const json& in = sc["inputs"];
     out += fmt::format(
-        "#   t_compute {:.4f} s, t_comm {:.4f} s, last bucket {:.4f} s, overlap {:.2f}, exposed {:.4f} s "
+        "#   t_compute {:.4f} s, t_comm {:.4f} s, last bucket {:.4f} s, overlap {:.2f}{}, exposed {:.4f} s "
         "({}){}\n",
         in["t_compute_s"].get<double>(), in["t_comm_s"].get<double>(), in["t_last_bucket_s"].get<double>(),
-        in["overlap"].get<double>(), in["exposed_s"].get<double>(), in["method"].get<std::string>(),
+        in["overlap"].get<double>(),
+        sc.value("overlap_basis", "") == "measured"
+            ? fmt::format(" measured (assumed {:.2f})", sc["overlap_assumed"].get<double>())
+            : "",
+        in["exposed_s"].get<double>(), in["method"].get<std::string>(),
         r.intra_node_only ? "; intra_node_only" : "");
   } else {
     out +=
