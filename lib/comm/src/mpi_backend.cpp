@@ -401,14 +401,12 @@ class MpiBackend final : public CollBackend {
   bool group_needs_own_buffers() const override { return true; }
 
   void start(const CollCall& c) override {
-    if (started_) throw RuntimeFailure("mpi backend: start() while a started call is pending");
-    requests_.clear();
+    if (started_calls_.empty()) requests_.clear();
     post(c);
-    started_call_ = c;
-    started_ = true;
+    started_calls_.push_back(c);
   }
   bool test_started() override {
-    if (!started_) return true;
+    if (started_calls_.empty()) return true;
     int done = 0;
     check_mpi(MPI_Testall(static_cast<int>(requests_.size()), requests_.data(), &done, MPI_STATUSES_IGNORE),
               "MPI_Testall");
@@ -416,7 +414,7 @@ class MpiBackend final : public CollBackend {
     return done != 0;
   }
   void wait_started() override {
-    if (!started_) return;
+    if (started_calls_.empty()) return;
     check_mpi(MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE),
               "MPI_Waitall");
     finish_started();
@@ -443,12 +441,11 @@ class MpiBackend final : public CollBackend {
   int size_;
   Float16Ops f16_ops_;
   std::vector<MPI_Request> requests_;  // run_group's or start()'s pending operations
-  CollCall started_call_;              // start()'s call, while started_
-  bool started_ = false;
+  std::vector<CollCall> started_calls_;  // start()'s calls since the last completion
 
   void finish_started() {
-    started_ = false;
-    finish_avg(started_call_);
+    for (const CollCall& c : started_calls_) finish_avg(c);
+    started_calls_.clear();
   }
 };
 

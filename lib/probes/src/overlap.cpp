@@ -7,45 +7,15 @@
 #include <climits>
 #include <set>
 
+#include "compute_kernel.hpp"
 #include "fabcheck/comm/backend.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/core/overlap_math.hpp"
 #include "fabcheck/core/size.hpp"
+#include "overlap_point.hpp"
 
 namespace fabcheck::probes {
 namespace {
-
-constexpr int kChains = 8;
-constexpr int kStepsPerUnit = 64;  // one unit = kChains × kStepsPerUnit FMAs
-
-// The kernels' results land here, so the compiler cannot drop the work.
-volatile double g_sink = 0;
-
-// A kernel duration long enough that now_us()'s resolution and the loop overhead do not matter.
-constexpr double kCalibrateUs = 2000;
-
-double calibrate_us_per_unit() {
-  std::uint64_t units = 16;
-  double dt = 0;
-  double sink = 0;
-  for (;;) {
-    const double t0 = comm::now_us();
-    sink += overlap_compute_kernel(units, 1.0);
-    dt = comm::now_us() - t0;
-    if (dt >= kCalibrateUs || units >= (1ull << 40)) break;
-    units *= 2;
-  }
-  // The median of three runs of the length found: one preempted run does not size every kernel.
-  std::vector<double> runs;
-  for (int i = 0; i < 3; ++i) {
-    const double t0 = comm::now_us();
-    sink += overlap_compute_kernel(units, 1.0 + i);
-    runs.push_back((comm::now_us() - t0) / static_cast<double>(units));
-  }
-  std::sort(runs.begin(), runs.end());
-  g_sink = g_sink + sink;
-  return runs[1];
-}
 
 struct Timed {
   double total_us = 0;    // the whole variant
@@ -67,7 +37,7 @@ class Variants {
 
   double compute_alone() {
     const double t0 = comm::now_us();
-    sink_ += overlap_compute_kernel(units_, 1.0);
+    detail::compute_polling(nullptr, units_, 0);
     return comm::now_us() - t0;
   }
 
@@ -77,35 +47,18 @@ class Variants {
     const double t0 = comm::now_us();
     be_.start(call_);
     const double c0 = comm::now_us();
-    if (!poll) {
-      sink_ += overlap_compute_kernel(units_, 1.0);
-    } else {
-      bool done = false;
-      for (std::uint64_t left = units_; left > 0;) {
-        const std::uint64_t u = std::min(left, poll_units_);
-        sink_ += overlap_compute_kernel(u, 1.0);
-        left -= u;
-        if (!done && left > 0) {
-          const double p0 = comm::now_us();
-          done = be_.test_started();
-          t.test_us += comm::now_us() - p0;
-        }
-      }
-    }
+    t.test_us = detail::compute_polling(poll ? &be_ : nullptr, units_, poll ? poll_units_ : 0);
     t.compute_us = comm::now_us() - c0 - t.test_us;
     be_.wait_started();
     t.total_us = comm::now_us() - t0;
     return t;
   }
 
-  double sink() const { return sink_; }
-
  private:
   comm::CollBackend& be_;
   comm::CollCall call_;
   std::uint64_t units_;
   std::uint64_t poll_units_;
-  double sink_ = 0;
 };
 
 core::Summary max_over_ranks(const comm::Communicator& comm, std::vector<double> v) {
@@ -117,9 +70,13 @@ double median_of(std::vector<double> v) {
   return v.empty() ? 0.0 : core::median(v).value_or(0.0);
 }
 
-model::OverlapPoint measure_point(const comm::Communicator& comm, comm::CollBackend& be,
-                                  core::Collective coll, std::uint64_t size_bytes, const OverlapOptions& o,
-                                  double us_per_unit, double& sink) {
+}  // namespace
+
+namespace detail {
+
+model::OverlapPoint measure_overlap_point(const comm::Communicator& comm, comm::CollBackend& be,
+                                          core::Collective coll, std::uint64_t size_bytes,
+                                          const OverlapOptions& o, double us_per_unit) {
   const auto g = core::geometry(coll, core::Dtype::kFloat, size_bytes, comm.size());
   void* send = be.alloc(std::max<std::uint64_t>(g.send_count, 1) * sizeof(float));
   void* recv = be.alloc(std::max<std::uint64_t>(g.recv_count, 1) * sizeof(float));
@@ -157,7 +114,6 @@ model::OverlapPoint measure_point(const comm::Communicator& comm, comm::CollBack
     comm.barrier();
     Variants trial(be, call, units, units);
     const double took = comm.allreduce(trial.compute_alone(), comm::ScalarOp::kMax);
-    sink += trial.sink();
     if (took > 0) {
       per_unit = took / static_cast<double>(units);
       units = std::max<std::uint64_t>(1, core::compute_units_for(p.compute_target_us, per_unit));
@@ -189,7 +145,6 @@ model::OverlapPoint measure_point(const comm::Communicator& comm, comm::CollBack
       test[i] = bp.test_us;
     }
   }
-  sink += v.sink() + calib.sink();
   be.free(send);
   be.free(recv);
 
@@ -216,21 +171,7 @@ model::OverlapPoint measure_point(const comm::Communicator& comm, comm::CollBack
   return p;
 }
 
-}  // namespace
-
-double overlap_compute_kernel(std::uint64_t units, double seed) {
-  double x[kChains];
-  for (int k = 0; k < kChains; ++k) x[k] = seed + k;
-  for (std::uint64_t u = 0; u < units; ++u) {
-    for (int s = 0; s < kStepsPerUnit; ++s) {
-      for (int k = 0; k < kChains; ++k) x[k] = x[k] * 0.9999999 + 1e-7;  // bounded: converges to 1
-    }
-    asm volatile("" : "+m"(x));  // the chains stay; one unit is not folded into a closed form
-  }
-  double s = 0;
-  for (double v : x) s += v;
-  return s;
-}
+}  // namespace detail
 
 void validate(const OverlapOptions& o) {
   if (o.collectives.empty())
@@ -269,18 +210,15 @@ OverlapResult run_overlap(const comm::Communicator& comm, const OverlapOptions& 
   r.options = o;
   r.mpi_library = comm::Runtime::library_version();
   if (auto nl = r.mpi_library.find('\n'); nl != std::string::npos) r.mpi_library.resize(nl);
-  r.compute_kernel = fmt::format(
-      "{} fused multiply-adds per unit on {} independent chains in registers: FLOP-bound, no memory traffic",
-      kChains * kStepsPerUnit, kChains);
+  r.compute_kernel = detail::compute_kernel_description();
   comm.barrier();  // every rank calibrates at once, as the kernels will run
-  const double us_per_unit = calibrate_us_per_unit();
+  const double us_per_unit = detail::calibrate_us_per_unit();
   r.us_per_unit = comm.allreduce(comm.rank() == 0 ? us_per_unit : 0.0, comm::ScalarOp::kSum);
   auto be = comm::make_backend("mpi", comm);
-  double sink = 0;
   for (auto c : o.collectives) {
-    for (auto s : o.sizes_bytes) r.points.push_back(measure_point(comm, *be, c, s, o, us_per_unit, sink));
+    for (auto s : o.sizes_bytes)
+      r.points.push_back(detail::measure_overlap_point(comm, *be, c, s, o, us_per_unit));
   }
-  g_sink = g_sink + sink;
   r.duration_s = (comm::now_us() - t0) / 1e6;
   return r;
 }

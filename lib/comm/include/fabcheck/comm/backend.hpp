@@ -68,15 +68,16 @@ class CollBackend {
   virtual bool group_needs_own_buffers() const { return false; }
   /// Starts one call and returns without waiting for it (issue 23, the overlap probe): mpi posts its
   /// nonblocking form (MPI_Iallreduce, MPI_Iallgather, MPI_Ireduce_scatter_block …, MPI 4.1 §6.12); a
-  /// backend without one runs it as run() does. One started call at a time; finish it with wait_started().
+  /// backend without one runs it as run() does. Several calls may be started before they are finished (each
+  /// with buffers of its own, as run_group's); test_started() / wait_started() cover all of them.
   virtual void start(const CollCall& call) { run(call); }
-  /// True when the started call has completed on this rank. mpi: MPI_Test, which also lets MPI make progress
+  /// True when every started call has completed on this rank. mpi: MPI_Test, which also lets MPI make progress
   /// (MPI 4.1 §3.7.4: progress is only guaranteed inside MPI calls). Default: synchronize(), then true.
   virtual bool test_started() {
     synchronize();
     return true;
   }
-  /// Waits for the started call (mpi: MPI_Wait). Default: synchronize().
+  /// Waits for every started call (mpi: MPI_Waitall). Default: synchronize().
   virtual void wait_started() { synchronize(); }
   /// Waits until every issued call has completed on this rank (no-op for mpi).
   virtual void synchronize() = 0;
