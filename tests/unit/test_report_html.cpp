@@ -205,3 +205,27 @@ TEST(ReportHtml, FailedTransportIsNeverAGoodCard) {
   r["transport"]["health"] = {{"status", "ok"}};
   EXPECT_NE(render_html(r).find("<div class=\"card good\" id=\"transport\">"), std::string::npos);
 }
+
+TEST(ReportHtml, OverlapSectionTablesEveryPointOrSaysItIsAbsent) {
+  const json summary = {{"samples", 4}, {"p50", 100.0}, {"p99", 120.0}};
+  json r = {{"schema_version", 1},
+            {"overlap",
+             {{"backend", "mpi"},
+              {"nranks", 4},
+              {"poll_us", 100},
+              {"points",
+               {{{"coll", "allreduce"},
+                 {"size_bytes", 8 << 20},
+                 {"t_comm_us", summary},
+                 {"t_compute_us", summary},
+                 {"t_both_us", summary},
+                 {"overlap", 0.125},
+                 {"t_both_poll_us", nullptr},
+                 {"overlap_poll", nullptr}}}}}}};
+  const std::string page = render_html(r);
+  EXPECT_NE(page.find("<td>allreduce</td><td>8M</td><td>100 / 120</td>"), std::string::npos) << page;
+  EXPECT_NE(page.find("<td>0.125</td>"), std::string::npos);
+  EXPECT_NE(page.find("docs/DESIGN.md §5"), std::string::npos);
+  const std::string empty = render_html(json{{"schema_version", 1}});
+  EXPECT_NE(empty.find("no overlap measurement in this report"), std::string::npos);
+}
