@@ -440,7 +440,7 @@ class MpiBackend final : public CollBackend {
   int rank_;
   int size_;
   Float16Ops f16_ops_;
-  std::vector<MPI_Request> requests_;  // run_group's or start()'s pending operations
+  std::vector<MPI_Request> requests_;    // run_group's or start()'s pending operations
   std::vector<CollCall> started_calls_;  // start()'s calls since the last completion
 
   void finish_started() {

@@ -71,8 +71,9 @@ class CollBackend {
   /// backend without one runs it as run() does. Several calls may be started before they are finished (each
   /// with buffers of its own, as run_group's); test_started() / wait_started() cover all of them.
   virtual void start(const CollCall& call) { run(call); }
-  /// True when every started call has completed on this rank. mpi: MPI_Test, which also lets MPI make progress
-  /// (MPI 4.1 §3.7.4: progress is only guaranteed inside MPI calls). Default: synchronize(), then true.
+  /// True when every started call has completed on this rank. mpi: MPI_Test, which also lets MPI make
+  /// progress (MPI 4.1 §3.7.4: progress is only guaranteed inside MPI calls). Default: synchronize(), then
+  /// true.
   virtual bool test_started() {
     synchronize();
     return true;
