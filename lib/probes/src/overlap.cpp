@@ -66,10 +66,6 @@ core::Summary max_over_ranks(const comm::Communicator& comm, std::vector<double>
   return core::summarize(v);
 }
 
-double median_of(std::vector<double> v) {
-  return v.empty() ? 0.0 : core::median(v).value_or(0.0);
-}
-
 }  // namespace
 
 namespace detail {
@@ -105,7 +101,7 @@ model::OverlapPoint measure_overlap_point(const comm::Communicator& comm, comm::
     comm.barrier();
     first.push_back(calib.comm_alone());
   }
-  p.compute_target_us = comm.allreduce(median_of(first), comm::ScalarOp::kMax);
+  p.compute_target_us = comm.allreduce(core::median(first).value_or(0.0), comm::ScalarOp::kMax);
   double per_unit = us_per_unit;
   std::uint64_t units = std::max<std::uint64_t>(1, core::compute_units_for(p.compute_target_us, per_unit));
   // One trial of the kernel at full length, every rank at once (as in the timed loop): where ranks share
@@ -152,21 +148,18 @@ model::OverlapPoint measure_overlap_point(const comm::Communicator& comm, comm::
   p.t_compute = max_over_ranks(comm, t_compute);
   p.t_both = max_over_ranks(comm, t_both);
   p.compute_during = max_over_ranks(comm, during);
-  if (auto ov = core::overlap_fraction(p.t_comm.p50, p.t_compute.p50, p.t_both.p50)) {
-    p.overlap = *ov;
-    p.have_overlap = true;
-  }
-  p.overlap_mean = core::overlap_fraction(p.t_comm.mean, p.t_compute.mean, p.t_both.mean).value_or(0.0);
+  // The overlap of one variant: of the medians (have: defined), and of the means as OSU prints it.
+  auto overlap_of = [&p](const core::Summary& both, double& median_ov, bool& have, double& mean_ov) {
+    const auto ov = core::overlap_fraction(p.t_comm.p50, p.t_compute.p50, both.p50);
+    have = ov.has_value();
+    median_ov = ov.value_or(0.0);
+    mean_ov = core::overlap_fraction(p.t_comm.mean, p.t_compute.mean, both.mean).value_or(0.0);
+  };
+  overlap_of(p.t_both, p.overlap, p.have_overlap, p.overlap_mean);
   if (p.polled) {
     p.t_both_poll = max_over_ranks(comm, t_poll);
-    const auto tests = max_over_ranks(comm, test);
-    p.test_us_mean = tests.mean;
-    if (auto ov = core::overlap_fraction(p.t_comm.p50, p.t_compute.p50, p.t_both_poll.p50)) {
-      p.overlap_poll = *ov;
-      p.have_overlap_poll = true;
-    }
-    p.overlap_poll_mean =
-        core::overlap_fraction(p.t_comm.mean, p.t_compute.mean, p.t_both_poll.mean).value_or(0.0);
+    p.test_us_mean = max_over_ranks(comm, test).mean;
+    overlap_of(p.t_both_poll, p.overlap_poll, p.have_overlap_poll, p.overlap_poll_mean);
   }
   return p;
 }
