@@ -1,7 +1,7 @@
 # fabcheck run + configs/acceptance/vfabric.json on a 4-host virtual fabric (issue 8): every section filled, the gate
 # passes clean (exit 0) and fails with one host at 100mbit (exit 1, the failing checks named). ~60 s; bounds itself
 # to 200 s.
-fabcheck_script_test(NAME fabric_run_acceptance LABEL fabric TIMEOUT 240 LOCK vfabric
+fabcheck_script_test(NAME fabric_run_acceptance LABEL fabric TIMEOUT 320 LOCK vfabric
                      COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_run_acceptance.sh)
 set_tests_properties(fabric_run_acceptance PROPERTIES SKIP_RETURN_CODE 77)
 # The watchdog (issue 19): a data link pulled during the sweep and during pairs ends the job with exit 3 within

@@ -24,39 +24,10 @@ run_default() { # $1 = tag: sets rc; writes $FAB_TMP/$1.{json,out,hosts}
   sed -n '/^# fabcheck run: [A-Z]* -/,/^# fabcheck run: .*report/p' "$FAB_TMP/$1.out" >&2
 }
 
-# check.py TAG KIND [HOST | FROM TO]: the first screen's promises, from the report and the good-hosts file
-check() {
-  "$PY" - "$FAB_TMP" "$@" <<'PY'
-import json, sys
-tmp, tag, kind, *where = sys.argv[1:]
-d = json.load(open(f"{tmp}/{tag}.json"))
-good = [l.strip() for l in open(f"{tmp}/{tag}.hosts") if l.strip() and not l.startswith("#")]
-fs = d["findings"]
-loud = [f for f in fs if f["severity"] in ("warn", "fail")]
-print(f"  {tag}: first findings {[(f['severity'], f['code']) for f in fs[:3]]}; warn/fail "
-      f"{[f['code'] for f in loud]}; info {sorted(set(f['code'] for f in fs if f['severity'] == 'info'))}; "
-      f"good hosts {good}", file=sys.stderr)
-busy = [f for f in fs if f["code"] == "HOST_CPU_BUSY"]
-if busy:
-    print(f"  {tag}: {busy[0]['message']}", file=sys.stderr)
-if kind == "clean":
-    about_fabric = [f["code"] for f in loud if f["code"] != "HOST_CPU_BUSY"]
-    assert not about_fabric, f"clean fabric: warn/fail findings {about_fabric}"
-    assert len(good) == 4, good
-elif kind == "host":
-    slow = where[0]
-    first = fs[0]
-    assert first["severity"] == "fail" and first["evidence"].get("host") == slow, (slow, first)
-    assert slow not in good and len(good) == 3, (slow, good)
-else:
-    a, b = where
-    first = fs[0]
-    assert first["severity"] == "fail" and first["code"] == "PAIRS_SLOW_LINK", first
-    assert (first["evidence"]["from"], first["evidence"]["to"]) == (a, b), (a, b, first["evidence"])
-    blamed = [f["evidence"]["host"] for f in fs if f["severity"] == "fail" and "host" in f.get("evidence", {})]
-    assert not blamed, f"a host was blamed for one link: {blamed}"
-    assert len(good) == 4, good
-PY
+check() { # TAG KIND [HOST | FROM TO]: the first screen's promises (first_screen_check.py)
+  local tag=$1
+  shift
+  "$PY" "$FAB_DIR/first_screen_check.py" "$FAB_TMP/$tag.json" "$FAB_TMP/$tag.hosts" "$@"
 }
 
 for c in $CASES; do

@@ -99,14 +99,11 @@ std::vector<std::vector<RailReach>> rail_reachability(const NicsResult& r) {
   return m;
 }
 
-std::vector<Finding> nics_findings(const NicsResult& r) {
-  std::vector<Finding> out;
-  const auto dead = nics_dead(r);
-  const std::set<std::pair<int, int>> dead_set(dead.begin(), dead.end());
-  const auto reach = rail_reachability(r);
-  const std::size_t R = r.rails.size();
+namespace {
 
-  // Dead NICs first: they explain their unreachable pairs.
+// NICS_NIC_DOWN for each dead NIC (first: they explain their unreachable pairs).
+void add_dead_nics(const NicsResult& r, const std::vector<std::pair<int, int>>& dead,
+                   std::vector<Finding>& out) {
   for (auto [h, k] : dead) {
     const auto& n = nic_at(r, h, k);
     int tried = 0;
@@ -137,8 +134,13 @@ std::vector<Finding> nics_findings(const NicsResult& r) {
         n.name, n.name, n.name);
     out.push_back(std::move(f));
   }
+}
 
-  // Rail-only fabric.
+// NICS_RAIL_ONLY when no cross-rail pair connects and every rail works; returns whether the fabric is
+// rail-only.
+bool add_rail_only(const NicsResult& r, std::vector<Finding>& out) {
+  const auto reach = rail_reachability(r);
+  const std::size_t R = r.rails.size();
   int same_att = 0, same_ok = 0, cross_att = 0, cross_ok = 0;
   bool every_rail_works = true;
   for (std::size_t a = 0; a < R; ++a)
@@ -148,37 +150,39 @@ std::vector<Finding> nics_findings(const NicsResult& r) {
       if (a == b && reach[a][b].attempted > 0 && reach[a][b].reachable == 0) every_rail_works = false;
     }
   const bool rail_only = R >= 2 && cross_att > 0 && cross_ok == 0 && same_ok > 0 && every_rail_works;
-  if (rail_only) {
-    const auto it = r.env.find("NCCL_CROSS_NIC");
-    const std::string cross = it == r.env.end() ? "" : it->second;
-    Finding f;
-    f.code = "NICS_RAIL_ONLY";
-    // NCCL_CROSS_NIC (NCCL environment variables docs): 0 = the same NIC index on every node, 1 = allow
-    // different NICs, 2 (default) = prefer the same NIC but allow a different one.
-    f.severity = cross == "0" ? Severity::kInfo : cross == "1" ? Severity::kFail : Severity::kWarn;
-    f.message = fmt::format(
-        "rail-only fabric: 0 of {} cross-rail NIC pairs connect, {} of {} same-rail pairs do ({} rails){}",
-        cross_att, same_ok, same_att, R,
-        cross.empty() ? "; NCCL_CROSS_NIC is not set (NCCL's default 2 allows a cross-rail connection)"
-        : cross == "0"
-            ? "; NCCL_CROSS_NIC=0 keeps NCCL on one rail per connection"
-            : fmt::format("; NCCL_CROSS_NIC={} lets NCCL connect across rails, which this fabric cannot "
-                          "carry",
-                          cross));
-    f.evidence = {{"rails", R},
-                  {"cross_rail_attempted", cross_att},
-                  {"cross_rail_reachable", cross_ok},
-                  {"same_rail_attempted", same_att},
-                  {"same_rail_reachable", same_ok},
-                  {"nccl_cross_nic", cross.empty() ? json(nullptr) : json(cross)}};
-    f.remedy = cross == "0"
-                   ? "none needed: keep NCCL_CROSS_NIC=0 for jobs on this fabric"
-                   : "export NCCL_CROSS_NIC=0 for every job on this fabric (or join the rails' switch "
-                     "planes)";
-    out.push_back(std::move(f));
-  }
+  if (!rail_only) return false;
+  const auto it = r.env.find("NCCL_CROSS_NIC");
+  const std::string cross = it == r.env.end() ? "" : it->second;
+  Finding f;
+  f.code = "NICS_RAIL_ONLY";
+  // NCCL_CROSS_NIC (NCCL environment variables docs): 0 = the same NIC index on every node, 1 = allow
+  // different NICs, 2 (default) = prefer the same NIC but allow a different one.
+  f.severity = cross == "0" ? Severity::kInfo : cross == "1" ? Severity::kFail : Severity::kWarn;
+  f.message = fmt::format(
+      "rail-only fabric: 0 of {} cross-rail NIC pairs connect, {} of {} same-rail pairs do ({} rails){}",
+      cross_att, same_ok, same_att, R,
+      cross.empty() ? "; NCCL_CROSS_NIC is not set (NCCL's default 2 allows a cross-rail connection)"
+      : cross == "0"
+          ? "; NCCL_CROSS_NIC=0 keeps NCCL on one rail per connection"
+          : fmt::format("; NCCL_CROSS_NIC={} lets NCCL connect across rails, which this fabric cannot "
+                        "carry",
+                        cross));
+  f.evidence = {{"rails", R},
+                {"cross_rail_attempted", cross_att},
+                {"cross_rail_reachable", cross_ok},
+                {"same_rail_attempted", same_att},
+                {"same_rail_reachable", same_ok},
+                {"nccl_cross_nic", cross.empty() ? json(nullptr) : json(cross)}};
+  f.remedy = cross == "0" ? "none needed: keep NCCL_CROSS_NIC=0 for jobs on this fabric"
+                          : "export NCCL_CROSS_NIC=0 for every job on this fabric (or join the rails' switch "
+                            "planes)";
+  out.push_back(std::move(f));
+  return true;
+}
 
-  // Unreachable pairs of live NICs that the rail-only pattern does not explain.
+// NICS_UNREACHABLE: pairs of live NICs that did not connect and that the rail-only pattern does not explain.
+void add_unreachable(const NicsResult& r, const std::set<std::pair<int, int>>& dead_set, bool rail_only,
+                     std::vector<Finding>& out) {
   std::vector<std::string> unreach;
   int unreach_n = 0;
   for (const auto& l : r.links) {
@@ -204,8 +208,12 @@ std::vector<Finding> nics_findings(const NicsResult& r) {
         "rail-only fabric keep NCCL_CROSS_NIC=0";
     out.push_back(std::move(f));
   }
+}
 
-  // Slow NICs: a suspect host of a rail's matrix is that host's NIC on the rail.
+// NICS_SLOW_NIC / NICS_SLOW_HOST / NICS_SUSPECT_REFUTED: a suspect host of a rail's matrix is that host's NIC
+// on the rail; all of a host's data NICs slow is the host.
+void add_slow_nics(const NicsResult& r, std::vector<Finding>& out) {
+  const std::size_t R = r.rails.size();
   std::map<int, std::vector<std::pair<std::size_t, std::size_t>>> by_host;  // host -> (rail, suspect)
   for (std::size_t k = 0; k < R; ++k)
     for (std::size_t si = 0; si < r.rails[k].analysis.suspects.size(); ++si) {
@@ -291,8 +299,10 @@ std::vector<Finding> nics_findings(const NicsResult& r) {
                   {"impact", p0["impact"]}};
     out.push_back(std::move(f));
   }
+}
 
-  // Different NIC counts.
+// NICS_COUNT_MISMATCH: hosts with different numbers of data NICs.
+void add_count_mismatch(const NicsResult& r, std::vector<Finding>& out) {
   std::map<int, std::vector<std::string>> by_count;
   for (std::size_t h = 0; h < r.nics.size(); ++h) {
     int c = 0;
@@ -314,8 +324,10 @@ std::vector<Finding> nics_findings(const NicsResult& r) {
     f.remedy = "bring up the missing interfaces (ip -br addr) or narrow --ifaces to the NICs every host has";
     out.push_back(std::move(f));
   }
+}
 
-  // A data-path setting pointing at a management (non-data) interface.
+// NICS_MGMT_IN_USE: a data-path setting that points at a management (non-data) interface of host 0.
+void add_mgmt_in_use(const NicsResult& r, std::vector<Finding>& out) {
   std::vector<std::string> data0;
   if (!r.nics.empty())
     for (const auto& n : r.nics[0])
@@ -345,7 +357,20 @@ std::vector<Finding> nics_findings(const NicsResult& r) {
         "use {} (the management network is for the launcher; oob_tcp_if_include may stay on it)", fix);
     out.push_back(std::move(f));
   }
+}
 
+}  // namespace
+
+std::vector<Finding> nics_findings(const NicsResult& r) {
+  std::vector<Finding> out;
+  const auto dead = nics_dead(r);
+  const std::set<std::pair<int, int>> dead_set(dead.begin(), dead.end());
+  add_dead_nics(r, dead, out);
+  const bool rail_only = add_rail_only(r, out);
+  add_unreachable(r, dead_set, rail_only, out);
+  add_slow_nics(r, out);
+  add_count_mismatch(r, out);
+  add_mgmt_in_use(r, out);
   if (std::any_of(r.links.begin(), r.links.end(), [](const model::NicLink& l) { return !l.bound_device; })) {
     Finding f;
     f.severity = Severity::kInfo;

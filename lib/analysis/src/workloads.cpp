@@ -34,6 +34,170 @@ struct Reader {
 
 }  // namespace
 
+namespace {
+
+/// Reads one profile's fields: every number is {"value": ..., "why": "..."}, and errors name the JSON
+/// pointer.
+struct ProfileReader {
+  const Reader& r;
+  const json& w;
+  const std::string& base;
+  WorkloadProfile& p;
+
+  const json* field(const char* key, bool required) {
+    const std::string ptr = base + "/" + key;
+    if (!w.contains(key)) {
+      if (required) r.fail(ptr, "missing (write {\"value\": ..., \"why\": \"...\"})");
+      return nullptr;
+    }
+    const json& f = w[key];
+    if (!f.is_object() || !f.contains("value") || !f.contains("why")) {
+      r.fail(ptr, "must be {\"value\": ..., \"why\": \"the assumption behind it\"}");
+    }
+    for (const auto& [k, v] : f.items()) {
+      if (k != "value" && k != "why") r.fail(ptr + "/" + k, "unknown key (allowed: value, why)");
+    }
+    if (!f["why"].is_string() || f["why"].get<std::string>().empty()) {
+      r.fail(ptr + "/why", "must be a non-empty string: every number needs its assumption");
+    }
+    p.assumptions.push_back({key, value_text(f["value"]), f["why"].get<std::string>()});
+    return &f["value"];
+  }
+  double number(const char* key, const json* v) const {
+    if (!v->is_number()) r.fail(base + "/" + key + "/value", "must be a number");
+    const double d = v->get<double>();
+    if (!std::isfinite(d)) r.fail(base + "/" + key + "/value", "must be finite");
+    return d;
+  }
+  int integer(const char* key, bool required) {
+    const json* v = field(key, required);
+    if (v == nullptr) return 0;
+    if (!v->is_number_integer()) r.fail(base + "/" + key + "/value", "must be an integer");
+    const long long n = v->get<long long>();
+    if (n < 1 || n > 1000000) r.fail(base + "/" + key + "/value", "must be between 1 and 1000000");
+    return static_cast<int>(n);
+  }
+  /// A size such as "25M" (core::parse_size), the error prefixed with the file.
+  std::uint64_t size_text(const json* v, const std::string& ptr) const {
+    try {
+      return core::parse_size(v->get<std::string>(), ptr);
+    } catch (const UsageError& e) {
+      throw UsageError(fmt::format("{} {}", r.source, e.what()));
+    }
+  }
+};
+
+void check_profile_keys(const Reader& r, const json& w, const std::string& base) {
+  static const std::set<std::string> kKnown = {"name",
+                                               "description",
+                                               "parallelism",
+                                               "parameters",
+                                               "bytes_per_grad",
+                                               "bytes_per_param",
+                                               "bucket_bytes",
+                                               "fsdp_units",
+                                               "compute_s",
+                                               "overlap",
+                                               "pp_stages",
+                                               "pp_micro_batches",
+                                               "pp_activation_bytes",
+                                               "pp_forward_s",
+                                               "pp_backward_s"};
+  for (const auto& [k, v] : w.items()) {
+    if (!kKnown.count(k)) {
+      r.fail(base + "/" + k,
+             "unknown key (allowed: name, description, parallelism, parameters, bytes_per_grad, "
+             "bytes_per_param, bucket_bytes, fsdp_units, compute_s, overlap, pp_stages, pp_micro_batches, "
+             "pp_activation_bytes, pp_forward_s, pp_backward_s)");
+    }
+  }
+}
+
+/// The pipeline-parallel fields; its compute is m x (t_f + t_b).
+void read_pp_fields(ProfileReader& in) {
+  WorkloadProfile& p = in.p;
+  p.pp_stages = in.integer("pp_stages", true);
+  p.pp_micro_batches = in.integer("pp_micro_batches", true);
+  const json* act = in.field("pp_activation_bytes", true);
+  p.pp_activation_bytes = act->is_string()
+                              ? static_cast<double>(in.size_text(act, in.base + "/pp_activation_bytes/value"))
+                              : in.number("pp_activation_bytes", act);
+  p.pp_forward_s = in.number("pp_forward_s", in.field("pp_forward_s", true));
+  p.pp_backward_s = in.number("pp_backward_s", in.field("pp_backward_s", true));
+  for (const char* k : {"parameters", "bytes_per_grad", "bytes_per_param", "bucket_bytes", "fsdp_units",
+                        "compute_s", "overlap"}) {
+    if (in.w.contains(k))
+      in.r.fail(in.base + "/" + k,
+                "not a pp field (pp takes pp_stages, pp_micro_batches, pp_activation_bytes, "
+                "pp_forward_s, pp_backward_s; its compute is m x (t_f + t_b))");
+  }
+  p.compute_s = p.pp_micro_batches * (p.pp_forward_s + p.pp_backward_s);
+}
+
+/// The data-parallel (DDP / FSDP) fields.
+void read_dp_fields(ProfileReader& in) {
+  WorkloadProfile& p = in.p;
+  p.parameters = in.number("parameters", in.field("parameters", true));
+  p.bytes_per_grad = in.number("bytes_per_grad", in.field("bytes_per_grad", true));
+  if (const json* v = in.field("bytes_per_param", false)) {
+    p.bytes_per_param = in.number("bytes_per_param", v);
+  } else {
+    p.bytes_per_param = p.bytes_per_grad;
+  }
+  p.compute_s = in.number("compute_s", in.field("compute_s", true));
+  p.overlap = in.number("overlap", in.field("overlap", true));
+  const bool ddp = p.parallelism == Parallelism::kDdp;
+  if (const json* v = in.field("bucket_bytes", ddp)) {
+    const std::string ptr = in.base + "/bucket_bytes/value";
+    if (v->is_string()) {
+      p.bucket_bytes = in.size_text(v, ptr);
+    } else if (v->is_number_unsigned() || (v->is_number_integer() && v->get<long long>() > 0)) {
+      p.bucket_bytes = v->get<std::uint64_t>();
+    } else {
+      in.r.fail(ptr, "must be a positive byte count or a size such as \"25M\"");
+    }
+  }
+  if (const int units = in.integer("fsdp_units", !ddp); units > 0) p.fsdp_units = units;
+}
+
+WorkloadProfile read_profile(const Reader& r, const json& w, const std::string& base,
+                             std::set<std::string>& names) {
+  if (!w.is_object()) r.fail(base, "must be an object");
+  WorkloadProfile p;
+  if (!w.contains("name") || !w["name"].is_string() || w["name"].get<std::string>().empty()) {
+    r.fail(base + "/name", "missing (a string such as \"llama-7b-ddp-bf16\")");
+  }
+  p.name = w["name"].get<std::string>();
+  if (!names.insert(p.name).second)
+    r.fail(base + "/name", fmt::format("duplicate workload name '{}'", p.name));
+  if (w.contains("description")) {
+    if (!w["description"].is_string()) r.fail(base + "/description", "must be a string");
+    p.description = w["description"].get<std::string>();
+  }
+  check_profile_keys(r, w, base);
+  ProfileReader in{r, w, base, p};
+  const json* par = in.field("parallelism", true);
+  const std::string par_s = par->is_string() ? par->get<std::string>() : "";
+  if (par_s == "ddp") {
+    p.parallelism = Parallelism::kDdp;
+  } else if (par_s == "fsdp") {
+    p.parallelism = Parallelism::kFsdp;
+  } else if (par_s == "pp") {
+    p.parallelism = Parallelism::kPp;
+  } else {
+    r.fail(base + "/parallelism/value", "must be \"ddp\", \"fsdp\" or \"pp\"");
+  }
+  if (p.parallelism == Parallelism::kPp) {
+    read_pp_fields(in);
+  } else {
+    read_dp_fields(in);
+  }
+  validate(p, fmt::format("{} {} ({})", r.source, base, p.name));
+  return p;
+}
+
+}  // namespace
+
 WorkloadSet parse_workloads(std::string_view text, const std::string& source) {
   Reader r{source};
   json doc;
@@ -54,150 +218,8 @@ WorkloadSet parse_workloads(std::string_view text, const std::string& source) {
   WorkloadSet set;
   set.source = source;
   std::set<std::string> names;
-  for (std::size_t i = 0; i < doc["workloads"].size(); ++i) {
-    const json& w = doc["workloads"][i];
-    const std::string base = fmt::format("/workloads/{}", i);
-    if (!w.is_object()) r.fail(base, "must be an object");
-    WorkloadProfile p;
-    if (!w.contains("name") || !w["name"].is_string() || w["name"].get<std::string>().empty()) {
-      r.fail(base + "/name", "missing (a string such as \"llama-7b-ddp-bf16\")");
-    }
-    p.name = w["name"].get<std::string>();
-    if (!names.insert(p.name).second)
-      r.fail(base + "/name", fmt::format("duplicate workload name '{}'", p.name));
-    if (w.contains("description")) {
-      if (!w["description"].is_string()) r.fail(base + "/description", "must be a string");
-      p.description = w["description"].get<std::string>();
-    }
-    static const std::set<std::string> kKnown = {"name",
-                                                 "description",
-                                                 "parallelism",
-                                                 "parameters",
-                                                 "bytes_per_grad",
-                                                 "bytes_per_param",
-                                                 "bucket_bytes",
-                                                 "fsdp_units",
-                                                 "compute_s",
-                                                 "overlap",
-                                                 "pp_stages",
-                                                 "pp_micro_batches",
-                                                 "pp_activation_bytes",
-                                                 "pp_forward_s",
-                                                 "pp_backward_s"};
-    for (const auto& [k, v] : w.items()) {
-      if (!kKnown.count(k)) {
-        r.fail(base + "/" + k,
-               "unknown key (allowed: name, description, parallelism, parameters, bytes_per_grad, "
-               "bytes_per_param, bucket_bytes, fsdp_units, compute_s, overlap, pp_stages, pp_micro_batches, "
-               "pp_activation_bytes, pp_forward_s, pp_backward_s)");
-      }
-    }
-    // Every number is {"value": ..., "why": "..."}.
-    auto field = [&](const char* key, bool required) -> const json* {
-      const std::string ptr = base + "/" + key;
-      if (!w.contains(key)) {
-        if (required) r.fail(ptr, "missing (write {\"value\": ..., \"why\": \"...\"})");
-        return nullptr;
-      }
-      const json& f = w[key];
-      if (!f.is_object() || !f.contains("value") || !f.contains("why")) {
-        r.fail(ptr, "must be {\"value\": ..., \"why\": \"the assumption behind it\"}");
-      }
-      for (const auto& [k, v] : f.items()) {
-        if (k != "value" && k != "why") r.fail(ptr + "/" + k, "unknown key (allowed: value, why)");
-      }
-      if (!f["why"].is_string() || f["why"].get<std::string>().empty()) {
-        r.fail(ptr + "/why", "must be a non-empty string: every number needs its assumption");
-      }
-      p.assumptions.push_back({key, value_text(f["value"]), f["why"].get<std::string>()});
-      return &f["value"];
-    };
-    auto number = [&](const char* key, const json* v) -> double {
-      if (!v->is_number()) r.fail(base + "/" + key + "/value", "must be a number");
-      const double d = v->get<double>();
-      if (!std::isfinite(d)) r.fail(base + "/" + key + "/value", "must be finite");
-      return d;
-    };
-
-    const json* par = field("parallelism", true);
-    const std::string par_s = par->is_string() ? par->get<std::string>() : "";
-    if (par_s == "ddp") {
-      p.parallelism = Parallelism::kDdp;
-    } else if (par_s == "fsdp") {
-      p.parallelism = Parallelism::kFsdp;
-    } else if (par_s == "pp") {
-      p.parallelism = Parallelism::kPp;
-    } else {
-      r.fail(base + "/parallelism/value", "must be \"ddp\", \"fsdp\" or \"pp\"");
-    }
-    if (p.parallelism == Parallelism::kPp) {
-      auto integer = [&](const char* key) {
-        const json* v = field(key, true);
-        if (!v->is_number_integer()) r.fail(base + "/" + key + "/value", "must be an integer");
-        const long long n = v->get<long long>();
-        if (n < 1 || n > 1000000) r.fail(base + "/" + key + "/value", "must be between 1 and 1000000");
-        return static_cast<int>(n);
-      };
-      p.pp_stages = integer("pp_stages");
-      p.pp_micro_batches = integer("pp_micro_batches");
-      const json* act = field("pp_activation_bytes", true);
-      if (act->is_string()) {
-        try {
-          p.pp_activation_bytes = static_cast<double>(
-              core::parse_size(act->get<std::string>(), base + "/pp_activation_bytes/value"));
-        } catch (const UsageError& e) {
-          throw UsageError(fmt::format("{} {}", source, e.what()));
-        }
-      } else {
-        p.pp_activation_bytes = number("pp_activation_bytes", act);
-      }
-      p.pp_forward_s = number("pp_forward_s", field("pp_forward_s", true));
-      p.pp_backward_s = number("pp_backward_s", field("pp_backward_s", true));
-      for (const char* k : {"parameters", "bytes_per_grad", "bytes_per_param", "bucket_bytes", "fsdp_units",
-                            "compute_s", "overlap"}) {
-        if (w.contains(k))
-          r.fail(base + "/" + k,
-                 "not a pp field (pp takes pp_stages, pp_micro_batches, pp_activation_bytes, "
-                 "pp_forward_s, pp_backward_s; its compute is m x (t_f + t_b))");
-      }
-      p.compute_s = p.pp_micro_batches * (p.pp_forward_s + p.pp_backward_s);
-      validate(p, fmt::format("{} {} ({})", source, base, p.name));
-      set.profiles.push_back(std::move(p));
-      continue;
-    }
-    p.parameters = number("parameters", field("parameters", true));
-    p.bytes_per_grad = number("bytes_per_grad", field("bytes_per_grad", true));
-    if (const json* v = field("bytes_per_param", false)) {
-      p.bytes_per_param = number("bytes_per_param", v);
-    } else {
-      p.bytes_per_param = p.bytes_per_grad;
-    }
-    p.compute_s = number("compute_s", field("compute_s", true));
-    p.overlap = number("overlap", field("overlap", true));
-    const bool ddp = p.parallelism == Parallelism::kDdp;
-    if (const json* v = field("bucket_bytes", ddp)) {
-      const std::string ptr = base + "/bucket_bytes/value";
-      if (v->is_string()) {
-        try {
-          p.bucket_bytes = core::parse_size(v->get<std::string>(), ptr);
-        } catch (const UsageError& e) {
-          throw UsageError(fmt::format("{} {}", source, e.what()));
-        }
-      } else if (v->is_number_unsigned() || (v->is_number_integer() && v->get<long long>() > 0)) {
-        p.bucket_bytes = v->get<std::uint64_t>();
-      } else {
-        r.fail(ptr, "must be a positive byte count or a size such as \"25M\"");
-      }
-    }
-    if (const json* v = field("fsdp_units", !ddp)) {
-      if (!v->is_number_integer()) r.fail(base + "/fsdp_units/value", "must be an integer");
-      const long long u = v->get<long long>();
-      if (u < 1 || u > 1000000) r.fail(base + "/fsdp_units/value", "must be between 1 and 1000000");
-      p.fsdp_units = static_cast<int>(u);
-    }
-    validate(p, fmt::format("{} {} ({})", source, base, p.name));
-    set.profiles.push_back(std::move(p));
-  }
+  for (std::size_t i = 0; i < doc["workloads"].size(); ++i)
+    set.profiles.push_back(read_profile(r, doc["workloads"][i], fmt::format("/workloads/{}", i), names));
   if (doc.contains("default")) {
     if (!doc["default"].is_string()) r.fail("/default", "must be a workload name");
     set.default_name = doc["default"].get<std::string>();
