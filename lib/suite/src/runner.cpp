@@ -159,6 +159,194 @@ StepOutcome agree(const comm::Communicator& world, const StepOutcome& mine, std:
   return out;
 }
 
+/// The report written when the watchdog fires: the last snapshot, the current section failed, run.watchdog
+/// and a WATCHDOG_TIMEOUT fail finding (one host named when one is missing), exit 3.
+void write_watchdog_report(Shared& sh, const comm::Communicator& world, const WatchdogTimeout& t) {
+  json snap;
+  std::string section;
+  {
+    std::lock_guard<std::mutex> lk(sh.mu);
+    snap = sh.snapshot;
+    section = sh.current_section;
+    clear_progress(sh);
+  }
+  report::Document d;
+  d.json() = snap;
+  if (!section.empty()) d.set_section(section, report::SectionStatus::kFailed, t.message());
+  json missing = json::array();
+  for (int r : t.missing_ranks) {
+    missing.push_back({{"rank", r}, {"host", world.hosts_of_ranks()[static_cast<std::size_t>(r)]}});
+  }
+  json silent = json::array();
+  for (std::size_t i = 0; i < t.silent_ranks.size(); ++i) {
+    const int r = t.silent_ranks[i];
+    silent.push_back({{"rank", r},
+                      {"host", world.hosts_of_ranks()[static_cast<std::size_t>(r)]},
+                      {"silent_s", i < t.silent_for_s.size() ? t.silent_for_s[i] : 0.0}});
+  }
+  d.json()["run"]["watchdog"] = {{"operation", t.operation},         {"timeout_s", t.timeout_s},
+                                 {"stalled_s", t.stalled_s},         {"missing", missing},
+                                 {"missing_hosts", t.missing_hosts}, {"silent", silent},
+                                 {"arrival_table", t.arrival_table}, {"message", t.message()}};
+  report::Finding f;
+  f.severity = report::Severity::kFail;
+  f.code = "WATCHDOG_TIMEOUT";
+  f.message = t.message();
+  f.evidence = d.json()["run"]["watchdog"];
+  // One host named: it is the place of the fault (never reaches the good-hosts file).
+  if (t.missing_hosts.size() == 1) f.evidence["host"] = t.missing_hosts.front();
+  f.remedy =
+      "look at the named ranks/hosts (stuck process, dead link, firewall); raise --timeout only if the "
+      "operation is legitimately slow";
+  d.add_finding(f);
+  d.finish("incomplete", static_cast<int>(ExitCode::kRuntime), (comm::now_us() - sh.run_start_us) / 1e6);
+  d.write_atomic(sh.json_path);
+}
+
+/// The enabled budget of the steps after `st` (the progress line's ETA).
+double budget_after(const Plan& plan, const Step& st) {
+  double sum = 0;
+  bool after = false;
+  for (const auto& o : plan.steps) {
+    if (after && o.enabled) sum += o.budget_s;
+    if (&o == &st) after = true;
+  }
+  return sum;
+}
+
+/// Runs one step's adapter on this rank: a UsageError is a skip (the probe cannot apply here), any other
+/// exception a failure; the ranks' outcomes are agreed on afterwards.
+StepOutcome run_adapter(const Step& st, detail::StepContext& ctx) {
+  StepOutcome mine;
+  const auto* adapter = detail::adapter_for(st.kind);
+  if (!adapter) {
+    mine.status = StepOutcome::Status::kSkipped;
+    mine.reason = fmt::format("the {} probe is not built into this version of fabcheck", config_key(st.kind));
+    return mine;
+  }
+  try {
+    adapter->run(ctx);
+  } catch (const UsageError& e) {
+    mine.status = StepOutcome::Status::kSkipped;
+    mine.reason = e.what();
+  } catch (const std::exception& e) {
+    mine.status = StepOutcome::Status::kFailed;
+    mine.reason = e.what();
+  }
+  return mine;
+}
+
+/// Rank 0: the step's section status, elapsed and budget, and its SECTION_FAILED / OVER_BUDGET findings.
+void record_step(report::Document& doc, const Step& st, const StepOutcome& agreed, double elapsed) {
+  const std::string sec(section_name(st.kind));
+  doc.set_section(sec, to_section(agreed.status), agreed.reason);
+  auto& entry = doc.json()["run"]["sections"][sec];
+  entry["elapsed_s"] = elapsed;
+  entry["budget_s"] = st.budget_s > 0 ? json(st.budget_s) : json(nullptr);
+}
+
+void step_findings(report::Document& doc, const Step& st, const StepOutcome& agreed, double elapsed) {
+  const std::string sec(section_name(st.kind));
+  if (!doc.json().contains(sec)) doc.json()[sec] = nullptr;
+  if (agreed.status == StepOutcome::Status::kFailed) {
+    report::Finding f;
+    f.severity = report::Severity::kWarn;
+    f.code = "SECTION_FAILED";
+    f.message = fmt::format("the {} step failed: {}", config_key(st.kind), agreed.reason);
+    f.evidence = {{"section", sec}};
+    f.remedy = "see the reason; the other sections ran";
+    doc.add_finding(f);
+  }
+  if (st.budget_s > 0 && elapsed > 2 * st.budget_s && agreed.status == StepOutcome::Status::kOk) {
+    report::Finding f;
+    f.severity = report::Severity::kInfo;
+    f.code = "OVER_BUDGET";
+    f.message = fmt::format("the {} step took {:.1f} s, more than twice its budget of {} s",
+                            config_key(st.kind), elapsed, st.budget_s);
+    f.evidence = {{"section", sec}, {"elapsed_s", elapsed}, {"budget_s", st.budget_s}};
+    f.remedy = "lower the step's sizes/iterations or raise budget_s in the config";
+    doc.add_finding(f);
+  }
+}
+
+/// Runs one enabled step on every rank: progress state, phase marker, the hosts' counters around it, the
+/// adapter, agreement; rank 0 records it and prints its console text. Returns whether the step failed.
+bool run_one_step(const comm::Communicator& world, const Plan& plan, const Step& st, const RunOptions& opts,
+                  Shared& sh, report::Document& doc, detail::SuiteState& state, int idx) {
+  const bool root = world.rank() == 0;
+  const std::string sec(section_name(st.kind));
+  {
+    std::lock_guard<std::mutex> lk(sh.mu);
+    sh.current_section = sec;
+    sh.current_step = std::string(config_key(st.kind));
+    sh.step_index = idx;
+    sh.step_start_us = comm::now_us();
+    sh.step_budget_s = st.budget_s;
+    sh.budget_after_s = budget_after(plan, st);
+  }
+  // A marker per step: the watchdog can name a rank that never started it.
+  comm::enter_phase(fmt::format("run: start {}", config_key(st.kind)));
+  detail::StepWatch watch(world, st.kind);  // the hosts' CPU load and loss counters around the step
+  detail::StepContext ctx{world,
+                          st,
+                          root ? &doc : nullptr,
+                          {},
+                          root ? &state : nullptr,
+                          opts.verbose ? model::ConsoleDetail::kVerbose : model::ConsoleDetail::kCompact};
+  const StepOutcome agreed = agree(world, run_adapter(st, ctx), config_key(st.kind));
+  const double elapsed = (comm::now_us() - sh.step_start_us) / 1e6;
+  if (root) record_step(doc, st, agreed, elapsed);
+  const std::string counters_text =
+      watch.finish(world, elapsed, root ? &doc : nullptr, sec, config_key(st.kind));
+  if (st.budget_s > 0) {
+    std::lock_guard<std::mutex> lk(sh.mu);
+    sh.done_budget_s += st.budget_s;
+    sh.done_actual_s += elapsed;
+  }
+  if (root) {
+    step_findings(doc, st, agreed, elapsed);
+    {
+      std::lock_guard<std::mutex> lk(sh.mu);
+      clear_progress(sh);
+    }
+    if (!ctx.console.empty()) std::fputs(ctx.console.c_str(), stdout);
+    std::fputs(counters_text.c_str(), stdout);
+    if (agreed.status != StepOutcome::Status::kOk) {
+      std::printf("# %s: %s: %s\n", config_key(st.kind).data(), status_word(agreed.status).c_str(),
+                  agreed.reason.c_str());
+    }
+    std::fflush(stdout);
+    write_report(doc, sh);
+  }
+  return agreed.status == StepOutcome::Status::kFailed;
+}
+
+/// Rank 0: reconciles the findings, evaluates the gate (console, JUnit, good-hosts file); returns the gate
+/// result (none when the gate step is off or failed) and sets `gate_failed` when it could not be evaluated.
+std::optional<report::GateResult> run_gate_step(report::Document& doc, const Plan& plan,
+                                                const RunOptions& opts, bool& gate_failed) {
+  // One fault, one headline; fail -> warn -> info (issue 17): before the gate counts them.
+  report::reconcile_findings(doc.json());
+  if (!plan.step(StepKind::kGate).enabled) return std::nullopt;
+  try {
+    auto gate = report::evaluate_gate(doc.json(), plan.gate_checks,
+                                      plan.gate_source.empty() ? plan.source : plan.gate_source);
+    report::add_gate(doc, gate);
+    std::fputs(report::render_gate(gate).c_str(), stdout);
+    if (!opts.junit_path.empty())
+      report::write_text_atomic(opts.junit_path, report::junit_xml(gate), "--junit");
+    if (!opts.exclude_hostfile.empty()) {
+      report::write_text_atomic(opts.exclude_hostfile, report::exclude_hostfile_text(gate),
+                                "--exclude-hostfile");
+    }
+    return gate;
+  } catch (const std::exception& e) {
+    doc.set_section("gate", report::SectionStatus::kFailed, e.what());
+    gate_failed = true;
+    return std::nullopt;
+  }
+}
+
 }  // namespace
 
 int run_suite(const comm::Communicator& world, const Plan& plan, const RunOptions& opts) {
@@ -183,146 +371,16 @@ int run_suite(const comm::Communicator& world, const Plan& plan, const RunOption
     write_report(doc, sh);
   }
 
-  auto on_timeout = [&sh, &world](const WatchdogTimeout& t) {
-    json snap;
-    std::string section;
-    {
-      std::lock_guard<std::mutex> lk(sh.mu);
-      snap = sh.snapshot;
-      section = sh.current_section;
-      clear_progress(sh);
-    }
-    report::Document d;
-    d.json() = snap;
-    if (!section.empty()) d.set_section(section, report::SectionStatus::kFailed, t.message());
-    json missing = json::array();
-    for (int r : t.missing_ranks) {
-      missing.push_back({{"rank", r}, {"host", world.hosts_of_ranks()[static_cast<std::size_t>(r)]}});
-    }
-    json silent = json::array();
-    for (std::size_t i = 0; i < t.silent_ranks.size(); ++i) {
-      const int r = t.silent_ranks[i];
-      silent.push_back({{"rank", r},
-                        {"host", world.hosts_of_ranks()[static_cast<std::size_t>(r)]},
-                        {"silent_s", i < t.silent_for_s.size() ? t.silent_for_s[i] : 0.0}});
-    }
-    d.json()["run"]["watchdog"] = {{"operation", t.operation},         {"timeout_s", t.timeout_s},
-                                   {"stalled_s", t.stalled_s},         {"missing", missing},
-                                   {"missing_hosts", t.missing_hosts}, {"silent", silent},
-                                   {"arrival_table", t.arrival_table}, {"message", t.message()}};
-    report::Finding f;
-    f.severity = report::Severity::kFail;
-    f.code = "WATCHDOG_TIMEOUT";
-    f.message = t.message();
-    f.evidence = d.json()["run"]["watchdog"];
-    // One host named: it is the place of the fault (never reaches the good-hosts file).
-    if (t.missing_hosts.size() == 1) f.evidence["host"] = t.missing_hosts.front();
-    f.remedy =
-        "look at the named ranks/hosts (stuck process, dead link, firewall); raise --timeout only if the "
-        "operation is legitimately slow";
-    d.add_finding(f);
-    d.finish("incomplete", 3, (comm::now_us() - sh.run_start_us) / 1e6);
-    d.write_atomic(sh.json_path);
-  };
-  Watchdog watchdog(world, plan.timeout_s, on_timeout, [&sh] { show_progress(sh); });
+  Watchdog watchdog(
+      world, plan.timeout_s, [&sh, &world](const WatchdogTimeout& t) { write_watchdog_report(sh, world, t); },
+      [&sh] { show_progress(sh); });
 
   bool any_failed = false;
   int idx = 0;
   detail::SuiteState state;  // rank 0: what steps leave for later ones
   for (const auto& st : plan.steps) {
     if (!st.enabled || st.kind == StepKind::kGate) continue;
-    const std::string sec(section_name(st.kind));
-    double budget_after = 0;
-    bool after = false;
-    for (const auto& o : plan.steps) {
-      if (after && o.enabled) budget_after += o.budget_s;
-      if (&o == &st) after = true;
-    }
-    {
-      std::lock_guard<std::mutex> lk(sh.mu);
-      sh.current_section = sec;
-      sh.current_step = std::string(config_key(st.kind));
-      sh.step_index = ++idx;
-      sh.step_start_us = comm::now_us();
-      sh.step_budget_s = st.budget_s;
-      sh.budget_after_s = budget_after;
-    }
-    // A marker per step: the watchdog can name a rank that never started it.
-    comm::enter_phase(fmt::format("run: start {}", config_key(st.kind)));
-    StepOutcome mine;
-    detail::StepWatch watch(world, st.kind);  // the hosts' CPU load and loss counters around the step
-    detail::StepContext ctx{world,
-                            st,
-                            root ? &doc : nullptr,
-                            {},
-                            root ? &state : nullptr,
-                            opts.verbose ? model::ConsoleDetail::kVerbose : model::ConsoleDetail::kCompact};
-    const auto* adapter = detail::adapter_for(st.kind);
-    if (!adapter) {
-      mine.status = StepOutcome::Status::kSkipped;
-      mine.reason =
-          fmt::format("the {} probe is not built into this version of fabcheck", config_key(st.kind));
-    } else {
-      try {
-        adapter->run(ctx);
-      } catch (const UsageError& e) {  // the probe cannot apply here (one host for pairs, ...)
-        mine.status = StepOutcome::Status::kSkipped;
-        mine.reason = e.what();
-      } catch (const std::exception& e) {
-        mine.status = StepOutcome::Status::kFailed;
-        mine.reason = e.what();
-      }
-    }
-    const StepOutcome agreed = agree(world, mine, config_key(st.kind));
-    const double elapsed = (comm::now_us() - sh.step_start_us) / 1e6;
-    if (root) {
-      doc.set_section(sec, to_section(agreed.status), agreed.reason);
-      auto& entry = doc.json()["run"]["sections"][sec];
-      entry["elapsed_s"] = elapsed;
-      entry["budget_s"] = st.budget_s > 0 ? json(st.budget_s) : json(nullptr);
-    }
-    const std::string counters_text =
-        watch.finish(world, elapsed, root ? &doc : nullptr, sec, config_key(st.kind));
-    if (st.budget_s > 0) {
-      std::lock_guard<std::mutex> lk(sh.mu);
-      sh.done_budget_s += st.budget_s;
-      sh.done_actual_s += elapsed;
-    }
-    if (agreed.status == StepOutcome::Status::kFailed) any_failed = true;
-    if (root) {
-      if (!doc.json().contains(sec)) doc.json()[sec] = nullptr;
-      if (agreed.status == StepOutcome::Status::kFailed) {
-        report::Finding f;
-        f.severity = report::Severity::kWarn;
-        f.code = "SECTION_FAILED";
-        f.message = fmt::format("the {} step failed: {}", config_key(st.kind), agreed.reason);
-        f.evidence = {{"section", sec}};
-        f.remedy = "see the reason; the other sections ran";
-        doc.add_finding(f);
-      }
-      if (st.budget_s > 0 && elapsed > 2 * st.budget_s && agreed.status == StepOutcome::Status::kOk) {
-        report::Finding f;
-        f.severity = report::Severity::kInfo;
-        f.code = "OVER_BUDGET";
-        f.message = fmt::format("the {} step took {:.1f} s, more than twice its budget of {} s",
-                                config_key(st.kind), elapsed, st.budget_s);
-        f.evidence = {{"section", sec}, {"elapsed_s", elapsed}, {"budget_s", st.budget_s}};
-        f.remedy = "lower the step's sizes/iterations or raise budget_s in the config";
-        doc.add_finding(f);
-      }
-      {
-        std::lock_guard<std::mutex> lk(sh.mu);
-        clear_progress(sh);
-      }
-      if (!ctx.console.empty()) std::fputs(ctx.console.c_str(), stdout);
-      std::fputs(counters_text.c_str(), stdout);
-      if (agreed.status != StepOutcome::Status::kOk) {
-        std::printf("# %s: %s: %s\n", config_key(st.kind).data(), status_word(agreed.status).c_str(),
-                    agreed.reason.c_str());
-      }
-      std::fflush(stdout);
-      write_report(doc, sh);
-    }
+    any_failed = run_one_step(world, plan, st, opts, sh, doc, state, ++idx) || any_failed;
   }
 
   {
@@ -331,36 +389,18 @@ int run_suite(const comm::Communicator& world, const Plan& plan, const RunOption
     sh.current_step = "gate";
   }
   std::optional<report::GateResult> gate;
-  int code = 0;
+  ExitCode code = ExitCode::kOk;
   if (root) {
-    // One fault, one headline; fail -> warn -> info (issue 17): before the gate counts them.
-    report::reconcile_findings(doc.json());
-    const auto& gst = plan.step(StepKind::kGate);
-    if (gst.enabled) {
-      try {
-        gate = report::evaluate_gate(doc.json(), plan.gate_checks,
-                                     plan.gate_source.empty() ? plan.source : plan.gate_source);
-        report::add_gate(doc, *gate);
-        std::fputs(report::render_gate(*gate).c_str(), stdout);
-        if (!opts.junit_path.empty())
-          report::write_text_atomic(opts.junit_path, report::junit_xml(*gate), "--junit");
-        if (!opts.exclude_hostfile.empty()) {
-          report::write_text_atomic(opts.exclude_hostfile, report::exclude_hostfile_text(*gate),
-                                    "--exclude-hostfile");
-        }
-      } catch (const std::exception& e) {
-        doc.set_section("gate", report::SectionStatus::kFailed, e.what());
-        any_failed = true;
-      }
-    }
-    code = any_failed ? 3 : doc.has_fail() ? 1 : 0;
+    gate = run_gate_step(doc, plan, opts, any_failed);
+    code = any_failed ? ExitCode::kRuntime : doc.has_fail() ? ExitCode::kFail : ExitCode::kOk;
   }
-  code = static_cast<int>(world.allreduce(static_cast<std::int64_t>(code), comm::ScalarOp::kMax));
+  const int exit_code =
+      static_cast<int>(world.allreduce(static_cast<std::int64_t>(code), comm::ScalarOp::kMax));
   world.barrier();
   watchdog.stop();
   if (root) {
     const double duration = (comm::now_us() - sh.run_start_us) / 1e6;
-    doc.finish(any_failed ? "failed" : "complete", code, duration);
+    doc.finish(any_failed ? "failed" : "complete", exit_code, duration);
     doc.write_atomic(opts.json_path);
     report::SummaryFacts facts;
     facts.nranks = world.size();
@@ -372,7 +412,7 @@ int run_suite(const comm::Communicator& world, const Plan& plan, const RunOption
     std::fputs(report::render_summary(doc.json(), facts).c_str(), stdout);
     std::fflush(stdout);
   }
-  return code;
+  return exit_code;
 }
 
 }  // namespace fabcheck::suite
