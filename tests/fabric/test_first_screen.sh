@@ -55,7 +55,8 @@ for c in $CASES; do
 done
 # compare of the clean run and the throttled-host run, default config, one run each (issue 17): a busBw point of
 # 1 MiB or more that fell by half or more is "worse" (or "not testable" when its samples cannot reach the
-# rule's significance), never "within noise", and at least one such point is called worse.
+# rule's significance, or "inconclusive" when its samples overlap), never "within noise", and most such points
+# are called worse.
 if [ -f "$FAB_TMP/clean.json" ] && [ -f "$FAB_TMP/host.json" ]; then
   "$FABCHECK" compare "$FAB_TMP/clean.json" "$FAB_TMP/host.json" --label clean --label host \
     --json "$FAB_TMP/ch.json" >"$FAB_TMP/ch.txt" || fail "compare clean host failed"
@@ -69,13 +70,14 @@ for m in big:
     verdicts[m["verdict"]] = verdicts.get(m["verdict"], 0) + 1
 s = c["summary"]
 print(f"  compare clean vs host: {len(big)} busBw points >= 1 MiB fell by >= 50 %: {verdicts}; summary "
-      f"{s['worse']} worse, {s['better']} better, {s.get('not_testable')} not testable of {s['metrics']}",
+      f"{s['worse']} worse, {s['better']} better, {s.get('not_testable')} not testable, {s.get('inconclusive')} "
+      f"inconclusive of {s['metrics']}",
       file=sys.stderr)
 bad = [(m["item"], m["key"].get("size_bytes"), round(m["delta_pct"], 1), m["verdict"]) for m in big
-       if m["verdict"] not in ("worse", "not_testable")]
+       if m["verdict"] not in ("worse", "not_testable", "inconclusive")]
 assert big, "no busBw point >= 1 MiB fell by half: the throttle did not show"
-assert not bad, f"a halved busBw point called neither worse nor not testable: {bad[:5]}"
-assert verdicts.get("worse", 0) >= 1, f"no halved busBw point is worse: {verdicts}"
+assert not bad, f"a halved busBw point called within noise: {bad[:5]}"
+assert verdicts.get("worse", 0) * 2 > len(big), f"not most halved busBw points are worse: {verdicts}"
 PYEOF
 fi
 note "first screen: cases '$CASES' passed"

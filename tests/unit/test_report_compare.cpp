@@ -112,7 +112,8 @@ TEST(Compare, BetterAndDirectionConflict) {
   const auto r = compare_reports(a, b, {"a", "roce", {}}, {"b", "ib", {}});
   EXPECT_EQ(find(r, 1 << 20, "busbw_gbps")->verdict, CompareVerdict::kBetter);
   EXPECT_EQ(find(r, 1 << 20, "busbw_gbps")->better, "b");
-  EXPECT_EQ(find(r, 2 << 20, "busbw_gbps")->verdict, CompareVerdict::kWithinNoise);
+  // Moved 2x against its samples: not called, and too large a move to be "within noise" (issue 17).
+  EXPECT_EQ(find(r, 2 << 20, "busbw_gbps")->verdict, CompareVerdict::kInconclusive);
   const std::string text = render_compare(r);
   EXPECT_NE(text.find("ib better"), std::string::npos);
   const std::string html = render_compare_html(r);
@@ -340,7 +341,7 @@ TEST(CompareRuns, UnknownSpreadFailsClosedAndPartialMetricsAreListedPerSide) {
   EXPECT_TRUE(bw->run_spread_unknown);
   EXPECT_TRUE(bw->within_run_spread);
   EXPECT_FALSE(bw->run_spread_pct.has_value());
-  EXPECT_EQ(bw->verdict, CompareVerdict::kWithinNoise);
+  EXPECT_EQ(bw->verdict, CompareVerdict::kInconclusive);  // 4x: not called, not "within noise" either
   EXPECT_EQ(find(r, 1 << 20, "time_us")->verdict, CompareVerdict::kWorse);  // its runs agree: 1000, 1000
   EXPECT_EQ(r.not_in_every_run_a.size(), 5u);
   EXPECT_TRUE(r.not_in_every_run_b.empty());
@@ -374,6 +375,25 @@ TEST(Compare, TooFewSamplesAreNotTestableNeverWithinNoise) {
                                    report_with_rc({point(1 << 20, "out_of_place", 2000, 30, 2000)}),
                                    {"a", "A", {}}, {"b", "B", {}});
   EXPECT_EQ(find(r30, 1 << 20, "busbw_gbps")->verdict, CompareVerdict::kWorse);
+}
+
+TEST(Compare, AValueMovedTwofoldWhoseSamplesOverlapIsInconclusiveNeverWithinNoise) {
+  // Issue 17: a busBw point 10x lower in B whose per-iteration samples do not differ (the clean side stalled)
+  // is "inconclusive", not "within noise"; a 1.5x move with the same samples stays "within noise".
+  const json a = report_with_rc(
+      {point(1 << 20, "out_of_place", 1000, 12, 1000), point(2 << 20, "out_of_place", 1000, 12, 1000)});
+  const json b = report_with_rc(
+      {point(1 << 20, "out_of_place", 10000, 12, 1000), point(2 << 20, "out_of_place", 1500, 12, 1000)});
+  const auto r = compare_reports(a, b, {"a", "A", {}}, {"b", "B", {}});
+  const auto* ten = find(r, 1 << 20, "busbw_gbps");
+  ASSERT_NE(ten, nullptr);
+  EXPECT_NEAR(*ten->delta_pct, -90.0, 1e-9);
+  EXPECT_EQ(ten->verdict, CompareVerdict::kInconclusive);
+  EXPECT_EQ(std::string(report::name(ten->verdict)), "inconclusive");
+  EXPECT_EQ(find(r, 2 << 20, "busbw_gbps")->verdict, CompareVerdict::kWithinNoise);
+  EXPECT_EQ(report::compare_json(r)["summary"]["inconclusive"], r.count(CompareVerdict::kInconclusive));
+  EXPECT_EQ(report::compare_json(r)["summary"]["flagged"], 0u);
+  EXPECT_NE(report::render_compare(r).find("inconclusive (x10"), std::string::npos);
 }
 
 TEST(Compare, SeriesThatDifferOnlyInRankCountKeepApart) {

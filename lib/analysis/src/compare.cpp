@@ -28,6 +28,8 @@ std::string_view name(CompareVerdict v) {
       return "noise_unknown";
     case CompareVerdict::kNotTestable:
       return "not_testable";
+    case CompareVerdict::kInconclusive:
+      return "inconclusive";
   }
   return "noise_unknown";
 }
@@ -206,6 +208,9 @@ CompareResult compare_sides(const SideMetrics& side_a_m, const SideMetrics& side
       row.verdict = row.better == "b" ? CompareVerdict::kBetter : CompareVerdict::kWorse;
     } else if (!significant && min_attainable_p_holm(mw.n_a, mw.n_b, tests.size()) >= rule.alpha) {
       row.verdict = CompareVerdict::kNotTestable;
+    } else if (row.a > 0 && row.b > 0 &&
+               std::fabs(std::log(row.b / row.a)) >= std::log(rule.inconclusive_factor) - 1e-12) {
+      row.verdict = CompareVerdict::kInconclusive;
     } else {
       row.verdict = CompareVerdict::kWithinNoise;
     }
@@ -333,6 +338,7 @@ json compare_json(const CompareResult& r) {
         {"within_run_spread", r.count_within_run_spread()},
         {"noise_unknown", r.count(CompareVerdict::kNoiseUnknown)},
         {"not_testable", r.count(CompareVerdict::kNotTestable)},
+        {"inconclusive", r.count(CompareVerdict::kInconclusive)},
         {"flagged", r.count(CompareVerdict::kWorse) + r.count(CompareVerdict::kBetter)},
         {"links_compared", links_compared},
         {"links_changed", links_changed}}},

@@ -49,6 +49,9 @@ std::string verdict_text(const CompareResult& c, const CompareRow& r) {
       return "noise unknown";
     case CompareVerdict::kNotTestable:
       return fmt::format("not testable (n = {}/{})", r.n_a, r.n_b);
+    case CompareVerdict::kInconclusive:
+      return fmt::format("inconclusive (x{:.2g}, samples overlap: p_holm {:.2g})",
+                         r.a > 0 && r.b > 0 ? std::max(r.a / r.b, r.b / r.a) : 0.0, r.p_holm.value_or(1.0));
   }
   return "";
 }
@@ -94,13 +97,14 @@ std::string summary_text(const CompareResult& c) {
 std::string summary_rows_text(const CompareResult& c, std::size_t spread) {
   return fmt::format(
       "{} metrics compared: {} {} worse, {} {} better, {} within noise{}, {} not testable (too few samples "
-      "for "
-      "the rule), {} noise unknown (no raw samples); {} only in {}, {} only in {}{}",
+      "for the rule), {} inconclusive (moved {}x or more, samples overlap), {} noise unknown (no raw "
+      "samples); {} only in {}, {} only in {}{}",
       c.rows.size(), c.count(CompareVerdict::kWorse), c.b.label, c.count(CompareVerdict::kBetter), c.b.label,
       c.count(CompareVerdict::kWithinNoise),
       spread ? fmt::format(" ({} of them within the run-to-run spread only)", spread) : std::string(),
-      c.count(CompareVerdict::kNotTestable), c.count(CompareVerdict::kNoiseUnknown), c.only_in_a.size(),
-      c.a.label, c.only_in_b.size(), c.b.label,
+      c.count(CompareVerdict::kNotTestable), c.count(CompareVerdict::kInconclusive),
+      c.rule.inconclusive_factor, c.count(CompareVerdict::kNoiseUnknown), c.only_in_a.size(), c.a.label,
+      c.only_in_b.size(), c.b.label,
       c.not_in_every_run_a.size() + c.not_in_every_run_b.size()
           ? fmt::format(", {} not in every run of {} and {} not in every run of {} (left out)",
                         c.not_in_every_run_a.size(), c.a.label, c.not_in_every_run_b.size(), c.b.label)

@@ -117,6 +117,11 @@ struct CompareRule {
   /// whole run (another tenant, a different placement); repeated runs can. 3 keeps the false-flag rate of
   /// two runs per side at ~4 % per metric when runs scatter log-normally (simulated, sigma 5-40 %).
   double run_spread_factor = 3.0;
+  /// A row the rule does not call, whose value moved by this factor or more (B/A or A/B), is "inconclusive",
+  /// never "within noise" (issue 17): a 10x busBw drop whose samples overlap (a clean side with TCP stalls,
+  /// seen once in a clean vs throttled-host compare on the virtual fabric, 2026-12-03: -92.4 % "within
+  /// noise") is a change the samples could not settle, not the absence of one.
+  double inconclusive_factor = 2.0;
 };
 
 /// Verdict of one row, from B's viewpoint against A.
@@ -128,6 +133,9 @@ enum class CompareVerdict {
   /// Samples too few for the rule ever to call a difference (issue 17): even samples of A all below all of B
   /// give a Holm-adjusted p ≥ alpha. Not "within noise": nothing was shown either way.
   kNotTestable,
+  /// Tested, not called by the rule, but the value moved by CompareRule::inconclusive_factor or more: the
+  /// samples overlap too much to call it either way (rerun, or take more samples).
+  kInconclusive,
 };
 
 /// The smallest two-sided p an exact Mann–Whitney test can give n_a against n_b samples (every A below every
@@ -135,7 +143,7 @@ enum class CompareVerdict {
 /// at 1.
 double min_attainable_p_holm(std::size_t n_a, std::size_t n_b, std::size_t tests);
 
-/// Lowercase name: "worse", "better", "within_noise", "noise_unknown", "not_testable".
+/// Lowercase name: "worse", "better", "within_noise", "noise_unknown", "not_testable", "inconclusive".
 std::string_view name(CompareVerdict v);
 
 /// One row of the comparison.
