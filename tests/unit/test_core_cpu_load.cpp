@@ -197,6 +197,30 @@ TEST(CpuLoad, GroupsRanksByKernelAndSubtractsOwnRanks) {
   for (const auto& q : quiet) EXPECT_NEAR(q.excess_per_core, (4.1 - 1) / 2, 1e-12);
 }
 
+TEST(CpuLoad, AStepTooShortForCpuTimeIsNotJudgedByTheRunnableCount) {
+  // Issue 17: a quiet run's 0.01 s inventory step read 0.32 other runnable tasks per core (the launch's own
+  // start-up); too short for the CPU-time measure, it is recorded but not called busy. The same reading over
+  // a window of unknown length (no CPU-time reader) or a long one still is.
+  auto sample = [](double wall_s) {
+    core::CpuLoadSample s{4.0, 5, 2, "A"};
+    s.runnable_mean = 4.64;
+    s.other_proc_cpu_s = wall_s >= 0 ? 0.0 : -1.0;
+    s.wall_s = wall_s;
+    return std::optional<core::CpuLoadSample>(s);
+  };
+  const std::vector<std::string> hosts = {"h1", "h2", "h3", "h4"};
+  const auto shortk = core::group_cpu_load({sample(0.01), sample(-1), sample(-1), sample(-1)}, hosts);
+  ASSERT_EQ(shortk.size(), 1u);
+  EXPECT_EQ(shortk[0].measured_by, "runnable");
+  EXPECT_NEAR(shortk[0].excess_per_core, 0.32, 1e-12);
+  EXPECT_FALSE(shortk[0].busy);
+  const auto unknown = core::group_cpu_load({sample(-1), sample(-1), sample(-1), sample(-1)}, hosts);
+  EXPECT_TRUE(unknown[0].busy);
+  const auto longk = core::group_cpu_load({sample(5.0), sample(-1), sample(-1), sample(-1)}, hosts);
+  EXPECT_EQ(longk[0].measured_by, "cpu_time");
+  EXPECT_FALSE(longk[0].busy);  // 0 CPU seconds of other processes over 5 s
+}
+
 namespace {
 
 json finding(const std::string& sev, const std::string& code, json evidence = json::object()) {

@@ -71,6 +71,7 @@ std::vector<KernelLoad> group_cpu_load(const std::vector<std::optional<CpuLoadSa
   std::map<std::string, KernelLoad> by_kernel;
   std::map<std::string, std::set<std::string>> hosts_of;
   std::map<std::string, double> other_per_core;  // the highest reading of the kernel's ranks that measured
+  std::map<std::string, double> longest_wall;    // the longest window of the kernel's ranks that measured
   for (std::size_t i = 0; i < samples.size() && i < hosts.size(); ++i) {
     if (!samples[i]) continue;
     const auto& s = *samples[i];
@@ -83,6 +84,7 @@ std::vector<KernelLoad> group_cpu_load(const std::vector<std::optional<CpuLoadSa
     k.runnable = std::max(k.runnable, s.runnable);
     k.runnable_mean = std::max(k.runnable_mean, s.runnable_mean);
     hosts_of[key].insert(hosts[i]);
+    if (s.wall_s >= 0) longest_wall[key] = std::max(longest_wall[key], s.wall_s);
     if (s.other_proc_cpu_s >= 0 && s.wall_s >= kCpuTimeMinWall_s) {
       const double per_core = s.other_proc_cpu_s / (s.wall_s * std::max(1, s.cpus));
       auto [it, fresh] = other_per_core.try_emplace(key, per_core);
@@ -102,7 +104,11 @@ std::vector<KernelLoad> group_cpu_load(const std::vector<std::optional<CpuLoadSa
     } else {
       k.excess_per_core = k.runnable_excess_per_core;
       k.measured_by = "runnable";
-      k.busy = k.excess_per_core >= kCpuBusyExcessPerCore;
+      // A step too short for the CPU-time measure is not judged by the runnable count either (see
+      // KernelLoad::busy): it counts the launch's and the step's own start-up work.
+      const auto w = longest_wall.find(key);
+      const bool short_step = w != longest_wall.end() && w->second < kCpuTimeMinWall_s;
+      k.busy = !short_step && k.excess_per_core >= kCpuBusyExcessPerCore;
     }
     out.push_back(std::move(k));
   }

@@ -68,6 +68,11 @@ struct KernelLoad {
   /// "cpu_time" or "runnable": which measure excess_per_core is.
   std::string measured_by;
   /// excess_per_core at or above its measure's threshold (kCpuBusyOtherCpuPerCore, kCpuBusyExcessPerCore).
+  /// Never on a step whose measured window was shorter than kCpuTimeMinWall_s: there only the runnable
+  /// count is left, and it counts the launch's and the step's own start-up (a quiet default run on the
+  /// virtual fabric, 2026-12-03: 0.32 other runnable tasks per core during its 0.01 s inventory step, the
+  /// CPU-time measure 0.000-0.003 on every longer step), while a hog beside ranks asleep in poll(2) reads
+  /// 0.00 there; the longer steps of the same run judge the load.
   bool busy = false;
 };
 
