@@ -120,6 +120,7 @@ CompareResult compare_sides(const SideMetrics& side_a_m, const SideMetrics& side
     row.a = m.value;
     row.b = mbm.value;
     if (m.value != 0) row.delta_pct = (mbm.value - m.value) / std::fabs(m.value) * 100.0;
+    if (m.value > 0 && mbm.value > 0) row.fold_change = std::max(mbm.value / m.value, m.value / mbm.value);
     row.better = better_side(m.value, mbm.value, m.better);
     row.a_runs = side_a_m.run_values.at(m.id);
     row.b_runs = side_b_m.run_values.at(m.id);
@@ -208,8 +209,7 @@ CompareResult compare_sides(const SideMetrics& side_a_m, const SideMetrics& side
       row.verdict = row.better == "b" ? CompareVerdict::kBetter : CompareVerdict::kWorse;
     } else if (!significant && min_attainable_p_holm(mw.n_a, mw.n_b, tests.size()) >= rule.alpha) {
       row.verdict = CompareVerdict::kNotTestable;
-    } else if (row.a > 0 && row.b > 0 &&
-               std::fabs(std::log(row.b / row.a)) >= std::log(rule.inconclusive_factor) - 1e-12) {
+    } else if (row.fold_change && *row.fold_change >= rule.inconclusive_factor * (1 - 1e-12)) {
       row.verdict = CompareVerdict::kInconclusive;
     } else {
       row.verdict = CompareVerdict::kWithinNoise;

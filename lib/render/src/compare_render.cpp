@@ -51,7 +51,7 @@ std::string verdict_text(const CompareResult& c, const CompareRow& r) {
       return fmt::format("not testable (n = {}/{})", r.n_a, r.n_b);
     case CompareVerdict::kInconclusive:
       return fmt::format("inconclusive (x{:.2g}, samples overlap: p_holm {:.2g})",
-                         r.a > 0 && r.b > 0 ? std::max(r.a / r.b, r.b / r.a) : 0.0, r.p_holm.value_or(1.0));
+                         r.fold_change.value_or(0.0), r.p_holm.value_or(1.0));
   }
   return "";
 }

@@ -151,6 +151,7 @@ struct CompareRow {
   CompareMetric a_metric;                ///< the metric as found in A (id, key, direction, A's value)
   double a = 0, b = 0;                   ///< values in A and B
   std::optional<double> delta_pct;       ///< (B − A)/|A|·100; none when A is 0
+  std::optional<double> fold_change;     ///< max(B/A, A/B) ≥ 1; none unless both values are > 0
   std::string better;                    ///< "a", "b" or "equal" (by value and direction)
   std::string samples_source;            ///< "samples_us", "histogram", or "" (none)
   std::size_t n_a = 0, n_b = 0;          ///< samples tested (0 when none)
