@@ -20,6 +20,7 @@ struct LatencyFlags {
   std::shared_ptr<BoundOptions<probes::LatencyOptions>> opts;
   std::string json;
   bool verbose = false;
+  bool no_counters = false;  // --no-counters
 };
 
 int run_latency_command(const RunContext& ctx, const LatencyFlags& f) {
@@ -31,7 +32,7 @@ int run_latency_command(const RunContext& ctx, const LatencyFlags& f) {
         "hosts)");
   }
   const suite::Step step = suite::make_single_step(suite::StepKind::kLatency, f.opts->given_json());
-  auto so = suite::SingleOptions::of(ctx.argv, f.json, true);
+  auto so = suite::SingleOptions::of(ctx.argv, f.json, true).with_counters(!f.no_counters);
   so.verbose = f.verbose;
   return suite::run_single(comm, {step}, so).exit_code;
 }
@@ -43,6 +44,7 @@ const Registrar kLatency{CommandSpec{
       auto f = std::make_shared<LatencyFlags>();
       f->opts = bind_options(sub, model::latency_option_table());
       sub.add_option("--json,-J,--out", f->json, "Write the JSON report (DESIGN §6) to FILE");
+      sub.add_flag("--no-counters", f->no_counters, kNoCountersHelp);
       sub.add_flag("--verbose", f->verbose, "Also print the latency histograms (non-empty buckets)");
       return [f](const RunContext& ctx) { return run_latency_command(ctx, *f); };
     }}};

@@ -15,6 +15,7 @@ namespace {
 struct NicsFlags {
   std::shared_ptr<BoundOptions<probes::NicsOptions>> opts;
   std::string json_path;
+  bool no_counters = false;  // --no-counters
 };
 
 int run(const NicsFlags& fl, const RunContext& ctx) {
@@ -22,7 +23,8 @@ int run(const NicsFlags& fl, const RunContext& ctx) {
   const auto comm = comm::Communicator::world();
   if (auto why = probes::nics_skip_reason(comm)) throw UsageError(*why);
   const suite::Step step = suite::make_single_step(suite::StepKind::kNics, fl.opts->given_json());
-  const auto out = suite::run_single(comm, {step}, suite::SingleOptions::of(ctx.argv, fl.json_path));
+  const auto out = suite::run_single(
+      comm, {step}, suite::SingleOptions::of(ctx.argv, fl.json_path).with_counters(!fl.no_counters));
   return out.exit_code;
 }
 
@@ -33,6 +35,7 @@ const Registrar kNics{CommandSpec{
       auto fl = std::make_shared<NicsFlags>();
       fl->opts = bind_options(sub, model::nics_option_table());
       sub.add_option("--json,-J,--out", fl->json_path, "Write the JSON report to FILE (atomically)");
+      sub.add_flag("--no-counters", fl->no_counters, kNoCountersHelp);
       return [fl](const RunContext& ctx) { return run(*fl, ctx); };
     }}};
 

@@ -14,6 +14,7 @@ namespace {
 struct OverlapFlags {
   std::shared_ptr<BoundOptions<probes::OverlapOptions>> opts;
   std::string json_path;
+  bool no_counters = false;  // --no-counters
 };
 
 int run_overlap_cmd(const OverlapFlags& fl, const RunContext& ctx) {
@@ -21,7 +22,9 @@ int run_overlap_cmd(const OverlapFlags& fl, const RunContext& ctx) {
   const auto comm = comm::Communicator::world();
   if (auto why = probes::overlap_skip_reason(comm)) throw UsageError(*why);
   const suite::Step step = suite::make_single_step(suite::StepKind::kOverlap, fl.opts->given_json());
-  return suite::run_single(comm, {step}, suite::SingleOptions::of(ctx.argv, fl.json_path)).exit_code;
+  return suite::run_single(comm, {step},
+                           suite::SingleOptions::of(ctx.argv, fl.json_path).with_counters(!fl.no_counters))
+      .exit_code;
 }
 
 const Registrar kOverlap{CommandSpec{
@@ -30,6 +33,7 @@ const Registrar kOverlap{CommandSpec{
       auto fl = std::make_shared<OverlapFlags>();
       fl->opts = bind_options(sub, model::overlap_option_table());
       sub.add_option("--json,-J,--out", fl->json_path, "Write the JSON report to FILE (atomically)");
+      sub.add_flag("--no-counters", fl->no_counters, kNoCountersHelp);
       return [fl](const RunContext& ctx) { return run_overlap_cmd(*fl, ctx); };
     }}};
 

@@ -20,6 +20,7 @@ struct PairsFlags {
   std::shared_ptr<BoundOptions<probes::PairsOptions>> opts;
   std::string json_path;
   std::string exclude_hostfile;
+  bool no_counters = false;  // --no-counters
 };
 
 int run(const PairsFlags& fl, const RunContext& ctx) {
@@ -30,7 +31,8 @@ int run(const PairsFlags& fl, const RunContext& ctx) {
     comm::agree_on_root(comm, [&] { report::check_writable(fl.exclude_hostfile, "--exclude-hostfile"); });
   if (auto why = probes::pairs_skip_reason(comm)) throw UsageError(*why);
   const suite::Step step = suite::make_single_step(suite::StepKind::kPairs, fl.opts->given_json());
-  const auto out = suite::run_single(comm, {step}, suite::SingleOptions::of(ctx.argv, fl.json_path));
+  const auto out = suite::run_single(
+      comm, {step}, suite::SingleOptions::of(ctx.argv, fl.json_path).with_counters(!fl.no_counters));
   if (comm.rank() == 0 && !fl.exclude_hostfile.empty()) {
     std::string text;
     for (const auto& h : out.pairs_passed_hosts) text += h + "\n";
@@ -49,6 +51,7 @@ const Registrar kPairs{CommandSpec{
       sub.add_option("--exclude-hostfile", fl->exclude_hostfile,
                      "Write the hosts that passed (one per line) for the next job's hostfile");
       sub.add_option("--json,-J,--out", fl->json_path, "Write the JSON report to FILE (atomically)");
+      sub.add_flag("--no-counters", fl->no_counters, kNoCountersHelp);
       return [fl](const RunContext& ctx) { return run(*fl, ctx); };
     }}};
 

@@ -18,6 +18,7 @@
 #include "fabcheck/suite/config.hpp"
 #include "fabcheck/suite/runner.hpp"
 #include "fabcheck/suite/watchdog.hpp"
+#include "option_cli.hpp"
 
 namespace fabcheck::app {
 namespace {
@@ -26,6 +27,7 @@ struct RunCli {
   std::string config, criteria, json = "fabcheck-report.json", junit, exclude_hostfile, backend, html;
   double timeout_s = 0;
   bool dry_run = false, quiet = false, progress = false, show_config = false, verbose = false;
+  bool no_counters = false;
 };
 
 // Rank 0 runs `fn` (which may throw UsageError); every rank gets its result or throws the same UsageError.
@@ -57,6 +59,7 @@ std::function<int(const RunContext&)> setup_run(CLI::App& sub) {
       "--backend", cli->backend,
       "Collective backend of the sweep step: mpi (host buffers) or nccl (CUDA buffers, one rank per "
       "GPU; NCCL's own log gives the transport section). Default: the config's sweep.backend, mpi");
+  sub.add_flag("--no-counters", cli->no_counters, kNoCountersHelp);
   sub.add_flag("--dry-run", cli->dry_run, "Print the expanded plan and its time budget; measure nothing");
   sub.add_flag("--show-config", cli->show_config,
                "Print the effective config (every option of every step, defaults filled in; a valid "
@@ -89,6 +92,7 @@ std::function<int(const RunContext&)> setup_run(CLI::App& sub) {
     suite::Plan plan = suite::make_plan(
         files["config"], cli->config.empty() ? "embedded default" : fmt::format("--config {}", cli->config));
     if (cli->timeout_s > 0) plan.timeout_s = cli->timeout_s;
+    if (cli->no_counters) plan.counters = false;
     if (!files["criteria"].is_null()) {
       plan.gate_checks = files["criteria"];
       plan.gate_source = fmt::format("--criteria {}", cli->criteria);

@@ -11,6 +11,11 @@
 
 namespace fabcheck::app {
 
+/// Help of `--no-counters`, which every probe command and `run` take (issue 20; the config key `counters`).
+inline constexpr const char* kNoCountersHelp =
+    "Do not read the hosts' loss counters (TCP, netdev, RDMA port, NIC pause) around each step; config key "
+    "counters: false";
+
 /// The table's options on one subcommand. Create it in the command's setup; call options() after parsing.
 template <class O>
 class BoundOptions {

@@ -1,6 +1,8 @@
 """Issue 16 on a real run (2 local ranks): (1) the report's run.config, written to a file, is a valid --config
 with the same effective config as the run's own (`--show-config` equal); (2) `fabcheck latency` and `fabcheck
-run` with only latency enabled write the same section keys (the latency entries and the topology alike)."""
+run` with only latency enabled write the same section keys (the latency entries and the topology alike);
+(3) issue 20's counters switch is one option of both: by default each step's counters record holds its totals,
+`--no-counters` on either command leaves the record out and says `counters: false` in run.config."""
 import json, os, sys
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -81,4 +83,27 @@ if run_r["run"]["config"]["latency"].get("sizes") != alone_r["run"]["config"]["l
 lat_keys = set(run_r["run"]["config"]["latency"]) - {"enabled", "budget_s"}
 if lat_keys != set(alone_r["run"]["config"]["latency"]):
     fail(f"run.config.latency keys differ: {sorted(lat_keys ^ set(alone_r['run']['config']['latency']))}")
+
+# (3) the counters switch, the same on run and on the standalone command.
+totals_keys = {"hosts", "tcp_out_segs", "tcp_retrans_segs", "tcp_lost_segs", "tcp_lost_share", "rdma_link_events",
+               "rdma_link_errors", "rdma_xmit_discards", "roce_seq_errors", "netdev_errors", "netdev_drops"}
+for name, rep_r in [("run", run_r), ("latency", alone_r)]:
+    rec = rep_r["run"]["sections"]["latency"].get("counters")
+    if not rec or set(rec.get("totals", {})) != totals_keys:
+        fail(f"{name}: the latency step's counters record lacks its totals: {rec}")
+    if rep_r["run"]["config"].get("counters") is not True:
+        fail(f"{name}: run.config.counters is {rep_r['run']['config'].get('counters')!r}, expected true")
+off = {}
+for name, args in [("run", ["run", "--config", only_path, "-q", "--no-counters"]),
+                   ("latency", ["latency", "--sizes", "8", "--iters", "50", "--no-counters"])]:
+    path = os.path.join(d, f"{name}-no-counters.json")
+    p, _ = mpirun(2, args + ["--json", path])
+    if p.returncode != 0:
+        fail(f"{name} --no-counters: exit {p.returncode}: {p.stderr[-2000:]}")
+    off = load(path)
+    if "counters" in off["run"]["sections"]["latency"]:
+        fail(f"{name} --no-counters: the latency step still recorded counters")
+    if off["run"]["config"].get("counters") is not False:
+        fail(f"{name} --no-counters: run.config.counters is {off['run']['config'].get('counters')!r}")
+print("counters: totals recorded by default on run and latency; --no-counters leaves them out on both")
 print("PASS")

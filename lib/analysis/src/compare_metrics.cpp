@@ -337,6 +337,22 @@ void scaling(const json& doc, Extractor& x) {
   }
 }
 
+// The hosts' loss counters of each step (issue 20): the step's totals, one row per step. A report written
+// before totals existed has none, and its steps are left out.
+void counters(const json& doc, Extractor& x) {
+  const json& sections = member(member(doc, "run"), "sections");
+  if (!sections.is_object()) return;
+  for (const auto& [step, sec] : sections.items()) {
+    const json& totals = member(member(sec, "counters"), "totals");
+    if (!totals.is_object()) continue;
+    const json key = {{"step", step}};
+    const std::string item = fmt::format("counters during {}", step);
+    for (const char* m : {"tcp_lost_segs", "tcp_lost_share", "rdma_link_events", "rdma_link_errors",
+                          "rdma_xmit_discards", "roce_seq_errors", "netdev_errors", "netdev_drops"})
+      x.add("counters", key, item, m, number_at(totals, m));
+  }
+}
+
 }  // namespace
 
 MetricSet extract_metrics(const json& report) {
@@ -348,6 +364,7 @@ MetricSet extract_metrics(const json& report) {
   incast(report, x);
   pairs(report, x);
   scaling(report, x);
+  counters(report, x);
   return out;
 }
 

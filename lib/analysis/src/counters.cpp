@@ -4,8 +4,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <set>
+#include <span>
 #include <vector>
 
 #include "counters_pause.hpp"
@@ -168,7 +170,23 @@ PortDeltas netdevs(const json& deltas) {
   return out;
 }
 
-std::int64_t sum_of(const std::map<std::string, std::int64_t>& m, std::initializer_list<const char*> names) {
+/// The counters each finding judges, by group; the step totals (counter_totals) sum the same groups.
+using Names = std::span<const char* const>;
+constexpr std::array<const char*, 2> kRdmaLinkEvents = {"link_error_recovery", "link_downed"};
+constexpr std::array<const char*, 5> kRdmaLinkErrors = {
+    "symbol_error", "port_rcv_errors", "port_rcv_remote_physical_errors", "local_link_integrity_errors",
+    "excessive_buffer_overrun_errors"};
+constexpr std::array<const char*, 1> kRdmaXmitDiscards = {"port_xmit_discards"};
+constexpr std::array<const char*, 4> kRoceSeqErrors = {"hw.out_of_sequence", "hw.packet_seq_err",
+                                                       "hw.local_ack_timeout_err", "hw.implied_nak_seq_err"};
+constexpr std::array<const char*, 3> kRoceCnp = {"hw.np_cnp_sent", "hw.rp_cnp_handled",
+                                                 "hw.np_ecn_marked_roce_packets"};
+constexpr std::array<const char*, 4> kNetdevErrors = {"rx_crc_errors", "rx_frame_errors", "rx_length_errors",
+                                                      "tx_carrier_errors"};
+constexpr std::array<const char*, 4> kNetdevDrops = {"rx_dropped", "rx_missed_errors", "rx_fifo_errors",
+                                                     "rx_over_errors"};
+
+std::int64_t sum_of(const std::map<std::string, std::int64_t>& m, Names names) {
   std::int64_t s = 0;
   for (const char* n : names) {
     const auto it = m.find(n);
@@ -177,7 +195,7 @@ std::int64_t sum_of(const std::map<std::string, std::int64_t>& m, std::initializ
   return s;
 }
 
-json moved(const std::map<std::string, std::int64_t>& m, std::initializer_list<const char*> names) {
+json moved(const std::map<std::string, std::int64_t>& m, Names names) {
   json j = json::object();
   for (const char* n : names) {
     const auto it = m.find(n);
@@ -211,9 +229,7 @@ void add_rdma_findings(Document& doc, std::string_view section, const std::strin
     // physical layer's bit errors, which a healthy link at its specified bit error rate also shows now and
     // then (IBTA's BER of 1e-12 is one error per ~2.5 s at 400 Gb/s before FEC): a look, not a verdict
     // (warn).
-    const auto hard = {"link_error_recovery", "link_downed"};
-    const auto soft = {"symbol_error", "port_rcv_errors", "port_rcv_remote_physical_errors",
-                       "local_link_integrity_errors", "excessive_buffer_overrun_errors"};
+    const Names hard = kRdmaLinkEvents, soft = kRdmaLinkErrors;
     if (sum_of(m, hard) + sum_of(m, soft) > 0) {
       const bool bad = sum_of(m, hard) > 0;
       json ev = moved(m, hard);
@@ -231,22 +247,20 @@ void add_rdma_findings(Document& doc, std::string_view section, const std::strin
                 "switch's error counters; rerun to see whether they keep growing";
       doc.add_finding(f);
     }
-    if (sum_of(m, {"port_xmit_discards"}) > 0) {
+    if (sum_of(m, kRdmaXmitDiscards) > 0) {
       Finding f;
       f.severity = Severity::kWarn;
       f.code = "RDMA_XMIT_DISCARDS";
       f.message = fmt::format("{} {}: {} packets discarded on transmit during the {} step", host, port,
-                              sum_of(m, {"port_xmit_discards"}), section);
+                              sum_of(m, kRdmaXmitDiscards), section);
       f.evidence = {
-          {"host", host}, {"port", port}, {"section", section}, {"deltas", moved(m, {"port_xmit_discards"})}};
+          {"host", host}, {"port", port}, {"section", section}, {"deltas", moved(m, kRdmaXmitDiscards)}};
       f.remedy =
           "the port could not send (congestion or a peer that stopped taking data): check the switch "
           "and the peer port";
       doc.add_finding(f);
     }
-    const auto loss = {"hw.out_of_sequence", "hw.packet_seq_err", "hw.local_ack_timeout_err",
-                       "hw.implied_nak_seq_err"};
-    const auto cnp = {"hw.np_cnp_sent", "hw.rp_cnp_handled", "hw.np_ecn_marked_roce_packets"};
+    const Names loss = kRoceSeqErrors, cnp = kRoceCnp;
     if (sum_of(m, loss) > 0) {
       const bool no_ecn = sum_of(m, cnp) == 0;
       json ev = moved(m, loss);
@@ -278,7 +292,7 @@ void add_rdma_findings(Document& doc, std::string_view section, const std::strin
 void add_netdev_findings(Document& doc, std::string_view section, const std::string& host,
                          const PortDeltas& ifs) {
   for (const auto& [ifname, m] : ifs) {
-    const auto errs = {"rx_crc_errors", "rx_frame_errors", "rx_length_errors", "tx_carrier_errors"};
+    const Names errs = kNetdevErrors;
     if (sum_of(m, errs) > 0) {
       Finding f;
       f.severity = Severity::kWarn;
@@ -290,8 +304,8 @@ void add_netdev_findings(Document& doc, std::string_view section, const std::str
           "CRC/frame/carrier errors are the cable's or optic's: reseat or replace it, check the switch port";
       doc.add_finding(f);
     }
-    const auto drops = {"rx_dropped", "rx_missed_errors", "rx_fifo_errors", "rx_over_errors"};
-    const std::int64_t dropped = sum_of(m, drops), rx = sum_of(m, {"rx_packets"});
+    const Names drops = kNetdevDrops;
+    const std::int64_t dropped = sum_of(m, drops), rx = m.count("rx_packets") ? m.at("rx_packets") : 0;
     if (dropped >= kNetdevDropMin && rx > 0 &&
         static_cast<double>(dropped) / static_cast<double>(rx + dropped) >= kNetdevDropShare) {
       Finding f;
@@ -308,6 +322,39 @@ void add_netdev_findings(Document& doc, std::string_view section, const std::str
   }
 }
 
+/// The step's totals over every host and port (counters_json): what `compare` sets side by side and a gate
+/// can bound. Always every field, zero when nothing moved, so that a clean step and a lossy one line up.
+json counter_totals(const json& hosts) {
+  std::int64_t out = 0, retrans = 0, lost = 0;
+  std::map<std::string, std::int64_t> sums;
+  const auto add_group = [&](const char* total, const PortDeltas& ports, Names names) {
+    for (const auto& [port, m] : ports) sums[total] += sum_of(m, names);
+  };
+  for (const auto& h : hosts) {
+    const TcpLoss l = tcp_loss_of(h.value("host", ""), h.value("deltas", json::object()));
+    out += l.out;
+    retrans += l.retrans;
+    lost += l.lost;
+    const json& d = h.value("deltas", json::object());
+    const PortDeltas rdma = rdma_ports(d), net = netdevs(d);
+    add_group("rdma_link_events", rdma, kRdmaLinkEvents);
+    add_group("rdma_link_errors", rdma, kRdmaLinkErrors);
+    add_group("rdma_xmit_discards", rdma, kRdmaXmitDiscards);
+    add_group("roce_seq_errors", rdma, kRoceSeqErrors);
+    add_group("netdev_errors", net, kNetdevErrors);
+    add_group("netdev_drops", net, kNetdevDrops);
+  }
+  json t = {{"hosts", hosts.size()},
+            {"tcp_out_segs", out},
+            {"tcp_retrans_segs", retrans},
+            {"tcp_lost_segs", lost},
+            {"tcp_lost_share", out > 0 ? static_cast<double>(lost) / static_cast<double>(out) : 0.0}};
+  for (const char* k : {"rdma_link_events", "rdma_link_errors", "rdma_xmit_discards", "roce_seq_errors",
+                        "netdev_errors", "netdev_drops"})
+    t[k] = sums[k];
+  return t;
+}
+
 }  // namespace
 
 json counters_json(const model::StepCounters& sc) {
@@ -322,7 +369,8 @@ json counters_json(const model::StepCounters& sc) {
                      {"tcp", tcp_loss_json(tcp_loss_of(h.host, deltas))}});
     read_max = std::max(read_max, h.read_us);
   }
-  return {{"duration_s", sc.duration_s}, {"read_us_max", read_max}, {"hosts", hosts}};
+  json totals = counter_totals(hosts);
+  return {{"duration_s", sc.duration_s}, {"read_us_max", read_max}, {"hosts", hosts}, {"totals", totals}};
 }
 
 void add_counter_findings(Document& doc, std::string_view section) {

@@ -39,7 +39,8 @@ OptionTable<IncastOptions> make_incast_table() {
             &O::victim_interval_us),
   };
   t.cli_only = {{"json", "the report file of the standalone command (run: --json)"},
-                {"out", "alias of --json"}};
+                {"out", "alias of --json"},
+                no_counters_cli_only()};
   return t;
 }
 

@@ -31,7 +31,8 @@ OptionTable<NicsOptions> make_nics_table() {
             &O::retest),
   };
   t.cli_only = {{"json", "the report file of the standalone command (run: --json)"},
-                {"out", "alias of --json"}};
+                {"out", "alias of --json"},
+                no_counters_cli_only()};
   return t;
 }
 

@@ -24,7 +24,8 @@ OptionTable<OverlapOptions> make_overlap_table() {
             &O::poll_us),
   };
   t.cli_only = {{"json", "the report file of the standalone command (run: --json)"},
-                {"out", "alias of --json"}};
+                {"out", "alias of --json"},
+                no_counters_cli_only()};
   return t;
 }
 

@@ -47,7 +47,8 @@ OptionTable<PairsOptions> make_pairs_table() {
   t.cli_only = {
       {"json", "the report file of the standalone command (run: --json)"},
       {"out", "alias of --json"},
-      {"exclude-hostfile", "the good-hosts file of the standalone command (run: --exclude-hostfile)"}};
+      {"exclude-hostfile", "the good-hosts file of the standalone command (run: --exclude-hostfile)"},
+      no_counters_cli_only()};
   return t;
 }
 

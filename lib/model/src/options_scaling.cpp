@@ -38,7 +38,8 @@ OptionTable<ScalingOptions> make_scaling_table() {
                 {"minbytes", "the standalone command's own sweep (run: the sweep step's min_bytes)"},
                 {"sweep-iters", "the standalone command's own sweep, -n (run: the sweep step's iters)"},
                 {"stepfactor", "the standalone command's own sweep (run: the sweep step's step_factor)"},
-                {"coll", "the standalone command's own sweep (run: the sweep step's collectives)"}};
+                {"coll", "the standalone command's own sweep (run: the sweep step's collectives)"},
+                no_counters_cli_only()};
   return t;
 }
 

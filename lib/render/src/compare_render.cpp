@@ -111,23 +111,36 @@ std::string summary_rows_text(const CompareResult& c, std::size_t spread) {
           : std::string());
 }
 
+/// A loss counter at 0 in both runs (issue 20): a clean fabric's eight zeros per step are not a finding.
+bool quiet_counter(const CompareRow& r) {
+  return r.a_metric.section == "counters" && r.a == 0 && r.b == 0;
+}
+
 /// A row the text shows: every row but the per-host/per-pair ones the test did not call (issue 21: 2048 pairs
-/// are 2048 rows of "within noise"; the JSON keeps them all).
+/// are 2048 rows of "within noise"; the JSON keeps them all) and the loss counters at 0 on both sides.
 bool shown(const CompareRow& r) {
+  if (quiet_counter(r)) return false;
   return !r.a_metric.per_place || r.verdict == CompareVerdict::kWorse || r.verdict == CompareVerdict::kBetter;
 }
 
 std::string per_place_text(const CompareResult& c) {
-  std::size_t n = 0, hidden = 0;
+  std::size_t n = 0, hidden = 0, quiet = 0;
   for (const auto& r : c.rows) {
     n += r.a_metric.per_place;
-    hidden += !shown(r);
+    hidden += r.a_metric.per_place && !shown(r);
+    quiet += quiet_counter(r);
   }
-  if (n == 0) return "";
-  return fmt::format(
-      "{} per-pair rows (latency per host pair): {} not shown (not called worse or better; all in "
-      "--json)",
-      n, hidden);
+  std::string out;
+  if (n > 0) {
+    out = fmt::format(
+        "{} per-pair rows (latency per host pair): {} not shown (not called worse or better; all in --json)",
+        n, hidden);
+  }
+  if (quiet > 0) {
+    out += fmt::format("{}{} loss-counter rows at 0 in both runs not shown (all in --json)",
+                       out.empty() ? "" : "; ", quiet);
+  }
+  return out;
 }
 
 std::string quantile_text(const LinkSummary& l) {

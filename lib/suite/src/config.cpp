@@ -301,6 +301,11 @@ Plan make_plan(const json& config_in, std::string_view source) {
         plan.name = want_string(v, kp);
       } else if (key == "timeout_s") {
         plan.timeout_s = want_number(v, kp, 0.1, 1e7);
+      } else if (key == "counters") {
+        if (!v.is_boolean())
+          bad(kp,
+              fmt::format("{} is not true or false (the hosts' loss counters around each step)", v.dump()));
+        plan.counters = v.get<bool>();
       } else if (key == "extends") {
         // resolved above
       } else {
@@ -308,7 +313,8 @@ Plan make_plan(const json& config_in, std::string_view source) {
         auto it = std::find_if(steps.begin(), steps.end(), [&](StepKind k) { return key == config_key(k); });
         if (it == steps.end()) {
           bad(kp,
-              "unknown key (known: extends, name, timeout_s, inspect, sweep, latency, incast, pairs, "
+              "unknown key (known: extends, name, timeout_s, counters, inspect, sweep, latency, incast, "
+              "pairs, "
               "nics, overlap, scaling, gate; comments start with _)");
         }
       }
@@ -369,6 +375,7 @@ json effective_config(const Plan& plan) {
   json out = json::object();
   if (!plan.name.empty()) out["name"] = plan.name;
   out["timeout_s"] = plan.timeout_s;
+  out["counters"] = plan.counters;
   for (const auto& st : plan.steps) {
     json sec = json::object();
     sec["enabled"] = st.enabled;
@@ -399,8 +406,9 @@ void set_option(Plan& plan, StepKind kind, const std::string& key, const json& v
 std::string render_plan(const Plan& plan, int nranks, int nhosts) {
   std::string out = fmt::format("# fabcheck run plan: {}{}\n", plan.source,
                                 plan.name.empty() ? "" : fmt::format(" ({})", plan.name));
-  out += fmt::format("# {} ranks on {} host(s); watchdog timeout {} s per operation\n", nranks, nhosts,
-                     plan.timeout_s);
+  out += fmt::format("# {} ranks on {} host(s); watchdog timeout {} s per operation; loss counters {}\n",
+                     nranks, nhosts, plan.timeout_s,
+                     plan.counters ? "read around each step" : "not read (counters: false)");
   int i = 0;
   for (const auto& st : plan.steps) {
     ++i;

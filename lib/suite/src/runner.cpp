@@ -286,7 +286,8 @@ bool run_one_step(const comm::Communicator& world, const Plan& plan, const Step&
   }
   // A marker per step: the watchdog can name a rank that never started it.
   comm::enter_phase(fmt::format("run: start {}", config_key(st.kind)));
-  detail::StepWatch watch(world, st.kind);  // the hosts' CPU load and loss counters around the step
+  detail::StepWatch watch(world, st.kind,
+                          plan.counters);  // the hosts' CPU load and loss counters around the step
   detail::StepContext ctx{world,
                           st,
                           root ? &doc : nullptr,

@@ -39,6 +39,7 @@ SingleOutcome run_single(const comm::Communicator& world, const std::vector<Step
   if (root) {
     nlohmann::json cfg = nlohmann::json::object();
     for (const auto& st : steps) cfg[std::string(config_key(st.kind))] = st.effective;
+    cfg["counters"] = opts.counters;
     doc.json()["run"]["config"] = cfg;
     report::add_topology(doc, probes::describe_topology(world, "mpi", clocks));
   }
@@ -54,7 +55,8 @@ SingleOutcome run_single(const comm::Communicator& world, const std::vector<Step
                             {},
                             root ? &state : nullptr,
                             opts.verbose ? model::ConsoleDetail::kVerbose : model::ConsoleDetail::kTables};
-    detail::StepWatch watch(world, st.kind);  // the hosts' CPU load and loss counters around the step
+    detail::StepWatch watch(world, st.kind,
+                            opts.counters);  // the hosts' CPU load and loss counters around the step
     const double step_start_us = comm::now_us();
     detail::adapter_for(st.kind)->run(ctx);
     ctx.console += watch.finish(world, (comm::now_us() - step_start_us) / 1e6, root ? &doc : nullptr,

@@ -6,10 +6,10 @@
 
 namespace fabcheck::suite::detail {
 
-StepWatch::StepWatch(const comm::Communicator& world, StepKind kind)
+StepWatch::StepWatch(const comm::Communicator& world, StepKind kind, bool counters)
     : cpu_window_(start_cpu_window(world)),
       load_sampler_(world.local_rank() == 0),  // one sampler per host (cpu_load.hpp)
-      counter_window_(world, kind != StepKind::kInspect) {}
+      counter_window_(world, counters && kind != StepKind::kInspect) {}
 
 std::string StepWatch::finish(const comm::Communicator& world, double elapsed_s, report::Document* doc,
                               const std::string& section, std::string_view step) {

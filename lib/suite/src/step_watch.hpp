@@ -17,7 +17,8 @@ namespace fabcheck::suite::detail {
 
 class StepWatch {
  public:
-  StepWatch(const comm::Communicator& world, StepKind kind);
+  /// @param counters read the loss counters (Plan::counters); the inventory step never reads them.
+  StepWatch(const comm::Communicator& world, StepKind kind, bool counters);
   /// Stops the sampler, reads the counters again and gathers both; on rank 0 records them in
   /// `run.sections.<section>` (when that entry exists), adds the counters' findings and returns the counters'
   /// console block ("" elsewhere and when nothing moved).

@@ -24,6 +24,9 @@
 /// - scaling, per group (hosts): busbw_gbps ↑, time_us ↓, vs_2host ↑; per workload: efficiency ↑,
 ///   exposed_s ↓; per collective of the alpha-beta model: alpha_us ↓, beta_gbps ↑; no samples.
 /// - score, per workload: scaling_efficiency ↑; no samples.
+/// - counters (run.sections.<step>.counters.totals, issue 20), per step: tcp_lost_segs, tcp_lost_share,
+///   rdma_link_events, rdma_link_errors, rdma_xmit_discards, roce_seq_errors, netdev_errors, netdev_drops ↓;
+///   no samples (a step is one reading per host: the verdict is "noise unknown", the values side by side).
 /// A metric is compared when both reports hold a number for it under the same key. Per-host keys (pairs
 /// links, latency pairs, incast receivers) match by host name: they line up on one cluster (before/after
 /// maintenance) and drop out between clusters with other host names, where the summary rows remain.
@@ -47,7 +50,7 @@ using BetterIs = model::BetterIs;
 /// One comparable number taken from a report.
 struct CompareMetric {
   std::string id;       ///< unique within a report: section|key|metric (matching key between reports)
-  std::string section;  ///< "sweeps", "latency", "incast", "pairs", "scaling", "score"
+  std::string section;  ///< "sweeps", "latency", "incast", "pairs", "scaling", "score", "counters"
   std::string item;     ///< human label of the key, e.g. "allreduce float sum 1 MiB out_of_place"
   nlohmann::json key;   ///< the key fields as an object (collective, size_bytes, ...)
   std::string metric;   ///< field name, e.g. "busbw_gbps", "per_iter.p99_us"

@@ -56,7 +56,14 @@ inline constexpr long kNetdevDropMin = 100;
 inline constexpr double kPauseShare = 0.10;
 
 /// The `counters` record of one step: {duration_s, read_us_max, hosts: [{host, deltas, skipped, reset,
-/// tcp}]}; `tcp` = {out_segs, retrans_segs, spurious_segs (DSACKed), lost_segs (retransmitted − spurious)}.
+/// tcp}], totals}; `tcp` = {out_segs, retrans_segs, spurious_segs (DSACKed), lost_segs (retransmitted −
+/// spurious)}; `totals` sums every host and port: {hosts, tcp_out_segs, tcp_retrans_segs, tcp_lost_segs,
+/// tcp_lost_share (lost / sent), rdma_link_events (link_downed + link_error_recovery), rdma_link_errors
+/// (symbol, receive, remote physical, link integrity, buffer overrun errors), rdma_xmit_discards,
+/// roce_seq_errors (out_of_sequence, packet_seq_err, local_ack_timeout_err, implied_nak_seq_err),
+/// netdev_errors (CRC, frame, length, carrier), netdev_drops (dropped, missed, fifo, over)} — the groups the
+/// findings above judge, every field present (0 when nothing moved) so that `compare` lines up a clean step
+/// with a lossy one (metric catalogue section `counters`).
 nlohmann::json counters_json(const model::StepCounters& sc);
 
 /// Whether a counter name (model/counters.hpp) is one of the loss or error counters the console and the HTML

@@ -119,6 +119,12 @@ OptionSpec<O> names(OptionInfo info, std::vector<T> O::*member, Parse parse) {
 /// Names a key for an error message: a JSON pointer in a config, a flag on the command line.
 using KeyNamer = std::function<std::string(std::string_view key)>;
 
+/// The CLI-only entry every probe command shares: `--no-counters` is the suite's top-level `counters: false`
+/// (issue 20), not an option of any one step.
+inline std::pair<std::string, std::string> no_counters_cli_only() {
+  return {"no-counters", "the config's top-level counters: false, around every step (run: --no-counters)"};
+}
+
 /// The option table of one probe.
 template <class O>
 struct OptionTable {

@@ -3,11 +3,13 @@
 ///
 /// A config is one JSON object. Top-level keys: `extends` ("default": start from the embedded default and
 /// override it section by section, RFC 7386 merge patch), `timeout_s` (watchdog: seconds an operation may
-/// take before the run is stopped), `name`, and one section per step in the fixed order inspect → sweep →
-/// latency → incast → pairs → scaling → gate. Every probe section takes `enabled` (bool) and `budget_s`
-/// (seconds it is expected to take; used for the plan, the progress estimate and an over-budget note). Keys
-/// starting with `_` are comments, allowed anywhere. Any other unknown key is an error. Errors name the RFC
-/// 6901 JSON pointer of the bad value: `/sweep/max_bytes: "64Q" is not a size (...)`.
+/// take before the run is stopped), `counters` (bool, default true: the hosts' loss counters read around each
+/// step, issue 20; false: not read, `run.sections.<step>.counters` absent), `name`, and one section per step
+/// in the fixed order inspect → sweep → latency → incast → pairs → scaling → gate. Every probe section takes
+/// `enabled` (bool) and `budget_s` (seconds it is expected to take; used for the plan, the progress estimate
+/// and an over-budget note). Keys starting with `_` are comments, allowed anywhere. Any other unknown key is
+/// an error. Errors name the RFC 6901 JSON pointer of the bad value: `/sweep/max_bytes: "64Q" is not a size
+/// (...)`.
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -47,6 +49,7 @@ struct Plan {
   std::string name;         ///< config `name` ("" when not given)
   std::string source;       ///< where the config came from ("embedded default", a file path)
   double timeout_s = 120;   ///< watchdog limit per operation (seconds)
+  bool counters = true;     ///< read the hosts' loss counters around each step (config `counters`)
   std::vector<Step> steps;  ///< every step in run order (disabled ones included)
   nlohmann::json gate_checks = nlohmann::json::array();  ///< validated `gate.checks` (possibly empty)
   std::string gate_source;  ///< where gate_checks came from when not the config ("--criteria FILE")

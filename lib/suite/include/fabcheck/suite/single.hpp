@@ -24,6 +24,7 @@ struct SingleOptions {
   bool announce_report = false;   ///< say on stderr where the report was written
   std::vector<StepKind> silent;   ///< steps whose console text is not printed (e.g. scaling's own sweep)
   bool verbose = false;           ///< histograms too (default: the command's tables)
+  bool counters = true;           ///< the hosts' loss counters around each step (`--no-counters`: not read)
   /// > 0: run's watchdog over the steps with this timeout (nccl-tests' `-T`); on expiry every rank leaves
   /// with exit 3 (nccl-tests: 4) after one stderr line naming the operation and the ranks.
   double timeout_s = 0;
@@ -36,6 +37,12 @@ struct SingleOptions {
     o.argv = std::move(argv);
     o.json_path = std::move(json_path);
     o.announce_report = announce;
+    return o;
+  }
+  /// A copy with `counters` set (a command's `--no-counters`).
+  SingleOptions with_counters(bool on) const {
+    SingleOptions o = *this;
+    o.counters = on;
     return o;
   }
 };
