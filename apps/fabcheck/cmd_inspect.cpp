@@ -36,6 +36,7 @@ struct InspectFlags {
   probes::InventoryOptions inv;  // from opts, after parsing
   bool no_signature = false;
   CLI::Option* sysfs_root = nullptr;  // the table's --sysfs-root; repeatable (host=DIR) with --nccl-log
+  bool live = false;                  // --nccl-log under a launcher without --sysfs-root: live inventory
 };
 
 // One command per process: the flags live here so that `mpi_when` can look at them after parsing.
@@ -118,12 +119,17 @@ const Registrar kInspect{CommandSpec{
       sub.add_flag("--no-signature", fl.no_signature,
                    "Do not measure the MPI signature between hosts (8 B latency and 4 MiB bandwidth of each "
                    "host pair, judged against what RDMA gives)");
-      sub.add_option("--nccl-log", fl.nccl_logs, "NCCL_DEBUG=INFO log file(s) to read offline (no MPI)")
+      sub.add_option("--nccl-log", fl.nccl_logs,
+                     "NCCL_DEBUG=INFO log file(s): judged offline (against --sysfs-root host=DIR when "
+                     "given), or under "
+                     "mpirun/srun against the live inventory of the hosts")
           ->expected(1, -1);
       sub.add_option("--json,-J,--out", fl.json, "Write the JSON report to FILE");
       sub.add_flag("--quiet,-q", fl.quiet, "No console output");
       return [](const RunContext& ctx) {
         auto& f = flags();
+        if (!f.nccl_logs.empty() && f.live)
+          return run_inspect_nccl_logs_live(f.nccl_logs, f.inv, ctx.argv, f.json, f.quiet);
         if (!f.nccl_logs.empty())
           return run_inspect_nccl_logs(f.nccl_logs, f.sysfs_root->results(), f.json, f.quiet);
         return run_inventory_mode(ctx);
@@ -135,6 +141,12 @@ const bool kInspectMpi = [] {
   mpi_deciders()["inspect"] = [] {
     auto& f = flags();
     f.inv = f.opts->options();
+    // Under a launcher without recorded hosts, the logs are judged against the live inventory (MPI).
+    if (!f.nccl_logs.empty() && launched_by_mpi() && f.sysfs_root->count() == 0) {
+      f.live = true;
+      probes::validate(f.inv);
+      return true;
+    }
     if (!f.nccl_logs.empty()) {
       // Offline: the inventory flags would be silently ignored, so refuse them (usage error before MPI);
       // --sysfs-root (host=DIR, repeatable) names the recorded hosts the logs are judged against.

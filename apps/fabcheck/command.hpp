@@ -42,4 +42,8 @@ struct Registrar {
 /// MPI_Init, so that usage errors are printed once.
 int launcher_rank();
 
+/// True when a launcher (mpirun, srun) started this process (its rank variable is set). Valid before
+/// MPI_Init.
+bool launched_by_mpi();
+
 }  // namespace fabcheck::app

@@ -1,4 +1,5 @@
-// Offline NCCL-log inspection: parse → transport verdict → console + JSON report. No MPI.
+// NCCL-log inspection: parse → transport verdict (judged against recorded hosts offline, or against the
+// live inventory under MPI) → console + JSON report.
 #include "inspect_nccl_log.hpp"
 
 #include <sys/stat.h>
@@ -11,7 +12,10 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 
+#include "fabcheck/comm/agree.hpp"
+#include "fabcheck/comm/communicator.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/parse/nccl_log.hpp"
 #include "fabcheck/probes/inventory.hpp"
@@ -93,9 +97,10 @@ model::InventoryResult read_recorded(const std::vector<RecordedHost>& hosts) {
 
 }  // namespace
 
-int run_inspect_nccl_logs(const std::vector<std::string>& files, const std::vector<std::string>& sysfs_roots,
-                          const std::string& json_path, bool quiet) {
-  auto t0 = std::chrono::steady_clock::now();
+namespace {
+
+// Every input checked before anything is read or written: one line, exit 2 (UsageError).
+void check_log_inputs(const std::vector<std::string>& files, const std::string& json_path) {
   if (files.empty())
     throw UsageError("--nccl-log: no file given (pass one or more NCCL_DEBUG=INFO log files)");
   for (const auto& f : files) {
@@ -115,29 +120,20 @@ int run_inspect_nccl_logs(const std::vector<std::string>& files, const std::vect
     }
   }
   if (!json_path.empty()) report::check_writable(json_path, "--json");
-  {
-    std::vector<std::pair<std::string, std::string>> inputs;
-    for (const auto& f : files) inputs.emplace_back("--nccl-log", f);
-    report::check_distinct_paths(inputs, {{"--json", json_path}});
-  }
+  std::vector<std::pair<std::string, std::string>> inputs;
+  for (const auto& f : files) inputs.emplace_back("--nccl-log", f);
+  report::check_distinct_paths(inputs, {{"--json", json_path}});
+}
 
-  std::vector<parse::NcclLog> logs;
-  for (const auto& f : files) logs.push_back(parse::parse_nccl_log_file(f));
-  const model::InventoryResult inv = read_recorded(recorded_hosts(sysfs_roots, logs));
+// The verdict from the logs judged against `inv` (recorded or live hosts), printed and written.
+int judge_logs(std::vector<parse::NcclLog> logs, const model::InventoryResult& inv,
+               const std::map<std::string, std::string>& env, const std::vector<std::string>& argv,
+               const std::string& hosts_title, const std::string& json_path, bool quiet,
+               std::chrono::steady_clock::time_point t0) {
   report::TransportAccumulator acc;
-  if (!inv.hosts.empty()) acc.add_inventories(inv, {});
+  if (!inv.hosts.empty()) acc.add_inventories(inv, env);
   acc.add_nccl_logs(std::move(logs), {}, {});
   const report::TransportResult r = acc.result();
-
-  std::vector<std::string> argv = {"fabcheck", "inspect"};
-  for (const auto& f : files) {
-    argv.push_back("--nccl-log");
-    argv.push_back(f);
-  }
-  for (const auto& root : sysfs_roots) {
-    argv.push_back("--sysfs-root");
-    argv.push_back(root);
-  }
   report::Document doc(argv);
   if (!inv.hosts.empty()) report::add_inventory(doc, inv);
   report::add_transport(doc, r);
@@ -147,7 +143,7 @@ int run_inspect_nccl_logs(const std::vector<std::string>& files, const std::vect
   if (!quiet) {
     std::string out = report::render_transport(r);
     if (!inv.hosts.empty()) {
-      out += "\nrecorded hosts:\n" + report::render_inventory(inv);
+      out += "\n" + hosts_title + ":\n" + report::render_inventory(inv);
       const auto fs = report::inventory_findings(inv);
       for (const auto& f : fs)
         out += fmt::format("  [{}] {}: {}\n         remedy: {}\n", report::name(f.severity), f.code,
@@ -158,6 +154,44 @@ int run_inspect_nccl_logs(const std::vector<std::string>& files, const std::vect
   }
   if (!json_path.empty()) doc.write_atomic(json_path);
   return code;
+}
+
+}  // namespace
+
+int run_inspect_nccl_logs(const std::vector<std::string>& files, const std::vector<std::string>& sysfs_roots,
+                          const std::string& json_path, bool quiet) {
+  auto t0 = std::chrono::steady_clock::now();
+  check_log_inputs(files, json_path);
+  std::vector<parse::NcclLog> logs;
+  for (const auto& f : files) logs.push_back(parse::parse_nccl_log_file(f));
+  const model::InventoryResult inv = read_recorded(recorded_hosts(sysfs_roots, logs));
+  std::vector<std::string> argv = {"fabcheck", "inspect"};
+  for (const auto& f : files) {
+    argv.push_back("--nccl-log");
+    argv.push_back(f);
+  }
+  for (const auto& root : sysfs_roots) {
+    argv.push_back("--sysfs-root");
+    argv.push_back(root);
+  }
+  return judge_logs(std::move(logs), inv, {}, argv, "recorded hosts", json_path, quiet, t0);
+}
+
+int run_inspect_nccl_logs_live(const std::vector<std::string>& files, const probes::InventoryOptions& opts,
+                               const std::vector<std::string>& argv, const std::string& json_path,
+                               bool quiet) {
+  auto t0 = std::chrono::steady_clock::now();
+  auto world = comm::Communicator::world();
+  comm::agree_on_root(world, [&] { check_log_inputs(files, json_path); });
+  const probes::InventoryResult inv = probes::run_inventory(world, opts);
+  int code = 0;
+  if (world.rank() == 0) {
+    std::vector<parse::NcclLog> logs;
+    for (const auto& f : files) logs.push_back(parse::parse_nccl_log_file(f));
+    code = judge_logs(std::move(logs), inv, probes::filter_transport_env(probes::process_environment()), argv,
+                      "inventory (live)", json_path, quiet, t0);
+  }
+  return static_cast<int>(world.allreduce(static_cast<double>(code), comm::ScalarOp::kMax));
 }
 
 }  // namespace fabcheck::app

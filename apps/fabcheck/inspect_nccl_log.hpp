@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "fabcheck/probes/inventory.hpp"
+
 namespace fabcheck::app {
 
 /// Parses every log in `files`, draws the transport verdict (DESIGN §5), prints it (verdict on top) to stdout
@@ -16,5 +18,14 @@ namespace fabcheck::app {
 /// root is not a directory, names a host that no log line has, or is unnamed beside other hosts.
 int run_inspect_nccl_logs(const std::vector<std::string>& files, const std::vector<std::string>& sysfs_roots,
                           const std::string& json_path, bool quiet);
+
+/// The same under MPI with the live inventory (`mpirun ... fabcheck inspect --nccl-log FILE...` without
+/// --sysfs-root): the host leaders read their hosts as `inspect` does, rank 0 judges the logs against them
+/// (log lines matched by host name) with the launcher's NCCL_*/UCX_*/OMPI_MCA_* environment. Inputs are
+/// checked on rank 0 and every rank leaves with its verdict (UsageError: exit 2 on all).
+/// @returns the same exit code on every rank.
+int run_inspect_nccl_logs_live(const std::vector<std::string>& files, const probes::InventoryOptions& opts,
+                               const std::vector<std::string>& argv, const std::string& json_path,
+                               bool quiet);
 
 }  // namespace fabcheck::app

@@ -52,6 +52,10 @@ int launcher_rank() {
   return launcher_rank_env().value_or(0);
 }
 
+bool launched_by_mpi() {
+  return under_launcher();
+}
+
 namespace {
 
 // Rank 0 prints the one line; the other ranks leave a moment later. A launcher (mpirun) kills the job when

@@ -35,6 +35,32 @@ print("inventory hosts:", got, "verdict:", t["verdict"], "|", sig[0]["message"])
 PYEOF
 note "one inventory per host, sockets-like signature: ok"
 
+# Issue 24: inspect --nccl-log under mpirun judges the log against the live hosts: NCCL_SOCKET_IFNAME=eth9 (no
+# such interface anywhere) on the 2nd host and eth0 (each namespace's interface) on the 3rd: one
+# SOCKET_IFNAME_NO_MATCH naming the 2nd host only.
+h2=${hosts[1]} h3=${hosts[2]}
+cat >"$FAB_TMP/nccl.log" <<EOF2
+$h2:401:401 [0] NCCL INFO NCCL version 2.27.7+cuda12.9
+$h2:401:401 [0] NCCL INFO NCCL_SOCKET_IFNAME set by environment to eth9
+$h3:402:402 [0] NCCL INFO NCCL version 2.27.7+cuda12.9
+$h3:402:402 [0] NCCL INFO NCCL_SOCKET_IFNAME set by environment to eth0
+EOF2
+rc=0
+timeout 90 "$VF" mpirun "${VFN[@]}" -- -np 3 "$FABCHECK" inspect --nccl-log "$FAB_TMP/nccl.log" \
+  --json "$FAB_TMP/log-live.json" >"$FAB_TMP/log-live.out" 2>&1 || rc=$?
+[ "$rc" = 1 ] || fail "inspect --nccl-log live exited $rc, want 1 ($(tail -3 "$FAB_TMP/log-live.out"))"
+"$PY" - "$FAB_TMP/log-live.json" "$h2" "${hosts[@]}" <<'PYEOF' || fail "live log x host check"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+bad, want = sys.argv[2], sorted(sys.argv[3:])
+got = sorted(h["host"] for h in doc["inventory"]["hosts"])
+assert got == want, f"inventory hosts {got}, expected {want}"
+hits = [f for f in doc["findings"] if f["code"] == "SOCKET_IFNAME_NO_MATCH"]
+assert len(hits) == 1 and hits[0]["message"].startswith(bad + ":"), [f["message"] for f in hits]
+print("live log x host:", hits[0]["message"])
+PYEOF
+note "inspect --nccl-log against the live hosts: one SOCKET_IFNAME_NO_MATCH on $h2: ok"
+
 cat >"$FAB_TMP/cfg.json" <<'EOF2'
 {"extends": "default", "name": "inspect + pairs", "timeout_s": 60,
  "sweep": {"enabled": false}, "latency": {"enabled": false}, "incast": {"enabled": false},

@@ -6,3 +6,6 @@ fabcheck_script_test(NAME mpi.inspect.local2 LABEL mpi TIMEOUT 120
 # Secret-looking values of recorded NCCL_*/UCX_*/OMPI_MCA_* variables reach no output file (issue 19).
 fabcheck_script_test(NAME mpi.run.secrets_redacted LABEL mpi TIMEOUT 150
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/secrets_redacted.py)
+# inspect --nccl-log under mpirun without --sysfs-root: the log judged against the live inventory (issue 24).
+fabcheck_script_test(NAME mpi.inspect.nccl_log_live LABEL mpi TIMEOUT 150
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/inspect_nccl_log_live.py)

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "fabcheck/parse/nccl_log.hpp"
+#include "fabcheck/parse/proc_net_ipv4.hpp"
 #include "fabcheck/probes/inventory.hpp"
 #include "fabcheck/report/log_host.hpp"
 #include "fabcheck/report/transport_accumulator.hpp"
@@ -26,6 +27,7 @@ model::HostInventory lh_host(const std::string& model, const std::string& name,
   o.etc_root = kLhSysfs + model + "/etc";
   o.use_verbs = false;
   o.run_nvidia_smi = false;
+  if (std::filesystem::is_directory(kLhSysfs + model + "/proc")) o.proc_root = kLhSysfs + model + "/proc";
   const auto verbs = probes::make_system_verbs();
   return probes::collect_host_inventory(o, *verbs, env, name);
 }
@@ -228,6 +230,14 @@ TEST(LogHost, HealthyModelsGiveNothingOnAutomaticSelection) {
     inv.hosts.push_back(lh_host(e.path().filename(), "host"));
     auto log = parse::parse_nccl_log("host:1:1 [0] NCCL INFO NCCL version 2.23.4+cuda12.6\n");
     const auto f = report::log_host_findings({log}, inv);
+    if (e.path().filename() == "n-roce-gid-vlan-down") {
+      // Not healthy by design: NCCL's selection (ncclIbGetGidIndex looks at type and family, not the
+      // netdev's state) takes index 3 on the VLAN that is down; without a log error it is a warning.
+      ASSERT_EQ(f.size(), 1u);
+      EXPECT_EQ(f[0].code, "GID_NETDEV_DOWN");
+      EXPECT_EQ(f[0].severity, Severity::kWarn);
+      continue;
+    }
     EXPECT_TRUE(f.empty()) << e.path().filename() << ": "
                            << (f.empty() ? "" : f[0].code + " " + f[0].message);
   }
@@ -249,4 +259,84 @@ TEST(LogHost, AccumulatorRunsTheCrossChecks) {
   acc.add_nccl_logs({parse::parse_nccl_log_file(kLhLogs + "lh01-roce-gid-default-0-2.18.3.log")}, {}, {});
   const auto c = codes();
   EXPECT_EQ(std::count(c.begin(), c.end(), "GID_INDEX_NOT_ROCEV2"), 1);
+}
+
+namespace {
+
+std::vector<std::string> lh_codes(const std::vector<report::Finding>& f) {
+  std::vector<std::string> c;
+  for (const auto& x : f) c.push_back(x.code);
+  return c;
+}
+
+}  // namespace
+
+// NVIDIA/nccl-tests#185: ibv_modify_qp "Network is unreachable" with NCCL_IB_GID_INDEX=3, rebuilt as index 3
+// on a VLAN netdev that is down (the kernel's ENETUNREACH): one fail naming the netdev, the remedy to bring
+// it up.
+TEST(LogHost, Issue185UnreachableIsTheGidsNetdevDown) {
+  const auto f =
+      lh_judge("lh08-roce-gid-netdev-down-unreachable.log", {{"dgxh100-3", "n-roce-gid-vlan-down"}});
+  ASSERT_EQ(lh_codes(f), std::vector<std::string>{"GID_NETDEV_DOWN"});
+  EXPECT_EQ(f[0].severity, Severity::kFail);
+  EXPECT_TRUE(lh_has(f[0].message, "dgxh100-3: NCCL's GID index 3 on mlx5_0 port 1 belongs to ens3np0.100"))
+      << f[0].message;
+  EXPECT_TRUE(lh_has(f[0].message, "Network is unreachable")) << f[0].message;
+  EXPECT_EQ(f[0].evidence.value("netdev", ""), "ens3np0.100");
+  EXPECT_EQ(f[0].evidence.value("admin_up", true), false);
+  EXPECT_TRUE(lh_has(f[0].remedy, "ip link set ens3np0.100 up")) << f[0].remedy;
+}
+
+// A routed-rail fabric: rail-1 has no route out of its RoCE netdevs to rail-2's GID addresses (QP setup timed
+// out): one fail per RoCE port of rail-1, none for rail-2 (routed); the routed twin of rail-1 gives none.
+TEST(LogHost, L3RailWithoutRouteTimesOut) {
+  const auto f = lh_judge("lh09-roce-l3-rail-no-route-2.23.4.log",
+                          {{"rail-1", "n2-roce-l3-rail-no-route"}, {"rail-2", "n3-roce-l3-rail-peer"}});
+  ASSERT_EQ(lh_codes(f), (std::vector<std::string>{"GID_PEER_NO_ROUTE", "GID_PEER_NO_ROUTE"}));
+  for (const auto& x : f) {
+    EXPECT_EQ(x.severity, Severity::kFail);
+    EXPECT_EQ(x.evidence.value("host", ""), "rail-1");
+    EXPECT_EQ(x.evidence.value("gid_index", -1), 3);
+    EXPECT_TRUE(lh_has(x.message, "198.51.100.18 (rail-2)")) << x.message;
+    EXPECT_TRUE(lh_has(x.message, "Connection timed out")) << x.message;
+  }
+  EXPECT_TRUE(lh_has(f[0].message, "no route out of ens3np0")) << f[0].message;
+  EXPECT_TRUE(lh_has(f[1].message, "no route out of ens2np0")) << f[1].message;
+  EXPECT_TRUE(lh_has(f[0].remedy, "dev ens3np0")) << f[0].remedy;
+  const auto routed = lh_judge("lh09-roce-l3-rail-no-route-2.23.4.log",
+                               {{"rail-1", "n4-roce-l3-rail-routed"}, {"rail-2", "n3-roce-l3-rail-peer"}});
+  EXPECT_TRUE(routed.empty()) << routed.size() << " findings, first " << routed.at(0).message;
+}
+
+// The routes the inventory records per interface and the longest-prefix choice restricted to one netdev.
+TEST(LogHost, RoutesPerInterfaceFromProcNetRoute) {
+  const auto h = lh_host("n4-roce-l3-rail-routed", "rail-1");
+  std::vector<std::string> ens3;
+  for (const auto& n : h.net_interfaces)
+    if (n.name == "ens3np0") ens3 = n.ipv4_routes;
+  EXPECT_EQ(ens3, (std::vector<std::string>{"198.51.100.8/29", "198.51.100.0/26 via 198.51.100.9"}));
+  std::vector<std::pair<std::string, std::string>> routes;
+  for (const auto& r : ens3) routes.emplace_back("ens3np0", r);
+  const auto hit = parse::ipv4_route_of(routes, "198.51.100.18");
+  ASSERT_TRUE(hit);
+  EXPECT_EQ(hit->route, "198.51.100.0/26 via 198.51.100.9");
+  EXPECT_EQ(parse::ipv4_route_of(routes, "198.51.100.12")->route, "198.51.100.8/29");  // the longer prefix
+  EXPECT_FALSE(parse::ipv4_route_of(routes, "198.51.100.82"));                         // rail 1's subnet
+  EXPECT_FALSE(parse::ipv4_route_of(routes, "not-an-address"));
+}
+
+// NVIDIA/nccl#928: completion status 4 (LOC_PROT_ERR) on a host whose GPU-NIC path has ACS redirect (or an
+// IOMMU translating DMA): one fail naming the fact; the host with ACS off gives nothing.
+TEST(LogHost, Issue928LocalProtectionErrorTiedToAcs) {
+  const auto f = lh_judge("lh10-ib-loc-prot-err-acs.log", {{"gpu-n1", "h-acs-redirect-plx"}});
+  ASSERT_EQ(lh_codes(f), std::vector<std::string>{"LOC_PROT_ERR_HOST_FACTS"});
+  EXPECT_EQ(f[0].severity, Severity::kFail);
+  EXPECT_TRUE(lh_has(f[0].message, "gpu-n1: the log's local protection error")) << f[0].message;
+  EXPECT_TRUE(lh_has(f[0].message, "ACS")) << f[0].message;
+  EXPECT_TRUE(lh_has(f[0].remedy, "NCCL_NET_GDR_LEVEL=0")) << f[0].remedy;
+  EXPECT_EQ(f[0].evidence.at("host_facts").at(0).value("code", ""), "PCIE_ACS_REDIRECT");
+  const auto iommu = lh_judge("lh10-ib-loc-prot-err-acs.log", {{"gpu-n1", "i-iommu-translated"}});
+  ASSERT_EQ(lh_codes(iommu), std::vector<std::string>{"LOC_PROT_ERR_HOST_FACTS"});
+  EXPECT_EQ(iommu[0].evidence.at("host_facts").at(0).value("code", ""), "IOMMU_TRANSLATED");
+  EXPECT_TRUE(lh_judge("lh10-ib-loc-prot-err-acs.log", {{"gpu-n1", "h2-acs-off-plx"}}).empty());
 }

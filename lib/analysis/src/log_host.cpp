@@ -63,6 +63,13 @@ void add_process(detail::LogHost& h, const parse::NcclProcessLog& p, const parse
         h.connect_error = is.message;
         break;
       }
+  for (const auto& is : p.issues) {
+    if (h.unreachable_error.empty() && is.kind == parse::NcclIssueKind::kIbvCall &&
+        is.error_text.find("unreachable") != std::string::npos)
+      h.unreachable_error = is.message;
+    if (h.loc_prot_error.empty() && is.kind == parse::NcclIssueKind::kCompletion && is.status == 4)
+      h.loc_prot_error = is.message;
+  }
 }
 
 }  // namespace
@@ -200,6 +207,8 @@ std::vector<Finding> log_host_findings(const std::vector<parse::NcclLog>& logs,
   if (hosts.empty()) return out;
   detail::gid_in_effect_findings(hosts, out);
   detail::selection_findings(hosts, out);
+  detail::route_findings(hosts, out);
+  detail::loc_prot_findings(hosts, out);
   return out;
 }
 

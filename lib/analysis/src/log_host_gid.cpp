@@ -34,24 +34,6 @@ const model::RdmaPort* port_of(const model::RdmaDevice& d, int port) {
   return nullptr;
 }
 
-// The RoCE ports NCCL uses on the host: its `NET/IB : Using` list, else every ACTIVE Ethernet port that
-// NCCL_IB_HCA selects (NCCL skips ports that are not ACTIVE: src/transport/net_ib.cc ncclIbInit).
-std::vector<std::pair<const model::RdmaDevice*, const model::RdmaPort*>> roce_ports(const LogHost& h) {
-  std::vector<std::pair<const model::RdmaDevice*, const model::RdmaPort*>> out;
-  const auto hca = parse_iface_filter(h.env.count("NCCL_IB_HCA") ? h.env.at("NCCL_IB_HCA") : "");
-  for (const auto& d : h.inv->rdma_devices)
-    for (const auto& p : d.ports) {
-      if (p.link_layer != "Ethernet") continue;
-      const bool listed = h.ib_devices.empty() ? p.active() && iface_filter_selects(hca, d.name, p.port)
-                                               : std::any_of(h.ib_devices.begin(), h.ib_devices.end(),
-                                                             [&](const parse::NcclNetDevice& n) {
-                                                               return n.name == d.name && n.port == p.port;
-                                                             });
-      if (listed) out.emplace_back(&d, port_of(d, p.port));
-    }
-  return out;
-}
-
 std::vector<GidPortCheck> checks_of(const std::vector<LogHost>& hosts) {
   std::vector<GidPortCheck> out;
   for (const auto& h : hosts) {
@@ -206,6 +188,22 @@ std::optional<Finding> job_wide_finding(const std::vector<GidPortCheck>& checks,
 }
 
 }  // namespace
+
+std::vector<std::pair<const model::RdmaDevice*, const model::RdmaPort*>> roce_ports(const LogHost& h) {
+  std::vector<std::pair<const model::RdmaDevice*, const model::RdmaPort*>> out;
+  const auto hca = parse_iface_filter(h.env.count("NCCL_IB_HCA") ? h.env.at("NCCL_IB_HCA") : "");
+  for (const auto& d : h.inv->rdma_devices)
+    for (const auto& p : d.ports) {
+      if (p.link_layer != "Ethernet") continue;
+      const bool listed = h.ib_devices.empty() ? p.active() && iface_filter_selects(hca, d.name, p.port)
+                                               : std::any_of(h.ib_devices.begin(), h.ib_devices.end(),
+                                                             [&](const parse::NcclNetDevice& n) {
+                                                               return n.name == d.name && n.port == p.port;
+                                                             });
+      if (listed) out.emplace_back(&d, port_of(d, p.port));
+    }
+  return out;
+}
 
 void gid_in_effect_findings(const std::vector<LogHost>& hosts, std::vector<Finding>& out) {
   const auto checks = checks_of(hosts);

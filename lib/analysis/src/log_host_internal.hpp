@@ -23,7 +23,13 @@ struct LogHost {
   bool ib_no_device = false;                     ///< `NET/IB : No device found.` (or an empty Using list)
   bool used_sockets = false;                     ///< a process chose the Socket network
   std::string connect_error;                     ///< first IB connection error (modify_qp, completion 12)
+  std::string unreachable_error;                 ///< first verbs call that failed "Network is unreachable"
+  std::string loc_prot_error;                    ///< first completion with status 4 (LOC_PROT_ERR)
 };
+
+/// The RoCE ports NCCL uses on the host: its `NET/IB : Using` list, else every ACTIVE Ethernet port that
+/// NCCL_IB_HCA selects (NCCL skips ports that are not ACTIVE: src/transport/net_ib.cc ncclIbInit).
+std::vector<std::pair<const model::RdmaDevice*, const model::RdmaPort*>> roce_ports(const LogHost& h);
 
 /// The log hosts matched to an inventory host, in log order.
 std::vector<LogHost> match_log_hosts(const std::vector<parse::NcclLog>& logs,
@@ -37,5 +43,13 @@ void gid_in_effect_findings(const std::vector<LogHost>& hosts, std::vector<Findi
 
 /// NCCL_IB_HCA and NCCL_SOCKET_IFNAME against each host's devices and interfaces (log_host_select.cpp).
 void selection_findings(const std::vector<LogHost>& hosts, std::vector<Finding>& out);
+
+/// GID_NETDEV_DOWN and GID_PEER_NO_ROUTE: the netdev of the GID in effect judged on its state and routes,
+/// towards the other hosts' GID addresses (log_host_route.cpp).
+void route_findings(const std::vector<LogHost>& hosts, std::vector<Finding>& out);
+
+/// LOC_PROT_ERR_HOST_FACTS: a completion with LOC_PROT_ERR (4) tied to the PCIe/IOMMU facts of its host that
+/// explain it (log_host_route.cpp).
+void loc_prot_findings(const std::vector<LogHost>& hosts, std::vector<Finding>& out);
 
 }  // namespace fabcheck::report::detail

@@ -240,7 +240,8 @@ std::string to_json_text(const HostInventory& h) {
                     {"rdma_device", n.rdma_device.empty() ? json(nullptr) : json(n.rdma_device)},
                     {"type", n.type},
                     {"admin_up", opt(n.admin_up)},
-                    {"ipv4", n.ipv4}});
+                    {"ipv4", n.ipv4},
+                    {"ipv4_routes", n.ipv4_routes}});
   json files = json::array();
   for (const auto& f : h.mpi_config.files) {
     json params = json::array();
@@ -352,6 +353,7 @@ HostInventory host_inventory_from_json_text(const std::string& text) {
       ni.type = get_str(n, "type");
       ni.admin_up = get_opt<bool>(n, "admin_up");
       ni.ipv4 = n.value("ipv4", std::vector<std::string>{});
+      ni.ipv4_routes = n.value("ipv4_routes", std::vector<std::string>{});
       h.net_interfaces.push_back(std::move(ni));
     }
     h.env = j.value("env", std::map<std::string, std::string>{});

@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <sstream>
+#include <string>
 
 #include "fabcheck/core/ipv4.hpp"
 
@@ -22,32 +24,43 @@ bool route_hex(const std::string& s, std::uint32_t& out) {
   return true;
 }
 
-struct ConnectedRoute {
+struct RawRoute {
   std::string iface;
-  std::uint32_t dest = 0, mask = 0;
+  std::uint32_t dest = 0, mask = 0, gateway = 0;
 };
 
-std::vector<ConnectedRoute> connected_routes(std::string_view route) {
-  std::vector<ConnectedRoute> out;
+std::vector<RawRoute> raw_routes(std::string_view route) {
+  std::vector<RawRoute> out;
   std::istringstream in{std::string(route)};
   std::string line;
   while (std::getline(in, line)) {
     std::istringstream ls(line);
     std::string iface, dest, gw, flags, refcnt, use, metric, mask;
     if (!(ls >> iface >> dest >> gw >> flags >> refcnt >> use >> metric >> mask)) continue;
-    ConnectedRoute r;
-    std::uint32_t g = 0;
-    if (!route_hex(dest, r.dest) || !route_hex(mask, r.mask) || !route_hex(gw, g) || g != 0) continue;
+    RawRoute r;
+    if (!route_hex(dest, r.dest) || !route_hex(mask, r.mask) || !route_hex(gw, r.gateway)) continue;
     r.iface = iface;
     out.push_back(r);
   }
   return out;
 }
 
+std::vector<RawRoute> connected_routes(std::string_view route) {
+  auto all = raw_routes(route);
+  all.erase(std::remove_if(all.begin(), all.end(), [](const RawRoute& r) { return r.gateway != 0; }),
+            all.end());
+  return all;
+}
+
 int prefix_of(std::uint32_t mask) {
   int n = 0;
   while (n < 32 && (mask & (0x80000000u >> n))) ++n;
   return n;
+}
+
+std::string dotted(std::uint32_t a) {
+  return std::to_string(a >> 24) + "." + std::to_string((a >> 16) & 0xff) + "." +
+         std::to_string((a >> 8) & 0xff) + "." + std::to_string(a & 0xff);
 }
 
 }  // namespace
@@ -89,6 +102,41 @@ std::vector<LocalIpv4> parse_local_ipv4(std::string_view fib_trie, std::string_v
                         }),
             out.end());
   return out;
+}
+
+std::vector<Ipv4Route> parse_ipv4_routes(std::string_view route) {
+  std::vector<Ipv4Route> out;
+  for (const auto& r : raw_routes(route))
+    out.push_back(
+        {r.iface, dotted(r.dest), prefix_of(r.mask), r.gateway ? dotted(r.gateway) : std::string()});
+  return out;
+}
+
+std::string ipv4_route_text(const Ipv4Route& r) {
+  std::string t = r.dest + "/" + std::to_string(r.prefix_len);
+  if (!r.gateway.empty()) t += " via " + r.gateway;
+  return t;
+}
+
+std::optional<RouteChoice> ipv4_route_of(const std::vector<std::pair<std::string, std::string>>& routes,
+                                         const std::string& address) {
+  std::uint32_t addr = 0;
+  if (!core::parse_ipv4(address, addr)) return std::nullopt;
+  std::optional<RouteChoice> best;
+  int best_len = -1;
+  for (const auto& [iface, text] : routes) {
+    const auto slash = text.find('/');
+    std::uint32_t dest = 0;
+    if (slash == std::string::npos || !core::parse_ipv4(std::string_view(text).substr(0, slash), dest))
+      continue;
+    const int len = std::atoi(text.c_str() + slash + 1);
+    if (len < 0 || len > 32) continue;
+    const std::uint32_t mask = len == 0 ? 0u : 0xffffffffu << (32 - len);
+    if ((addr & mask) != (dest & mask) || len <= best_len) continue;
+    best_len = len;
+    best = RouteChoice{iface, text};
+  }
+  return best;
 }
 
 }  // namespace fabcheck::parse

@@ -137,6 +137,9 @@ void read_interface_addresses(const model::InventoryOptions& opts, model::HostIn
   for (const auto& a : parse::parse_local_ipv4(*trie, *route))
     for (auto& n : h.net_interfaces)
       if (n.name == a.iface) n.ipv4.push_back(fmt::format("{}/{}", a.address, a.prefix_len));
+  for (const auto& r : parse::parse_ipv4_routes(*route))
+    for (auto& n : h.net_interfaces)
+      if (n.name == r.iface) n.ipv4_routes.push_back(parse::ipv4_route_text(r));
 }
 
 }  // namespace fabcheck::probes::detail

@@ -303,7 +303,7 @@ def roce_qos(t, nic, nd, trust="dscp", dscp_map=None, pfc=(3,), ecn=(3,)):
     t.w(f"mlnx_qos/{nd}", "\n".join(lines))
 
 
-def model_b(name, mtu=9000, nic0=None, down1=False, slots=255, pod=False, qos=None):
+def model_b(name, mtu=9000, nic0=None, down1=False, slots=255, pod=False, qos=None, ips=None):
     """RoCE v2 host: mgmt NIC + 2 RDMA NICs (CX-7, Ethernet) + 2 GPUs (pairs 0/1 of A)."""
     t = Tree(name)
     t.lo()
@@ -314,6 +314,8 @@ def model_b(name, mtu=9000, nic0=None, down1=False, slots=255, pod=False, qos=No
              ("mlx5_1", "ens2np0", "0024", "c000:0249", "a088:c203:0000:0024")]
     if pod:
         specs = specs[:1]
+    if ips:
+        specs = [(ib, nd, mac, ips[k], guid) for k, (ib, nd, mac, _, guid) in enumerate(specs)]
     for k, (ib, nd, mac, ip, guid) in enumerate(specs):
         rp, usp, dsp1, dsp2, gpu, nic, nbus = pair_paths(k)
         t.bridge(rp, vendor="0x8086", device="0x352a", speed="32.0 GT/s PCIe")
@@ -618,10 +620,10 @@ def model_pcie(name, amd=False, acs=None, iommu=None, nic_ro=True, peermem=True)
     return t
 
 
-def proc_net(t, addrs):
-    """proc/net/fib_trie and proc/net/route of a host: addrs = [(iface, a.b.c.d, prefix)] (formats of
-    net/ipv4/fib_trie.c fib_trie_seq_show / fib_route_seq_show; route words as a little-endian host prints
-    them)."""
+def proc_net(t, addrs, routes=()):
+    """proc/net/fib_trie and proc/net/route of a host: addrs = [(iface, a.b.c.d, prefix)], routes = extra
+    gateway routes [(iface, dest, prefix, gateway)] (formats of net/ipv4/fib_trie.c fib_trie_seq_show /
+    fib_route_seq_show; route words as a little-endian host prints them; flags 0003 = RTF_UP|RTF_GATEWAY)."""
     def le_hex(dotted):
         o = [int(x) for x in dotted.split(".")]
         return f"{o[3]:02X}{o[2]:02X}{o[1]:02X}{o[0]:02X}"
@@ -646,6 +648,9 @@ def proc_net(t, addrs):
     for iface, a, p in addrs:
         net, mask = net_of(a, p)
         route.append(f"{iface}\t{le_hex(net)}\t00000000\t0001\t0\t0\t0\t{le_hex(mask)}\t0\t0\t0")
+    for iface, dest, p, gw in routes:
+        _, mask = net_of(dest, p)
+        route.append(f"{iface}\t{le_hex(dest)}\t{le_hex(gw)}\t0003\t0\t0\t0\t{le_hex(mask)}\t0\t0\t0")
     t.w("proc/net/fib_trie", "\n".join(trie))
     t.w("proc/net/route", "\n".join(route))
 
@@ -663,6 +668,43 @@ def model_docker(name, data_ip):
     t.netdev(None, "virbr0", 1500, "down", None)
     t.w("devices/virtual/net/virbr0/flags", "0x1003")
     proc_net(t, [("eno1", data_ip, 24), ("docker0", "172.17.0.1", 16), ("virbr0", "192.168.122.1", 24)])
+    return t
+
+
+def gids_vlan_down(slots):
+    """nccl-tests#185 rebuilt: mlx5_0's link-local GIDs 0/1 on ens3np0, its IPv4 GIDs 2/3 (192.0.2.72) on the
+    VLAN ens3np0.100 (an upper device: its GIDs stay in the table while it is down; the port itself is
+    ACTIVE)."""
+    ll = "fe80:0000:0000:0000:a288:c2ff:fe00:001c"
+    v4 = "0000:0000:0000:0000:0000:ffff:c000:0248"
+    g = [(ll, "IB/RoCE v1", "ens3np0"), (ll, "RoCE v2", "ens3np0"), (v4, "IB/RoCE v1", "ens3np0.100"),
+         (v4, "RoCE v2", "ens3np0.100")]
+    return g + [(ZERO_GID, None, None)] * (slots - len(g))
+
+
+def model_vlan_down(name):
+    """A RoCE host (model B) whose NCCL GID (index 3) belongs to a VLAN netdev that is down (flags 0x1002:
+    IFF_BROADCAST|IFF_MULTICAST without IFF_UP); no fib entry for its address (the kernel drops a down
+    interface's routes)."""
+    t = model_b(name, nic0=gids_vlan_down, slots=16)
+    t.w("class/net/ens3np0/flags", "0x1003")
+    t.netdev(None, "ens3np0.100", 9000, "down", None)
+    t.w("devices/virtual/net/ens3np0.100/flags", "0x1002")
+    proc_net(t, [("eno1", "203.0.113.35", 24), ("ens2np0", "192.0.2.73", 24)])
+    return t
+
+
+def model_l3_rail(name, host, routed):
+    """An L3 (routed) rail design: each rail NIC in its own /29 per host, rail r of every host reachable only
+    through that rail's gateway (route 198.51.100.0/26 rail 0, .64/26 rail 1). host: 1 or 2 (addresses .10/.74
+    or .18/.82); routed: the rail routes are there (False: only the connected /29s and eno1's default route, so
+    the peers' GID addresses have no route out of the RoCE netdevs)."""
+    ips = ("c633:640a", "c633:644a") if host == 1 else ("c633:6412", "c633:6452")
+    t = model_b(name, slots=16, ips=ips)
+    a0, a1 = ("198.51.100.10", "198.51.100.74") if host == 1 else ("198.51.100.18", "198.51.100.82")
+    gw0, gw1 = ("198.51.100.9", "198.51.100.73") if host == 1 else ("198.51.100.17", "198.51.100.81")
+    routes = [("ens3np0", "198.51.100.0", 26, gw0), ("ens2np0", "198.51.100.64", 26, gw1)] if routed else []
+    proc_net(t, [("eno1", f"203.0.113.{10 + host}", 24), ("ens3np0", a0, 29), ("ens2np0", a1, 29)], routes)
     return t
 
 
@@ -719,6 +761,11 @@ def main():
     model_b("m2-roce-pfc-off", slots=16, qos=lambda k: {"pfc": (), "ecn": ()} if k == 0 else {})
     model_b("m3-roce-ecn-off", slots=16, qos=lambda k: {"ecn": ()} if k == 0 else {})
     model_b("m4-roce-dscp-map-elsewhere", slots=16, qos=lambda k: {"dscp_map": {26: 0}} if k == 0 else {})
+    # issue 24: NCCL's connection errors tied to the GID's netdev and its routes
+    model_vlan_down("n-roce-gid-vlan-down")
+    model_l3_rail("n2-roce-l3-rail-no-route", 1, routed=False)
+    model_l3_rail("n3-roce-l3-rail-peer", 2, routed=True)
+    model_l3_rail("n4-roce-l3-rail-routed", 1, routed=True)
 
 
 if __name__ == "__main__":

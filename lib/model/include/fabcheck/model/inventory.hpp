@@ -178,6 +178,9 @@ struct NetInterface {
   std::string type;                ///< ARPHRD number as read: "1" Ethernet, "32" InfiniBand, "772" loopback
   std::optional<bool> admin_up;    ///< IFF_UP (0x1) of the `flags` file: Open MPI uses only such interfaces
   std::vector<std::string> ipv4;   ///< local IPv4 addresses with prefix ("172.17.0.1/16"), from proc_root
+  /// The main table's routes out of this interface, from proc_root's net/route: "198.18.1.0/24" (connected),
+  /// "0.0.0.0/0 via 198.18.0.1" (parse::ipv4_route_text); what a RoCE v2 GID's peer must be reachable by.
+  std::vector<std::string> ipv4_routes;
 };
 /// One Open MPI MCA parameter file.
 struct MpiConfigFile {
