@@ -229,3 +229,45 @@ TEST(ReportHtml, OverlapSectionTablesEveryPointOrSaysItIsAbsent) {
   const std::string empty = render_html(json{{"schema_version", 1}});
   EXPECT_NE(empty.find("no overlap measurement in this report"), std::string::npos);
 }
+
+// Issue 22: the nics section lists every NIC, the rail x rail reachability and each rail's bandwidth matrix
+// with its suspect marked; a report without it says so (the real local report's nics is null: one host).
+TEST(ReportHtml, NicsSectionShowsReachabilityAndRailMatrices) {
+  const json nic0 = {{"name", "eth0"}, {"addr", "198.18.10.1"}, {"prefix_len", 24}, {"carrier", true},
+                     {"data", true},   {"speed_mbps", nullptr}, {"rail", 0}};
+  const json nic1 = {{"name", "eth1"}, {"addr", "198.18.11.1"}, {"prefix_len", 24}, {"carrier", true},
+                     {"data", true},   {"speed_mbps", nullptr}, {"rail", 1}};
+  const json mgmt = {{"name", "mgmt0"}, {"addr", "198.18.20.1"}, {"prefix_len", 24}, {"carrier", true},
+                     {"data", false},   {"speed_mbps", 1000},    {"rail", nullptr}};
+  json r = {{"schema_version", 1},
+            {"nics",
+             {{"hosts", {"h1", "h2"}},
+              {"nics", {{nic0, nic1, mgmt}, {nic0, nic1}}},
+              {"reachability",
+               {{{{"attempted", 2}, {"reachable", 2}}, {{"attempted", 2}, {"reachable", 0}}},
+                {{{"attempted", 2}, {"reachable", 0}}, {{"attempted", 2}, {"reachable", 2}}}}},
+              {"rails",
+               {{{"subnet", "198.18.10.0/24"},
+                 {"bw_gbps", {{nullptr, 1.25}, {1.5, nullptr}}},
+                 {"bw_median_gbps", 1.375},
+                 {"suspects", json::array()}},
+                {{"subnet", "198.18.11.0/24"},
+                 {"bw_gbps", {{nullptr, 0.125}, {1.5, nullptr}}},
+                 {"bw_median_gbps", 0.8125},
+                 {"suspects", {{{"host", "h1"}, {"iface", "eth1"}, {"confirmed", true}}}}}}},
+              {"links", json::array()},
+              {"duration_s", 4.5},
+              {"method", "TCP sockets bound to both interfaces"}}}};
+  const std::string page = render_html(r);
+  EXPECT_NE(page.find("<section id=\"nics\">"), std::string::npos);
+  EXPECT_NE(page.find("<span class=\"muted\">mgmt0 (not measured)</span>"), std::string::npos) << page;
+  EXPECT_NE(page.find("<td><span class=\"bad\">0/2</span></td>"), std::string::npos);   // cross-rail
+  EXPECT_NE(page.find("<td><span class=\"good\">2/2</span></td>"), std::string::npos);  // same rail
+  EXPECT_NE(page.find("Rail 1 (198.18.11.0/24): bandwidth GB/s"), std::string::npos);
+  EXPECT_NE(page.find("<td><span class=\"warn\">0.125</span></td>"), std::string::npos);
+  EXPECT_NE(page.find("slow NIC suspects on this rail: h1 eth1 (confirmed by retest)"), std::string::npos);
+  EXPECT_NE(page.find("docs/DESIGN.md §5 &quot;NICs&quot;"), std::string::npos);
+  std::ifstream in(std::string(FABCHECK_TEST_DATA) + "/reports/local-2ranks-counters.json");
+  const std::string real = render_html(json::parse(in));
+  EXPECT_NE(real.find("no NIC measurement in this report"), std::string::npos);
+}
