@@ -365,6 +365,30 @@ TEST(PeerBench, ErrorsBecomeFindings) {
     EXPECT_EQ(codes(d), std::vector<std::string>{"WRONG_DATA"}) << f;
   }
   {
+    // A real -DCHECK run (intel/mpi-benchmarks#22, headers written `#- Benchmarking` in the issue): the data
+    // check's lines are validation errors, MPICH's abort line a crash, the rows before it are kept exactly.
+    const std::string f = "imb/imb_check_reduce_scatter_defects_issue22.txt";
+    const auto run = parse_file(f);
+    ASSERT_EQ(run.tables.size(), 1u);
+    EXPECT_EQ(run.tables[0].test, "Reduce_scatter");
+    EXPECT_EQ(run.tables[0].processes, 16);
+    ASSERT_EQ(run.tables[0].rows.size(), 2u);
+    EXPECT_EQ(run.tables[0].rows[1].size_bytes, 4u);
+    EXPECT_EQ(run.tables[0].rows[1].values.at("t_max_us").value, 4.66);
+    expect_rows_exact(f, run);
+    ASSERT_EQ(run.errors.size(), 2u);  // `Error …,size = 4,sample #0` and its `Got invalid buffer` are one
+    EXPECT_EQ(run.errors[0].kind, "validation_error");
+    EXPECT_EQ(run.errors[0].line, 7u);
+    EXPECT_EQ(run.errors[1].kind, "crash");
+    EXPECT_EQ(run.errors[1].line, 15u);
+    report::Document d;
+    report::add_peer_import(d, {{f, run}}, {});
+    const auto c = codes(d);
+    ASSERT_FALSE(c.empty());
+    EXPECT_EQ(c[0], "WRONG_DATA");
+    EXPECT_TRUE(d.has_fail());
+  }
+  {
     report::Document d;
     report::add_peer_import(d, {{"c.txt", parse_file("constructed/imb_pingpong_crashed.txt")}}, {});
     EXPECT_EQ(codes(d), std::vector<std::string>{"IMPORT_INCOMPLETE"});

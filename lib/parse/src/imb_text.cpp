@@ -58,8 +58,26 @@ PeerRun parse_imb_text(std::string_view text) {
   PeerTable* open = nullptr;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const std::size_t no = i + 1;
-    const std::string_view line = core::trim_blanks(lines[i]);
+    std::string_view line = core::trim_blanks(lines[i]);
     if (line.empty()) continue;
+    // `#- Benchmarking X`: IMB's `# Benchmarking` header as pasted into a Markdown issue (a `#` line would be
+    // a heading there; intel/mpi-benchmarks#22 shows it so).
+    std::string unescaped;
+    if (line.starts_with("#- Benchmarking ") || line.starts_with("#- #processes")) {
+      unescaped = "# " + std::string(line.substr(3));
+      line = unescaped;
+    }
+    // A -DCHECK build's data check (IMB_chk_diff.c): `Error <bench>,size = N,sample #k` and `Process R: Got
+    // invalid buffer:` before the row whose `defects` column counts it.
+    if (line.find("Got invalid buffer") != std::string_view::npos ||
+        (line.find("Error ") != std::string_view::npos && line.find(",size = ") != std::string_view::npos &&
+         line.find(",sample #") != std::string_view::npos)) {
+      // The `Got invalid buffer` line right after the `Error` line is the same defect.
+      const bool same = !run.errors.empty() && run.errors.back().kind == "validation_error" &&
+                        run.errors.back().line + 1 == no;
+      if (!same) run.errors.push_back({"validation_error", detail::clip(line), no, std::nullopt});
+      continue;
+    }
     if (detail::scan_common_error(line, no, run)) continue;
     if (line.find("Intel(R) MPI Benchmarks") != std::string_view::npos ||
         line.find("Intel (R) MPI Benchmarks") != std::string_view::npos) {

@@ -18,7 +18,8 @@ std::string detect_peer_format(std::string_view text) {
   if (head.find("# OSU MPI") != std::string_view::npos ||
       head.find("# OSU One Sided") != std::string_view::npos)
     return "osu-text";
-  if (head.find("# Benchmarking ") != std::string_view::npos &&
+  if ((head.find("# Benchmarking ") != std::string_view::npos ||
+       head.find("#- Benchmarking ") != std::string_view::npos) &&
       (head.find("#bytes #repetitions") != std::string_view::npos ||
        head.find("#repetitions") != std::string_view::npos)) {
     return "imb-text";
