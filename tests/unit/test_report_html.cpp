@@ -9,7 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "fabcheck/model/nics.hpp"
 #include "fabcheck/report/html.hpp"
+#include "fabcheck/report/nics.hpp"
 
 namespace {
 
@@ -232,32 +234,37 @@ TEST(ReportHtml, OverlapSectionTablesEveryPointOrSaysItIsAbsent) {
 
 // Issue 22: the nics section lists every NIC, the rail x rail reachability and each rail's bandwidth matrix
 // with its suspect marked; a report without it says so (the real local report's nics is null: one host).
+// The section is written by the probe's own writer (report::nics_json) from a 2-host, 2-rail result whose
+// rails cannot reach each other; rail 1's suspect (h1 eth1) is set by hand (2 hosts are too few for the
+// DESIGN §4 rule) and confirmed by its retest.
 TEST(ReportHtml, NicsSectionShowsReachabilityAndRailMatrices) {
-  const json nic0 = {{"name", "eth0"}, {"addr", "198.18.10.1"}, {"prefix_len", 24}, {"carrier", true},
-                     {"data", true},   {"speed_mbps", nullptr}, {"rail", 0}};
-  const json nic1 = {{"name", "eth1"}, {"addr", "198.18.11.1"}, {"prefix_len", 24}, {"carrier", true},
-                     {"data", true},   {"speed_mbps", nullptr}, {"rail", 1}};
-  const json mgmt = {{"name", "mgmt0"}, {"addr", "198.18.20.1"}, {"prefix_len", 24}, {"carrier", true},
-                     {"data", false},   {"speed_mbps", 1000},    {"rail", nullptr}};
-  json r = {{"schema_version", 1},
-            {"nics",
-             {{"hosts", {"h1", "h2"}},
-              {"nics", {{nic0, nic1, mgmt}, {nic0, nic1}}},
-              {"reachability",
-               {{{{"attempted", 2}, {"reachable", 2}}, {{"attempted", 2}, {"reachable", 0}}},
-                {{{"attempted", 2}, {"reachable", 0}}, {{"attempted", 2}, {"reachable", 2}}}}},
-              {"rails",
-               {{{"subnet", "198.18.10.0/24"},
-                 {"bw_gbps", {{nullptr, 1.25}, {1.5, nullptr}}},
-                 {"bw_median_gbps", 1.375},
-                 {"suspects", json::array()}},
-                {{"subnet", "198.18.11.0/24"},
-                 {"bw_gbps", {{nullptr, 0.125}, {1.5, nullptr}}},
-                 {"bw_median_gbps", 0.8125},
-                 {"suspects", {{{"host", "h1"}, {"iface", "eth1"}, {"confirmed", true}}}}}}},
-              {"links", json::array()},
-              {"duration_s", 4.5},
-              {"method", "TCP sockets bound to both interfaces"}}}};
+  fabcheck::model::NicsResult res;
+  res.hosts = {"h1", "h2"};
+  for (int h = 0; h < 2; ++h) {
+    const std::string host = std::to_string(h + 1);
+    res.nics.push_back({{"eth0", "198.18.10." + host, 24, true, true, std::nullopt, -1},
+                        {"eth1", "198.18.11." + host, 24, true, true, std::nullopt, -1}});
+  }
+  res.nics[0].push_back({"mgmt0", "198.18.20.1", 24, true, false, 1000.0, -1});
+  const double bw[2][2] = {{1.25, 1.5}, {0.125, 1.5}};  // [rail][from host]
+  for (int a = 0; a < 2; ++a)
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 2; ++j) {
+        fabcheck::model::NicLink l;
+        l.from_host = a, l.to_host = 1 - a, l.from_nic = i, l.to_nic = j;
+        l.reachable = i == j;
+        if (l.reachable) l.bw_gbps = bw[i][a];
+        res.links.push_back(l);
+      }
+  fabcheck::model::assign_rails(res);
+  res.rails[0].analysis.bw.median = 1.375;
+  res.rails[1].analysis.bw.median = 0.8125;
+  fabcheck::core::HostSuspect h1;
+  h1.host = 0;
+  res.rails[1].analysis.suspects.push_back(h1);
+  res.rails[1].confirmed = {true};
+  res.duration_s = 4.5;
+  const json r = {{"schema_version", 1}, {"nics", fabcheck::report::nics_json(res)}};
   const std::string page = render_html(r);
   EXPECT_NE(page.find("<section id=\"nics\">"), std::string::npos);
   EXPECT_NE(page.find("<span class=\"muted\">mgmt0 (not measured)</span>"), std::string::npos) << page;
@@ -266,6 +273,13 @@ TEST(ReportHtml, NicsSectionShowsReachabilityAndRailMatrices) {
   EXPECT_NE(page.find("Rail 1 (198.18.11.0/24): bandwidth GB/s"), std::string::npos);
   EXPECT_NE(page.find("<td><span class=\"warn\">0.125</span></td>"), std::string::npos);
   EXPECT_NE(page.find("slow NIC suspects on this rail: h1 eth1 (confirmed by retest)"), std::string::npos);
+  EXPECT_NE(page.find("<td><span class=\"bad\">h1</span></td>"), std::string::npos);
+  res.rails[1].confirmed = {false};  // refuted by its retest: named, amber, never red
+  const std::string refuted =
+      render_html({{"schema_version", 1}, {"nics", fabcheck::report::nics_json(res)}});
+  EXPECT_NE(refuted.find("<td><span class=\"warn\">h1</span></td>"), std::string::npos);
+  EXPECT_EQ(refuted.find("<td><span class=\"bad\">h1</span></td>"), std::string::npos);
+  EXPECT_NE(refuted.find("h1 eth1 (not confirmed)"), std::string::npos);
   EXPECT_NE(page.find("docs/DESIGN.md §5 &quot;NICs&quot;"), std::string::npos);
   std::ifstream in(std::string(FABCHECK_TEST_DATA) + "/reports/local-2ranks-counters.json");
   const std::string real = render_html(json::parse(in));

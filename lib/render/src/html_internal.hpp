@@ -22,6 +22,8 @@ const json* get_path(const json& j, std::initializer_list<std::string_view> keys
 bool as_number(const json* j, double& out);
 // The number at `j`, or `fallback`.
 double num_or(const json* j, double fallback);
+// The boolean at `j`, or `fallback` when absent or not a boolean.
+bool flag_or(const json* j, bool fallback);
 // The string at `j`, or `fallback` when absent or not a string (not escaped).
 std::string as_string(const json* j, std::string_view fallback = "");
 // The array at `j`, or an empty array.

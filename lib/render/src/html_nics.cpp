@@ -21,9 +21,8 @@ std::string nic_table(const json& n) {
   std::vector<std::vector<std::string>> rows;
   for (std::size_t h = 0; h < nics.size() && h < hosts.size(); ++h)
     for (const auto& x : nics[h]) {
-      const bool data = get(x, "data") && get(x, "data")->is_boolean() && get(x, "data")->get<bool>();
-      const bool carrier =
-          !get(x, "carrier") || !get(x, "carrier")->is_boolean() || get(x, "carrier")->get<bool>();
+      const bool data = flag_or(get(x, "data"), false);
+      const bool carrier = flag_or(get(x, "carrier"), true);
       double rail = -1;
       std::string rail_text = "—";
       if (as_number(get(x, "rail"), rail) && rail >= 0 && static_cast<std::size_t>(rail) < rails.size())
@@ -64,16 +63,29 @@ std::string reach_table(const json& n) {
          table(header, rows, "nics-reach");
 }
 
-// One rail's host x host bandwidth (row sends to column); a suspect host's row and column cells marked.
+// What a suspect's retest said: confirmed (true), refuted (false) or none (absent/null).
+std::string retest_text(const json& suspect) {
+  const json* c = get(suspect, "confirmed");
+  if (!c || !c->is_boolean()) return "no retest";
+  return c->get<bool>() ? "confirmed by retest" : "not confirmed";
+}
+
+// One rail's host x host bandwidth (row sends to column); a suspect host's row and column cells marked, its
+// name red only when the retest confirmed it (amber otherwise: a suspect is not yet a fault).
 std::string rail_matrix(const json& rail, std::size_t k, const std::vector<std::string>& hosts) {
-  std::set<std::string> suspects;
-  for (const auto& s : as_array(get(rail, "suspects"))) suspects.insert(text(get(s, "host")));
+  std::set<std::string> suspects, confirmed;
+  for (const auto& s : as_array(get(rail, "suspects"))) {
+    suspects.insert(text(get(s, "host")));
+    if (flag_or(get(s, "confirmed"), false)) confirmed.insert(text(get(s, "host")));
+  }
   const auto& m = as_array(get(rail, "bw_gbps"));
   std::vector<std::string> header = {"from \\ to"};
   for (const auto& h : hosts) header.push_back(h);
   std::vector<std::vector<std::string>> rows;
   for (std::size_t i = 0; i < m.size() && i < hosts.size(); ++i) {
-    std::vector<std::string> row = {suspects.count(hosts[i]) ? span("bad", hosts[i]) : hosts[i]};
+    std::vector<std::string> row = {confirmed.count(hosts[i])  ? span("bad", hosts[i])
+                                    : suspects.count(hosts[i]) ? span("warn", hosts[i])
+                                                               : hosts[i]};
     const auto& r = as_array(&m[i]);
     for (std::size_t j = 0; j < r.size(); ++j) {
       double v = 0;
@@ -93,11 +105,7 @@ std::string rail_matrix(const json& rail, std::size_t k, const std::vector<std::
   if (!suspects.empty()) {
     std::vector<std::string> named;
     for (const auto& s : as_array(get(rail, "suspects")))
-      named.push_back(
-          fmt::format("{} {} ({})", text(get(s, "host")), text(get(s, "iface")),
-                      get(s, "confirmed") && get(s, "confirmed")->is_boolean()
-                          ? (get(s, "confirmed")->get<bool>() ? "confirmed by retest" : "not confirmed")
-                          : "no retest"));
+      named.push_back(fmt::format("{} {} ({})", text(get(s, "host")), text(get(s, "iface")), retest_text(s)));
     out += notice("warn", "slow NIC suspects on this rail: " + fmt::format("{}", fmt::join(named, "; ")));
   }
   return out;

@@ -68,6 +68,10 @@ double num_or(const json* j, double fallback) {
   return as_number(j, v) ? v : fallback;
 }
 
+bool flag_or(const json* j, bool fallback) {
+  return j && j->is_boolean() ? j->get<bool>() : fallback;
+}
+
 std::string as_string(const json* j, std::string_view fallback) {
   if (!j || !j->is_string()) return std::string(fallback);
   return j->get<std::string>();
