@@ -68,7 +68,7 @@ LoadedSide load_runs(const std::string& list, const char* side) {
   LoadedSide runs;
   std::error_code ec;
   if (std::filesystem::is_regular_file(list, ec)) {
-    take(runs, report::load_report(list, side));
+    take(runs, report::load_report(list, side, report::compare_load_options()));
     return runs;
   }
   std::set<std::filesystem::path> seen;
@@ -88,7 +88,7 @@ LoadedSide load_runs(const std::string& list, const char* side) {
     if (!seen.insert(ec ? std::filesystem::path(path) : canonical).second) {
       throw UsageError(fmt::format("{}: {} is given twice; give each run of a side once", side, path));
     }
-    take(runs, report::load_report(path, side));
+    take(runs, report::load_report(path, side, report::compare_load_options()));
     paths.push_back(path);
     if (comma == std::string::npos) break;
     start = comma + 1;
@@ -177,10 +177,8 @@ std::function<int(const RunContext&)> setup_compare(CLI::App& sub) {
     report::CompareRule rule;
     rule.alpha = cli->alpha;
     rule.min_delta = cli->min_delta_pct / 100.0;
-    const report::SideMetrics side_a = report::merge_runs(a.runs);
-    a.runs.clear();
-    const report::SideMetrics side_b = report::merge_runs(b.runs);
-    b.runs.clear();
+    const report::SideMetrics side_a = report::merge_runs(std::move(a.runs));
+    const report::SideMetrics side_b = report::merge_runs(std::move(b.runs));
     const report::CompareResult r = report::compare_sides(side_a, side_b, sa, sb, rule);
 
     std::fputs(report::render_compare(r).c_str(), stdout);

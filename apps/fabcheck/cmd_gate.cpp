@@ -55,7 +55,10 @@ std::function<int(const RunContext&)> setup_gate(CLI::App& sub) {
       return 0;
     }
     if (cli->report.empty()) throw UsageError("report is required (see fabcheck gate --help)");
-    auto rep = report::load_report(cli->report, "report");
+    // Without --json nothing writes the document back: the pairs matrices and schedules (hosts² entries, read
+    // by no gate metric) stay out of memory.
+    const auto partial = cli->json.empty() ? report::gate_load_options() : report::LoadOptions{};
+    auto rep = report::load_report(cli->report, "report", partial);
     nlohmann::json checks;
     std::string source;
     if (!cli->criteria.empty()) {
@@ -80,6 +83,11 @@ std::function<int(const RunContext&)> setup_gate(CLI::App& sub) {
     report::check_distinct_paths(
         {{"report", cli->report}, {"--criteria", cli->criteria}},
         {{"--junit", cli->junit}, {"--exclude-hostfile", cli->exclude_hostfile}, {"--json", cli->json}});
+    std::vector<std::string> metrics;
+    for (const auto& c : checks)
+      if (c.is_object() && c.contains("metric") && c["metric"].is_string()) metrics.push_back(c["metric"]);
+    if (report::names_skipped(partial, metrics))
+      rep = report::load_report(cli->report, "report");  // a check that names a left-out key reads it whole
     const auto g = report::evaluate_gate(rep, checks, source);
     std::fputs(report::render_gate(g).c_str(), stdout);
     std::fflush(stdout);

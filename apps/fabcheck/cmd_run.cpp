@@ -153,7 +153,8 @@ std::function<int(const RunContext&)> setup_run(CLI::App& sub) {
     const int rc = suite::run_suite(world, plan, ro);
     // The page renders the final report as written (complete, failed or gate failed), on rank 0 only.
     if (world.rank() == 0 && !cli->html.empty()) {
-      report::write_html(cli->html, report::load_report(cli->json, "--json"), "--html");
+      report::write_html(cli->html, report::load_report(cli->json, "--json", report::html_load_options()),
+                         "--html");
     }
     return rc;
   };

@@ -26,6 +26,8 @@ _fab_cleanup() {
   for p in "$FAB_NAME" "${FAB_EXTRA[@]:-}"; do
     [ -z "$p" ] || "$VF" down --name "$p" || rc=1
   done
+  # FAB_KEEP=DIR keeps this test's reports and console outputs (DIR/NAME) for a look after the run
+  [ -z "${FAB_KEEP:-}" ] || [ -z "${FAB_TMP:-}" ] || { mkdir -p "$FAB_KEEP" && cp -r "$FAB_TMP" "$FAB_KEEP/$FAB_NAME.$$"; }
   [ -z "${FAB_TMP:-}" ] || rm -rf "$FAB_TMP"
   note "done, exit $rc, $(($(date +%s) - FAB_T0)) s"
   exit $rc

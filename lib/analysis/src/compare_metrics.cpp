@@ -11,6 +11,7 @@
 
 #include "fabcheck/core/size.hpp"
 #include "fabcheck/report/compare.hpp"
+#include "fabcheck/report/load.hpp"
 
 namespace fabcheck::report {
 namespace {
@@ -240,18 +241,19 @@ void incast(const json& doc, Extractor& x) {
   }
 }
 
-// Off-diagonal numbers of a square matrix: (min, max), nullopt when none.
-std::optional<std::pair<double, double>> off_diagonal_range(const json& m) {
-  if (!m.is_array()) return std::nullopt;
+// Off-diagonal numbers of a square matrix (either form report::dense_matrix reads): (min, max), nullopt when
+// none.
+std::optional<std::pair<double, double>> off_diagonal_range(const json& v) {
+  const auto m = report::dense_matrix(v);
+  if (!m) return std::nullopt;
   std::optional<std::pair<double, double>> r;
-  for (std::size_t i = 0; i < m.size(); ++i) {
-    if (!m[i].is_array()) return std::nullopt;
-    for (std::size_t j = 0; j < m[i].size(); ++j) {
-      if (i == j || !m[i][j].is_number()) continue;
-      const double v = m[i][j].get<double>();
-      if (!r) r = std::pair{v, v};
-      r->first = std::min(r->first, v);
-      r->second = std::max(r->second, v);
+  for (std::size_t i = 0; i < m->rows; ++i) {
+    for (std::size_t j = 0; j < m->cols; ++j) {
+      const double d = m->at(i, j);
+      if (i == j || std::isnan(d)) continue;
+      if (!r) r = std::pair{d, d};
+      r->first = std::min(r->first, d);
+      r->second = std::max(r->second, d);
     }
   }
   return r;
@@ -272,8 +274,8 @@ void pairs(const json& doc, Extractor& x) {
   std::vector<std::string> hosts;
   for (const auto& h : p["hosts"]) hosts.push_back(text_of(h));
   for (const auto& [metric, symmetric] : {std::pair{"bw_gbps", false}, std::pair{"lat_p50_us", true}}) {
-    const json& m = member(p, metric);
-    if (!m.is_array()) continue;
+    const auto m = report::dense_matrix(member(p, metric));
+    if (!m) continue;
     LinkValues lv;
     lv.id = fmt::format("pairs|{}|{}", key.dump(), metric);
     lv.item = fmt::format("links {}", size_label(key["size_bytes"]));
@@ -285,11 +287,10 @@ void pairs(const json& doc, Extractor& x) {
     const std::size_t n = hosts.size();
     lv.values.assign(n * n, std::numeric_limits<double>::quiet_NaN());
     bool any = false;
-    for (std::size_t i = 0; i < n && i < m.size(); ++i) {
-      if (!m[i].is_array()) continue;
-      for (std::size_t j = 0; j < n && j < m[i].size(); ++j) {
-        if (i == j || !m[i][j].is_number()) continue;
-        lv.values[i * n + j] = m[i][j].get<double>();
+    for (std::size_t i = 0; i < n && i < m->rows; ++i) {
+      for (std::size_t j = 0; j < n && j < m->cols; ++j) {
+        if (i == j || std::isnan(m->at(i, j))) continue;
+        lv.values[i * n + j] = m->at(i, j);
         any = true;
       }
     }

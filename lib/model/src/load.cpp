@@ -5,14 +5,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/core/input_limits.hpp"
 #include "fabcheck/report/document.hpp"
+#include "json_fast_parse.hpp"
 
 namespace fabcheck::report {
 
@@ -53,14 +57,13 @@ void check_report(const json& doc, std::string_view origin) {
   }
 }
 
-json parse_report_text(std::string_view text, std::string_view origin) {
-  if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
-    throw UsageError(fmt::format("{}: empty file (give a report written by fabcheck --json)", origin));
-  }
-  core::check_json_depth(text, origin);  // issue 19: nothing downstream recurses deeper than the cap
-  json doc;
+namespace {
+
+/// nlohmann's parser: the slow path, taken only for text simdjson refuses, for nlohmann's exact message (line
+/// and column) or its reading of what simdjson is stricter about.
+json parse_slow(std::string_view text, std::string_view origin) {
   try {
-    doc = json::parse(text.begin(), text.end(), nullptr, true, /*ignore_comments=*/false);
+    return json::parse(text.begin(), text.end(), nullptr, true, /*ignore_comments=*/false);
   } catch (const json::out_of_range& e) {  // "number overflow parsing '1e309'"
     std::string msg = e.what();
     if (auto p = msg.find("] "); p != std::string::npos) msg = msg.substr(p + 2);
@@ -80,8 +83,122 @@ json parse_report_text(std::string_view text, std::string_view origin) {
                                 "report or re-run with --json"
                               : "give a report written by fabcheck --json"));
   }
+}
+
+void erase_path(json& doc, const std::vector<std::string>& path) {
+  json* at = &doc;
+  for (std::size_t i = 0; i + 1 < path.size(); ++i) {
+    if (!at->is_object()) return;
+    auto it = at->find(path[i]);
+    if (it == at->end()) return;
+    at = &*it;
+  }
+  if (at->is_object() && !path.empty()) at->erase(path.back());
+}
+
+json parse_owned(std::string text, std::string_view origin, const LoadOptions& opts) {
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
+    throw UsageError(fmt::format("{}: empty file (give a report written by fabcheck --json)", origin));
+  }
+  // issue 19: nothing downstream recurses deeper than the cap (the fast path refuses deeper text, and
+  // check_json_depth says where)
+  json doc;
+  if (auto fast = detail::fast_parse(text, opts, static_cast<std::size_t>(core::kMaxJsonDepth))) {
+    doc = std::move(*fast);
+  } else {
+    core::check_json_depth(text, origin);
+    doc = parse_slow(text, origin);
+    for (const auto& path : opts.skip) erase_path(doc, path);
+  }
   check_report(doc, origin);
   return doc;
+}
+
+}  // namespace
+
+namespace {
+
+// Every place a pairs matrix or schedule sits: the top-level pairs section (the first rail) and each rail.
+void add_pairs(LoadOptions& o, std::initializer_list<const char*> keys) {
+  for (const char* k : keys) {
+    o.skip.push_back({"pairs", k});
+    o.skip.push_back({"pairs", "rails", "*", k});
+  }
+}
+
+}  // namespace
+
+LoadOptions html_load_options() {
+  LoadOptions o;
+  add_pairs(o, {"schedule", "lat_min_us", "lat_p99_us", "bidir_gbps"});
+  o.skip.push_back({"nics", "schedule"});
+  return o;
+}
+
+LoadOptions compare_load_options() {
+  LoadOptions o;
+  add_pairs(o, {"schedule", "lat_min_us", "bidir_gbps"});
+  o.skip.push_back({"nics", "schedule"});
+  for (const char* k : {"bw_gbps", "lat_p50_us", "lat_p99_us"}) {
+    o.dense.push_back({"pairs", k});
+    o.dense.push_back({"pairs", "rails", "*", k});
+  }
+  return o;
+}
+
+std::optional<DenseMatrix> dense_matrix(const json& v) {
+  DenseMatrix m;
+  if (v.is_binary()) {
+    const auto& b = v.get_binary();
+    if (!b.has_subtype() || b.subtype() != kDenseMatrixSubtype || b.size() < 2 * sizeof(std::uint64_t))
+      return std::nullopt;
+    std::uint64_t dims[2];
+    std::memcpy(dims, b.data(), sizeof dims);
+    m.rows = dims[0];
+    m.cols = dims[1];
+    if (b.size() != sizeof dims + m.rows * m.cols * sizeof(double)) return std::nullopt;
+    m.values.resize(m.rows * m.cols);
+    std::memcpy(m.values.data(), b.data() + sizeof dims, m.values.size() * sizeof(double));
+    return m;
+  }
+  if (!v.is_array()) return std::nullopt;
+  m.rows = v.size();
+  for (const auto& r : v)
+    if (r.is_array()) m.cols = std::max(m.cols, r.size());
+  m.values.assign(m.rows * m.cols, std::numeric_limits<double>::quiet_NaN());
+  for (std::size_t i = 0; i < m.rows; ++i)
+    for (std::size_t j = 0; v[i].is_array() && j < v[i].size(); ++j)
+      if (v[i][j].is_number()) m.values[i * m.cols + j] = v[i][j].get<double>();
+  return m;
+}
+
+LoadOptions gate_load_options() {
+  LoadOptions o;
+  add_pairs(o, {"schedule", "bw_gbps", "lat_p50_us", "lat_min_us", "lat_p99_us", "bidir_gbps"});
+  o.skip.push_back({"nics", "schedule"});
+  return o;
+}
+
+bool names_skipped(const LoadOptions& o, const std::vector<std::string>& metrics) {
+  for (const auto& m : metrics) {
+    // a metric path's words: "pairs.bw_gbps[][]" -> pairs, bw_gbps
+    std::size_t i = 0;
+    while (i < m.size()) {
+      auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+      while (i < m.size() && !word(m[i])) ++i;
+      std::size_t e = i;
+      while (e < m.size() && word(m[e])) ++e;
+      const std::string_view w(m.data() + i, e - i);
+      for (const auto& path : o.skip)
+        if (!w.empty() && path.back() == w) return true;
+      i = e;
+    }
+  }
+  return false;
+}
+
+json parse_report_text(std::string_view text, std::string_view origin, const LoadOptions& opts) {
+  return parse_owned(std::string(text), origin, opts);
 }
 
 std::string read_input_file(const std::string& path, std::string_view origin, std::string_view kind,
@@ -108,6 +225,8 @@ std::string read_input_file(const std::string& path, std::string_view origin, st
   if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
   // Bounded also for what stat cannot size (a pipe, /dev/zero, a file that grows while read).
   std::string out;
+  // room for the JSON parser's padding, so that a report is parsed where it was read (not copied)
+  if (S_ISREG(st.st_mode)) out.reserve(static_cast<std::size_t>(st.st_size) + detail::fast_parse_padding());
   std::string buf(1 << 20, '\0');
   while (true) {
     const ssize_t got = ::read(fd, buf.data(), buf.size());
@@ -128,9 +247,9 @@ std::string read_input_file(const std::string& path, std::string_view origin, st
   return out;
 }
 
-json load_report(const std::string& path, std::string_view what) {
+json load_report(const std::string& path, std::string_view what, const LoadOptions& opts) {
   const std::string origin = fmt::format("{} {}", what, path);
-  return parse_report_text(read_input_file(path, origin, "report file"), origin);
+  return parse_owned(read_input_file(path, origin, "report file"), origin, opts);
 }
 
 }  // namespace fabcheck::report

@@ -106,6 +106,8 @@ struct SideMetrics {
 /// Merges the metric sets of repeated runs of one side (see SideMetrics). One run: its metrics unchanged.
 /// @throws std::invalid_argument when `runs` is empty.
 SideMetrics merge_runs(const std::vector<MetricSet>& runs);
+/// The same, taking the runs: one run is moved, not copied; `runs` is left empty.
+SideMetrics merge_runs(std::vector<MetricSet>&& runs);
 
 /// Run-to-run spread of one metric on one side: ln(max/min) of its runs' values; none with fewer than two
 /// runs or any value <= 0 (a log ratio, so that "B is 90 % lower" and "B is 10x higher" read alike).
