@@ -109,6 +109,7 @@ json nics_json(const NicsResult& r) {
   j["schedule"] = r.schedule;
   j["env"] = r.env;
   j["duration_s"] = r.duration_s;
+  j["verbs"] = nics_verbs_json(r);
   return j;
 }
 
@@ -154,6 +155,7 @@ std::string render_nics(const NicsResult& r) {
       s += row + "\n";
     }
   }
+  s += render_nics_verbs(r);
   const auto findings = nics_findings(r);
   if (findings.empty()) s += "# no NIC finding\n";
   for (const auto& f : findings) s += fmt::format("# {} {}: {}\n", name(f.severity), f.code, f.message);

@@ -29,6 +29,19 @@ OptionTable<NicsOptions> make_nics_table() {
       field({"retest", "--retest,!--no-retest", K::kBool, 0, 0, "",
              "Re-measure slow-NIC suspects against good NIC pairs (--no-retest: skip)"},
             &O::retest),
+      field({"verbs", "--verbs", K::kChoice, 0, 0, "auto|on|off",
+             "RDMA verbs per port pair: auto (where libibverbs and a device exist, else skipped), on "
+             "(required), "
+             "off"},
+            &O::verbs),
+      field({"verbs_size", "--verbs-size", K::kSize, 1, 0, "", "RDMA WRITE message size (ib_write_bw -s)"},
+            &O::verbs_size_bytes),
+      field({"verbs_iters", "--verbs-iters", K::kInt, 1, 1e7, "",
+             "RDMA WRITEs per direction and port pair (ib_write_bw -n)"},
+            &O::verbs_iters),
+      field({"verbs_tx_depth", "--verbs-tx-depth", K::kInt, 1, 8192, "",
+             "RDMA WRITEs in flight (ib_write_bw -t)"},
+            &O::verbs_tx_depth),
   };
   t.cli_only = {{"json", "the report file of the standalone command (run: --json)"},
                 {"out", "alias of --json"},

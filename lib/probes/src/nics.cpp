@@ -16,7 +16,9 @@
 #include "fabcheck/core/link_outliers.hpp"
 #include "fabcheck/core/pair_schedule.hpp"
 #include "fabcheck/core/stats.hpp"
+#include "fabcheck/probes/inventory.hpp"
 #include "nic_socket.hpp"
+#include "nics_verbs.hpp"
 
 namespace fabcheck::probes {
 
@@ -258,6 +260,12 @@ void validate(const NicsOptions& o) {
           "--ifaces '{}': use interface name prefixes separated by commas, ^ to exclude, = for exact names "
           "(NCCL_SOCKET_IFNAME syntax, e.g. --ifaces eth or --ifaces ^lo,mgmt)",
           o.ifaces));
+  if (o.verbs == "on")
+    if (auto why = detail::verbs_build_skip_reason())
+      throw UsageError(
+          fmt::format("--verbs on: {} (configure with -DFABCHECK_WITH_IBVERBS=ON and libibverbs-dev, "
+                      "or use --verbs auto)",
+                      *why));
 }
 
 std::optional<std::string> nics_skip_reason(const comm::Communicator& comm) {
@@ -384,6 +392,12 @@ NicsResult run_nics(const comm::Communicator& comm, const NicsOptions& opts) {
     }
   }
   comm.lazy_barrier();  // no server stops while a peer still measures against it
+  if (opts.verbs == "off") {
+    res.verbs.skipped = "--verbs off";
+  } else {
+    auto v = detail::run_nics_verbs(comm, opts, res.schedule, filter_transport_env(process_environment()));
+    if (comm.rank() == 0) res.verbs = std::move(v);
+  }
   res.duration_s = (comm::now_us() - start_us) / 1e6;
   return res;
 }

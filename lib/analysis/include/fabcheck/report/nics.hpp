@@ -42,8 +42,18 @@ std::vector<Finding> nics_findings(const model::NicsResult& r);
 /// rail}]], rails: [{subnet, bw_gbps, lat_p50_us, bw_median_gbps, suspects [{host, iface, confirmed}],
 /// retest_reference_gbps}], reachability (rail × rail [{attempted, reachable}]), links [{from {host, iface},
 /// to {host, iface}, reachable, error, connect_us, bw_gbps, lat_p50_us, lat_p99_us}], retests, schedule,
-/// env, duration_s}.
+/// env, duration_s, verbs (nics_verbs_json)}.
 nlohmann::json nics_json(const model::NicsResult& r);
+
+/// JSON of the section's `verbs` member: `{"skipped": reason}` when nothing was measured and every host had
+/// that reason; else {skipped (null or why), method, options {msg_size_bytes, iters, tx_depth, lat_iters},
+/// hosts [{host, skipped, ports [{device, port, link_layer, netdev, gid_index, gid_index_source, gid, lid,
+/// active_mtu_bytes}]}], links [{from {host, device, port, netdev, gid_index}, to {…}, reachable, error,
+/// path_mtu_bytes, bw_gbps, lat_p50_us, lat_p99_us}]}.
+nlohmann::json nics_verbs_json(const model::NicsResult& r);
+
+/// Console lines of the verbs part: `# verbs: skipped: <reason>`, or one line per directed port pair.
+std::string render_nics_verbs(const model::NicsResult& r);
 
 /// Fills doc["nics"], run.sections.nics = ok, and nics_findings().
 void add_nics(Document& doc, const model::NicsResult& r);

@@ -8,6 +8,7 @@
 
 #include "fabcheck/core/link_outliers.hpp"
 #include "fabcheck/core/pair_schedule.hpp"
+#include "fabcheck/model/nics_verbs.hpp"
 #include "fabcheck/model/options_nics.hpp"
 
 namespace fabcheck::model {
@@ -63,6 +64,7 @@ struct NicsResult {
   std::vector<NicRetest> retests;          ///< what was re-measured
   std::vector<core::PairRound> schedule;   ///< rounds of host pairs that ran
   std::map<std::string, std::string> env;  ///< rank 0's NCCL_/OMPI_MCA_/UCX_ interface settings
+  NicsVerbs verbs;                         ///< the RDMA verbs part (or why it was skipped)
   NicsOptions options;                     ///< as run
   double duration_s = 0;                   ///< wall time of the probe
 };

@@ -19,6 +19,17 @@ struct NicsOptions {
   int lat_warmup = 20;            ///< untimed round trips before them (`--lat-warmup`)
   int connect_timeout_ms = 1000;  ///< a NIC pair that does not connect in this time is unreachable
   bool retest = true;             ///< re-measure slow-NIC suspects against good NIC pairs (`--no-retest`)
+  /// RDMA verbs per port pair (`--verbs`): "auto" measures where this build has libibverbs and both hosts
+  /// have an active RDMA port, and says why not otherwise (`skipped: <reason>`); "on" stops with that reason
+  /// instead; "off" skips.
+  std::string verbs = "auto";
+  /// RDMA WRITE message size of the bandwidth test (`--verbs-size`; ib_write_bw's default `-s 65536`).
+  std::uint64_t verbs_size_bytes = 65536;
+  /// RDMA WRITEs per direction and port pair (`--verbs-iters`; ib_write_bw's default `-n 5000`,
+  /// DEF_ITERS_WB).
+  int verbs_iters = 5000;
+  /// RDMA WRITEs in flight, the window (`--verbs-tx-depth`; ib_write_bw's default `-t 128`, DEF_TX_BW).
+  int verbs_tx_depth = 128;
 };
 
 }  // namespace fabcheck::model
