@@ -285,3 +285,34 @@ TEST(ReportHtml, NicsSectionShowsReachabilityAndRailMatrices) {
   const std::string real = render_html(json::parse(in));
   EXPECT_NE(real.find("no NIC measurement in this report"), std::string::npos);
 }
+
+// Issue 22: the nics section's RDMA verbs part — the skip reason as a note, or one row per directed port pair
+// with an unreachable one in red — written by the probe's own writer (report::nics_json).
+TEST(ReportHtml, NicsSectionShowsTheVerbsPart) {
+  fabcheck::model::NicsResult res;
+  res.hosts = {"h1", "h2"};
+  res.nics = {{{"eth0", "198.18.10.1", 24, true, true, std::nullopt, -1}},
+              {{"eth0", "198.18.10.2", 24, true, true, std::nullopt, -1}}};
+  fabcheck::model::assign_rails(res);
+  res.verbs.skipped = "no RDMA device (ibv_get_device_list returned 0)";
+  std::string page = render_html({{"schema_version", 1}, {"nics", fabcheck::report::nics_json(res)}});
+  EXPECT_NE(page.find("RDMA verbs: skipped: no RDMA device (ibv_get_device_list returned 0)"),
+            std::string::npos);
+  EXPECT_EQ(page.find("nics-verbs-table"), std::string::npos);
+  res.verbs.skipped.clear();
+  const fabcheck::model::VerbsNicPort port{
+      "mlx5_0", 1, "Ethernet", "eth2", 3, "nccl_auto", "0000:0000:0000:0000:0000:ffff:0a00:0001", 0, 4096};
+  res.verbs.hosts = {{{port}, ""}, {{port}, ""}};
+  res.verbs.links = {{0, 0, 1, 0, true, "", 4096, 46.5, 2.25, 3.5},
+                     {1, 0, 0, 0, false, "work completion 0: transport retry counter exceeded", 0,
+                      std::nullopt, std::nullopt, std::nullopt}};
+  page = render_html({{"schema_version", 1}, {"nics", fabcheck::report::nics_json(res)}});
+  EXPECT_NE(page.find("nics-verbs-table"), std::string::npos) << page;
+  EXPECT_NE(
+      page.find("<td>h1 mlx5_0/1 (eth2)</td><td>h2 mlx5_0/1 (eth2)</td><td>3</td><td>4096</td><td>46.5</td>"
+                "<td>2.25</td><td>3.5</td>"),
+      std::string::npos)
+      << page;
+  EXPECT_NE(page.find("<span class=\"bad\">unreachable: work completion 0: transport retry counter exceeded"),
+            std::string::npos);
+}

@@ -111,6 +111,31 @@ std::string rail_matrix(const json& rail, std::size_t k, const std::vector<std::
   return out;
 }
 
+// The RDMA verbs part: `skipped: <reason>` as a notice, else one row per directed port pair (unreachable in
+// red).
+std::string verbs_part(const json& n) {
+  const json* v = get(n, "verbs");
+  if (!v || !v->is_object()) return "";
+  if (const json* why = get(*v, "skipped"); why && why->is_string())
+    if (as_array(get(*v, "links")).empty()) return notice("note", "RDMA verbs: skipped: " + as_string(why));
+  auto end = [](const json* e) {
+    const std::string netdev = as_string(get(*e, "netdev"));
+    return text(get(*e, "host")) + " " + text(get(*e, "device")) + "/" + text(get(*e, "port")) +
+           (netdev.empty() ? "" : " (" + text(get(*e, "netdev")) + ")");
+  };
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& l : as_array(get(*v, "links"))) {
+    const bool ok = flag_or(get(l, "reachable"), false);
+    rows.push_back({end(get(l, "from")), end(get(l, "to")), text(get_path(l, {"from", "gid_index"})),
+                    number(get(l, "path_mtu_bytes")), number(get(l, "bw_gbps")), number(get(l, "lat_p50_us")),
+                    number(get(l, "lat_p99_us")),
+                    ok ? text(get(l, "error")) : span("bad", "unreachable: " + text(get(l, "error")))});
+  }
+  return table({"from", "to", "GID index", "path MTU B", "RDMA WRITE GB/s", "p50 µs", "p99 µs", "error"},
+               rows, "nics-verbs-table") +
+         notice("note", "RDMA verbs: " + as_string(get(*v, "method")));
+}
+
 }  // namespace
 
 std::string render_nics(const json& r) {
@@ -129,6 +154,7 @@ std::string render_nics(const json& r) {
   out += reach_table(*n);
   const auto& rails = as_array(get(*n, "rails"));
   for (std::size_t k = 0; k < rails.size(); ++k) out += rail_matrix(rails[k], k, hosts);
+  out += verbs_part(*n);
   out += notice("note", fmt::format("{} hosts, {} rails, {} NIC pairs in {} s. Method: {}. Definitions: "
                                     "docs/DESIGN.md §5 \"NICs\".",
                                     hosts.size(), rails.size(), as_array(get(*n, "links")).size(),
