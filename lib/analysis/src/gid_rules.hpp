@@ -29,7 +29,8 @@ std::optional<int> ipv4_rocev2_index(const model::RdmaPort& p);
 /// version, and the candidate has the wanted version. Family from `NCCL_IB_ADDR_FAMILY` (AF_INET default,
 /// AF_INET6), version from `NCCL_IB_ROCE_VERSION_NUM` (default 2); `NCCL_IB_ADDR_RANGE` is not replayed
 /// (every candidate counts as inside the range). An empty slot reads as the all-zero GID (IPv6 family,
-/// invalid).
+/// invalid). Forwards to model::nccl_auto_gid_index (model/gid_choice.hpp), which the nics probe's verbs part
+/// shares.
 int nccl_auto_gid_index(const model::RdmaPort& p, const std::map<std::string, std::string>& env);
 
 }  // namespace fabcheck::report::detail

@@ -16,7 +16,8 @@ namespace fabcheck::probes {
 using NicsOptions = model::NicsOptions;
 using NicsResult = model::NicsResult;
 
-/// Checks option ranges and the --ifaces text. @throws UsageError naming the flag.
+/// Checks option ranges, the --ifaces text, and `--verbs on` in a build without libibverbs. @throws
+/// UsageError naming the flag.
 void validate(const NicsOptions& opts);
 
 /// Why nics cannot run on this communicator (fewer than two hosts), or nullopt when it can.
@@ -33,6 +34,9 @@ std::vector<model::NicInfo> local_nics(const std::string& ifaces, const std::str
 /// that rail's host × host matrix) has up to 2 of its flagged links measured twice alone, interleaved with
 /// up to 2 reference links of the rail that touch no suspect; a suspect is confirmed when more than half of
 /// those re-measurements are still outliers (core::still_outlier) against the worst reference.
+/// Then, unless opts.verbs is "off", the RDMA verbs part (src/nics_verbs.cpp with libibverbs, else skipped):
+/// every active RDMA port of each scheduled host pair against every port of the other host over RC queue
+/// pairs, RDMA WRITE bandwidth and an 8 B WRITE ping-pong (NicsResult::verbs; docs/DESIGN.md §5 "NICs").
 /// @throws UsageError when nics_skip_reason() gives a reason; RuntimeFailure on MPI errors.
 NicsResult run_nics(const comm::Communicator& comm, const NicsOptions& opts);
 
