@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <set>
+#include <tuple>
 
 #include <unistd.h>
 
@@ -203,6 +205,15 @@ void plan_rail(const PairsRail& rail, int r, std::size_t max_links, std::vector<
   for (const auto& o : a.outliers)
     touched[static_cast<std::size_t>(o.from)] = touched[static_cast<std::size_t>(o.to)] = true;
 
+  std::vector<std::vector<bool>> flagged_bw(n, std::vector<bool>(n, false)), flagged_lat = flagged_bw;
+  for (const auto& o : a.outliers) {
+    const auto f = static_cast<std::size_t>(o.from), t = static_cast<std::size_t>(o.to);
+    if (o.kind == core::LinkKind::kBandwidth) {
+      flagged_bw[f][t] = true;
+    } else {
+      flagged_lat[f][t] = flagged_lat[t][f] = true;
+    }
+  }
   bool need_bw = false, need_lat = false;
   std::set<std::size_t> covered;  // outliers retested as partner links
   // Suspect hosts: up to 3 of their flagged links per flagged direction, preferring partners that look good.
@@ -230,15 +241,45 @@ void plan_rail(const PairsRail& rail, int r, std::size_t max_links, std::vector<
         (o.kind == core::LinkKind::kBandwidth ? need_bw : need_lat) = true;
       }
     };
-    if (2 * s.out_flagged > s.out_links)
+    // ... and up to 2 of its links in that direction that were not flagged, so that the host is judged on
+    // its links, not only on the flagged ones: one slow link plus one noisy link into a host of 4 is 2 of 3
+    // flagged, and re-measuring those two alone would blame the host for the link (fabric_run_acceptance,
+    // 2026-12-03: frun-h4 blamed for frun-h2 -> frun-h4 held to 100 Mbit).
+    const auto h = static_cast<std::size_t>(s.host);
+    auto pick_unflagged = [&](int kind, bool out) {
+      const auto& m = kind == 0 ? rail.bw_gbps : rail.lat_p50_us;
+      const auto& fl = kind == 0 ? flagged_bw : flagged_lat;
+      std::vector<std::pair<int, std::size_t>> cand;  // (partner's standing, partner)
+      for (std::size_t q = 0; q < n; ++q) {
+        if (q == h) continue;
+        const std::size_t f = kind == 0 && !out ? q : h, t = kind == 0 && !out ? h : q;
+        if (!m[f][t] || fl[f][t]) continue;
+        cand.push_back({suspect[q] ? 2 : touched[q] ? 1 : 0, q});
+      }
+      std::stable_sort(cand.begin(), cand.end(),
+                       [](const auto& x, const auto& y) { return x.first < y.first; });
+      for (std::size_t i = 0; i < cand.size() && i < 2; ++i) {
+        const auto q = static_cast<int>(cand[i].second);
+        const bool h_first = kind == 1 || out;
+        items.push_back({1, kind, r, h_first ? s.host : q, h_first ? q : s.host, -1, static_cast<int>(si)});
+        (kind == 0 ? need_bw : need_lat) = true;
+      }
+    };
+    if (2 * s.out_flagged > s.out_links) {
       pick([&](const core::LinkOutlier& o) {
         return o.kind == core::LinkKind::kBandwidth && o.from == s.host;
       });
-    if (2 * s.in_flagged > s.in_links)
+      pick_unflagged(0, true);
+    }
+    if (2 * s.in_flagged > s.in_links) {
       pick(
           [&](const core::LinkOutlier& o) { return o.kind == core::LinkKind::kBandwidth && o.to == s.host; });
-    if (2 * s.lat_flagged > s.lat_links)
+      pick_unflagged(0, false);
+    }
+    if (2 * s.lat_flagged > s.lat_links) {
       pick([&](const core::LinkOutlier& o) { return o.kind == core::LinkKind::kLatency; });
+      pick_unflagged(1, true);
+    }
   }
   // Other flagged links: each one again, unless it belongs to a suspect host (it inherits the host's
   // verdict).
@@ -255,15 +296,6 @@ void plan_rail(const PairsRail& rail, int r, std::size_t max_links, std::vector<
   // References: links that were not flagged (hosts untouched by any outlier first, suspects last, distinct
   // endpoints first), up to 3 per kind. They are measured the same way as the checks
   // (alone), and interleaved with them, so that a change of load during the retest moves both.
-  std::vector<std::vector<bool>> flagged_bw(n, std::vector<bool>(n, false)), flagged_lat = flagged_bw;
-  for (const auto& o : a.outliers) {
-    const auto f = static_cast<std::size_t>(o.from), t = static_cast<std::size_t>(o.to);
-    if (o.kind == core::LinkKind::kBandwidth) {
-      flagged_bw[f][t] = true;
-    } else {
-      flagged_lat[f][t] = flagged_lat[t][f] = true;
-    }
-  }
   auto pick_refs = [&](int kind) {
     const auto& m = kind == 0 ? rail.bw_gbps : rail.lat_p50_us;
     const auto& fl = kind == 0 ? flagged_bw : flagged_lat;
@@ -557,7 +589,8 @@ PairsResult run_pairs(const comm::Communicator& comm, const PairsOptions& opts) 
       };
       const double bw_spread = spread(a.bw), lat_spread = spread(a.lat);
 
-      std::vector<int> host_bad(a.suspects.size(), 0), host_total(a.suspects.size(), 0);
+      // Per suspect host, each re-measured link of it: bad when every pass of it was still an outlier.
+      std::vector<std::map<std::tuple<int, int, int>, bool>> host_links(a.suspects.size());
       for (std::size_t k = 0; k < items.size(); ++k) {
         const Item& it = items[k];
         if (it.rail != static_cast<int>(r) || !value[k]) continue;
@@ -579,14 +612,20 @@ PairsResult run_pairs(const comm::Communicator& comm, const PairsOptions& opts) 
             c = c.value_or(true) && bad;
           }
           if (it.suspect >= 0) {
-            ++host_total[static_cast<std::size_t>(it.suspect)];
-            host_bad[static_cast<std::size_t>(it.suspect)] += bad ? 1 : 0;
+            auto [at, fresh] = host_links[static_cast<std::size_t>(it.suspect)].emplace(
+                std::tuple{it.kind, it.from, it.to}, bad);
+            if (!fresh) at->second = at->second && bad;
           }
         }
         rail.retests.push_back(std::move(t));
       }
-      for (std::size_t si = 0; si < rail.suspects.size(); ++si)
-        if (host_total[si] > 0) rail.suspects[si].confirmed = 2 * host_bad[si] > host_total[si];
+      // A host is confirmed when most of its re-measured links (flagged and not) are still bad.
+      for (std::size_t si = 0; si < rail.suspects.size(); ++si) {
+        const auto& links = host_links[si];
+        if (links.empty()) continue;
+        const auto bad = std::count_if(links.begin(), links.end(), [](const auto& l) { return l.second; });
+        rail.suspects[si].confirmed = 2 * static_cast<std::size_t>(bad) > links.size();
+      }
       // Outliers owned by a suspect host that were not re-measured inherit the host's verdict.
       for (auto& po : rail.outliers)
         if (!po.confirmed && po.owner >= 0)
