@@ -43,6 +43,7 @@ std::string list_options_json(const CLI::App& app) {
   out["pairs"] = table_json(model::pairs_option_table(), app, "pairs");
   out["nics"] = table_json(model::nics_option_table(), app, "nics");
   out["overlap"] = table_json(model::overlap_option_table(), app, "overlap");
+  out["step"] = table_json(model::step_option_table(), app, "step");
   out["scaling"] = table_json(model::scaling_option_table(), app, "scaling");
   out["inspect"] = table_json(model::inventory_option_table(), app, "inspect");
   return out.dump(2);

@@ -33,15 +33,16 @@ std::string plan_error(const std::string& text) {
 TEST(SuiteConfig, EmbeddedDefaultIsValidAndOrdered) {
   const auto plan =
       suite::make_plan(suite::parse_json_text(suite::default_config_text(), "embedded"), "embedded");
-  ASSERT_EQ(plan.steps.size(), 9u);
-  const char* order[] = {"inspect", "sweep",   "latency", "incast", "pairs",
-                         "nics",    "overlap", "scaling", "gate"};
-  for (std::size_t i = 0; i < 9; ++i) {
+  ASSERT_EQ(plan.steps.size(), 10u);
+  const char* order[] = {"inspect", "sweep",   "latency", "incast",  "pairs",
+                         "nics",    "overlap", "step",    "scaling", "gate"};
+  for (std::size_t i = 0; i < 10; ++i) {
     EXPECT_EQ(suite::config_key(plan.steps[i].kind), order[i]);
-    // nics (issue 22) and overlap (issue 23) run where a config asks for them: the default leaves them out
-    // (the default suite's 30 s budget), configs/extended.json has them.
-    const bool extended =
-        plan.steps[i].kind == suite::StepKind::kNics || plan.steps[i].kind == suite::StepKind::kOverlap;
+    // nics (issue 22), overlap and step (issue 23) run where a config asks for them: the default leaves them
+    // out (the default suite's 30 s budget), configs/extended.json has them.
+    const bool extended = plan.steps[i].kind == suite::StepKind::kNics ||
+                          plan.steps[i].kind == suite::StepKind::kOverlap ||
+                          plan.steps[i].kind == suite::StepKind::kStep;
     EXPECT_EQ(plan.steps[i].enabled, !extended) << order[i];
     if (extended) {
       EXPECT_NE(plan.steps[i].disabled_reason.find("not in the config"), std::string::npos);

@@ -417,10 +417,44 @@ void scaling_findings(Document& doc, const model::ScalingResult& r, const json& 
   }
 }
 
-// The score: the reference workload's scaling efficiency and its inputs, SCALING_EFFICIENCY_LOW (info) under
-// 50 %, or why there is none.
+// The measured step of the reference workload (issue 23): the `step` section when it emulated this workload
+// and measured an efficiency, else null.
+const json* measured_step_for(const json& root, const WorkloadProfile& reference) {
+  if (!root.contains("step")) return nullptr;
+  const json& s = root["step"];
+  if (!s.is_object() || s.value("workload", "") != reference.name || !s.contains("measured_efficiency") ||
+      !s["measured_efficiency"].is_number() || !(s["measured_efficiency"].get<double>() > 0)) {
+    return nullptr;
+  }
+  return &s;
+}
+
+// score.basis (issue 23): "measured" when the step ran for the reference workload — its measured efficiency
+// is the score (a scaled step keeps compute per byte, so the full step's efficiency is the same; exposed per
+// full step = compute_s · (1/efficiency − 1)) and the projection stays beside it — else "projected".
+void step_basis(json& score, const json* step, const WorkloadProfile& reference, double& efficiency,
+                double& exposed_s) {
+  score["basis"] = step ? "measured" : "projected";
+  score["scaling_efficiency_projected"] = score["scaling_efficiency"];
+  score["step_measured"] = nullptr;
+  if (!step) return;
+  efficiency = (*step)["measured_efficiency"].get<double>();
+  exposed_s = reference.compute_s * (1 / efficiency - 1);
+  score["scaling_efficiency"] = efficiency;
+  score["step_measured"] = {
+      {"measured_efficiency", efficiency},
+      {"scale", (*step)["scale"]},
+      {"buckets", (*step)["buckets"]},
+      {"real_buckets", (*step)["real_buckets"]},
+      {"exposed_s_full_step", exposed_s},
+      {"projected_efficiency_same_step",
+       (*step)["projected"].is_object() ? (*step)["projected"]["efficiency"] : json(nullptr)}};
+}
+
+// The score: the reference workload's scaling efficiency (measured by the step when it ran, else projected)
+// and its inputs, SCALING_EFFICIENCY_LOW (info) under 50 %, or why there is none.
 json score_json(Document& doc, const WorkloadProfile& reference, int hosts, int nranks, bool intra,
-                const Reference& ref) {
+                const Reference& ref, const json* step) {
   json score = json::object();
   score["workload"] = reference.name;
   score["hosts"] = hosts;
@@ -428,21 +462,23 @@ json score_json(Document& doc, const WorkloadProfile& reference, int hosts, int 
   score["intra_node_only"] = intra;
   if (ref.projection) {
     score["scaling_efficiency"] = ref.projection->efficiency;
+    double efficiency = ref.projection->efficiency, exposed_s = ref.projection->exposed_s;
+    step_basis(score, step, reference, efficiency, exposed_s);
     score["reason"] = nullptr;
     json in = projection_json(*ref.projection);
     in.erase("efficiency");
     score["inputs"] = in;
-    score["sentence"] =
-        score_sentence(reference.name, hosts, ref.projection->efficiency, ref.projection->exposed_s);
+    score["sentence"] = score_sentence(reference.name, hosts, efficiency, exposed_s);
     // The score is a projection for an assumed workload, not a fault: context (info) that the summary's score
     // line states first; a fault that causes it (sockets instead of RDMA, a slow host or link) has its own
     // finding (DESIGN §5).
-    if (ref.projection->efficiency < 0.5) {
+    if (efficiency < 0.5) {
       doc.add_finding(
           {Severity::kInfo,
            "SCALING_EFFICIENCY_LOW",
            score["sentence"].get<std::string>(),
-           {{"scaling_efficiency", ref.projection->efficiency},
+           {{"scaling_efficiency", efficiency},
+            {"basis", score["basis"]},
             {"t_comm_s", ref.projection->t_comm_s},
             {"exposed_s", ref.projection->exposed_s},
             {"t_compute_s", ref.projection->t_compute_s}},
@@ -450,6 +486,7 @@ json score_json(Document& doc, const WorkloadProfile& reference, int hosts, int 
     }
   } else {
     score["scaling_efficiency"] = nullptr;
+    score["basis"] = nullptr;
     score["reason"] = ref.reason.empty() ? "no sweep in this report" : ref.reason;
     score["inputs"] = nullptr;
     score["sentence"] = nullptr;
@@ -530,7 +567,8 @@ void add_scaling(Document& doc, const model::ScalingResult& r, const WorkloadSet
   scaling["bucket_advice"] = bucket_advice_json(doc, curves);
   scaling_findings(doc, r, scaling);
   root["scaling"] = scaling;
-  root["score"] = score_json(doc, reference, hosts, curves.nranks, intra, ref);
+  root["score"] =
+      score_json(doc, reference, hosts, curves.nranks, intra, ref, measured_step_for(root, reference));
   overlap_basis(doc, root["score"], reference_assumed, reference,
                 measured_overlap_for(overlap_section, reference), curves);
 
@@ -605,6 +643,13 @@ std::string render_scaling(const model::ScalingResult& r, const Document& doc) {
             : "",
         in["exposed_s"].get<double>(), in["method"].get<std::string>(),
         r.intra_node_only ? "; intra_node_only" : "");
+    if (sc.value("basis", "") == "measured") {
+      const json& st = sc["step_measured"];
+      out += fmt::format(
+          "#   basis: measured by the emulated step ({} of {} buckets); the projection gives {:.1f} %\n",
+          st["buckets"].get<std::uint64_t>(), st["real_buckets"].get<std::uint64_t>(),
+          100 * sc["scaling_efficiency_projected"].get<double>());
+    }
   } else {
     out +=
         fmt::format("# score: none ({})\n", sc["reason"].is_string() ? sc["reason"].get<std::string>() : "");

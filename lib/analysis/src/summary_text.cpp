@@ -94,8 +94,8 @@ std::string steps_line(const json& doc, const SummaryFacts& f) {
   if (doc.contains("run") && doc["run"].contains("sections") && doc["run"]["sections"].is_object()) {
     const auto& secs = doc["run"]["sections"];
     // In run order (a JSON object has no order of its own), then any other section.
-    std::vector<std::string> names = {"inventory", "sweeps", "latency", "incast",
-                                      "pairs",     "nics",   "overlap", "scaling"};
+    std::vector<std::string> names = {"inventory", "sweeps",  "latency", "incast", "pairs",
+                                      "nics",      "overlap", "step",    "scaling"};
     for (const auto& [k, v] : secs.items())
       if (std::find(names.begin(), names.end(), k) == names.end()) names.push_back(k);
     for (const auto& name : names) {

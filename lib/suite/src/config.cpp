@@ -23,9 +23,9 @@ namespace fabcheck::suite {
 using nlohmann::json;
 
 const std::vector<StepKind>& all_steps() {
-  static const std::vector<StepKind> k = {StepKind::kInspect, StepKind::kSweep,   StepKind::kLatency,
-                                          StepKind::kIncast,  StepKind::kPairs,   StepKind::kNics,
-                                          StepKind::kOverlap, StepKind::kScaling, StepKind::kGate};
+  static const std::vector<StepKind> k = {
+      StepKind::kInspect, StepKind::kSweep,   StepKind::kLatency, StepKind::kIncast,  StepKind::kPairs,
+      StepKind::kNics,    StepKind::kOverlap, StepKind::kStep,    StepKind::kScaling, StepKind::kGate};
   return k;
 }
 
@@ -45,6 +45,8 @@ std::string_view config_key(StepKind k) {
       return "nics";
     case StepKind::kOverlap:
       return "overlap";
+    case StepKind::kStep:
+      return "step";
     case StepKind::kScaling:
       return "scaling";
     case StepKind::kGate:
@@ -133,6 +135,7 @@ const StepOptions& step_options(StepKind k) {
       {StepKind::kPairs, erase(model::pairs_option_table())},
       {StepKind::kNics, erase(model::nics_option_table())},
       {StepKind::kOverlap, erase(model::overlap_option_table())},
+      {StepKind::kStep, erase(model::step_option_table())},
       {StepKind::kScaling, erase(model::scaling_option_table())},
       {StepKind::kGate, StepOptions{{}, [](const json&, const model::KeyNamer&) { return json::object(); }}},
   };
@@ -315,7 +318,7 @@ Plan make_plan(const json& config_in, std::string_view source) {
           bad(kp,
               "unknown key (known: extends, name, timeout_s, counters, inspect, sweep, latency, incast, "
               "pairs, "
-              "nics, overlap, scaling, gate; comments start with _)");
+              "nics, overlap, step, scaling, gate; comments start with _)");
         }
       }
     }

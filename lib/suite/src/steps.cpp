@@ -19,6 +19,8 @@ const ProbeAdapter* adapter_for(StepKind k) {
       return nics_adapter();
     case StepKind::kOverlap:
       return overlap_adapter();
+    case StepKind::kStep:
+      return step_adapter();
     case StepKind::kScaling:
       return scaling_adapter();
     case StepKind::kGate:

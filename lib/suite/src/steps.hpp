@@ -72,6 +72,7 @@ const ProbeAdapter* incast_adapter();
 const ProbeAdapter* pairs_adapter();
 const ProbeAdapter* nics_adapter();
 const ProbeAdapter* overlap_adapter();
+const ProbeAdapter* step_adapter();
 const ProbeAdapter* scaling_adapter();
 
 /// The adapter of a step kind (nullptr for gate, or when the probe is not built).

@@ -10,6 +10,7 @@
 #include "fabcheck/model/options_overlap.hpp"
 #include "fabcheck/model/options_pairs.hpp"
 #include "fabcheck/model/options_scaling.hpp"
+#include "fabcheck/model/options_step.hpp"
 #include "fabcheck/model/options_sweep.hpp"
 
 namespace fabcheck::model {
@@ -27,6 +28,8 @@ const OptionTable<PairsOptions>& pairs_option_table();
 const OptionTable<NicsOptions>& nics_option_table();
 /// The option table of `fabcheck overlap` and of the `overlap` section of a config (issue 23).
 const OptionTable<OverlapOptions>& overlap_option_table();
+/// The option table of `fabcheck step` and of the `step` section of a config (issue 23).
+const OptionTable<TrainStepOptions>& step_option_table();
 
 /// The option table of `fabcheck incast` and of the `incast` section of a config.
 const OptionTable<IncastOptions>& incast_option_table();

@@ -19,15 +19,15 @@
 namespace fabcheck::suite {
 
 /// The steps of a suite, in run order.
-enum class StepKind { kInspect, kSweep, kLatency, kIncast, kPairs, kNics, kOverlap, kScaling, kGate };
+enum class StepKind { kInspect, kSweep, kLatency, kIncast, kPairs, kNics, kOverlap, kStep, kScaling, kGate };
 
 /// Every step in run order.
 const std::vector<StepKind>& all_steps();
 /// Config key of a step ("inspect", "sweep", ...).
 std::string_view config_key(StepKind k);
 /// Report section (key of `run.sections`) a step fills: inspect → "inventory", sweep → "sweeps", latency →
-/// "latency", incast → "incast", pairs → "pairs", nics → "nics", overlap → "overlap", scaling → "scaling",
-/// gate → "gate".
+/// "latency", incast → "incast", pairs → "pairs", nics → "nics", overlap → "overlap", step → "step", scaling
+/// → "scaling", gate → "gate".
 std::string_view section_name(StepKind k);
 
 /// One step of the plan.
