@@ -28,7 +28,7 @@ def fab(args):
 
 
 tables = json.loads(fab(["--list-options"]))
-check(set(tables) == {"sweep", "latency", "incast", "pairs", "nics", "overlap", "scaling", "inspect"}, f"commands {sorted(tables)}")
+check(set(tables) == {"sweep", "latency", "incast", "pairs", "nics", "overlap", "step", "scaling", "inspect"}, f"commands {sorted(tables)}")
 
 tmp = tempfile.mkdtemp(prefix="fabcheck-options-")
 every_step = {t["step"]: {} for t in tables.values()}

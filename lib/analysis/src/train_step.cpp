@@ -63,6 +63,8 @@ bool has_curves_for(const MeasuredCurves& c, const WorkloadProfile& p) {
 std::optional<StepProjection> project_train_step(const model::TrainStepResult& r, const WorkloadProfile& p,
                                                  const json& sweeps, std::string* why) {
   WorkloadProfile q = scaled_profile(p, r.plan);
+  // The compute that ran: the kernel is sized to the plan, but on shared cores it lasts what it lasts.
+  if (r.t_compute.samples > 0 && r.t_compute.p50 > 0) q.compute_s = r.t_compute.p50 * 1e-6;
   StepProjection sp;
   const json section = comm_points_section(r);
   if (auto m = measured_overlap_for(section, q)) {

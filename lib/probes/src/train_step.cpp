@@ -169,10 +169,16 @@ TrainStepResult run_train_step(const comm::Communicator& comm, const TrainStepOp
 
   StepRunner runner(comm, *be, plan);
   runner.size_kernel(us_per_unit, o.poll_us);
-  // One compute-only step at full length, every rank at once: where ranks share cores the kernel runs slower
-  // than its calibration; re-size it by what the step's compute took (as the overlap probe does).
-  comm.barrier();
-  const double took = comm.allreduce(runner.run(false), comm::ScalarOp::kMax);
+  // Compute-only steps at full length, every rank at once: where ranks share cores the kernel runs slower
+  // than its calibration; re-size it by what the step's compute took (as the overlap probe does), the
+  // shortest of three trials (preemption only lengthens a trial; one preempted rank would shrink every
+  // kernel).
+  std::vector<double> trials;
+  for (int i = 0; i < 3; ++i) {
+    comm.barrier();
+    trials.push_back(comm.allreduce(runner.run(false), comm::ScalarOp::kMax));
+  }
+  const double took = *std::min_element(trials.begin(), trials.end());
   if (took > 0 && plan.compute_s > 0) {
     us_per_unit *= took / (plan.compute_s * 1e6);
     runner.size_kernel(us_per_unit, o.poll_us);

@@ -49,10 +49,11 @@ struct StepProjection {
   std::string overlap_source;     ///< e.g. "measured by the step: allreduce 4M, polled"
 };
 
-/// Projects r's step: the curves of `sweeps` (the report's `sweeps` array; null: none) where they have the
-/// step's collectives, else the step's own comm points (one measured point per size); the overlap measured
-/// by the step's comm points (report/scaling_overlap.hpp measured_overlap_for: the polled figure when the
-/// step polls), else the profile's assumption.
+/// Projects r's step — the scaled profile (scaled_profile) with compute_s = the step's measured t_compute
+/// median (the compute that ran beside the communication): the curves of `sweeps` (the report's `sweeps`
+/// array; null: none) where they have the step's collectives, else the step's own comm points (one measured
+/// point per size); the overlap measured by the step's comm points (report/scaling_overlap.hpp
+/// measured_overlap_for: the polled figure when the step polls), else the profile's assumption.
 /// @return nullopt with `why` when no projection can be made.
 std::optional<StepProjection> project_train_step(const model::TrainStepResult& r, const WorkloadProfile& p,
                                                  const nlohmann::json& sweeps, std::string* why);
