@@ -29,7 +29,7 @@ import time
 import zlib
 from html.parser import HTMLParser
 
-SECTION_IDS = ["summary", "findings", "gate", "sweeps", "latency", "pairs", "incast", "overlap", "nics", "scaling", "environment"]
+SECTION_IDS = ["summary", "findings", "gate", "sweeps", "latency", "pairs", "incast", "overlap", "nics", "step", "scaling", "environment"]
 WIDTH, HEIGHT = 1280, 2400
 BROWSER_TIMEOUT_S = int(os.environ.get("HTML_CHECK_BROWSER_TIMEOUT", "45"))
 

@@ -316,3 +316,29 @@ TEST(ReportHtml, NicsSectionShowsTheVerbsPart) {
   EXPECT_NE(page.find("<span class=\"bad\">unreachable: work completion 0: transport retry counter exceeded"),
             std::string::npos);
 }
+
+TEST(ReportHtml, StepSectionShowsMeasuredBesideProjectedOrSaysItIsAbsent) {
+  const json t_step = {{"samples", 5}, {"p50", 200000.0}, {"p99", 210000.0}};
+  const json t_compute = {{"samples", 5}, {"p50", 150000.0}, {"p99", 151000.0}};
+  json r = {{"schema_version", 1},
+            {"step",
+             {{"workload", "vfabric-demo"},
+              {"buckets", 4},
+              {"real_buckets", 4},
+              {"t_step_us", t_step},
+              {"t_compute_us", t_compute},
+              {"exposed_us", 50000.0},
+              {"measured_efficiency", 0.75},
+              {"projected", {{"efficiency", 0.8}, {"overlap", 0.5}}},
+              {"measured_vs_projected", 0.9375},
+              {"agreement_factor", 1.5},
+              {"scaled_note", "scaled step: 4 of 4 buckets"}}}};
+  const std::string page = render_html(r);
+  EXPECT_NE(page.find("<td>vfabric-demo</td><td>4 of 4</td><td>200000 / 210000</td><td>150000 / 151000</td>"),
+            std::string::npos)
+      << page;
+  EXPECT_NE(page.find("<td>0.75</td><td>0.8</td><td>0.938</td>"), std::string::npos) << page;
+  EXPECT_NE(page.find("docs/DESIGN.md §5 &quot;Training step&quot;"), std::string::npos) << page;
+  const std::string empty = render_html(json{{"schema_version", 1}});
+  EXPECT_NE(empty.find("no emulated training step in this report"), std::string::npos);
+}

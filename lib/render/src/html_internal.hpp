@@ -175,6 +175,7 @@ std::string render_latency(const json& report);        // html_latency.cpp
 std::string render_pairs(const json& report);          // html_pairs.cpp
 std::string render_incast(const json& report);         // html_incast.cpp
 std::string render_overlap(const json& report);        // html_overlap.cpp
+std::string render_step(const json& report);           // html_step.cpp
 std::string render_nics(const json& report);           // html_nics.cpp
 std::string render_scaling(const json& report);        // html_scaling.cpp
 std::string render_host_counters(const json& report);  // html_counters.cpp

@@ -118,6 +118,7 @@ std::string render_html(const nlohmann::json& report) {
   out += render_incast(r);
   out += render_overlap(r);
   out += render_nics(r);
+  out += render_step(r);
   out += render_scaling(r);
   out += render_host_counters(r);
   out += render_environment(r);

@@ -14,10 +14,11 @@ namespace fabcheck::report {
 
 /// Element ids of the page sections, in page order. Stable: tests look them up.
 /// "summary" (score, transport, gate, run status), "findings", "gate", "sweeps", "latency", "pairs",
-/// "incast", "scaling", "counters" (the hosts' loss and error counters per step), "environment".
-inline constexpr std::string_view kHtmlSectionIds[] = {"summary", "findings", "gate",       "sweeps",
-                                                       "latency", "pairs",    "incast",     "overlap",
-                                                       "scaling", "counters", "environment"};
+/// "incast", "overlap", "step" (the emulated training step), "scaling", "counters" (the hosts' loss and error
+/// counters per step), "environment".
+inline constexpr std::string_view kHtmlSectionIds[] = {"summary", "findings", "gate",     "sweeps",
+                                                       "latency", "pairs",    "incast",   "overlap",
+                                                       "step",    "scaling",  "counters", "environment"};
 
 /// Escapes text for HTML element content and double- or single-quoted attribute values: & < > " ' become
 /// entities; control characters other than tab, newline and carriage return are dropped (they are not
