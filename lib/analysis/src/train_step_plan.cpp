@@ -44,6 +44,12 @@ double chosen_scale(std::uint64_t real, double scale, int max_buckets) {
 
 void plan_ddp(const WorkloadProfile& p, double scale, int max_buckets, StepPlan& s) {
   const auto grad = static_cast<std::uint64_t>(std::llround(p.parameters * p.bytes_per_grad));
+  if (grad == 0) {
+    throw UsageError(
+        fmt::format("--workload: {} has under one byte of gradients (parameters x bytes_per_grad); give it "
+                    "parameters >= 1",
+                    p.name));
+  }
   const std::uint64_t b = std::min<std::uint64_t>(p.bucket_bytes, std::max<std::uint64_t>(grad, 1));
   const std::uint64_t full = grad / b, rem = grad % b;
   s.real_buckets = full + (rem > 0 ? 1 : 0);
