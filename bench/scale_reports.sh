@@ -21,6 +21,21 @@ measure() { # label, command...: one line "label: wall s, max RSS MiB"
   rss=$(awk -F': ' '/Maximum resident set size/{printf "%.0f", $2/1024}' "$WORK/time.txt")
   echo "$label: wall $wall, max RSS ${rss} MiB, exit $(awk -F': ' '/Exit status/{print $2}' "$WORK/time.txt")"
 }
+# The page opened in headless Chromium (issue 21: a 512-host page renders within 10 s): wall time to a screenshot.
+screenshot() { # page: one line "chromium screenshot: N s, PNG bytes" (or why not)
+  local exe profile t0 t1
+  exe=$(command -v chromium || command -v chromium-browser || true)
+  [ -n "$exe" ] || { echo "  chromium screenshot: skipped: no chromium (ci/setup installs it)"; return; }
+  profile=$(mktemp -d)
+  t0=$(date +%s.%N)
+  timeout 60 "$exe" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run \
+    --disable-extensions --user-data-dir="$profile" --window-size=1400,4000 \
+    --screenshot="$WORK/shot.png" "file://$1" >/dev/null 2>&1 || true
+  t1=$(date +%s.%N)
+  rm -rf "$profile"
+  echo "  chromium screenshot: $(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.2f", b - a}') s, PNG $(stat -c %s "$WORK/shot.png" 2>/dev/null || echo none) bytes"
+  rm -f "$WORK/shot.png"
+}
 for n in "$@"; do
   R=$WORK/r$n.json R2=$WORK/r$n-changed.json
   [ -s "$R" ] || python3 "$SRC/bench/scale_report.py" "$SRC/tests/data/reports/vfabric-4x2.json" --hosts "$n" \
@@ -30,6 +45,7 @@ for n in "$@"; do
   echo "== $n hosts x 8 ranks: R $(du -m "$R" | cut -f1) MB"
   measure "report --html" "$FAB" report "$R" --html "$WORK/r$n.html"
   echo "  page $(stat -c %s "$WORK/r$n.html") bytes, $(grep -c '<rect class="cell' "$WORK/r$n.html" || true) SVG cells, $(grep -o '<img class="heat-raster"' "$WORK/r$n.html" | wc -l) raster images"
+  screenshot "$WORK/r$n.html"
   measure "compare R R2" "$FAB" compare "$R" "$R2" --json "$WORK/cmp$n.json" --html "$WORK/cmp$n.html"
   echo "  console $(wc -l <"$WORK/out.txt") lines; compare page $(stat -c %s "$WORK/cmp$n.html") bytes"
   python3 - "$WORK/cmp$n.json" "$R2.changed.json" <<'PY'
