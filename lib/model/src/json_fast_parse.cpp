@@ -110,6 +110,7 @@ json convert(simdjson::dom::element e, const Skip& skip, const std::vector<std::
       std::vector<std::size_t> next;  // "*" matches every element
       const Rule* at = nullptr;
       descend(skip, live, depth, nullptr, next, at);
+      if (at && !at->dense) return j;  // every element left out
       for (auto x : a)
         v.push_back(at ? apply(*at, x, skip, next, depth + 1) : convert(x, skip, next, depth + 1));
       return j;

@@ -17,7 +17,8 @@ namespace fabcheck::report::detail {
 /// Parses `text` into the document nlohmann::json::parse would build, leaving out the values at opts.skip and
 /// packing the matrices at opts.dense (LoadOptions).
 /// Numbers are typed as nlohmann types them: a non-negative integer is number_unsigned, a negative one
-/// number_integer, anything with a fraction or exponent number_float; a duplicate key keeps its last value.
+/// number_integer ("-0" excepted: simdjson reads it as 0, unsigned), anything with a fraction or exponent
+/// number_float; a duplicate key keeps its last value.
 /// Values larger than 4 MiB are split into their members or elements (a light scan: brackets paired, strings
 /// closed) and each part is parsed on its own, so simdjson's memory is that of a part and a value left out is
 /// never parsed; every value that is kept is parsed and validated by simdjson. The root must be an object.

@@ -85,15 +85,32 @@ json parse_slow(std::string_view text, std::string_view origin) {
   }
 }
 
-void erase_path(json& doc, const std::vector<std::string>& path) {
-  json* at = &doc;
-  for (std::size_t i = 0; i + 1 < path.size(); ++i) {
-    if (!at->is_object()) return;
-    auto it = at->find(path[i]);
-    if (it == at->end()) return;
-    at = &*it;
+// Removes the values at `path` ("*": every key or element), as the fast path leaves them out.
+void erase_path(json& at, const std::vector<std::string>& path, std::size_t depth = 0) {
+  if (depth >= path.size()) return;
+  const std::string& k = path[depth];
+  const bool last = depth + 1 == path.size();
+  if (at.is_object()) {
+    if (k == "*") {
+      if (last) {
+        at = json::object();
+        return;
+      }
+      for (auto& [key, v] : at.items()) erase_path(v, path, depth + 1);
+    } else if (auto it = at.find(k); it != at.end()) {
+      if (last) {
+        at.erase(it);
+      } else {
+        erase_path(*it, path, depth + 1);
+      }
+    }
+  } else if (at.is_array() && k == "*") {
+    if (last) {
+      at = json::array();
+      return;
+    }
+    for (auto& v : at) erase_path(v, path, depth + 1);
   }
-  if (at->is_object() && !path.empty()) at->erase(path.back());
 }
 
 json parse_owned(std::string text, std::string_view origin, const LoadOptions& opts) {
