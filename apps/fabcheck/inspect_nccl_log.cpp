@@ -42,10 +42,6 @@ RecordedHost split_root(const std::string& value) {
   return {value.substr(0, eq), value.substr(eq + 1)};
 }
 
-bool same_host(const std::string& a, const std::string& b) {
-  return a == b || a.substr(0, a.find('.')) == b.substr(0, b.find('.'));
-}
-
 // The recorded hosts of `--sysfs-root`, checked against the hosts the logs' lines name.
 std::vector<RecordedHost> recorded_hosts(const std::vector<std::string>& roots,
                                          const std::vector<parse::NcclLog>& logs) {
@@ -65,14 +61,15 @@ std::vector<RecordedHost> recorded_hosts(const std::vector<std::string>& roots,
       throw UsageError(fmt::format(
           "--sysfs-root: {} names no host and the logs show {} (give --sysfs-root host=DIR for each host)",
           h.root, names.size() > 1 ? "hosts " + in_logs : "several roots"));
-    if (!h.host.empty() &&
-        std::none_of(names.begin(), names.end(), [&](const std::string& n) { return same_host(n, h.host); }))
+    if (!h.host.empty() && std::none_of(names.begin(), names.end(), [&](const std::string& n) {
+          return report::same_host_name(n, h.host);
+        }))
       throw UsageError(fmt::format(
           "--sysfs-root: no line of the logs comes from host {} (hosts in the logs: {}; name the host as the "
           "log's host:pid:tid prefix does)",
           h.host, in_logs));
     for (const auto& o : out)
-      if (!h.host.empty() && same_host(o.host, h.host))
+      if (!h.host.empty() && report::same_host_name(o.host, h.host))
         throw UsageError("--sysfs-root: host " + h.host + " given twice (give one tree per host)");
     out.push_back(std::move(h));
   }

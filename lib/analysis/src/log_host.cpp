@@ -13,18 +13,19 @@
 
 namespace fabcheck::report {
 
-namespace {
-
-std::string first_label(const std::string& h) {
-  return h.substr(0, h.find('.'));
+bool same_host_name(std::string_view a, std::string_view b) {
+  if (a.empty() || b.empty()) return false;
+  return a == b || a.substr(0, a.find('.')) == b.substr(0, b.find('.'));
 }
+
+namespace {
 
 const model::HostInventory* inventory_of_host(const std::string& host, const model::InventoryResult& inv) {
   if (inv.hosts.size() == 1 && inv.hosts[0].host.empty()) return &inv.hosts[0];
   for (const auto& h : inv.hosts)
     if (h.host == host) return &h;
   for (const auto& h : inv.hosts)
-    if (!h.host.empty() && first_label(h.host) == first_label(host)) return &h;
+    if (same_host_name(h.host, host)) return &h;
   return nullptr;
 }
 

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "fabcheck/model/json_value.hpp"
+#include "nics_nccl_log.hpp"
 
 namespace fabcheck::report {
 
@@ -110,6 +111,7 @@ json nics_json(const NicsResult& r) {
   j["env"] = r.env;
   j["duration_s"] = r.duration_s;
   j["verbs"] = nics_verbs_json(r);
+  if (!r.options.nccl_log.empty()) j["nccl_log"] = nics_nccl_log_json(r);
   return j;
 }
 
@@ -156,6 +158,7 @@ std::string render_nics(const NicsResult& r) {
     }
   }
   s += render_nics_verbs(r);
+  if (!r.options.nccl_log.empty()) s += render_nccl_log_hosts(r);
   const auto findings = nics_findings(r);
   if (findings.empty()) s += "# no NIC finding\n";
   for (const auto& f : findings) s += fmt::format("# {} {}: {}\n", name(f.severity), f.code, f.message);

@@ -9,6 +9,7 @@
 #include "fabcheck/core/ifname_filter.hpp"
 #include "fabcheck/model/json_value.hpp"
 #include "fabcheck/report/nics.hpp"
+#include "nics_nccl_log.hpp"
 
 namespace fabcheck::report {
 
@@ -326,7 +327,8 @@ void add_count_mismatch(const NicsResult& r, std::vector<Finding>& out) {
   }
 }
 
-// NICS_MGMT_IN_USE: a data-path setting that points at a management (non-data) interface of host 0.
+// NICS_MGMT_IN_USE: a data-path setting that points at a management (non-data) interface of host 0; then the
+// interfaces the --nccl-log log shows NCCL using (nics_nccl_log.cpp).
 void add_mgmt_in_use(const NicsResult& r, std::vector<Finding>& out) {
   std::vector<std::string> data0;
   if (!r.nics.empty())
@@ -357,6 +359,7 @@ void add_mgmt_in_use(const NicsResult& r, std::vector<Finding>& out) {
         "use {} (the management network is for the launcher; oob_tcp_if_include may stay on it)", fix);
     out.push_back(std::move(f));
   }
+  detail::add_nccl_log_mgmt(r, out);
 }
 
 }  // namespace

@@ -42,6 +42,10 @@ OptionTable<NicsOptions> make_nics_table() {
       field({"verbs_tx_depth", "--verbs-tx-depth", K::kInt, 1, 8192, "",
              "RDMA WRITEs in flight (ib_write_bw -t)"},
             &O::verbs_tx_depth),
+      field({"nccl_log", "--nccl-log", K::kString, 0, 0, "",
+             "An NCCL_DEBUG=INFO log of a job on these hosts: its bootstrap/NET-Socket interfaces are judged "
+             "against the data NICs"},
+            &O::nccl_log),
   };
   t.cli_only = {{"json", "the report file of the standalone command (run: --json)"},
                 {"out", "alias of --json"},

@@ -2,7 +2,9 @@
 #include "fabcheck/model/option_tables.hpp"
 #include "steps.hpp"
 
+#include "fabcheck/comm/agree.hpp"
 #include "fabcheck/core/error.hpp"
+#include "fabcheck/parse/nccl_log.hpp"
 #include "fabcheck/probes/nics.hpp"
 #include "fabcheck/report/nics.hpp"
 
@@ -19,7 +21,14 @@ void validate_nics(const Step& st) {
 
 void run_nics_step(StepContext& ctx) {
   if (auto why = probes::nics_skip_reason(ctx.world)) throw UsageError(*why);
-  const auto r = probes::run_nics(ctx.world, nics_options(ctx.step));
+  const auto opts = nics_options(ctx.step);
+  // The --nccl-log log is read on rank 0 before anything is measured: an unreadable one stops every rank
+  // with one line (parse_nccl_log_file: "--nccl-log: cannot read PATH: reason").
+  parse::NcclLog log;
+  if (!opts.nccl_log.empty())
+    comm::agree_on_root(ctx.world, [&] { log = parse::parse_nccl_log_file(opts.nccl_log); });
+  auto r = probes::run_nics(ctx.world, opts);
+  if (!opts.nccl_log.empty()) r.nccl_log_hosts = report::nics_nccl_log_hosts(log, r.hosts);
   if (ctx.doc) {
     report::add_nics(*ctx.doc, r);
     ctx.console = report::render_nics(r);

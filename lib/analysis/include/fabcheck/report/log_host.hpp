@@ -65,6 +65,10 @@ IfaceFilter parse_iface_filter(std::string_view value);
 /// Whether NCCL selects `name` (port `port`, -1 for an interface) under `f` (an empty list selects all).
 bool iface_filter_selects(const IfaceFilter& f, const std::string& name, int port);
 
+/// Whether two host names name one machine: equal, or equal up to the first '.' (NCCL prints the name cut
+/// there, grammar §1.1: `node01` ↔ `node01.cluster`). "" matches nothing.
+bool same_host_name(std::string_view a, std::string_view b);
+
 /// Host names that the logs' lines carry (the `host` of `host:pid:tid`), sorted, without "".
 std::vector<std::string> log_host_names(const std::vector<parse::NcclLog>& logs);
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "fabcheck/model/nics.hpp"
+#include "fabcheck/parse/nccl_log.hpp"
 #include "fabcheck/report/document.hpp"
 
 namespace fabcheck::report {
@@ -33,7 +34,12 @@ std::vector<std::pair<int, int>> nics_dead(const model::NicsResult& r);
 ///   retested, info when refuted. When every data NIC of a host is a suspect the finding names the host.
 /// - NICS_COUNT_MISMATCH (warn): hosts with different numbers of data NICs.
 /// - NICS_MGMT_IN_USE (warn): OMPI_MCA_btl_tcp_if_include, NCCL_SOCKET_IFNAME or UCX_NET_DEVICES select
-///   interfaces of host 0 none of which is a data NIC (the remedy names the data NICs).
+///   interfaces of host 0 none of which is a data NIC (the remedy names the data NICs); or the `--nccl-log`
+///   log (NicsResult::nccl_log_hosts) shows NCCL's bootstrap interface, or its NET/Socket data interfaces
+///   where the Socket network carries the data, on an interface of a measured host that is not a data NIC
+///   (the management NIC, slower than the data NICs, or on another network than theirs; the remedy is
+///   NCCL_SOCKET_IFNAME=<that host's data NICs>). One finding per role; with an NCCL_SOCKET_IFNAME finding
+///   the log's lines join that one.
 /// - NICS_NOT_BOUND (info): SO_BINDTODEVICE was refused (no CAP_NET_RAW): the kernel may have routed around
 ///   the NIC under test.
 std::vector<Finding> nics_findings(const model::NicsResult& r);
@@ -42,7 +48,8 @@ std::vector<Finding> nics_findings(const model::NicsResult& r);
 /// rail}]], rails: [{subnet, bw_gbps, lat_p50_us, bw_median_gbps, suspects [{host, iface, confirmed}],
 /// retest_reference_gbps}], reachability (rail × rail [{attempted, reachable}]), links [{from {host, iface},
 /// to {host, iface}, reachable, error, connect_us, bw_gbps, lat_p50_us, lat_p99_us}], retests, schedule,
-/// env, duration_s, verbs (nics_verbs_json)}.
+/// env, duration_s, verbs (nics_verbs_json), nccl_log (with --nccl-log: {path, hosts [{host, measured_host,
+/// network, ifaces [{role, iface, addr}]}]})}.
 nlohmann::json nics_json(const model::NicsResult& r);
 
 /// JSON of the section's `verbs` member: `{"skipped": reason}` when nothing was measured and every host had
@@ -54,6 +61,12 @@ nlohmann::json nics_verbs_json(const model::NicsResult& r);
 
 /// Console lines of the verbs part: `# verbs: skipped: <reason>`, or one line per directed port pair.
 std::string render_nics_verbs(const model::NicsResult& r);
+
+/// The hosts of an NCCL log with the interfaces their NCCL used (`Bootstrap : Using` in all three forms,
+/// `NET/Socket : Using`, 2.3's `NET : Using interface`), each matched to `hosts` (the measured host names)
+/// by report::same_host_name; prefix-less lines (no host) are left out.
+std::vector<model::NcclLogHost> nics_nccl_log_hosts(const parse::NcclLog& log,
+                                                    const std::vector<std::string>& hosts);
 
 /// Fills doc["nics"], run.sections.nics = ok, and nics_findings().
 void add_nics(Document& doc, const model::NicsResult& r);

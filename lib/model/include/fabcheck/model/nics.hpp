@@ -55,18 +55,35 @@ struct NicRail {
   std::optional<double> retest_reference_gbps;  ///< worst re-measured reference link
 };
 
+/// One interface that NCCL's log says a host's NCCL used for TCP.
+struct NcclIfaceUse {
+  std::string role;  ///< "bootstrap" (`Bootstrap : Using`, 2.3's `NET : Using interface`) or "socket"
+                     ///< (`NET/Socket : Using`: the Socket transport's data interfaces)
+  std::string name;  ///< interface name as NCCL printed it (eth0)
+  std::string addr;  ///< address as printed, without the `<port>` tail
+};
+
+/// A host of the `--nccl-log` log: the interfaces its processes named (the `host` of `host:pid:tid`).
+struct NcclLogHost {
+  std::string host;                  ///< as the log prints it (first label of the host name)
+  int host_index = -1;               ///< index into NicsResult::hosts; -1: not a measured host
+  std::string network;               ///< last `Using network X` of its processes ("" none)
+  std::vector<NcclIfaceUse> ifaces;  ///< distinct (role, name, addr), log order
+};
+
 /// Result on rank 0 (other ranks: hosts and schedule only).
 struct NicsResult {
-  std::vector<std::string> hosts;          ///< host names, host index order
-  std::vector<std::vector<NicInfo>> nics;  ///< per host: every IPv4 interface that is up
-  std::vector<NicLink> links;              ///< every directed NIC pair measured
-  std::vector<NicRail> rails;              ///< one per distinct data-NIC subnet, sorted
-  std::vector<NicRetest> retests;          ///< what was re-measured
-  std::vector<core::PairRound> schedule;   ///< rounds of host pairs that ran
-  std::map<std::string, std::string> env;  ///< rank 0's NCCL_/OMPI_MCA_/UCX_ interface settings
-  NicsVerbs verbs;                         ///< the RDMA verbs part (or why it was skipped)
-  NicsOptions options;                     ///< as run
-  double duration_s = 0;                   ///< wall time of the probe
+  std::vector<std::string> hosts;           ///< host names, host index order
+  std::vector<std::vector<NicInfo>> nics;   ///< per host: every IPv4 interface that is up
+  std::vector<NicLink> links;               ///< every directed NIC pair measured
+  std::vector<NicRail> rails;               ///< one per distinct data-NIC subnet, sorted
+  std::vector<NicRetest> retests;           ///< what was re-measured
+  std::vector<core::PairRound> schedule;    ///< rounds of host pairs that ran
+  std::map<std::string, std::string> env;   ///< rank 0's NCCL_/OMPI_MCA_/UCX_ interface settings
+  NicsVerbs verbs;                          ///< the RDMA verbs part (or why it was skipped)
+  std::vector<NcclLogHost> nccl_log_hosts;  ///< hosts of options.nccl_log (empty: no log, or no host line)
+  NicsOptions options;                      ///< as run
+  double duration_s = 0;                    ///< wall time of the probe
 };
 
 /// Numbers every data NIC's subnet (sorted CIDR text) into r.rails[].subnet and sets NicInfo::rail; then

@@ -30,6 +30,10 @@ struct NicsOptions {
   int verbs_iters = 5000;
   /// RDMA WRITEs in flight, the window (`--verbs-tx-depth`; ib_write_bw's default `-t 128`, DEF_TX_BW).
   int verbs_tx_depth = 128;
+  /// An NCCL_DEBUG=INFO log of a job on these hosts (`--nccl-log`, config key `nccl_log`; "" none): the
+  /// interfaces its `Bootstrap : Using` and `NET/Socket : Using` lines name per host are judged against the
+  /// measured data NICs (NICS_MGMT_IN_USE). Read on rank 0 only.
+  std::string nccl_log;
 };
 
 }  // namespace fabcheck::model
