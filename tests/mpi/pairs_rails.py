@@ -5,12 +5,11 @@
   3 + 2 ranks (uneven), --all-ranks: as many rails as the smallest host has ranks, local rank 2 of the first host
   idle;
   2 hosts x 2 ranks, neither flag: one matrix set measured by the host leaders (local rank 0), bidir null."""
-import os, subprocess, sys, tempfile, time
+import os, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
-from run_common import FAB, MPI, fail, load
+from run_common import fail, fake_hosts_run, load
 
-FAKE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fake_hosts.sh")
 # Small and quick: this checks shapes and the rank mapping, not the figures (shared memory, 2 cores).
 SMALL = ["--size", "1M", "--window", "16", "--iters", "3", "--warmup", "1", "--budget-ms", "50",
          "--lat-iters", "50", "--lat-warmup", "5", "--no-retest"]
@@ -18,15 +17,9 @@ d = tempfile.mkdtemp(prefix="fabcheck-pairs-rails-")
 
 
 def pairs(tag, sizes, flags):
-    np = sum(int(x) for x in sizes.split(","))
     rep = os.path.join(d, tag + ".json")
-    cmd = MPI + ["-np", str(np), FAKE, sizes, FAB, "pairs"] + SMALL + flags + ["--json", rep]
-    t0 = time.time()
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-    print(f"{tag}: {np} ranks as hosts {sizes}, flags {flags}: exit {p.returncode}, {time.time() - t0:.1f} s")
-    if p.returncode == 77 or "skipped: unshare" in p.stderr:
-        print("skipped: distinct host names need unshare --uts (root)")
-        sys.exit(77)
+    print(f"{tag}: flags {flags}")
+    p = fake_hosts_run(tag, sizes, ["pairs"] + SMALL + flags + ["--json", rep])
     if p.returncode != 0:
         fail(f"{tag}: exit {p.returncode}\n{p.stdout[-2000:]}\n{p.stderr[-2000:]}")
     return load(rep), p.stdout

@@ -37,6 +37,21 @@ def watchdog_run(name, fault, timeout_s, max_wall_s):
     return p, rep, load(rep)
 
 
+def fake_hosts_run(tag, sizes, args, timeout=120):
+    """`fabcheck ARGS` on local ranks given distinct host names by fake_hosts.sh (SIZES: ranks per host, "2,2").
+    Prints the exit code and wall time; exits 77 (skipped) when the names cannot be made. Returns the process."""
+    np = sum(int(x) for x in sizes.split(","))
+    fake = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fake_hosts.sh")
+    t0 = time.time()
+    p = subprocess.run(MPI + ["-np", str(np), fake, sizes, FAB] + args, capture_output=True, text=True,
+                       timeout=timeout)
+    print(f"{tag}: {np} ranks as hosts {sizes}: exit {p.returncode}, {time.time() - t0:.1f} s")
+    if p.returncode == 77 or "skipped: unshare" in p.stderr:
+        print("skipped: distinct host names need unshare --uts (root)")
+        sys.exit(77)
+    return p
+
+
 def fabcheck(args, timeout=60):
     return subprocess.run([FAB] + args, capture_output=True, text=True, timeout=timeout)
 
