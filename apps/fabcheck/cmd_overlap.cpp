@@ -20,7 +20,7 @@ struct OverlapFlags {
 int run_overlap_cmd(const OverlapFlags& fl, const RunContext& ctx) {
   probes::validate(fl.opts->options());  // errors name the flag
   const auto comm = comm::Communicator::world();
-  if (auto why = probes::overlap_skip_reason(comm)) throw UsageError(*why);
+  if (auto why = probes::overlap_skip_reason(comm, fl.opts->options().backend)) throw UsageError(*why);
   const suite::Step step = suite::make_single_step(suite::StepKind::kOverlap, fl.opts->given_json());
   return suite::run_single(comm, {step},
                            suite::SingleOptions::of(ctx.argv, fl.json_path).with_counters(!fl.no_counters))

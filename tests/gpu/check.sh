@@ -5,8 +5,11 @@
 #   1. a 1-GPU sweep: every collective, float/half/bfloat16, 8 B → 64 MiB;
 #   1b. -o avg (ncclAvg) in every dtype and -m 4 (one ncclGroupStart/End of 4 ops), issue 26;
 #   2. when there are several GPUs, one sweep over all of them (one rank per GPU, mpirun), every op;
+#   3. overlap --backend nccl (issue 23) on 1 GPU (1 rank) and, with 2+ GPUs, on 2 ranks (mpirun);
 # and asserts #wrong 0 in every checked row, a transport section drawn from NCCL's own log, and the NCCL
-# version in the report. Prints the tables, the transport section and the NCCL version.
+# version in the report; for overlap: every point's samples, overlap in [0, 1] and equal to the formula of its
+# medians, the GPU kernel's compute_slowdown >= 0.9, no polled variant. Prints the tables, the transport
+# section and the NCCL version.
 # Exit: 0 all passed, 1 a check failed, 77 no GPU here (nothing run). About 1–3 minutes on one H200.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -76,7 +79,55 @@ echo "== 1 GPU: sweep --backend nccl -o avg -d all -m 4 (issue 26)"
   --per-iter-iters 5 --json "$out/gpu1avg.json"
 check_report "$out/gpu1avg.json" 1
 
+# check_overlap FILE NRANKS ITERS: the overlap section of `overlap --backend nccl`.
+check_overlap() {
+  python3 - "$1" "$2" "$3" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1])); n, iters = int(sys.argv[2]), int(sys.argv[3])
+o, bad = doc.get("overlap"), []
+if not o:
+    print("FAIL: no overlap section; run.sections:", json.dumps(doc["run"].get("sections"))); sys.exit(1)
+print(f'overlap: backend {o["backend"]}, {o["library_version"]}, {o["device"]}, nranks {o["nranks"]}, '
+      f'{len(o["points"])} points, {o["duration_s"]:.1f} s')
+if o["backend"] != "nccl" or o["nranks"] != n: bad.append(f'backend {o["backend"]} nranks {o["nranks"]}')
+if not str(o.get("library_version") or "").startswith("NCCL "): bad.append(f'library_version {o.get("library_version")}')
+if "CUDA kernel" not in o["compute_kernel"]: bad.append(f'compute_kernel {o["compute_kernel"]}')
+if len(o["points"]) != 6: bad.append(f'{len(o["points"])} points, want 3 collectives x 2 sizes')
+cl = lambda x: min(1.0, max(0.0, x))
+for p in o["points"]:
+    name = f'{p["coll"]} {p["size_bytes"]}'
+    for k in ("t_comm_us", "t_compute_us", "t_both_us", "compute_during_us", "t_compute_device_us"):
+        s = p[k]
+        if not s or s["samples"] != iters or not 0 < s["min"] <= s["p50"] <= s["p99"] <= s["max"]:
+            bad.append(f"{name}: {k} {s}")
+    if p["t_both_poll_us"] is not None or p["overlap_poll"] is not None: bad.append(f"{name}: a polled variant")
+    ov = p["overlap"]
+    if ov is None or not 0 <= ov <= 1: bad.append(f"{name}: overlap {ov}")
+    else:
+        c, m, b = (p[k]["p50"] for k in ("t_comm_us", "t_compute_us", "t_both_us"))
+        if abs(ov - cl(1 - (b - m) / c)) > 1e-9: bad.append(f"{name}: overlap {ov} is not the formula of its medians")
+    sd = p["compute_slowdown"]
+    if not sd >= 0.9: bad.append(f"{name}: compute_slowdown {sd} < 0.9")
+    # the kernel was sized to the collective: within a factor 3 of t_comm (host timing includes launches)
+    if not p["t_comm_us"]["p50"] / 3 <= p["t_compute_us"]["p50"] <= 3 * p["t_comm_us"]["p50"] + 50:
+        bad.append(f'{name}: t_compute {p["t_compute_us"]["p50"]} not sized to t_comm {p["t_comm_us"]["p50"]}')
+    print("  %-13s %9d  t_comm %8.1f  t_compute %8.1f  t_both %8.1f  overlap %.2f  slowdown %.2f" % (
+        p["coll"], p["size_bytes"], p["t_comm_us"]["p50"], p["t_compute_us"]["p50"], p["t_both_us"]["p50"],
+        ov if ov is not None else -1, sd))
+if bad:
+    print("FAIL:\n  " + "\n  ".join(bad[:20])); sys.exit(1)
+PY
+}
+
+echo "== 1 GPU: overlap --backend nccl (issue 23)"
+"$FAB" overlap --backend nccl --sizes 1M,64M --iters 8 --warmup 2 --json "$out/ov1.json"
+check_overlap "$out/ov1.json" 1 8
+
 if [ "$ngpu" -ge 2 ]; then
+  echo "== 2 GPUs: mpirun -np 2 overlap --backend nccl (issue 23)"
+  mpirun -np 2 --bind-to none "$FAB" overlap --backend nccl --sizes 1M,64M --iters 8 --warmup 2 \
+    --json "$out/ov2.json"
+  check_overlap "$out/ov2.json" 2 8
   echo "== $ngpu GPUs: mpirun -np $ngpu sweep --backend nccl, every collective and op, float bfloat16"
   mpirun -np "$ngpu" --bind-to none "$FAB" sweep --backend nccl --coll all -d float,bfloat16 -o all -b 8 \
     -e 64M -f 8 -n 5 -w 2 --per-iter-iters 5 --json "$out/gpuN.json"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# `--backend nccl` where it cannot run (issue 11): `sweep` and `run` under mpirun -np 2 on a machine without a
-# usable GPU write ONE fabcheck stderr line naming --backend nccl and the reason, print nothing on stdout, write
+# `--backend nccl` where it cannot run (issue 11): `sweep`, `run` and `overlap` (issue 23) under mpirun -np 2
+# on a machine without a usable GPU write ONE fabcheck stderr line naming --backend nccl and the reason, print nothing on stdout, write
 # no report, exit 2. With NCCL compiled in: the reason is the CUDA runtime's own (no driver / no device), the
 # binary needs libnccl and libcudart but never libcuda, and --version lists nccl. On a GPU machine the sweep
 # runs instead (exit 0) and the script says so.
@@ -50,4 +50,5 @@ check() {  # check NAME ARGS...: exit 2, one line, nothing written
 check sweep sweep --backend nccl -b 8 -e 8
 check sweep-half sweep --backend nccl -d half,bfloat16 -b 8 -e 1K
 check run run --backend nccl --quiet
+check overlap overlap --backend nccl --sizes 8K --iters 1 --warmup 0
 echo PASS

@@ -134,6 +134,9 @@ class NcclBackend final : public CollBackend {
     return fmt::format("NCCL {}.{}.{}", v / 1000, (v % 1000) / 100, v % 100);
   }
   const nccl::LogCapture* library_log() const override { return &log_; }
+  std::unique_ptr<DeviceCompute> make_device_compute() override {
+    return detail::make_cuda_compute({comm_.host(), rank_, device_});
+  }
 
   void* alloc(std::size_t bytes) override {
     void* p = nullptr;

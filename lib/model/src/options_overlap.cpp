@@ -22,6 +22,9 @@ OptionTable<OverlapOptions> make_overlap_table() {
       field({"poll_us", "--poll-us", K::kNumber, 0, 1e6, "",
              "Also measure with MPI_Test every this many us of compute (0: only without polling)"},
             &O::poll_us),
+      field({"backend", "--backend", K::kChoice, 0, 0, "mpi|nccl",
+             "Backend: mpi (CPU compute kernel) or nccl (collective and a GPU FMA kernel on two streams)"},
+            &O::backend),
   };
   t.cli_only = {{"json", "the report file of the standalone command (run: --json)"},
                 {"out", "alias of --json"},

@@ -36,6 +36,26 @@ double overlap_compute_kernel(std::uint64_t units, double seed) {
   return s;
 }
 
+double calibrate_us_per_unit(comm::DeviceCompute& gpu) {
+  gpu.launch(1);
+  gpu.synchronize();
+  std::uint64_t units = 16;
+  for (;;) {
+    gpu.launch(units);
+    gpu.synchronize();
+    if (gpu.last_kernel_us() >= kCalibrateUs || units >= (1ull << 40)) break;
+    units *= 2;
+  }
+  std::vector<double> runs;
+  for (int i = 0; i < 3; ++i) {
+    gpu.launch(units);
+    gpu.synchronize();
+    runs.push_back(gpu.last_kernel_us() / static_cast<double>(units));
+  }
+  std::sort(runs.begin(), runs.end());
+  return runs[1];
+}
+
 namespace detail {
 
 std::string compute_kernel_description() {

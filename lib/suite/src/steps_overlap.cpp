@@ -19,8 +19,9 @@ void validate_overlap(const Step& st) {
 }
 
 void run_overlap_step(StepContext& ctx) {
-  if (auto why = probes::overlap_skip_reason(ctx.world)) throw UsageError(*why);
-  const auto r = probes::run_overlap(ctx.world, overlap_options(ctx.step));
+  const auto o = overlap_options(ctx.step);
+  if (auto why = probes::overlap_skip_reason(ctx.world, o.backend)) throw UsageError(*why);
+  const auto r = probes::run_overlap(ctx.world, o);
   if (ctx.doc) {
     report::add_overlap(*ctx.doc, r);
     ctx.console = report::render_overlap(r);

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "fabcheck/comm/communicator.hpp"
+#include "fabcheck/comm/device_compute.hpp"
 #include "fabcheck/comm/nccl_support.hpp"
 #include "fabcheck/core/collective.hpp"
 
@@ -90,6 +91,11 @@ class CollBackend {
   /// The library's own debug log of this process (nccl: NCCL's INFO log, captured per rank as decided by
   /// nccl::plan_log_capture before the communicator was created); nullptr when there is none (mpi).
   virtual const nccl::LogCapture* library_log() const { return nullptr; }
+
+  /// A compute kernel on this backend's device that runs beside its collectives (issue 23, the overlap
+  /// probe's nccl backend: comm/device_compute.hpp); nullptr when the backend has no device (mpi: the probe
+  /// computes on the CPU). @throws RuntimeFailure on a device error.
+  virtual std::unique_ptr<DeviceCompute> make_device_compute() { return nullptr; }
 
   /// Element offset in the in-place buffer where this rank's result starts (nccl-tests layout by default:
   /// reducescatter and scatter at rank·count, the others at 0). The mpi backend overrides reducescatter (0,

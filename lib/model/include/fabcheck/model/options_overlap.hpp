@@ -2,6 +2,7 @@
 /// @file Options of the overlap probe (issue 23); its option table is overlap_option_table() in
 /// model/option_tables.hpp.
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "fabcheck/core/collective.hpp"
@@ -23,6 +24,10 @@ struct OverlapOptions {
   /// > 0: also measure with MPI_Test called every this many µs of compute, as frameworks poll (`--poll-us`);
   /// 0: only without any MPI call during compute.
   double poll_us = 100;
+  /// Collective backend (`--backend`): "mpi" (host buffers, a CPU compute kernel, MPI's nonblocking calls)
+  /// or "nccl" (CUDA buffers, the collective on NCCL's stream and a GPU FMA kernel on another stream; no
+  /// polled variant: NCCL progresses on the GPU, poll_us is ignored).
+  std::string backend = "mpi";
 };
 
 }  // namespace fabcheck::model

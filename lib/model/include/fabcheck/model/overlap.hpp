@@ -15,12 +15,15 @@ namespace fabcheck::model {
 /// step a rank waits for ends when the last rank is done), in µs.
 struct OverlapPoint {
   core::Collective coll = core::Collective::kAllReduce;
-  std::uint64_t size_bytes = 0;     ///< nccl-tests size (core::geometry)
-  std::uint64_t count = 0;          ///< elements per rank (float)
-  core::Summary t_comm;             ///< the collective alone: post, then wait at once
-  core::Summary t_compute;          ///< the compute kernel alone
-  core::Summary t_both;             ///< post, compute (no MPI call), wait
-  core::Summary compute_during;     ///< the compute inside t_both (a slowdown: progress stealing the CPU)
+  std::uint64_t size_bytes = 0;  ///< nccl-tests size (core::geometry)
+  std::uint64_t count = 0;       ///< elements per rank (float)
+  core::Summary t_comm;          ///< the collective alone: post, then wait at once
+  core::Summary t_compute;       ///< the compute kernel alone
+  core::Summary t_both;          ///< post, compute (no MPI call), wait
+  core::Summary compute_during;  ///< the compute inside t_both (a slowdown: progress stealing the CPU)
+  /// nccl backend: the GPU kernel alone timed on the device (cudaEvents around it, as compute_during is
+  /// there); the base of compute_slowdown. No samples for mpi (t_compute is the base).
+  core::Summary t_compute_device;
   bool polled = false;              ///< the polling variant ran (OverlapOptions::poll_us > 0)
   core::Summary t_both_poll;        ///< post, compute with MPI_Test every poll_us, wait
   double test_us_mean = 0;          ///< time inside MPI_Test per polled iteration (mean over iterations)
@@ -41,10 +44,12 @@ struct OverlapResult {
   int nranks = 0;
   std::vector<std::string> hosts;  ///< distinct hosts
   std::string backend = "mpi";
-  std::string mpi_library;           ///< MPI_Get_library_version, first line
-  std::string compute_kernel;        ///< what the compute kernel does (one sentence)
-  double us_per_unit = 0;            ///< calibrated kernel speed on rank 0
-  OverlapOptions options;            ///< as run
+  std::string mpi_library;      ///< MPI_Get_library_version, first line
+  std::string library_version;  ///< nccl backend: "NCCL 2.x.y"; empty for mpi
+  std::string device;           ///< nccl backend: rank 0's GPU ("[0000:1b:00] NVIDIA H200"); empty for mpi
+  std::string compute_kernel;   ///< what the compute kernel does (one sentence)
+  double us_per_unit = 0;       ///< calibrated kernel speed on rank 0
+  OverlapOptions options;       ///< as run
   std::vector<OverlapPoint> points;  ///< collective-major, sizes ascending
   double duration_s = 0;
 };
