@@ -89,8 +89,8 @@ std::vector<Finding> overlap_findings(const OverlapResult& r) {
       f.message = fmt::format(
           "nonblocking {} overlaps {:.2f} of its {:.0f} us with compute when no MPI call is made during "
           "it{}: "
-          "this "
-          "MPI progresses collectives only inside MPI calls, so a training step waits for them after its "
+          "this MPI progresses collectives only inside MPI calls, so a training step waits for them after "
+          "its "
           "compute",
           overlap_label(*worst), worst->overlap, worst->t_comm.p50, polled);
       f.remedy =
@@ -102,13 +102,11 @@ std::vector<Finding> overlap_findings(const OverlapResult& r) {
     } else {
       f.message = fmt::format(
           "nonblocking {} overlaps {:.2f} of its {:.0f} us with compute{}: the communication does not hide "
-          "behind "
-          "compute even when MPI is polled",
+          "behind compute even when MPI is polled",
           overlap_label(*worst), worst->overlap, worst->t_comm.p50, polled);
       f.remedy =
           "check CPU contention (ranks per core, a busy host) and the transport: TCP copies through the CPU "
-          "that "
-          "computes, RDMA offloads them (fabcheck inspect)";
+          "that computes, RDMA offloads them (fabcheck inspect)";
     }
   }
   json per = json::array();
