@@ -140,6 +140,16 @@ const Expect kReal[] = {
     {"perftest/nminoru_pib_issue4_ib_atomic_bw_cmp_and_swap_client.txt", "perftest-text", "", 1, 1,
      "ib_atomic_bw"},
     {"perftest/oci_k8s_a100_ib_write_bw_mofed54_server.txt", "perftest-text", "", 1, 1, "ib_write_bw"},
+    {"imb/ocitutorials_imb2021.7_pingpong_openmpi506.txt", "imb-text", "2021.7", 1, 2, "PingPong"},
+    {"imb/ocitutorials_imb2021.7_allreduce_144proc_openmpi506.txt", "imb-text", "2021.7", 1, 2, "Allreduce"},
+    {"imb/ocitutorials_imb2021.2_pingpong_intelmpi.txt", "imb-text", "2021.2", 1, 3, "PingPong"},
+    {"imb/ocitutorials_imb2021.2_allreduce_144proc_intelmpi.txt", "imb-text", "2021.2", 1, 3, "Allreduce"},
+    {"perftest/arsenvlad_azure_hc_ib_send_lat_a_server_old_header.txt", "perftest-text", "", 1, 23,
+     "ib_send_lat"},
+    {"perftest/arsenvlad_azure_hc_ib_send_lat_a_client_old_header.txt", "perftest-text", "", 1, 23,
+     "ib_send_lat"},
+    {"perftest/stmatengss_ib_write_lat_a_cx3_20000iter.txt", "perftest-text", "", 1, 23, "ib_write_lat"},
+    {"perftest/stmatengss_ib_read_lat_a_cx3_20000iter.txt", "perftest-text", "", 1, 23, "ib_read_lat"},
 };
 
 }  // namespace
