@@ -3,6 +3,7 @@
 // the fast path returns, nlohmann accepts too and builds the same document (same values and number types),
 // whole and split into parts of any size; with keys left out, it is that document without them;
 // parse_report_text throws nothing but UsageError.
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -71,6 +72,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (auto& [k, v] : want.items())
       if (v.is_object()) v.erase("c");
     check(same(*fewer, want));
+    // "d" packed: read back by dense_matrix as the arrays are (NaN where a cell is not a number)
+    report::LoadOptions packed = whole;
+    packed.dense = {{"d"}};
+    std::string t3 = text;
+    const auto dense = report::detail::fast_parse(t3, packed, 64);
+    check(dense.has_value());
+    if (fast->contains("d")) {
+      const auto x = report::dense_matrix((*dense)["d"]), y = report::dense_matrix((*fast)["d"]);
+      check(x.has_value() == y.has_value() || (*dense)["d"].is_array());
+      if (x && y) {
+        check(x->rows == y->rows && x->cols == y->cols);
+        for (std::size_t k = 0; k < x->values.size(); ++k)
+          check(x->values[k] == y->values[k] || (std::isnan(x->values[k]) && std::isnan(y->values[k])));
+      }
+    }
   }
   try {
     report::parse_report_text(text, "fuzz");

@@ -3,6 +3,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -173,12 +174,15 @@ std::size_t skip_ws(std::string_view t, std::size_t i, std::size_t e) {
 
 /// Index after the string literal that opens at t[i] ('"'); npos when it does not close before e.
 std::size_t string_end(std::string_view t, std::size_t i, std::size_t e) {
-  for (++i; i < e; ++i) {
-    if (t[i] == '\\') {
-      ++i;
-    } else if (t[i] == '"') {
-      return i + 1;
-    }
+  for (++i; i < e;) {
+    // to the next quote; it closes the string unless an odd run of backslashes precedes it
+    const void* q = std::memchr(t.data() + i, '"', e - i);
+    if (!q) return npos;
+    const auto at = static_cast<std::size_t>(static_cast<const char*>(q) - t.data());
+    std::size_t back = 0;
+    while (at - back > i - 1 && t[at - back - 1] == '\\') ++back;
+    if (back % 2 == 0) return at + 1;
+    i = at + 1;
   }
   return npos;
 }
@@ -191,9 +195,18 @@ constexpr std::size_t kRecordBytes = 4096;
 /// `max_depth`; records the end (index after the closing bracket) of every container of at least
 /// kRecordBytes. False when the text is not well formed that way (the slow path then says where).
 bool scan(std::string_view t, std::size_t max_depth, std::unordered_map<std::size_t, std::size_t>& ends) {
+  // the bytes the scan stops at: quotes and brackets (most of a report is digits, commas and spaces)
+  static const auto special = [] {
+    std::array<bool, 256> s{};
+    for (unsigned char c : std::string_view("\"{}[]")) s[c] = true;
+    return s;
+  }();
   std::vector<std::size_t> open;  // positions of the open brackets
   const std::size_t n = t.size();
+  const auto* u = reinterpret_cast<const unsigned char*>(t.data());
   for (std::size_t i = 0; i < n; ++i) {
+    while (i < n && !special[u[i]]) ++i;
+    if (i == n) break;
     const char c = t[i];
     if (c == '"') {
       i = string_end(t, i, n);
@@ -290,10 +303,43 @@ struct Chunked {
 
   /// A large matrix packed row by row (each row parsed on its own); nullopt when it is not one.
   std::optional<json> dense_rows(std::size_t b, std::size_t e) {
+    // written straight into the binary value: [rows, cols] (filled last), then the rows as they are parsed
+    std::vector<std::uint8_t> bytes(2 * sizeof(std::uint64_t));
+    std::vector<double> row;
+    std::uint64_t dims[2] = {0, 0};
+    std::size_t i = skip_ws(text, b + 1, e);
+    if (i < e && text[i] == ']') return std::nullopt;
+    while (true) {
+      const std::size_t ve = value_end(text, i, e, ends);
+      if (ve == npos || text[i] != '[') return std::nullopt;
+      row.clear();
+      if (!row_cells(parse(i, ve), row)) return std::nullopt;
+      if (dims[0] == 0) {
+        dims[1] = row.size();
+        bytes.reserve(bytes.size() + row.size() * row.size() * sizeof(double));  // square, as pairs matrices
+      } else if (row.size() != dims[1]) {
+        return ragged_rows(b, e);  // rows of different lengths: padded with NaN to the longest
+      }
+      const auto* p = reinterpret_cast<const std::uint8_t*>(row.data());
+      bytes.insert(bytes.end(), p, p + row.size() * sizeof(double));
+      ++dims[0];
+      i = skip_ws(text, ve, e);
+      if (i < e && text[i] == ',') {
+        i = skip_ws(text, i + 1, e);
+        continue;
+      }
+      if (i + 1 == e && text[i] == ']') break;
+      throw Refused{};
+    }
+    std::memcpy(bytes.data(), dims, sizeof dims);
+    return json::binary(std::move(bytes), kDenseMatrixSubtype);
+  }
+
+  /// dense_rows for rows of different lengths: parsed again, each row padded with NaN to the longest.
+  std::optional<json> ragged_rows(std::size_t b, std::size_t e) {
     std::vector<std::vector<double>> cells;
     std::size_t cols = 0;
     std::size_t i = skip_ws(text, b + 1, e);
-    if (i < e && text[i] == ']') return std::nullopt;
     while (true) {
       const std::size_t ve = value_end(text, i, e, ends);
       if (ve == npos || text[i] != '[') return std::nullopt;
