@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <unordered_map>
 #include <utility>
@@ -45,7 +46,7 @@ json pack(std::size_t n_rows, std::size_t n_cols, const std::vector<double>& cel
   std::vector<std::uint8_t> bytes(2 * sizeof(std::uint64_t) + cells.size() * sizeof(double));
   const std::uint64_t dims[2] = {n_rows, n_cols};
   std::memcpy(bytes.data(), dims, sizeof dims);
-  std::memcpy(bytes.data() + sizeof dims, cells.data(), cells.size() * sizeof(double));
+  if (!cells.empty()) std::memcpy(bytes.data() + sizeof dims, cells.data(), cells.size() * sizeof(double));
   return json::binary(std::move(bytes), kDenseMatrixSubtype);
 }
 
@@ -302,62 +303,74 @@ struct Chunked {
   }
 
   /// A large matrix packed row by row (each row parsed on its own); nullopt when it is not one.
+  /// Calls fn(begin, end) for each element of the array text[b, e) (b at its '['); stops when fn returns
+  /// false.
+  template <typename F>
+  void each_element(std::size_t b, std::size_t e, F&& fn) {
+    std::size_t i = skip_ws(text, b + 1, e);
+    if (i < e && text[i] == ']') {
+      if (i + 1 != e) throw Refused{};
+      return;
+    }
+    while (true) {
+      const std::size_t ve = value_end(text, i, e, ends);
+      if (ve == npos) throw Refused{};
+      if (!fn(i, ve)) return;
+      i = skip_ws(text, ve, e);
+      if (i < e && text[i] == ',') {
+        i = skip_ws(text, i + 1, e);
+        continue;
+      }
+      if (i + 1 == e && text[i] == ']') return;
+      throw Refused{};
+    }
+  }
+
+  /// The rows of a large matrix, each parsed on its own (numbers and nulls); false when one is not such a
+  /// row.
+  bool each_row(std::size_t b, std::size_t e, const std::function<void(std::vector<double>&)>& fn) {
+    std::vector<double> row;
+    bool ok = true;
+    each_element(b, e, [&](std::size_t i, std::size_t ve) {
+      row.clear();
+      ok = text[i] == '[' && row_cells(parse(i, ve), row);
+      if (ok) fn(row);
+      return ok;
+    });
+    return ok;
+  }
+
   std::optional<json> dense_rows(std::size_t b, std::size_t e) {
     // written straight into the binary value: [rows, cols] (filled last), then the rows as they are parsed
     std::vector<std::uint8_t> bytes(2 * sizeof(std::uint64_t));
-    std::vector<double> row;
     std::uint64_t dims[2] = {0, 0};
-    std::size_t i = skip_ws(text, b + 1, e);
-    if (i < e && text[i] == ']') return std::nullopt;
-    while (true) {
-      const std::size_t ve = value_end(text, i, e, ends);
-      if (ve == npos || text[i] != '[') return std::nullopt;
-      row.clear();
-      if (!row_cells(parse(i, ve), row)) return std::nullopt;
-      if (dims[0] == 0) {
-        dims[1] = row.size();
-        bytes.reserve(bytes.size() + row.size() * row.size() * sizeof(double));  // square, as pairs matrices
-      } else if (row.size() != dims[1]) {
-        return ragged_rows(b, e);  // rows of different lengths: padded with NaN to the longest
-      }
-      const auto* p = reinterpret_cast<const std::uint8_t*>(row.data());
-      bytes.insert(bytes.end(), p, p + row.size() * sizeof(double));
-      ++dims[0];
-      i = skip_ws(text, ve, e);
-      if (i < e && text[i] == ',') {
-        i = skip_ws(text, i + 1, e);
-        continue;
-      }
-      if (i + 1 == e && text[i] == ']') break;
-      throw Refused{};
+    bool ragged = false;
+    if (!each_row(b, e, [&](std::vector<double>& row) {
+          if (dims[0] == 0) {
+            dims[1] = row.size();
+            bytes.reserve(bytes.size() + row.size() * row.size() * sizeof(double));  // square, as pairs'
+          }
+          ragged = ragged || row.size() != dims[1];
+          const auto* p = reinterpret_cast<const std::uint8_t*>(row.data());
+          bytes.insert(bytes.end(), p, p + row.size() * sizeof(double));
+          ++dims[0];
+        }))
+      return std::nullopt;
+    if (dims[0] == 0) return std::nullopt;  // [] stays an array
+    if (ragged) {  // rows of different lengths: parsed again, each padded with NaN to the longest
+      std::vector<std::vector<double>> cells;
+      std::size_t cols = 0;
+      each_row(b, e, [&](std::vector<double>& row) {
+        cols = std::max(cols, row.size());
+        cells.push_back(std::move(row));
+      });
+      std::vector<double> flat(cells.size() * cols, std::numeric_limits<double>::quiet_NaN());
+      for (std::size_t r = 0; r < cells.size(); ++r)
+        std::copy(cells[r].begin(), cells[r].end(), flat.begin() + static_cast<std::ptrdiff_t>(r * cols));
+      return pack(cells.size(), cols, flat);
     }
     std::memcpy(bytes.data(), dims, sizeof dims);
     return json::binary(std::move(bytes), kDenseMatrixSubtype);
-  }
-
-  /// dense_rows for rows of different lengths: parsed again, each row padded with NaN to the longest.
-  std::optional<json> ragged_rows(std::size_t b, std::size_t e) {
-    std::vector<std::vector<double>> cells;
-    std::size_t cols = 0;
-    std::size_t i = skip_ws(text, b + 1, e);
-    while (true) {
-      const std::size_t ve = value_end(text, i, e, ends);
-      if (ve == npos || text[i] != '[') return std::nullopt;
-      cells.emplace_back();
-      if (!row_cells(parse(i, ve), cells.back())) return std::nullopt;
-      cols = std::max(cols, cells.back().size());
-      i = skip_ws(text, ve, e);
-      if (i < e && text[i] == ',') {
-        i = skip_ws(text, i + 1, e);
-        continue;
-      }
-      if (i + 1 == e && text[i] == ']') break;
-      throw Refused{};
-    }
-    std::vector<double> flat(cells.size() * cols, std::numeric_limits<double>::quiet_NaN());
-    for (std::size_t r = 0; r < cells.size(); ++r)
-      std::copy(cells[r].begin(), cells[r].end(), flat.begin() + static_cast<std::ptrdiff_t>(r * cols));
-    return pack(cells.size(), cols, flat);
   }
 
   json object(std::size_t b, std::size_t e, const std::vector<std::size_t>& live, std::size_t depth) {
@@ -395,23 +408,11 @@ struct Chunked {
     std::vector<std::size_t> next;  // "*" matches every element
     const Rule* at = nullptr;
     descend(skip, live, depth, nullptr, next, at);
-    std::size_t i = skip_ws(text, b + 1, e);
-    if (i < e && text[i] == ']') return i + 1 == e ? j : throw Refused{};
-    while (true) {
-      const std::size_t ve = value_end(text, i, e, ends);
-      if (ve == npos) throw Refused{};
-      if (at && !at->dense) {  // every element left out
-      } else {
-        v.push_back(value(i, ve, next, depth + 1, at));
-      }
-      i = skip_ws(text, ve, e);
-      if (i < e && text[i] == ',') {
-        i = skip_ws(text, i + 1, e);
-        continue;
-      }
-      if (i + 1 == e && text[i] == ']') return j;
-      throw Refused{};
-    }
+    each_element(b, e, [&](std::size_t i, std::size_t ve) {
+      if (!at || at->dense) v.push_back(value(i, ve, next, depth + 1, at));  // a skip rule: all left out
+      return true;
+    });
+    return j;
   }
 };
 

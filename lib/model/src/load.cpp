@@ -175,7 +175,8 @@ std::optional<DenseMatrix> dense_matrix(const json& v) {
     m.cols = dims[1];
     if (b.size() != sizeof dims + m.rows * m.cols * sizeof(double)) return std::nullopt;
     m.values.resize(m.rows * m.cols);
-    std::memcpy(m.values.data(), b.data() + sizeof dims, m.values.size() * sizeof(double));
+    if (!m.values.empty())
+      std::memcpy(m.values.data(), b.data() + sizeof dims, m.values.size() * sizeof(double));
     return m;
   }
   if (!v.is_array()) return std::nullopt;

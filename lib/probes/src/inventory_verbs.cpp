@@ -5,26 +5,11 @@
 #include <cstring>
 
 #include "fabcheck/probes/inventory.hpp"
+#include "verbs_mtu.hpp"
 
 namespace fabcheck::probes {
 
 namespace {
-
-int mtu_bytes(enum ibv_mtu m) {
-  switch (m) {
-    case IBV_MTU_256:
-      return 256;
-    case IBV_MTU_512:
-      return 512;
-    case IBV_MTU_1024:
-      return 1024;
-    case IBV_MTU_2048:
-      return 2048;
-    case IBV_MTU_4096:
-      return 4096;
-  }
-  return 0;
-}
 
 // ibv_port_attr.active_width bitmask → lanes; active_speed → Gb/s per lane (NCCL net_ib ibvWidths/ibvSpeeds).
 int lanes(unsigned w) {
@@ -101,7 +86,7 @@ class SystemVerbs final : public VerbsBackend {
           VerbsPort vp;
           vp.port = p;
           vp.state = static_cast<int>(pa.state);
-          vp.active_mtu_bytes = mtu_bytes(pa.active_mtu);
+          vp.active_mtu_bytes = detail::verbs_mtu_to_bytes(pa.active_mtu);
           vp.link_layer = pa.link_layer;
           vp.rate_gbit = lanes(pa.active_width) * lane_gbit(pa.active_speed);
           vp.gid_tbl_len = pa.gid_tbl_len;

@@ -25,6 +25,7 @@
 #include "fabcheck/probes/nics_verbs_qp.hpp"
 #include "fabcheck/probes/nics_verbs_wire.hpp"
 #include "nics_verbs.hpp"
+#include "verbs_mtu.hpp"
 
 namespace fabcheck::probes::detail {
 
@@ -41,37 +42,6 @@ constexpr std::size_t kLatSlotBytes = 64;  // buffer: [8 B receive slot, 8 B sen
 
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-int verbs_mtu_to_bytes(ibv_mtu m) {
-  switch (m) {
-    case IBV_MTU_256:
-      return 256;
-    case IBV_MTU_512:
-      return 512;
-    case IBV_MTU_1024:
-      return 1024;
-    case IBV_MTU_2048:
-      return 2048;
-    case IBV_MTU_4096:
-      return 4096;
-  }
-  return 0;
-}
-
-ibv_mtu verbs_mtu_of_bytes(int b) {
-  switch (b) {
-    case 256:
-      return IBV_MTU_256;
-    case 512:
-      return IBV_MTU_512;
-    case 1024:
-      return IBV_MTU_1024;
-    case 2048:
-      return IBV_MTU_2048;
-    default:
-      return IBV_MTU_4096;
-  }
 }
 
 std::string errno_text(const char* call, int err) {
@@ -165,7 +135,7 @@ class VerbsState {
     const bool eth = pa.link_layer == IBV_LINK_LAYER_ETHERNET;
     info.link_layer = eth ? "Ethernet" : "InfiniBand";
     info.lid = pa.lid;
-    info.active_mtu_bytes = verbs_mtu_to_bytes(pa.active_mtu);
+    info.active_mtu_bytes = detail::verbs_mtu_to_bytes(pa.active_mtu);
     // The GID table as model::RdmaPort holds it, so that the choice is NCCL's (model::nccl_gid_index).
     model::RdmaPort rp;
     rp.port = p;
@@ -380,7 +350,7 @@ class PairSide {
     remote_ = remote;
     ibv_qp_attr a{};
     a.qp_state = IBV_QPS_RTR;
-    a.path_mtu = verbs_mtu_of_bytes(rtr->path_mtu_bytes);
+    a.path_mtu = detail::verbs_mtu_of_bytes(rtr->path_mtu_bytes);
     a.dest_qp_num = rtr->dest_qpn;
     a.rq_psn = rtr->rq_psn;
     a.max_dest_rd_atomic = static_cast<std::uint8_t>(rtr->max_dest_rd_atomic);
