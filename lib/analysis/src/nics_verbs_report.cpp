@@ -62,16 +62,7 @@ json nics_verbs_json(const model::NicsResult& r) {
   json hosts = json::array();
   for (std::size_t h = 0; h < v.hosts.size(); ++h) {
     json ports = json::array();
-    for (const auto& p : v.hosts[h].ports)
-      ports.push_back({{"device", p.device},
-                       {"port", p.port},
-                       {"link_layer", p.link_layer},
-                       {"netdev", p.netdev},
-                       {"gid_index", p.gid_index},
-                       {"gid_index_source", p.gid_index_source},
-                       {"gid", p.gid},
-                       {"lid", p.lid},
-                       {"active_mtu_bytes", p.active_mtu_bytes}});
+    for (const auto& p : v.hosts[h].ports) ports.push_back(model::verbs_port_json(p));
     hosts.push_back({{"host", host_name(r, static_cast<int>(h))},
                      {"skipped", v.hosts[h].skipped.empty() ? json(nullptr) : json(v.hosts[h].skipped)},
                      {"ports", std::move(ports)}});

@@ -176,38 +176,12 @@ class VerbsState {
   std::vector<ibv_pd*> pds_;
 };
 
-json port_json(const model::VerbsNicPort& p) {
-  return {{"device", p.device},
-          {"port", p.port},
-          {"link_layer", p.link_layer},
-          {"netdev", p.netdev},
-          {"gid_index", p.gid_index},
-          {"gid_index_source", p.gid_index_source},
-          {"gid", p.gid},
-          {"lid", p.lid},
-          {"active_mtu_bytes", p.active_mtu_bytes}};
-}
-
-model::VerbsNicPort port_from(const json& j) {
-  model::VerbsNicPort p;
-  p.device = j.at("device").get<std::string>();
-  p.port = j.at("port").get<int>();
-  p.link_layer = j.at("link_layer").get<std::string>();
-  p.netdev = j.at("netdev").get<std::string>();
-  p.gid_index = j.at("gid_index").get<int>();
-  p.gid_index_source = j.at("gid_index_source").get<std::string>();
-  p.gid = j.at("gid").get<std::string>();
-  p.lid = j.at("lid").get<int>();
-  p.active_mtu_bytes = j.at("active_mtu_bytes").get<int>();
-  return p;
-}
-
 // Every host leader's ports (or skip reason) on every rank.
 std::vector<model::VerbsHost> exchange_verbs_hosts(const comm::Communicator& comm, const VerbsState* mine) {
   std::string text;
   if (mine) {
     json j = {{"skipped", mine->skipped}, {"ports", json::array()}};
-    for (const auto& p : mine->ports) j["ports"].push_back(port_json(p.info));
+    for (const auto& p : mine->ports) j["ports"].push_back(model::verbs_port_json(p.info));
     text = j.dump();
   }
   auto got = comm.gather(text, 0);
@@ -228,7 +202,7 @@ std::vector<model::VerbsHost> exchange_verbs_hosts(const comm::Communicator& com
       vh.skipped = "no host leader answered";
     } else {
       vh.skipped = h.at("skipped").get<std::string>();
-      for (const auto& p : h.at("ports")) vh.ports.push_back(port_from(p));
+      for (const auto& p : h.at("ports")) vh.ports.push_back(model::verbs_port_from_json(p));
     }
     out.push_back(std::move(vh));
   }

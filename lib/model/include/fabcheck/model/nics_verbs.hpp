@@ -2,6 +2,8 @@
 /// @file Result structs of the nics probe's RDMA verbs part (issue 22): every active RDMA port of every host
 /// against every active port of every other host, over RC queue pairs. No verbs headers: lib/probes fills
 /// them (src/nics_verbs.cpp, compiled only with libibverbs), lib/analysis reads them.
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -21,6 +23,11 @@ struct VerbsNicPort {
   int lid = 0;                   ///< port LID (IB addressing; 0 on RoCE)
   int active_mtu_bytes = 0;      ///< ibv_port_attr.active_mtu in bytes
 };
+
+/// A port as JSON: the report's `nics.verbs.hosts[].ports[]` and what the host leaders exchange over MPI.
+nlohmann::json verbs_port_json(const VerbsNicPort& p);
+/// Back from verbs_port_json. @throws nlohmann::json::exception on a missing or mistyped key.
+VerbsNicPort verbs_port_from_json(const nlohmann::json& j);
 
 /// One host's verbs state: its active ports, or why it has none.
 struct VerbsHost {
