@@ -190,17 +190,16 @@ void explain_cpu_load(json& doc) {
 }
 
 // HOST_CPU_BUSY: the steps during which other work competed for the CPUs, and their latency-type warnings.
-static void explain_busy(json& findings, const json& sections_ref) {
-  const json* sections = &sections_ref;
+static void explain_busy(json& findings, const json& sections) {
   // The steps in the order a run takes them (the JSON object is sorted by name), others after.
   std::vector<std::string> order = {"inventory", "sweeps", "latency", "incast", "pairs", "scaling"};
-  for (const auto& [sec, entry] : sections->items())
+  for (const auto& [sec, entry] : sections.items())
     if (std::find(order.begin(), order.end(), sec) == order.end()) order.push_back(sec);
   std::vector<std::string> busy_list;
   const json* worst = nullptr;  // the busiest kernel of any step
   for (const auto& sec : order) {
-    if (!sections->contains(sec)) continue;
-    const auto& entry = (*sections)[sec];
+    if (!sections.contains(sec)) continue;
+    const auto& entry = sections[sec];
     if (!entry.is_object() || !entry.contains("cpu_load") || !entry["cpu_load"].is_object()) continue;
     const auto& cl = entry["cpu_load"];
     if (!cl.value("busy", false)) continue;

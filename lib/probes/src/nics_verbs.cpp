@@ -21,6 +21,7 @@
 #include "fabcheck/comm/phase.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/model/gid_choice.hpp"
+#include "fabcheck/model/json_value.hpp"
 #include "fabcheck/probes/nics_verbs_math.hpp"
 #include "fabcheck/probes/nics_verbs_qp.hpp"
 #include "fabcheck/probes/nics_verbs_wire.hpp"
@@ -493,9 +494,9 @@ json link_json(const model::VerbsLink& l) {
           {"reachable", l.reachable},
           {"error", l.error},
           {"path_mtu_bytes", l.path_mtu_bytes},
-          {"bw_gbps", l.bw_gbps ? json(*l.bw_gbps) : json()},
-          {"lat_p50_us", l.lat_p50_us ? json(*l.lat_p50_us) : json()},
-          {"lat_p99_us", l.lat_p99_us ? json(*l.lat_p99_us) : json()}};
+          {"bw_gbps", model::number_or_null(l.bw_gbps)},
+          {"lat_p50_us", model::number_or_null(l.lat_p50_us)},
+          {"lat_p99_us", model::number_or_null(l.lat_p99_us)}};
 }
 
 model::VerbsLink link_from(const json& j) {
