@@ -348,6 +348,30 @@ TEST(LinkConfirm, StillOutlierRule) {
   EXPECT_EQ(relative_spread(std::vector<double>{1.0, 2.0}), 0.0);
 }
 
+// The references' range widens the retest margin: references alone at 1.505-1.965 GB/s (a 2-core virtual
+// fabric, measured) give a range of 30.6 %, spread 0.102, factor 1.306: a check at 1.20 (20 % under the worst
+// reference) is refuted, a throttled link at 0.006 is still confirmed. Agreeing references keep the matrix's spread.
+TEST(LinkConfirm, RetestSpreadFromReferences) {
+  const std::vector<double> noisy = {1.965, 1.713, 1.669, 1.505};
+  const double s = retest_spread(0.05, noisy);
+  EXPECT_NEAR(s, (1.965 / 1.505 - 1.0) / 3.0, 1e-12);
+  EXPECT_FALSE(still_outlier(1.20, 1.505, s, Worse::kLower));
+  EXPECT_TRUE(still_outlier(1.20, 1.505, 0.05, Worse::kLower));  // the matrix's spread alone would confirm it
+  EXPECT_TRUE(still_outlier(0.006, 1.505, s, Worse::kLower));
+  const std::vector<double> agree = {24.1, 24.3, 24.2};  // a real link, perftest-like
+  EXPECT_DOUBLE_EQ(retest_spread(0.02, agree), 0.02);
+  EXPECT_TRUE(still_outlier(18.0, 24.1, retest_spread(0.02, agree), Worse::kLower));  // a 25 % slow link
+  // latency references: the same relative range, the worse end is the highest
+  const std::vector<double> lat = {14.0, 21.0};
+  EXPECT_NEAR(retest_spread(0.0, lat), 0.5 / 3.0, 1e-12);
+  EXPECT_FALSE(still_outlier(27.0, 21.0, retest_spread(0.0, lat), Worse::kHigher));  // 21 x 1.5 = 31.5
+  EXPECT_TRUE(still_outlier(40.0, 21.0, retest_spread(0.0, lat), Worse::kHigher));
+  // fewer than 2 references, or a zero one: the matrix's spread
+  EXPECT_EQ(retest_spread(0.07, std::vector<double>{1.0}), 0.07);
+  EXPECT_EQ(retest_spread(0.07, std::vector<double>{0.0, 1.0}), 0.07);
+  EXPECT_EQ(retest_spread(0.07, std::vector<double>{}), 0.07);
+}
+
 // analyze_links evaluates the §4 rule with one median/MAD per kind; it must flag exactly what core::outliers
 // flags and give core::robust_z's z.
 TEST(LinkOutliers, SameVerdictAsCoreOutliers) {

@@ -360,4 +360,11 @@ bool still_outlier(double retest, double reference, double rel_spread, Worse wor
   return worse == Worse::kLower ? retest * factor < reference : retest > reference * factor;
 }
 
+double retest_spread(double matrix_rel_spread, std::span<const double> references) {
+  if (references.size() < 2) return matrix_rel_spread;
+  const auto [lo, hi] = std::minmax_element(references.begin(), references.end());
+  if (!(*lo > 0)) return matrix_rel_spread;
+  return std::max(matrix_rel_spread, (*hi / *lo - 1.0) / OutlierRule::kMinZ);
+}
+
 }  // namespace fabcheck::core

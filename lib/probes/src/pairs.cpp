@@ -587,7 +587,9 @@ PairsResult run_pairs(const comm::Communicator& comm, const PairsOptions& opts) 
                    ? core::OutlierRule::kMadScale * *s.mad / std::fabs(*s.median)
                    : 0.0;
       };
-      const double bw_spread = spread(a.bw), lat_spread = spread(a.lat);
+      // The references' own disagreement widens the margin (core::retest_spread).
+      const double bw_spread = core::retest_spread(spread(a.bw), ref_bw);
+      const double lat_spread = core::retest_spread(spread(a.lat), ref_lat);
 
       // Per suspect host, each re-measured link of it: bad when every pass of it was still an outlier.
       std::vector<std::map<std::tuple<int, int, int>, bool>> host_links(a.suspects.size());
