@@ -75,16 +75,21 @@ assert not bw, 'clean: bandwidth outliers ' + show()
 # a suspect on bandwidth evidence: most of its outgoing or incoming links flagged
 bw_sus = [s for s in sus if 2 * s['out_flagged'] > s['out_links'] or 2 * s['in_flagged'] > s['in_links']]
 assert not bw_sus, 'clean: suspects on bandwidth evidence ' + show()
-if $judge_lat:
+# fabcheck's own measure of the load over the run (HOST_CPU_BUSY: other work competed for the CPUs) also sets
+# latency aside: one \`yes\` beside the test (load ~3 on 2 cores) once gave a pair 97-154 us alone against
+# references at 17-21 us, reported as info because of that finding.
+cpu_busy = any(f['code'] == 'HOST_CPU_BUSY' for f in d.get('findings', []))
+if $judge_lat and not cpu_busy:
     assert not lat, 'clean: latency outliers ' + show()
     assert not sus, 'clean: suspects ' + show()
     assert sorted(passed) == sorted(hosts), 'clean: hostfile ' + str(passed)
+    open('$FAB_TMP/clean$r.lat_judged', 'w').close()
 else:
     if lat or sus:
-        print('  NOTE clean$r: latency outliers and latency-only suspects not judged (machine busy): ' + show(),
-              file=sys.stderr)
+        print('  NOTE clean$r: latency outliers and latency-only suspects not judged (machine busy: %s): %s'
+              % ('HOST_CPU_BUSY in the report' if cpu_busy else 'load average', show()), file=sys.stderr)
     assert set(hosts) - set(passed) <= {s['host'] for s in sus}, 'clean: hostfile ' + str(passed)"
-  [ "$judge_lat" = False ] || lat_judged=$((lat_judged + 1))
+  [ ! -e "$FAB_TMP/clean$r.lat_judged" ] || lat_judged=$((lat_judged + 1))
 done
 note "clean: no bandwidth outliers or bandwidth suspects in $runs of $runs runs; latency judged in $lat_judged of them"
 
