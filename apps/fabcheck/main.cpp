@@ -18,6 +18,7 @@
 #include "fabcheck/core/collective.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/core/input_limits.hpp"
+#include "huge_pages.hpp"
 #include "list_options.hpp"
 
 namespace fabcheck::app {
@@ -180,5 +181,6 @@ int main_impl(int argc, char** argv) {
 }  // namespace fabcheck::app
 
 int main(int argc, char** argv) {
+  fabcheck::app::restart_on_huge_pages(argc, argv);
   return fabcheck::app::main_impl(argc, argv);
 }

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <vector>
 
 #include "fabcheck/core/mann_whitney.hpp"
@@ -102,6 +103,58 @@ TEST(MannWhitney, EmptyAndNaN) {
   EXPECT_DOUBLE_EQ(mann_whitney_u(a, none).p, 1.0);
   const std::vector<double> bad{1, std::nan("")};
   EXPECT_THROW(mann_whitney_u(a, bad), std::invalid_argument);
+}
+
+// The counted form gives what the expanded samples give: the documented tie example above as (value, count)
+// pairs, and a histogram-like pair of samples (20 buckets, counts 0-40, values shared across the two sides).
+TEST(MannWhitneyCounts, SameAsExpandedSamples) {
+  const std::vector<double> av{1, 2, 3, 4}, bv{2, 3, 5, 6, 7};
+  const std::vector<std::uint64_t> ac{1, 2, 1, 1}, bc{1, 1, 2, 1, 1};
+  const auto r = mann_whitney_u_counts(av, ac, bv, bc);
+  EXPECT_EQ(r.n_a, 5u);
+  EXPECT_EQ(r.n_b, 6u);
+  EXPECT_DOUBLE_EQ(r.u_a, 4.5);
+  EXPECT_NEAR(r.p, 0.0641466187, 1e-8);
+
+  std::uint64_t seed = 7;
+  auto next = [&seed](std::uint64_t m) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return (seed >> 33) % m;
+  };
+  for (int trial = 0; trial < 20; ++trial) {
+    std::vector<double> xv, yv, xs, ys;
+    std::vector<std::uint64_t> xc, yc;
+    for (int k = 0; k < 20; ++k) {
+      const double edge = 10.0 + 0.625 * k;
+      const std::uint64_t c1 = next(41), c2 = next(41) + (k > 10 && trial % 2 ? 5 : 0);
+      xv.push_back(edge);
+      xc.push_back(c1);
+      xs.insert(xs.end(), c1, edge);
+      yv.push_back(edge);
+      yc.push_back(c2);
+      ys.insert(ys.end(), c2, edge);
+    }
+    const auto want = mann_whitney_u(xs, ys);
+    const auto got = mann_whitney_u_counts(xv, xc, yv, yc);
+    EXPECT_EQ(got.n_a, want.n_a);
+    EXPECT_EQ(got.n_b, want.n_b);
+    EXPECT_NEAR(got.u_a, want.u_a, 1e-6 * want.u_a);
+    EXPECT_NEAR(got.z, want.z, 1e-9);
+    EXPECT_NEAR(got.p, want.p, 1e-12);
+    EXPECT_EQ(got.method, want.method);
+    EXPECT_EQ(got.ties, want.ties);
+  }
+  // no ties among counts of one: the exact method, as on the plain samples
+  const std::vector<double> x{1.1, 2.2, 3.3}, y{4.4, 5.5};
+  const std::vector<std::uint64_t> ones{1, 1, 1};
+  EXPECT_EQ(mann_whitney_u_counts(x, ones, y, {}).method, MannWhitneyMethod::kExact);
+  EXPECT_DOUBLE_EQ(mann_whitney_u_counts(x, ones, y, {}).p, mann_whitney_u(x, y).p);
+  // zero counts drop their values; all-zero is an empty sample; counts of the wrong length are refused
+  const std::vector<std::uint64_t> zeros{0, 0, 0};
+  EXPECT_EQ(mann_whitney_u_counts(x, zeros, y, {}).n_a, 0u);
+  EXPECT_DOUBLE_EQ(mann_whitney_u_counts(x, zeros, y, {}).p, 1.0);
+  const std::vector<std::uint64_t> two{1, 1};
+  EXPECT_THROW(mann_whitney_u_counts(x, two, y, {}), std::invalid_argument);
 }
 
 TEST(Holm, TextbookExample) {

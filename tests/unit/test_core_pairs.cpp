@@ -350,7 +350,8 @@ TEST(LinkConfirm, StillOutlierRule) {
 
 // The references' range widens the retest margin: references alone at 1.505-1.965 GB/s (a 2-core virtual
 // fabric, measured) give a range of 30.6 %, spread 0.102, factor 1.306: a check at 1.20 (20 % under the worst
-// reference) is refuted, a throttled link at 0.006 is still confirmed. Agreeing references keep the matrix's spread.
+// reference) is refuted, a throttled link at 0.006 is still confirmed. Agreeing references keep the matrix's
+// spread.
 TEST(LinkConfirm, RetestSpreadFromReferences) {
   const std::vector<double> noisy = {1.965, 1.713, 1.669, 1.505};
   const double s = retest_spread(0.05, noisy);

@@ -131,7 +131,7 @@ CompareResult compare_sides(const SideMetrics& side_a_m, const SideMetrics& side
       if (found == test_of.end()) {
         const SampleSet& sa = ma.samples.at(m.samples_id);
         const SampleSet& sb = mb.samples.at(mbm.samples_id);
-        tests.push_back({&sa, &sb, core::mann_whitney_u(sa.values, sb.values)});
+        tests.push_back({&sa, &sb, core::mann_whitney_u_counts(sa.values, sa.counts, sb.values, sb.counts)});
         found = test_of.emplace(key, tests.size() - 1).first;
       }
       t = found->second;

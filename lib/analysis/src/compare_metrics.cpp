@@ -2,6 +2,7 @@
 // every direction comes from the metric catalogue (model/metrics.hpp).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -57,19 +58,26 @@ std::string size_label(const json& v) {
   return s + (s.back() >= '0' && s.back() <= '9' ? "B" : "iB");
 }
 
-// Raw samples (µs) of a histogram [[lower_ns, upper_ns, count], ...]: each bucket's count at its lower edge,
-// so that values inside one bucket are ties (buckets are at most 6.25 % wide, DESIGN §4). Empty when
-// malformed.
-std::vector<double> histogram_samples(const json& h) {
-  std::vector<double> out;
+// The samples (µs) of a histogram [[lower_ns, upper_ns, count], ...]: each bucket's lower edge with its
+// count, so that values inside one bucket are ties (buckets are at most 6.25 % wide, DESIGN §4), never
+// expanded (a 2048-host report holds a histogram per pair). Empty when malformed.
+SampleSet histogram_samples(const json& h) {
+  SampleSet out{{}, {}, "histogram"};
   if (!h.is_array()) return out;
+  out.values.reserve(h.size());
+  out.counts.reserve(h.size());
+  // At most 2^40 samples (fabcheck's histograms hold one per timed iteration): the rank sums stay exact in
+  // doubles and the counts cannot overflow when pooled.
+  constexpr std::uint64_t kMaxHistogramSamples = std::uint64_t{1} << 40;
+  std::uint64_t total = 0;
   for (const auto& b : h) {
-    if (!b.is_array() || b.size() != 3 || !b[0].is_number() || !b[2].is_number_integer()) return {};
-    if (b[2].get<std::int64_t>() < 0) return {};
-    const double lower_us = b[0].get<double>() / 1000.0;
-    const auto n = static_cast<std::size_t>(b[2].get<std::int64_t>());
-    if (out.size() + n > 10'000'000) return {};  // not a per-iteration histogram this tool wrote
-    out.insert(out.end(), n, lower_us);
+    if (!b.is_array() || b.size() != 3 || !b[0].is_number() || !b[2].is_number_integer() ||
+        b[2].get<std::int64_t>() < 0)
+      return {{}, {}, "histogram"};
+    out.values.push_back(b[0].get<double>() / 1000.0);
+    out.counts.push_back(static_cast<std::uint64_t>(b[2].get<std::int64_t>()));
+    total += out.counts.back();
+    if (total > kMaxHistogramSamples) return {{}, {}, "histogram"};  // not a histogram this tool wrote
   }
   return out;
 }
@@ -129,9 +137,12 @@ class Extractor {
   }
 
   // Registers a sample set under `id` when non-empty; returns the id or "".
-  std::string samples(const std::string& id, std::vector<double> values, const char* source) {
-    if (values.empty()) return {};
-    out_.samples[id] = SampleSet{std::move(values), source};
+  std::string samples(const std::string& id, SampleSet set) {
+    const bool none = set.counts.empty() ? set.values.empty()
+                                         : std::all_of(set.counts.begin(), set.counts.end(),
+                                                       [](std::uint64_t c) { return c == 0; });
+    if (none) return {};
+    out_.samples[id] = std::move(set);
     return id;
   }
 
@@ -181,7 +192,7 @@ void sweeps(const json& doc, Extractor& x) {
         const json empty = json::object();
         const json& pi = p.contains("per_iter") && p["per_iter"].is_object() ? p["per_iter"] : empty;
         const std::string sid =
-            x.samples("sweeps|" + key.dump(), sample_values(member(pi, "samples_us")), "samples_us");
+            x.samples("sweeps|" + key.dump(), {sample_values(member(pi, "samples_us")), {}, "samples_us"});
         x.add("sweeps", key, item, "time_us", number_at(p, "time_us"), sid);
         x.add("sweeps", key, item, "algbw_gbps", number_at(p, "algbw_gbps"), sid);
         x.add("sweeps", key, item, "busbw_gbps", number_at(p, "busbw_gbps"), sid);
@@ -202,8 +213,7 @@ void latency(const json& doc, Extractor& x) {
                       {"size_bytes", l.value("size_bytes", json())}};
     const std::string item =
         fmt::format("{} {} {}", text_of(key["kind"]), text_of(key["pattern"]), size_label(key["size_bytes"]));
-    const std::string sid =
-        x.samples("latency|" + key.dump(), histogram_samples(member(l, "histogram")), "histogram");
+    const std::string sid = x.samples("latency|" + key.dump(), histogram_samples(member(l, "histogram")));
     for (const char* f : {"p50_us", "p90_us", "p99_us", "p999_us", "mean_us"})
       x.add("latency", key, item, f, number_at(l, f), sid);
     if (!l.contains("per_pair") || !l["per_pair"].is_array()) continue;
@@ -217,7 +227,7 @@ void latency(const json& doc, Extractor& x) {
       }
       const std::string pitem = fmt::format("{} pair {}", item, hosts);
       const std::string psid =
-          x.samples("latency|" + pkey.dump(), histogram_samples(member(pp, "histogram")), "histogram");
+          x.samples("latency|" + pkey.dump(), histogram_samples(member(pp, "histogram")));
       x.add("latency", pkey, pitem, "per_pair.p50_us", number_at(pp, "p50_us"), psid, true);
       x.add("latency", pkey, pitem, "per_pair.p99_us", number_at(pp, "p99_us"), psid, true);
     }

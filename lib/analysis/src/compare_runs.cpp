@@ -41,10 +41,19 @@ SideMetrics merge_runs(const std::vector<MetricSet>& runs) {
     if (!all_samples) {
       m.samples_id.clear();
     } else if (!side.merged.samples.count(m.samples_id)) {
-      SampleSet pooled{{}, runs[0].samples.at(m.samples_id).source};
+      SampleSet pooled{{}, {}, runs[0].samples.at(m.samples_id).source};
+      const bool counted = std::any_of(runs.begin(), runs.end(), [&](const MetricSet& run) {
+        return !run.samples.at(m.samples_id).counts.empty();
+      });
       for (const auto& run : runs) {
-        const auto& v = run.samples.at(m.samples_id).values;
-        pooled.values.insert(pooled.values.end(), v.begin(), v.end());
+        const auto& set = run.samples.at(m.samples_id);
+        pooled.values.insert(pooled.values.end(), set.values.begin(), set.values.end());
+        if (!counted) continue;
+        if (set.counts.empty()) {
+          pooled.counts.insert(pooled.counts.end(), set.values.size(), 1);
+        } else {
+          pooled.counts.insert(pooled.counts.end(), set.counts.begin(), set.counts.end());
+        }
       }
       side.merged.samples.emplace(m.samples_id, std::move(pooled));
     }

@@ -37,44 +37,73 @@ std::vector<double> u_counts(std::size_t m, std::size_t n) {
 }  // namespace
 
 MannWhitneyResult mann_whitney_u(std::span<const double> a, std::span<const double> b) {
+  return mann_whitney_u_counts(a, {}, b, {});
+}
+
+MannWhitneyResult mann_whitney_u_counts(std::span<const double> a, std::span<const std::uint64_t> a_counts,
+                                        std::span<const double> b, std::span<const std::uint64_t> b_counts) {
   MannWhitneyResult r;
-  r.n_a = a.size();
-  r.n_b = b.size();
+  if (!a_counts.empty() && a_counts.size() != a.size())
+    throw std::invalid_argument("mann_whitney_u: the first sample's counts are not one per value");
+  if (!b_counts.empty() && b_counts.size() != b.size())
+    throw std::invalid_argument("mann_whitney_u: the second sample's counts are not one per value");
   for (double x : a)
     if (std::isnan(x)) throw std::invalid_argument("mann_whitney_u: NaN in the first sample");
   for (double x : b)
     if (std::isnan(x)) throw std::invalid_argument("mann_whitney_u: NaN in the second sample");
-  if (a.empty() || b.empty()) return r;
 
-  // Pool, sort, assign mid-ranks; rank sum of a; tie groups.
-  const std::size_t n = a.size() + b.size();
-  std::vector<std::pair<double, bool>> pooled;  // (value, from a)
-  pooled.reserve(n);
-  for (double x : a) pooled.emplace_back(x, true);
-  for (double x : b) pooled.emplace_back(x, false);
-  std::sort(pooled.begin(), pooled.end(), [](const auto& l, const auto& rr) { return l.first < rr.first; });
+  // Pool (value, count, from a), sort, assign mid-ranks by tie group; rank sum of a; tie groups.
+  struct Entry {
+    double value;
+    std::uint64_t count;
+    bool from_a;
+  };
+  std::vector<Entry> pooled;
+  pooled.reserve(a.size() + b.size());
+  std::uint64_t size_a = 0, size_b = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const std::uint64_t c = a_counts.empty() ? 1 : a_counts[i];
+    if (c == 0) continue;
+    pooled.push_back({a[i], c, true});
+    size_a += c;
+  }
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    const std::uint64_t c = b_counts.empty() ? 1 : b_counts[i];
+    if (c == 0) continue;
+    pooled.push_back({b[i], c, false});
+    size_b += c;
+  }
+  r.n_a = static_cast<std::size_t>(size_a);
+  r.n_b = static_cast<std::size_t>(size_b);
+  if (size_a == 0 || size_b == 0) return r;
+  std::sort(pooled.begin(), pooled.end(), [](const Entry& l, const Entry& rr) { return l.value < rr.value; });
+  const std::size_t n = r.n_a + r.n_b;
   double rank_sum_a = 0;
   double tie_term = 0;  // Σ (t³ − t)
-  for (std::size_t i = 0; i < n;) {
+  double below = 0;     // samples ranked below the current group
+  for (std::size_t i = 0; i < pooled.size();) {
     std::size_t j = i;
-    while (j < n && pooled[j].first == pooled[i].first) ++j;
-    const double t = static_cast<double>(j - i);
-    const double mid_rank = (static_cast<double>(i + 1) + static_cast<double>(j)) / 2.0;  // 1-based
-    for (std::size_t k = i; k < j; ++k)
-      if (pooled[k].second) rank_sum_a += mid_rank;
+    double t = 0, in_a = 0;
+    for (; j < pooled.size() && pooled[j].value == pooled[i].value; ++j) {
+      t += static_cast<double>(pooled[j].count);
+      if (pooled[j].from_a) in_a += static_cast<double>(pooled[j].count);
+    }
+    const double mid_rank = below + (t + 1.0) / 2.0;  // 1-based ranks below+1 … below+t
+    rank_sum_a += in_a * mid_rank;
     if (t > 1) {
       r.ties = true;
       tie_term += t * t * t - t;
     }
+    below += t;
     i = j;
   }
-  const double na = static_cast<double>(a.size()), nb = static_cast<double>(b.size());
+  const double na = static_cast<double>(r.n_a), nb = static_cast<double>(r.n_b);
   r.u_a = rank_sum_a - na * (na + 1) / 2.0;
   const double mean = na * nb / 2.0;
 
-  if (!r.ties && a.size() < kMannWhitneyExactBelow && b.size() < kMannWhitneyExactBelow) {
+  if (!r.ties && r.n_a < kMannWhitneyExactBelow && r.n_b < kMannWhitneyExactBelow) {
     r.method = MannWhitneyMethod::kExact;
-    const std::vector<double> counts = u_counts(a.size(), b.size());
+    const std::vector<double> counts = u_counts(r.n_a, r.n_b);
     const double total = std::accumulate(counts.begin(), counts.end(), 0.0);
     const auto u = static_cast<std::size_t>(std::llround(r.u_a));
     double lower = 0, upper = 0;  // P(U ≤ u), P(U ≥ u)

@@ -33,6 +33,7 @@
 #include <nlohmann/json.hpp>
 
 #include <array>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -78,8 +79,10 @@ struct LinkValues {
 
 /// Raw samples of one measurement (µs) and where they came from.
 struct SampleSet {
-  std::vector<double> values;  ///< per-iteration samples (µs); histogram buckets expand to their lower edge
-  std::string source;          ///< "samples_us" or "histogram"
+  std::vector<double> values;         ///< per-iteration samples (µs); a histogram: each bucket's lower edge
+  std::vector<std::uint64_t> counts;  ///< per value how many samples it stands for (a bucket's count); empty
+                                      ///< = each value once
+  std::string source;  ///< "samples_us" or "histogram"
 };
 
 /// Every comparable metric of one report, in report order, and the sample sets they refer to.

@@ -97,13 +97,13 @@ double relative_spread(std::span<const double> values);
 /// Multiplicative, so a noisy matrix (m >= 1) still confirms a link many times slower than the reference.
 bool still_outlier(double retest, double reference, double rel_spread, Worse worse);
 
-/// The rel_spread for still_outlier in a retest: the full matrix's (relative_spread) or a third of the references'
-/// own relative range, max/min − 1, whichever is larger — so a check must be further from the worst reference than
-/// the references, measured alone the same way a moment apart, are from each other. On a fabric whose links measured
-/// alone agree (perftest-like, a few %) this is the matrix's spread; where the CPU, not the wire, sets a
-/// link's speed (a virtual fabric of 6 hosts on 2 cores: references alone 1.50–1.97 GB/s in one retest, 1.76–2.61 in
-/// another) it keeps a 25 % deficit from being confirmed as a slow link. Fewer than 2 references, or one ≤ 0:
-/// `matrix_rel_spread`.
+/// The rel_spread for still_outlier in a retest: the full matrix's (relative_spread) or a third of the
+/// references' own relative range, max/min − 1, whichever is larger — so a check must be further from the
+/// worst reference than the references, measured alone the same way a moment apart, are from each other. On a
+/// fabric whose links measured alone agree (perftest-like, a few %) this is the matrix's spread; where the
+/// CPU, not the wire, sets a link's speed (a virtual fabric of 6 hosts on 2 cores: references alone 1.50–1.97
+/// GB/s in one retest, 1.76–2.61 in another) it keeps a 25 % deficit from being confirmed as a slow link.
+/// Fewer than 2 references, or one ≤ 0: `matrix_rel_spread`.
 double retest_spread(double matrix_rel_spread, std::span<const double> references);
 
 }  // namespace fabcheck::core
