@@ -367,6 +367,12 @@ TEST(LinkConfirm, RetestSpreadFromReferences) {
   EXPECT_NEAR(retest_spread(0.0, lat), 0.5 / 3.0, 1e-12);
   EXPECT_FALSE(still_outlier(27.0, 21.0, retest_spread(0.0, lat), Worse::kHigher));  // 21 x 1.5 = 31.5
   EXPECT_TRUE(still_outlier(40.0, 21.0, retest_spread(0.0, lat), Worse::kHigher));
+  // a stalled reference (CI: a 50 Mbit link at 0.006 GB/s refuted beside references far apart): the range
+  // counts up to a factor of 2, so the link is still confirmed against the worst reference
+  const std::vector<double> stalled = {0.04, 1.9, 2.0};
+  EXPECT_NEAR(retest_spread(0.05, stalled), 1.0 / 3.0, 1e-12);
+  EXPECT_TRUE(still_outlier(0.006, 0.04, retest_spread(0.05, stalled), Worse::kLower));
+  EXPECT_FALSE(still_outlier(0.025, 0.04, retest_spread(0.05, stalled), Worse::kLower));
   // fewer than 2 references, or a zero one: the matrix's spread
   EXPECT_EQ(retest_spread(0.07, std::vector<double>{1.0}), 0.07);
   EXPECT_EQ(retest_spread(0.07, std::vector<double>{0.0, 1.0}), 0.07);

@@ -364,7 +364,10 @@ double retest_spread(double matrix_rel_spread, std::span<const double> reference
   if (references.size() < 2) return matrix_rel_spread;
   const auto [lo, hi] = std::minmax_element(references.begin(), references.end());
   if (!(*lo > 0)) return matrix_rel_spread;
-  return std::max(matrix_rel_spread, (*hi / *lo - 1.0) / OutlierRule::kMinZ);
+  // capped: one reference caught in a stall (a TCP retransmission timeout in a 150 ms window) must not make a
+  // link 100 times slower pass (CI, 2026-12-05: a 50 Mbit link at 0.006 GB/s refuted without the cap)
+  const double from_refs = std::min(*hi / *lo - 1.0, kMaxReferenceRange) / OutlierRule::kMinZ;
+  return std::max(matrix_rel_spread, from_refs);
 }
 
 }  // namespace fabcheck::core

@@ -103,7 +103,12 @@ bool still_outlier(double retest, double reference, double rel_spread, Worse wor
 /// fabric whose links measured alone agree (perftest-like, a few %) this is the matrix's spread; where the
 /// CPU, not the wire, sets a link's speed (a virtual fabric of 6 hosts on 2 cores: references alone 1.50–1.97
 /// GB/s in one retest, 1.76–2.61 in another) it keeps a 25 % deficit from being confirmed as a slow link.
-/// Fewer than 2 references, or one ≤ 0: `matrix_rel_spread`.
+/// The range counts up to kMaxReferenceRange (a margin of at most 2×): references further apart than that
+/// hold a stalled one, and a link more than twice as slow as the worst of them is still a slow link. Fewer
+/// than 2 references, or one ≤ 0: `matrix_rel_spread`.
 double retest_spread(double matrix_rel_spread, std::span<const double> references);
+
+/// The most of the references' relative range that retest_spread counts (max/min − 1 = 1: a factor of 2).
+inline constexpr double kMaxReferenceRange = 1.0;
 
 }  // namespace fabcheck::core
