@@ -345,11 +345,13 @@ LinkAnalysis analyze_links(const LinkMatrix& bw, const LinkMatrix& lat, std::opt
   return a;
 }
 
-double relative_spread(std::span<const double> values) {
-  if (values.size() < 3) return 0;
-  const LinkStats s = stats_of(values);
+double relative_spread(const LinkStats& s) {
   if (!s.median || *s.median == 0 || !s.mad) return 0;
   return OutlierRule::kMadScale * *s.mad / std::fabs(*s.median);
+}
+
+double relative_spread(std::span<const double> values) {
+  return values.size() < 3 ? 0 : relative_spread(stats_of(values));
 }
 
 bool still_outlier(double retest, double reference, double rel_spread, Worse worse) {

@@ -60,19 +60,17 @@ MannWhitneyResult mann_whitney_u_counts(std::span<const double> a, std::span<con
   };
   std::vector<Entry> pooled;
   pooled.reserve(a.size() + b.size());
-  std::uint64_t size_a = 0, size_b = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    const std::uint64_t c = a_counts.empty() ? 1 : a_counts[i];
-    if (c == 0) continue;
-    pooled.push_back({a[i], c, true});
-    size_a += c;
-  }
-  for (std::size_t i = 0; i < b.size(); ++i) {
-    const std::uint64_t c = b_counts.empty() ? 1 : b_counts[i];
-    if (c == 0) continue;
-    pooled.push_back({b[i], c, false});
-    size_b += c;
-  }
+  auto pool = [&pooled](std::span<const double> v, std::span<const std::uint64_t> counts, bool from_a) {
+    std::uint64_t size = 0;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const std::uint64_t c = counts.empty() ? 1 : counts[i];
+      if (c == 0) continue;
+      pooled.push_back({v[i], c, from_a});
+      size += c;
+    }
+    return size;
+  };
+  const std::uint64_t size_a = pool(a, a_counts, true), size_b = pool(b, b_counts, false);
   r.n_a = static_cast<std::size_t>(size_a);
   r.n_b = static_cast<std::size_t>(size_b);
   if (size_a == 0 || size_b == 0) return r;

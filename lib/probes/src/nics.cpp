@@ -216,11 +216,7 @@ void judge_retests(NicsResult& r, const std::vector<NicItem>& items,
     if (!refs.empty()) rail.retest_reference_gbps = *std::min_element(refs.begin(), refs.end());
     const auto& bw = rail.analysis.bw;
     const double ref = rail.retest_reference_gbps.value_or(bw.median.value_or(0));
-    const double spread =
-        core::retest_spread(bw.median && *bw.median != 0 && bw.mad
-                                ? core::OutlierRule::kMadScale * *bw.mad / std::fabs(*bw.median)
-                                : 0.0,
-                            refs);
+    const double spread = core::retest_spread(core::relative_spread(bw), refs);
     std::vector<int> bad(rail.analysis.suspects.size(), 0), total(rail.analysis.suspects.size(), 0);
     for (std::size_t i = 0; i < items.size(); ++i) {
       const auto& it = items[i];

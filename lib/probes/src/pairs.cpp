@@ -582,14 +582,9 @@ PairsResult run_pairs(const comm::Communicator& comm, const PairsOptions& opts) 
       if (!ref_lat.empty()) rail.retest_lat_reference = *std::max_element(ref_lat.begin(), ref_lat.end());
       const double bw_ref = rail.retest_bw_reference.value_or(a.bw.median.value_or(0));
       const double lat_ref = rail.retest_lat_reference.value_or(a.lat.median.value_or(0));
-      auto spread = [](const core::LinkStats& s) {
-        return s.median && *s.median != 0 && s.mad
-                   ? core::OutlierRule::kMadScale * *s.mad / std::fabs(*s.median)
-                   : 0.0;
-      };
       // The references' own disagreement widens the margin (core::retest_spread).
-      const double bw_spread = core::retest_spread(spread(a.bw), ref_bw);
-      const double lat_spread = core::retest_spread(spread(a.lat), ref_lat);
+      const double bw_spread = core::retest_spread(core::relative_spread(a.bw), ref_bw);
+      const double lat_spread = core::retest_spread(core::relative_spread(a.lat), ref_lat);
 
       // Per suspect host, each re-measured link of it: bad when every pass of it was still an outlier.
       std::vector<std::map<std::tuple<int, int, int>, bool>> host_links(a.suspects.size());

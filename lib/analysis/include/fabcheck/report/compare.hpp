@@ -82,7 +82,7 @@ struct SampleSet {
   std::vector<double> values;         ///< per-iteration samples (µs); a histogram: each bucket's lower edge
   std::vector<std::uint64_t> counts;  ///< per value how many samples it stands for (a bucket's count); empty
                                       ///< = each value once
-  std::string source;  ///< "samples_us" or "histogram"
+  std::string source;                 ///< "samples_us" or "histogram"
 };
 
 /// Every comparable metric of one report, in report order, and the sample sets they refer to.

@@ -89,6 +89,9 @@ LinkAnalysis analyze_links(const LinkMatrix& bw_gbps, const LinkMatrix& lat_us,
 /// Noise scale of link values relative to their median: 1.4826·MAD/median (0 when there are fewer than 3
 /// values, MAD = 0 or the median is 0).
 double relative_spread(std::span<const double> values);
+/// The same from a matrix's statistics (LinkAnalysis::bw / lat): 0 without a median, at median 0 or without
+/// MAD.
+double relative_spread(const LinkStats& s);
 
 /// Confirmation rule for a re-measured link (DESIGN §5): with m = max(10 %, 3 × rel_spread) — the two
 /// thresholds of DESIGN §4 expressed relative to the median, the spread taken from the full matrix — it is
