@@ -19,6 +19,17 @@ run = doc["run"]
 # Issue 21: only the main thread calls MPI (the watchdog talks TCP): MPI_Init (MPI_THREAD_SINGLE), as IMB/OSU.
 if run.get("mpi_thread_level") != "single":
     fail(f"run.mpi_thread_level {run.get('mpi_thread_level')}, want single")
+# DESIGN §3: the ranks keep freed memory in the heap (MPI's per-call temporaries of 32 MiB are not faulted in
+# anew each call), and the report says so; FABCHECK_MALLOC_DEFAULTS=1 runs with glibc's defaults, as IMB/OSU.
+if run.get("heap") != {"mmap_threshold_bytes": 1 << 30, "set_by": "fabcheck"}:
+    fail(f"run.heap {run.get('heap')}, want mmap_threshold_bytes 1 GiB set by fabcheck")
+rep_defaults = os.path.join(d, "defaults.json")
+pd, _ = mpirun(2, ["latency", "--sizes", "8", "--iters", "10", "--json", rep_defaults],
+               env={"FABCHECK_MALLOC_DEFAULTS": "1"}, timeout=60, extra_mpi=["-x", "FABCHECK_MALLOC_DEFAULTS"])
+heap_defaults = load(rep_defaults)["run"].get("heap") if pd.returncode in (0, 1) else pd.stderr[-500:]
+if heap_defaults != {"mmap_threshold_bytes": None, "set_by": "defaults"}:
+    fail(f"FABCHECK_MALLOC_DEFAULTS=1: run.heap {heap_defaults}, want the defaults")
+print(f"run.heap {run['heap']}; with FABCHECK_MALLOC_DEFAULTS=1 {heap_defaults}")
 if run["status"] != "complete" or run["exit_code"] != p.returncode:
     fail(f"status {run['status']} exit_code {run['exit_code']} vs {p.returncode}")
 for s in SECTIONS:

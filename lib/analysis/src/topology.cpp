@@ -25,6 +25,14 @@ void add_topology(Document& doc, const model::Topology& t) {
   // The run section records the thread level MPI provided (issue 21: MULTIPLE inflates small-message
   // figures).
   if (!t.mpi_thread_level.empty()) doc.json()["run"]["mpi_thread_level"] = t.mpi_thread_level;
+  // The allocator policy the ranks ran under (comm::keep_freed_memory: MPI's per-call temporaries of 32 MiB
+  // or more are not page-faulted in anew each call).
+  if (!t.heap_set_by.empty()) {
+    doc.json()["run"]["heap"] = {{"mmap_threshold_bytes", t.heap_mmap_threshold_bytes
+                                                              ? nlohmann::json(*t.heap_mmap_threshold_bytes)
+                                                              : nlohmann::json(nullptr)},
+                                 {"set_by", t.heap_set_by}};
+  }
 }
 
 }  // namespace fabcheck::report

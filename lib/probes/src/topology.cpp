@@ -1,5 +1,7 @@
 #include "fabcheck/probes/topology.hpp"
 
+#include "fabcheck/comm/heap_policy.hpp"
+
 namespace fabcheck::probes {
 
 Topology describe_topology(const comm::Communicator& comm, std::string_view backend,
@@ -12,6 +14,9 @@ Topology describe_topology(const comm::Communicator& comm, std::string_view back
   t.backend = std::string(backend);
   t.mpi_library = comm::Runtime::library_version();
   t.mpi_thread_level = comm::Runtime::thread_level();
+  const comm::HeapPolicy heap = comm::heap_policy();
+  t.heap_mmap_threshold_bytes = heap.mmap_threshold_bytes;
+  t.heap_set_by = heap.set_by;
   if (!nccl_version.empty()) t.nccl_version = std::string(nccl_version);
   t.clock_offset_us_max = clocks.max_abs_offset_us;
   t.clock_error_us_max = clocks.max_error_us;

@@ -1,6 +1,7 @@
 #pragma once
 /// @file Result structs of the topology probe, as the report model holds them (issue 16: the model owns every
 /// probe's data; lib/probes fills them, lib/analysis and lib/render read them, without MPI).
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,6 +21,8 @@ struct Topology {
   std::string backend;           ///< collective backend: "mpi" | "nccl"
   std::string mpi_library;       ///< MPI_Get_library_version, first line
   std::string mpi_thread_level;  ///< MPI_Query_thread: single|funneled|serialized|multiple (in run)
+  std::optional<std::int64_t> heap_mmap_threshold_bytes;  ///< comm::HeapPolicy (in run.heap)
+  std::string heap_set_by;                                ///< comm::HeapPolicy::set_by; "" when not recorded
   std::optional<std::string> nccl_version;  ///< e.g. "NCCL 2.28.3"; nullopt when NCCL was not used
   double clock_offset_us_max = 0;           ///< max |clock offset to rank 0| over ranks, µs
   double clock_error_us_max = 0;            ///< max error bound (half round trip) of that alignment, µs
