@@ -28,10 +28,10 @@ void add_topology(Document& doc, const model::Topology& t) {
   // The allocator policy the ranks ran under (comm::keep_freed_memory: MPI's per-call temporaries of 32 MiB
   // or more are not page-faulted in anew each call).
   if (!t.heap_set_by.empty()) {
-    doc.json()["run"]["heap"] = {{"mmap_threshold_bytes", t.heap_mmap_threshold_bytes
-                                                              ? nlohmann::json(*t.heap_mmap_threshold_bytes)
-                                                              : nlohmann::json(nullptr)},
-                                 {"set_by", t.heap_set_by}};
+    doc.json()["run"]["heap"] = {
+        {"mmap_threshold_bytes", t.heap_mmap_threshold_bytes ? nlohmann::json(*t.heap_mmap_threshold_bytes)
+                                                             : nlohmann::json(nullptr)},
+        {"set_by", t.heap_set_by}};
   }
 }
 

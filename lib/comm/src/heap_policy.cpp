@@ -10,7 +10,8 @@
 namespace fabcheck::comm {
 namespace {
 
-constexpr int kMmapThresholdBytes = 1 << 30;  // 1 GiB: the largest default sweep's temporaries stay in the heap
+constexpr int kMmapThresholdBytes = 1
+                                    << 30;  // 1 GiB: the largest default sweep's temporaries stay in the heap
 constexpr int kTrimThresholdBytes = 0x7fffffff;
 
 HeapPolicy& current() {
@@ -35,7 +36,8 @@ HeapPolicy keep_freed_memory() {
       return true;
     }
 #if defined(__GLIBC__)
-    if (mallopt(M_MMAP_THRESHOLD, kMmapThresholdBytes) == 1 && mallopt(M_TRIM_THRESHOLD, kTrimThresholdBytes) == 1)
+    if (mallopt(M_MMAP_THRESHOLD, kMmapThresholdBytes) == 1 &&
+        mallopt(M_TRIM_THRESHOLD, kTrimThresholdBytes) == 1)
       current() = {kMmapThresholdBytes, "fabcheck"};
 #endif
     return true;
@@ -44,6 +46,8 @@ HeapPolicy keep_freed_memory() {
   return current();
 }
 
-HeapPolicy heap_policy() { return current(); }
+HeapPolicy heap_policy() {
+  return current();
+}
 
 }  // namespace fabcheck::comm

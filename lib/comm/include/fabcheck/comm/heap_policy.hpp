@@ -22,10 +22,10 @@ struct HeapPolicy {
 ///
 /// Why: Open MPI's collectives allocate their temporaries per call (e.g. the Rabenseifner allreduce,
 /// ompi_coll_base_allreduce_intra_redscat_allgather, mallocs the whole message each time). glibc serves an
-/// allocation of 32 MiB or more (DEFAULT_MMAP_THRESHOLD_MAX, malloc/malloc.c) with a new mmap and unmaps it on
-/// free, so every such collective first page-faults its temporary in. Measured on this project's 2-core VMs:
-/// malloc + touch + free of 32 MiB 123-125 ms, of 31 MiB (reused from the heap) 1.4-1.9 ms; a 4-rank 32 MiB
-/// allreduce 348-466 ms against 50-54 ms at 16 MiB (busBw 0.13 vs 0.49 GB/s) on the virtual fabric, and
+/// allocation of 32 MiB or more (DEFAULT_MMAP_THRESHOLD_MAX, malloc/malloc.c) with a new mmap and unmaps it
+/// on free, so every such collective first page-faults its temporary in. Measured on this project's 2-core
+/// VMs: malloc + touch + free of 32 MiB 123-125 ms, of 31 MiB (reused from the heap) 1.4-1.9 ms; a 4-rank 32
+/// MiB allreduce 348-466 ms against 50-54 ms at 16 MiB (busBw 0.13 vs 0.49 GB/s) on the virtual fabric, and
 /// 120 ms with the threshold raised. That cost is the host's page faults, not the fabric's, and NCCL does not
 /// allocate per call; fabcheck's sweeps measure the fabric.
 HeapPolicy keep_freed_memory();
