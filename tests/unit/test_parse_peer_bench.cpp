@@ -164,6 +164,10 @@ TEST(PeerBench, EveryRealFileImportsWithEveryRowExact) {
     SCOPED_TRACE(e.file);
     const std::string text = slurp(data(e.file));
     EXPECT_EQ(parse::detect_peer_format(text), e.format);
+    // Each file names its source on its first line (tests/data/peers/README.md); a JSON document cannot.
+    if (e.format != std::string("perftest-json")) {
+      EXPECT_TRUE(text.starts_with("source: https://") || text.starts_with("source: produced here, "));
+    }
     const auto run = parse_file(e.file);
     EXPECT_EQ(run.version, e.version);
     ASSERT_EQ(run.tables.size(), e.tables);
@@ -229,7 +233,7 @@ TEST(PeerBench, PerftestLoopbackLogWithTwoInterleavedTables) {
   ASSERT_EQ(run.tables.size(), 2u);
   EXPECT_EQ(run.tables[0].rows.size(), 1u);
   EXPECT_EQ(run.tables[0].rows[0].size_bytes, 8388608u);
-  EXPECT_EQ(run.tables[0].rows[0].line, 65u);
+  EXPECT_EQ(run.tables[0].rows[0].line, 66u);  // line 1 is the file's `source:` line
   ASSERT_EQ(run.tables[1].rows.size(), 23u);
   EXPECT_EQ(run.tables[1].rows.front().size_bytes, 2u);
   EXPECT_EQ(run.tables[1].rows.back().values.at("bw_avg").value, 23240.68);
@@ -393,9 +397,9 @@ TEST(PeerBench, ErrorsBecomeFindings) {
     expect_rows_exact(f, run);
     ASSERT_EQ(run.errors.size(), 2u);  // `Error …,size = 4,sample #0` and its `Got invalid buffer` are one
     EXPECT_EQ(run.errors[0].kind, "validation_error");
-    EXPECT_EQ(run.errors[0].line, 7u);
+    EXPECT_EQ(run.errors[0].line, 8u);  // line 1 is the file's `source:` line
     EXPECT_EQ(run.errors[1].kind, "crash");
-    EXPECT_EQ(run.errors[1].line, 15u);
+    EXPECT_EQ(run.errors[1].line, 16u);
     report::Document d;
     report::add_peer_import(d, {{f, run}}, {});
     const auto c = codes(d);
