@@ -16,8 +16,7 @@ osu_json, lat_json, cmp_json = (os.path.join(d, n) for n in ("osu.json", "lat.js
 p = subprocess.run([FAB, "import", osu_file, "--json", osu_json, "-q"], capture_output=True, text=True)
 if p.returncode != 0:
     fail(f"import exit {p.returncode}: {p.stderr}")
-osu_sizes = sorted({r["size_bytes"] for sec in load(osu_json)["latency"] for r in [sec] if "size_bytes" in r} |
-                   {pt["size_bytes"] for sec in load(osu_json)["latency"] for pt in sec.get("points", [])})
+osu_sizes = sorted({row["size_bytes"] for row in load(osu_json)["latency"]})
 if len(osu_sizes) != 17:
     fail(f"the OSU file's sizes: {osu_sizes}, want the 17 sizes 1 B - 64 KiB")
 p, wall = mpirun(2, ["latency", "--sizes", ",".join(map(str, osu_sizes)), "--iters", "200", "--json", lat_json],

@@ -1,6 +1,7 @@
 #include "fabcheck/comm/heap_policy.hpp"
 
 #include <cstdlib>
+#include <mutex>
 #include <string_view>
 
 #if defined(__GLIBC__)
@@ -10,14 +11,12 @@
 namespace fabcheck::comm {
 namespace {
 
-constexpr int kMmapThresholdBytes = 1
-                                    << 30;  // 1 GiB: the largest default sweep's temporaries stay in the heap
+// 1 GiB: every temporary of the largest default sweep stays in the heap.
+constexpr int kMmapThresholdBytes = 1 << 30;
 constexpr int kTrimThresholdBytes = 0x7fffffff;
 
-HeapPolicy& current() {
-  static HeapPolicy p{std::nullopt, "defaults"};
-  return p;
-}
+HeapPolicy g_policy{std::nullopt, "defaults"};
+std::once_flag g_once;
 
 bool set_in_environment() {
   if (std::getenv("MALLOC_MMAP_THRESHOLD_")) return true;
@@ -25,29 +24,29 @@ bool set_in_environment() {
   return t && std::string_view(t).find("glibc.malloc.mmap_threshold") != std::string_view::npos;
 }
 
+void apply() {
+  const char* off = std::getenv("FABCHECK_MALLOC_DEFAULTS");
+  if (off && std::string_view(off) == "1") return;
+  if (set_in_environment()) {
+    g_policy.set_by = "environment";
+    return;
+  }
+#if defined(__GLIBC__)
+  if (mallopt(M_MMAP_THRESHOLD, kMmapThresholdBytes) == 1 &&
+      mallopt(M_TRIM_THRESHOLD, kTrimThresholdBytes) == 1)
+    g_policy = {kMmapThresholdBytes, "fabcheck"};
+#endif
+}
+
 }  // namespace
 
 HeapPolicy keep_freed_memory() {
-  static const bool once = [] {
-    const char* off = std::getenv("FABCHECK_MALLOC_DEFAULTS");
-    if (off && std::string_view(off) == "1") return true;
-    if (set_in_environment()) {
-      current().set_by = "environment";
-      return true;
-    }
-#if defined(__GLIBC__)
-    if (mallopt(M_MMAP_THRESHOLD, kMmapThresholdBytes) == 1 &&
-        mallopt(M_TRIM_THRESHOLD, kTrimThresholdBytes) == 1)
-      current() = {kMmapThresholdBytes, "fabcheck"};
-#endif
-    return true;
-  }();
-  (void)once;
-  return current();
+  std::call_once(g_once, apply);
+  return g_policy;
 }
 
 HeapPolicy heap_policy() {
-  return current();
+  return g_policy;
 }
 
 }  // namespace fabcheck::comm

@@ -1,5 +1,5 @@
 #pragma once
-/// @file What a rank asks of the C library's allocator before MPI starts (DESIGN §6, "Freed memory stays in
+/// @file What a rank asks of the C library's allocator before MPI starts (DESIGN §3, "Freed memory stays in
 /// the heap").
 #include <cstdint>
 #include <optional>
