@@ -4,6 +4,9 @@
 # Builds fabcheck with the NCCL backend ON into its own build folder (${BUILD_DIR:-build-gpu}), then runs
 #   1. a 1-GPU sweep: every collective, float/half/bfloat16, 8 B → 64 MiB;
 #   1b. -o avg (ncclAvg) in every dtype and -m 4 (one ncclGroupStart/End of 4 ops), issue 26;
+#   1c. the NCCL-only nccl-tests flags (issue 26): -o mulsum in every dtype, -G (CUDA graph), -R 1, -x 1,
+#       -M 1 (the GPU memory line and report.sweep_gpu_memory), -y 1 (NULL stream), -J's graph field; with 2+
+#       GPUs also -R 2 (symmetric windows) with -G;
 #   2. when there are several GPUs, one sweep over all of them (one rank per GPU, mpirun), every op;
 #   3. overlap --backend nccl (issue 23) on 1 GPU (1 rank) and, with 2+ GPUs, on 2 ranks (mpirun);
 # and asserts #wrong 0 in every checked row, a transport section drawn from NCCL's own log, and the NCCL
@@ -79,6 +82,39 @@ echo "== 1 GPU: sweep --backend nccl -o avg -d all -m 4 (issue 26)"
   --per-iter-iters 5 --json "$out/gpu1avg.json"
 check_report "$out/gpu1avg.json" 1
 
+# check_flags STDOUT REPORT JSONFILE GRAPH: -M's line (nccl-tests util.cu writeMemInfo layout), the report's
+# sweep_gpu_memory, and -J's config.graph equal to -G.
+check_flags() {
+  python3 - "$1" "$2" "$3" "$4" <<'PY'
+import json, re, sys
+text = open(sys.argv[1]).read(); doc = json.load(open(sys.argv[2])); jf = json.load(open(sys.argv[3]))
+graph, bad = int(sys.argv[4]), []
+mem = re.findall(r"^# GPU memory usage     : Initialization [-0-9.]+ [KMG]?B \| User-Allocated [-0-9.]+ [KMG]?B "
+                 r"\| Collective [-0-9.]+ [KMG]?B \| Total  [-0-9.]+ [KMG]?B$", text, re.M)
+print("memory lines:", mem[:1])
+if not mem: bad.append("no '# GPU memory usage' line in the nccl-tests layout")
+g = doc.get("sweep_gpu_memory")
+print("sweep_gpu_memory:", g)
+if not g or g["total_bytes"] != g["initialization_bytes"] + g["user_allocated_bytes"] + g["collective_bytes"] \
+        or g["initialization_bytes"] <= 0 or g["user_allocated_bytes"] <= 0:
+    bad.append(f"sweep_gpu_memory {g}")
+if jf["config"]["graph"] != graph: bad.append(f'-J config.graph {jf["config"]["graph"]}, want {graph}')
+if bad:
+    print("FAIL:\n  " + "\n  ".join(bad)); sys.exit(1)
+PY
+}
+
+echo "== 1 GPU: -o mulsum -d all, -G 10 -R 1 -x 1 -M 1 (issue 26)"
+"$FAB" sweep --backend nccl --coll allreduce,reducescatter,reduce -d all -o sum,mulsum -G 10 -R 1 -x 1 -M 1 \
+  -b 8 -e 1M -f 8 -n 5 -w 2 --per-iter-iters 5 --json "$out/gpu1flags.json" -J "$out/gpu1flags.nccl.json" \
+  | tee "$out/gpu1flags.txt"
+check_report "$out/gpu1flags.json" 1
+check_flags "$out/gpu1flags.txt" "$out/gpu1flags.json" "$out/gpu1flags.nccl.json" 10
+echo "== 1 GPU: -y 1 (the NULL stream) -o mulsum -m 4"
+"$FAB" sweep --backend nccl --coll allreduce -d float,half -o mulsum -y 1 -m 4 -b 8 -e 1M -f 8 -n 5 -w 2 \
+  --per-iter-iters 5 --json "$out/gpu1y.json"
+check_report "$out/gpu1y.json" 1
+
 # check_overlap FILE NRANKS ITERS: the overlap section of `overlap --backend nccl`.
 check_overlap() {
   python3 - "$1" "$2" "$3" <<'PY'
@@ -132,5 +168,11 @@ if [ "$ngpu" -ge 2 ]; then
   mpirun -np "$ngpu" --bind-to none "$FAB" sweep --backend nccl --coll all -d float,bfloat16 -o all -b 8 \
     -e 64M -f 8 -n 5 -w 2 --per-iter-iters 5 --json "$out/gpuN.json"
   check_report "$out/gpuN.json" "$ngpu"
+  echo "== $ngpu GPUs: -R 2 (symmetric windows) -G 20 -o mulsum -M 1 (issue 26)"
+  mpirun -np "$ngpu" --bind-to none "$FAB" sweep --backend nccl --coll allreduce,allgather,reducescatter \
+    -d float,bfloat16,int32 -o sum,mulsum -R 2 -G 20 -M 1 -b 8 -e 16M -f 8 -n 5 -w 2 --per-iter-iters 5 \
+    --json "$out/gpuNflags.json" -J "$out/gpuNflags.nccl.json" | tee "$out/gpuNflags.txt"
+  check_report "$out/gpuNflags.json" "$ngpu"
+  check_flags "$out/gpuNflags.txt" "$out/gpuNflags.json" "$out/gpuNflags.nccl.json" 20
 fi
 echo "PASS: tests/gpu/check.sh ($ngpu GPU(s))"

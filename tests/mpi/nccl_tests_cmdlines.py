@@ -35,7 +35,7 @@ FLAGS = [
     ("-e 64", "-b/--minbytes"),  # -b stays at its 32M default: nccl-tests refuses min > max too
     ("-i 64", "run"), ("-f 4", "run"), ("-n 3", "run"), ("-m 2", "run"), ("-w 2", "run"),
     ("-N 2", "run"), ("-p 1", "run"), ("-I 1", "run"), ("-I 1 -K 1", "run"), ("-c 0", "run"),
-    ("-o prod", "run"), ("-o avg", "run"), ("-o mulsum", "-o/--op"), ("-d int8", "run"),
+    ("-o prod", "run"), ("-o avg", "run"), ("-o mulsum", "nccl backend"), ("-d int8", "run"),
     ("-d f8e4m3", "nccl backend"), ("-r 0", "run"), ("-z 3", "run"), ("-y 1", "run"), ("-T 30", "run"),
     ("-h", "help"), ("-G 1", "nccl backend"), ("-C 1", "run"), ("-a 3", "run"), ("-R 1", "nccl backend"),
     ("-x 1", "nccl backend"), ("-D 1", "nccl backend"), ("-V 8", "nccl backend"), ("-J {json}", "run"),

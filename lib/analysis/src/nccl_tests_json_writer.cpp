@@ -186,7 +186,7 @@ void write_config(Out& o, const SweepResult& r, const NcclTestsJsonRun& run) {
   o.key("validation");
   o.num(opt.check);
   o.key("graph");
-  o.num(0);  // -G: CUDA graph launches, none on fabcheck's backends today
+  o.num(opt.cudagraph);  // -G: CUDA graph launches (nccl backend)
   o.key("blocking_collectives");
   o.boolean(opt.blocking != 0);  // util.cu:661 jsonBool(blocking_coll)
   o.key("per_iter_timing");

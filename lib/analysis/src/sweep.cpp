@@ -15,6 +15,7 @@
 #include "fabcheck/core/size.hpp"
 #include "fabcheck/core/stats.hpp"
 #include "fabcheck/core/time_text.hpp"
+#include "fabcheck/report/nccl_tests_memory.hpp"
 #include "fabcheck/report/sweep_json.hpp"
 #include "fabcheck/report/topology.hpp"
 
@@ -139,6 +140,13 @@ void add_sweep(Document& doc, const SweepResult& r) {
   nlohmann::json bad = nlohmann::json::array();
   for (const auto& b : r.blocks) sweeps.push_back(series_json(b, bad));
   set_sweeps(doc, std::move(sweeps));
+  if (r.gpu_memory) {  // -M 1 (nccl): nccl-tests' GPU memory line, maximum over ranks
+    const auto& m = *r.gpu_memory;
+    j["sweep_gpu_memory"] = {{"initialization_bytes", m.init_bytes},
+                             {"user_allocated_bytes", m.user_bytes},
+                             {"collective_bytes", m.collective_bytes},
+                             {"total_bytes", m.init_bytes + m.user_bytes + m.collective_bytes}};
+  }
   j["conventions"]["straggler"] =
       "per iteration, the rank that entered last, when it entered later than every other rank by more than "
       "the "
@@ -290,6 +298,23 @@ std::string render_sweep(const SweepResult& r) {
           "MPI_Waitall, each on its own buffers; the per-iteration columns time single ops\n",
           o.agg_iters, o.agg_iters);
     }
+    if (o.backend == "nccl" && o.device_cta_count != 16) {
+      out += fmt::format(
+          "# fabcheck: -V {} has no effect: it sizes nccl-tests' -D device-API kernels, which fabcheck does "
+          "not have\n",
+          o.device_cta_count);
+    }
+    if (o.backend == "nccl" && o.cudagraph > 0) {
+      out += fmt::format(
+          "# fabcheck: -G {}: the timed ops are captured into one CUDA graph and launched {} times; the data "
+          "check runs its op outside the graph\n",
+          o.cudagraph, o.cudagraph);
+    }
+    if (o.report_cputime && o.backend == "nccl") {
+      out +=
+          "# fabcheck: -C on the nccl backend: the cputime column is the completion time (fabcheck does not "
+          "time the enqueue alone)\n";
+    }
     if (o.report_cputime && o.backend == "mpi") {
       out +=
           "# fabcheck: -C cputime on the mpi backend: MPI collectives are blocking, so the CPU time per op "
@@ -365,6 +390,11 @@ std::string render_sweep(const SweepResult& r) {
     out += fmt::sprintf("# %-20s : %g %s\n", "Avg bus bandwidth", avg, "");
     out += "#\n";
     out += fmt::sprintf("# Collective test concluded: %s\n", binary);
+    if (o.memory > 0 && r.gpu_memory) {  // nccl-tests -M: after "concluded" (common.cu writeMemInfo)
+      out += memory_usage_line(r.gpu_memory->init_bytes, r.gpu_memory->user_bytes,
+                               r.gpu_memory->collective_bytes) +
+             "\n";
+    }
     out += "#\n\n";
   }
   if (r.topology.nranks == 1) {

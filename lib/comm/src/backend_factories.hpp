@@ -10,7 +10,8 @@
 namespace fabcheck::comm::detail {
 
 /// The NCCL backend on `comm` (collective). Throws UsageError when no rank can use it.
-std::unique_ptr<CollBackend> make_nccl_backend(const Communicator& comm);
+/// `tuning`: nccl-tests' NCCL-only flags, checked against the NCCL/CUDA versions on every rank first.
+std::unique_ptr<CollBackend> make_nccl_backend(const Communicator& comm, const nccl::Tuning& tuning = {});
 
 /// Where a CUDA error of the compute kernel happened (nccl::format_call_error's host, rank, GPU).
 struct ComputeErrorContext {

@@ -20,6 +20,16 @@ void CollBackend::run_group(std::span<const CollCall> calls) {
   for (const CollCall& c : calls) run(c);
 }
 
+void CollBackend::begin_capture() {
+  throw UsageError(fmt::format("-G/--cudagraph: the {} backend has no CUDA graphs (--backend nccl)", name()));
+}
+void CollBackend::end_capture() {
+  begin_capture();
+}
+void CollBackend::launch_captured() {
+  begin_capture();
+}
+
 std::uint64_t CollBackend::in_place_result_offset(core::Collective c, const core::CollGeometry& g,
                                                   int rank) const {
   if (c == core::Collective::kReduceScatter || c == core::Collective::kScatter) {
@@ -110,6 +120,8 @@ class Float16Ops {
         return &reduce16<T, core::RedOp::kMax>;
       case core::RedOp::kAvg:  // summed, then divided (avg_result)
         return &reduce16<T, core::RedOp::kSum>;
+      case core::RedOp::kMulSum:  // refused before a call is made (probes::validate)
+        break;
     }
     return &reduce16<T, core::RedOp::kSum>;
   }
@@ -132,6 +144,8 @@ MPI_Op to_mpi(core::RedOp o) {
       return MPI_MAX;
     case core::RedOp::kAvg:  // MPI has no average: summed, then divided (avg_result)
       return MPI_SUM;
+    case core::RedOp::kMulSum:  // MPI has no pre-multiplied sum: refused before a call (probes::validate)
+      break;
   }
   return MPI_SUM;
 }
@@ -206,6 +220,9 @@ class MpiBackend final : public CollBackend {
   }
 
   MPI_Op op_of(const CollCall& c) {
+    if (core::has_redop(c.coll) && c.op == core::RedOp::kMulSum)  // probes::validate refuses it first
+      throw UsageError(
+          "-o/--op mulsum: ncclRedOpCreatePreMulSum exists on the nccl backend only (--backend nccl)");
     const bool f16 = c.dtype == core::Dtype::kHalf || c.dtype == core::Dtype::kBfloat16;
     return !core::has_redop(c.coll) ? MPI_OP_NULL : (f16 ? f16_ops_.get(c.dtype, c.op) : to_mpi(c.op));
   }
@@ -451,9 +468,10 @@ class MpiBackend final : public CollBackend {
 
 }  // namespace
 
-std::unique_ptr<CollBackend> make_backend(std::string_view name, const Communicator& comm) {
+std::unique_ptr<CollBackend> make_backend(std::string_view name, const Communicator& comm,
+                                          const nccl::Tuning& tuning) {
   if (name == "mpi") return std::make_unique<MpiBackend>(comm);
-  if (name == "nccl") return detail::make_nccl_backend(comm);
+  if (name == "nccl") return detail::make_nccl_backend(comm, tuning);
   throw UsageError(fmt::format("--backend: unknown backend \"{}\" (use mpi or nccl)", name));
 }
 

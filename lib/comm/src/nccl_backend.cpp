@@ -14,9 +14,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <optional>
 #include <string>
 
 #include "backend_factories.hpp"
+#include "fabcheck/comm/agree.hpp"
 #include "fabcheck/comm/backend.hpp"
 #include "fabcheck/comm/nccl_support.hpp"
 #include "fabcheck/core/error.hpp"
@@ -79,10 +82,19 @@ nccl::LogCapture capture_nccl_log(const std::string& host) {
 
 class NcclBackend final : public CollBackend {
  public:
-  NcclBackend(const Communicator& comm, int device, nccl::LogCapture log)
-      : comm_(comm), device_(device), rank_(comm.rank()), size_(comm.size()), log_(std::move(log)) {
+  NcclBackend(const Communicator& comm, int device, nccl::LogCapture log, const nccl::Tuning& tuning)
+      : comm_(comm),
+        device_(device),
+        rank_(comm.rank()),
+        size_(comm.size()),
+        log_(std::move(log)),
+        tuning_(tuning) {
     check_cuda(cudaSetDevice(device_), "cudaSetDevice");
-    check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+    // nccl-tests -M: the device's free memory before the communicator exists (common.cu getGPUMemoryInfo)
+    const std::optional<std::int64_t> free_before = device_free_bytes();
+    // nccl-tests -y: the NULL (legacy default) stream instead of one non-blocking stream of our own
+    if (!tuning_.stream_null)
+      check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
     // Rank 0 creates the unique id; a failure there must not leave the others waiting in the broadcast.
     ncclUniqueId id{};
     std::int64_t id_ok = 1;
@@ -98,11 +110,15 @@ class NcclBackend final : public CollBackend {
                                                    "failed on rank 0 (see rank 0's message)"));
     }
     comm_.bcast(&id, sizeof id, 0);
-    check_nccl(ncclCommInitRank(&nccl_, size_, id, rank_), "ncclCommInitRank");
+    init_communicator(id);
+    if (const auto free_after = device_free_bytes(); free_before && free_after)
+      init_bytes_ = *free_before - *free_after;
   }
 
   ~NcclBackend() override {
     // Errors here cannot propagate (destructor); they are reported on stderr, one line each.
+    drop_captured();
+    while (!registered_.empty()) free(registered_.begin()->first);
     if (stream_ != nullptr) warn_cuda(cudaStreamDestroy(stream_), "cudaStreamDestroy");
     if (nccl_ != nullptr) {
       const ncclResult_t r = ncclCommDestroy(nccl_);
@@ -138,19 +154,119 @@ class NcclBackend final : public CollBackend {
     return detail::make_cuda_compute({comm_.host(), rank_, device_});
   }
 
+  /// nccl-tests -R: 1 registers the buffer with ncclCommRegister; 2 allocates it with ncclMemAlloc and
+  /// registers a symmetric window (ncclCommWindowRegister, NCCL_WIN_COLL_SYMMETRIC: collective, so every rank
+  /// allocates the same buffers in the same order, as the sweep does) — nccl-tests common.cu.
   void* alloc(std::size_t bytes) override {
     void* p = nullptr;
     const std::size_t n = bytes == 0 ? 1 : bytes;
-    check_cuda(cudaMalloc(&p, n), fmt::format("cudaMalloc({} B)", n).c_str());
+    if (tuning_.local_register == 2) {
+      check_nccl(ncclMemAlloc(&p, n), fmt::format("ncclMemAlloc({} B)", n).c_str());
+    } else {
+      check_cuda(cudaMalloc(&p, n), fmt::format("cudaMalloc({} B)", n).c_str());
+    }
     check_cuda(cudaMemsetAsync(p, 0, n, stream_), "cudaMemsetAsync");
     synchronize();
+    if (tuning_.local_register == 1) {
+      void* handle = nullptr;
+      check_nccl(ncclCommRegister(nccl_, p, n, &handle), "ncclCommRegister");
+      registered_[p] = handle;
+    } else if (tuning_.local_register == 2) {
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
+      ncclWindow_t win = nullptr;
+      check_nccl(ncclCommWindowRegister(nccl_, p, n, &win, NCCL_WIN_COLL_SYMMETRIC),
+                 "ncclCommWindowRegister");
+      registered_[p] = win;
+#endif
+    }
     return p;
   }
   void free(void* p) override {
-    if (p != nullptr) warn_cuda(cudaFree(p), "cudaFree");
+    if (p == nullptr) return;
+    const auto it = registered_.find(p);
+    if (it != registered_.end()) {
+      if (nccl_ != nullptr) {
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
+        const ncclResult_t r = tuning_.local_register == 2
+                                   ? ncclCommWindowDeregister(nccl_, static_cast<ncclWindow_t>(it->second))
+                                   : ncclCommDeregister(nccl_, it->second);
+#else
+        const ncclResult_t r = ncclCommDeregister(nccl_, it->second);
+#endif
+        warn_nccl(r, tuning_.local_register == 2 ? "ncclCommWindowDeregister" : "ncclCommDeregister");
+      }
+      registered_.erase(it);
+    }
+    if (tuning_.local_register == 2) {
+      warn_nccl(ncclMemFree(p), "ncclMemFree");
+    } else {
+      warn_cuda(cudaFree(p), "cudaFree");
+    }
   }
 
   void run(const CollCall& c) override {
+    if (core::has_redop(c.coll) && c.op == core::RedOp::kMulSum) return run_mulsum(c);
+    run_with(c, to_nccl(c.op));
+  }
+
+  /// nccl-tests -o mulsum (common.cu startColl): a PreMulSum op made for this call with this rank's scalar
+  /// (nccl::premul_scalar, host-immediate), the call enqueued, the op destroyed (NCCL keeps it alive until
+  /// the enqueued call no longer needs it).
+  void run_mulsum(const CollCall& c) {
+    ncclRedOp_t op{};
+    // Host-immediate scalar of the call's type: nccl-tests passes the address of a union of every type.
+    union {
+      std::int8_t i8;
+      std::uint8_t u8;
+      std::int32_t i32;
+      std::uint32_t u32;
+      std::int64_t i64;
+      std::uint64_t u64;
+      std::uint16_t bits16;
+      float f32;
+      double f64;
+    } scalar{};
+    scalar.u64 = 0;
+    const int k = nccl::premul_scalar(rank_);
+    switch (c.dtype) {
+      case core::Dtype::kInt8:
+        scalar.i8 = static_cast<std::int8_t>(k);
+        break;
+      case core::Dtype::kUint8:
+        scalar.u8 = static_cast<std::uint8_t>(k);
+        break;
+      case core::Dtype::kInt32:
+        scalar.i32 = k;
+        break;
+      case core::Dtype::kUint32:
+        scalar.u32 = static_cast<std::uint32_t>(k);
+        break;
+      case core::Dtype::kInt64:
+        scalar.i64 = k;
+        break;
+      case core::Dtype::kUint64:
+        scalar.u64 = static_cast<std::uint64_t>(k);
+        break;
+      case core::Dtype::kHalf:  // binary16 1.0 = 0x3C00, 2.0 = 0x4000
+        scalar.bits16 = k == 1 ? 0x3C00 : 0x4000;
+        break;
+      case core::Dtype::kBfloat16:  // bfloat16 1.0 = 0x3F80, 2.0 = 0x4000
+        scalar.bits16 = k == 1 ? 0x3F80 : 0x4000;
+        break;
+      case core::Dtype::kFloat:
+        scalar.f32 = static_cast<float>(k);
+        break;
+      case core::Dtype::kDouble:
+        scalar.f64 = static_cast<double>(k);
+        break;
+    }
+    check_nccl(ncclRedOpCreatePreMulSum(&op, &scalar, to_nccl(c.dtype), ncclScalarHostImmediate, nccl_),
+               "ncclRedOpCreatePreMulSum");
+    run_with(c, op);
+    check_nccl(ncclRedOpDestroy(op, nccl_), "ncclRedOpDestroy");
+  }
+
+  void run_with(const CollCall& c, ncclRedOp_t redop) {
     const std::size_t cnt = c.geometry.count;
     const std::size_t chunk = cnt * core::dtype_size(c.dtype);
     const ncclDataType_t dt = to_nccl(c.dtype);
@@ -159,7 +275,7 @@ class NcclBackend final : public CollBackend {
     const auto at = [chunk](const char* base, int i) { return base + static_cast<std::size_t>(i) * chunk; };
     switch (c.coll) {
       case core::Collective::kAllReduce:
-        check_nccl(ncclAllReduce(send, recv, cnt, dt, to_nccl(c.op), nccl_, stream_), "ncclAllReduce");
+        check_nccl(ncclAllReduce(send, recv, cnt, dt, redop, nccl_, stream_), "ncclAllReduce");
         break;
       case core::Collective::kAllGather:
         check_nccl(ncclAllGather(c.in_place ? at(recv, rank_) : send, recv, cnt, dt, nccl_, stream_),
@@ -167,14 +283,14 @@ class NcclBackend final : public CollBackend {
         break;
       case core::Collective::kReduceScatter:
         check_nccl(ncclReduceScatter(send, c.in_place ? recv + static_cast<std::size_t>(rank_) * chunk : recv,
-                                     cnt, dt, to_nccl(c.op), nccl_, stream_),
+                                     cnt, dt, redop, nccl_, stream_),
                    "ncclReduceScatter");
         break;
       case core::Collective::kBroadcast:
         check_nccl(ncclBroadcast(send, recv, cnt, dt, c.root, nccl_, stream_), "ncclBroadcast");
         break;
       case core::Collective::kReduce:
-        check_nccl(ncclReduce(send, recv, cnt, dt, to_nccl(c.op), c.root, nccl_, stream_), "ncclReduce");
+        check_nccl(ncclReduce(send, recv, cnt, dt, redop, c.root, nccl_, stream_), "ncclReduce");
         break;
       case core::Collective::kAllToAll:
         check_nccl(ncclGroupStart(), "ncclGroupStart");
@@ -224,6 +340,45 @@ class NcclBackend final : public CollBackend {
     check_nccl(ncclGroupEnd(), "ncclGroupEnd");
   }
 
+  // nccl-tests -G (common.cu BenchTime): capture in thread-local mode (NCCL may cudaMalloc while capturing
+  // a first connection), instantiate, launch N times on the stream.
+  bool can_capture() const override {
+    return true;
+  }
+  void begin_capture() override {
+    drop_captured();
+    check_cuda(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
+  }
+  void end_capture() override {
+    check_cuda(cudaStreamEndCapture(stream_, &graph_), "cudaStreamEndCapture");
+#if CUDART_VERSION >= 12000
+    check_cuda(cudaGraphInstantiate(&graph_exec_, graph_, 0), "cudaGraphInstantiate");
+#else
+    check_cuda(cudaGraphInstantiate(&graph_exec_, graph_, nullptr, nullptr, 0), "cudaGraphInstantiate");
+#endif
+  }
+  void launch_captured() override {
+    check_cuda(cudaGraphLaunch(graph_exec_, stream_), "cudaGraphLaunch");
+  }
+  void drop_captured() override {
+    if (graph_exec_ != nullptr) warn_cuda(cudaGraphExecDestroy(graph_exec_), "cudaGraphExecDestroy");
+    if (graph_ != nullptr) warn_cuda(cudaGraphDestroy(graph_), "cudaGraphDestroy");
+    graph_exec_ = nullptr;
+    graph_ = nullptr;
+  }
+
+  std::optional<std::int64_t> device_free_bytes() const override {
+    std::size_t free_bytes = 0, total_bytes = 0;
+    if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return std::nullopt;
+    }
+    return static_cast<std::int64_t>(free_bytes);
+  }
+  std::optional<std::int64_t> init_memory_bytes() const override {
+    return init_bytes_;
+  }
+
   // nccl-tests' testStreamSynchronize: query the stream, and between queries ask NCCL for an asynchronous
   // error (a failed connection, a remote rank gone), which a blocking cudaStreamSynchronize would wait out.
   void synchronize() override {
@@ -251,6 +406,19 @@ class NcclBackend final : public CollBackend {
   }
 
  private:
+  /// ncclCommInitRank, or ncclCommInitRankConfig when -x sets a CTA policy (nccl-tests common.cu initComms).
+  void init_communicator(const ncclUniqueId& id) {
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
+    if (tuning_.cta_policy >= 0) {
+      ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+      config.CTAPolicy = tuning_.cta_policy;
+      check_nccl(ncclCommInitRankConfig(&nccl_, size_, id, rank_, &config), "ncclCommInitRankConfig");
+      return;
+    }
+#endif
+    check_nccl(ncclCommInitRank(&nccl_, size_, id, rank_), "ncclCommInitRank");
+  }
+
   /// Aborts the communicator (no further NCCL work can hang on it) and throws the one-line message.
   [[noreturn]] void fail(const char* call, const std::string& error, const std::string& detail = {}) {
     if (nccl_ != nullptr) {
@@ -269,6 +437,11 @@ class NcclBackend final : public CollBackend {
     const char* last = ncclGetLastError(nccl_);
     fail(call, nccl_error_text(r), last != nullptr ? std::string(last) : std::string());
   }
+  void warn_nccl(ncclResult_t r, const char* call) const {
+    if (r == ncclSuccess) return;
+    std::fprintf(stderr, "fabcheck: warning: %s\n",
+                 nccl::format_call_error(comm_.host(), rank_, device_, call, nccl_error_text(r)).c_str());
+  }
   void warn_cuda(cudaError_t e, const char* call) const {
     if (e == cudaSuccess) return;
     std::fprintf(stderr, "fabcheck: warning: %s\n",
@@ -280,8 +453,13 @@ class NcclBackend final : public CollBackend {
   int rank_;
   int size_;
   nccl::LogCapture log_;
+  nccl::Tuning tuning_;
   ncclComm_t nccl_ = nullptr;
   cudaStream_t stream_ = nullptr;
+  cudaGraph_t graph_ = nullptr;
+  cudaGraphExec_t graph_exec_ = nullptr;
+  std::map<void*, void*> registered_;  // buffer → ncclCommRegister handle or ncclWindow_t
+  std::optional<std::int64_t> init_bytes_;
 };
 
 /// This rank's GPU count, or 0 with the reason it has no usable one.
@@ -335,15 +513,23 @@ std::string nccl_unusable_reason(const Communicator& comm) {
 
 namespace detail {
 
-std::unique_ptr<CollBackend> make_nccl_backend(const Communicator& comm) {
+std::unique_ptr<CollBackend> make_nccl_backend(const Communicator& comm, const nccl::Tuning& tuning) {
   // 1. Every rank finds its GPU; all agree before anyone touches NCCL (a rank with a GPU would otherwise wait
   //    forever in ncclCommInitRank for one without).
   std::string reason;
   const int ndev = local_devices(comm, reason);
   if (const std::string msg = agreed_reason(comm, reason); !msg.empty()) throw UsageError(msg);
+  // 1b. What -R, -x, -G and mulsum need of this NCCL and CUDA runtime (every rank, the same refusal on all).
+  agree_on_all(comm, [&] {
+    int nccl_version = 0, cudart_version = 0;
+    (void)ncclGetVersion(&nccl_version);
+    (void)cudaRuntimeGetVersion(&cudart_version);
+    if (const std::string why = nccl::tuning_refusal(tuning, nccl_version, cudart_version); !why.empty())
+      throw UsageError(why);
+  });
   // 2. NCCL's log goes to a per-rank file before NCCL reads its environment (first NCCL call: the unique id).
   nccl::LogCapture log = capture_nccl_log(comm.host());
-  return std::make_unique<NcclBackend>(comm, comm.local_rank() % ndev, std::move(log));
+  return std::make_unique<NcclBackend>(comm, comm.local_rank() % ndev, std::move(log), tuning);
 }
 
 }  // namespace detail

@@ -15,7 +15,7 @@ std::string nccl_unusable_reason(const Communicator& /*comm*/) {
 
 namespace detail {
 
-std::unique_ptr<CollBackend> make_nccl_backend(const Communicator& comm) {
+std::unique_ptr<CollBackend> make_nccl_backend(const Communicator& comm, const nccl::Tuning& /*tuning*/) {
   throw UsageError(nccl_unusable_reason(comm));
 }
 

@@ -108,6 +108,8 @@ std::string_view name(RedOp o) {
       return "max";
     case RedOp::kAvg:
       return "avg";
+    case RedOp::kMulSum:
+      return "mulsum";
   }
   return "?";
 }
@@ -141,6 +143,7 @@ std::optional<RedOp> parse_redop(std::string_view s) {
   for (RedOp o : all_redops()) {
     if (s == name(o)) return o;
   }
+  if (s == name(RedOp::kMulSum)) return RedOp::kMulSum;
   return std::nullopt;
 }
 

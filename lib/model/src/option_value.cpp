@@ -133,17 +133,9 @@ json normalize_value(const OptionInfo& o, const json& v, std::string_view where)
           [] { return core::all_dtypes(); },
           "int8 uint8 int32 uint32 int64 uint64 half float double bfloat16");
     case OptKind::kRedops:
-      if (v.is_string()) {
-        for (const auto& op : split(v.get<std::string>(), ',')) {
-          if (op == "mulsum")
-            bad_value(where,
-                      "mulsum is not supported yet by fabcheck (ncclRedOpCreatePreMulSum exists on the nccl "
-                      "backend only; use sum, prod, min, max, avg, or all)");
-        }
-      }
       return names<core::RedOp>(
           o, v, where, "a reduction op", [](const std::string& s) { return core::parse_redop(s); },
-          [] { return core::all_redops(); }, "sum prod min max avg");
+          [] { return core::all_redops(); }, "sum prod min max avg, or mulsum on the nccl backend");
   }
   return v;
 }

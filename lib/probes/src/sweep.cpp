@@ -50,23 +50,36 @@ static void validate_nccl_tests_flags(const SweepOptions& o) {
         NcclOnly{o.device_implementation > 0, "-D/--device_implementation", "NCCL device-API kernels"},
         NcclOnly{o.device_cta_count != 16, "-V/--device_cta_count", "NCCL device-API kernels"},
         NcclOnly{o.memory > 0, "-M/--memory", "the GPU memory usage line"}}) {
-    if (!f.set) continue;
-    if (mpi) {
-      throw UsageError(
-          fmt::format("{}: {} exists on the nccl backend only (--backend nccl, GPU buffers); this "
-                      "sweep runs on --backend mpi (drop {})",
-                      f.flag, f.what, f.flag));
-    }
+    if (!f.set || !mpi) continue;
     throw UsageError(
-        fmt::format("{}: {} is not supported yet by fabcheck's nccl backend (drop {}; nccl-tests "
-                    "has it)",
+        fmt::format("{}: {} exists on the nccl backend only (--backend nccl, GPU buffers); this "
+                    "sweep runs on --backend mpi (drop {})",
                     f.flag, f.what, f.flag));
   }
-  if (o.stream_null && !mpi) {
+  if (mpi && std::find(o.redops.begin(), o.redops.end(), RedOp::kMulSum) != o.redops.end()) {
     throw UsageError(
-        "-y/--stream_null: the NULL stream is not supported yet by fabcheck's nccl backend (drop -y; it uses "
-        "one "
-        "non-blocking stream, nccl-tests' default)");
+        "-o/--op mulsum: ncclRedOpCreatePreMulSum exists on the nccl backend only (--backend nccl, NCCL >= "
+        "2.11); this sweep runs on --backend mpi, which has no pre-multiplied sum (use sum, prod, min, max, "
+        "avg or all)");
+  }
+  if (o.device_implementation > 0) {
+    // nccl-tests -D runs kernels of its own written against NCCL's device API (nccl_device.h); fabcheck
+    // times NCCL's host API only.
+    throw UsageError(
+        "-D/--device_implementation: fabcheck has no kernels of its own on NCCL's device API (nccl-tests' "
+        "-D 1-4 are its custom allreduce/alltoall kernels); it times NCCL's host API (drop -D and -V)");
+  }
+  if (o.cudagraph > 0 && o.blocking != 0) {  // nccl-tests: -z 3 with -G is disabled; 1 and 2 wait inside
+    throw UsageError(fmt::format(
+        "-G/--cudagraph: needs -z 0 (a captured graph cannot wait or barrier between its ops; -z {} given)",
+        o.blocking));
+  }
+  if (o.cudagraph > 0 && o.per_iter_timing) {
+    throw UsageError(
+        "-I/--per_iter_timing: incompatible with -G/--cudagraph (nccl-tests disables it; drop one of them)");
+  }
+  if (o.cudagraph > 0 && o.stream_null) {
+    throw UsageError("-G/--cudagraph: the NULL stream cannot be captured into a CUDA graph (drop -y)");
   }
   if (o.per_iter_skip > 0 && !o.per_iter_timing) {
     throw UsageError("-K/--per_iter_skip: needs -I 1 (it drops samples from the -I columns)");
@@ -203,6 +216,12 @@ DataPattern avg_data_pattern(Dtype d, int nranks) {
   return p;
 }
 
+DataPattern pattern_for(Dtype d, std::optional<RedOp> op, int nranks) {
+  if (op && *op == RedOp::kAvg) return avg_data_pattern(d, nranks);
+  if (op && *op == RedOp::kMulSum) return data_pattern(d, false, 2 * nranks);
+  return data_pattern(d, op && *op == RedOp::kProd, nranks);
+}
+
 std::uint32_t DataPattern::value(int rank, std::uint64_t i) const {
   const auto ru = static_cast<std::uint64_t>(rank);
   if (avg) {
@@ -235,7 +254,8 @@ T combine(T a, T b, RedOp op) {
     using U = std::make_unsigned_t<T>;
     switch (op) {
       case RedOp::kSum:
-      case RedOp::kAvg:  // reduction_table divides the exact sum
+      case RedOp::kAvg:     // reduction_table divides the exact sum
+      case RedOp::kMulSum:  // reduction_table pre-multiplies each rank's value
         return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
       case RedOp::kProd:
         return static_cast<T>(static_cast<U>(static_cast<U>(a) * static_cast<U>(b)));
@@ -248,6 +268,7 @@ T combine(T a, T b, RedOp op) {
     switch (op) {
       case RedOp::kSum:
       case RedOp::kAvg:
+      case RedOp::kMulSum:
         return a + b;
       case RedOp::kProd:
         return a * b;
@@ -310,6 +331,17 @@ std::vector<T> reduction_table(const DataPattern& pat, RedOp op, int nranks) {
       std::uint64_t sum = 0;
       for (int q = 0; q < nranks; ++q) sum += pat.value(q, k);
       t[k] = static_cast<T>(sum / static_cast<std::uint64_t>(nranks));
+    }
+    return t;
+  }
+  if (op == RedOp::kMulSum) {  // Σ_q scalar(q)·x_q, each product exact (data_pattern for 2·nranks)
+    for (std::uint64_t k = 0; k < t.size(); ++k) {
+      T acc = static_cast<T>(pat.value(0, k));
+      for (int q = 1; q < nranks; ++q) {
+        const auto v = static_cast<std::uint64_t>(comm::nccl::premul_scalar(q)) * pat.value(q, k);
+        acc = combine(acc, static_cast<T>(v), RedOp::kSum);
+      }
+      t[k] = acc;
     }
     return t;
   }
@@ -477,10 +509,22 @@ namespace {
 /// inner iteration (-m)"). Seconds per op: elapsed / (iters * inner_per_outer).
 template <class Issue>
 double timed_loop(const comm::Communicator& comm, comm::CollBackend& be, Issue&& issue, int iters,
-                  int blocking, int inner, int ops_per_outer) {
-  comm.barrier();
+                  int blocking, int inner, int ops_per_outer, int graph_launches) {
   double t0 = 0, t1 = 0;
   const double ops = static_cast<double>(iters) * ops_per_outer;
+  if (graph_launches > 0) {  // nccl-tests -G: capture (untimed), instantiate, barrier, launch N times, sync
+    be.begin_capture();
+    for (int i = 0; i < iters; ++i) issue(0);
+    be.end_capture();
+    comm.barrier();
+    t0 = comm::now_us();
+    for (int l = 0; l < graph_launches; ++l) be.launch_captured();
+    be.synchronize();
+    t1 = comm::now_us();
+    be.drop_captured();
+    return (t1 - t0) * 1e-6 / (ops * graph_launches);
+  }
+  comm.barrier();
   switch (blocking) {
     case 0:
       t0 = comm::now_us();
@@ -526,19 +570,20 @@ double timed_loop(const comm::Communicator& comm, comm::CollBackend& be, Issue&&
 }  // namespace
 
 double time_table_loop(const comm::Communicator& comm, comm::CollBackend& be, const comm::CollCall& call,
-                       int iters, int blocking) {
+                       int iters, int blocking, int graph_launches) {
   return timed_loop(
-      comm, be, [&](int) { be.run(call); }, iters, blocking, 1, 1);
+      comm, be, [&](int) { be.run(call); }, iters, blocking, 1, 1, graph_launches);
 }
 
 double time_group_loop(const comm::Communicator& comm, comm::CollBackend& be,
-                       std::span<const comm::CollCall> calls, int iters, int blocking) {
+                       std::span<const comm::CollCall> calls, int iters, int blocking, int graph_launches) {
   const int n = static_cast<int>(calls.size());
   if (blocking == 0 || blocking == 3)  // the aggregate as one (3: waited after each outer iteration)
     return timed_loop(
-        comm, be, [&](int) { be.run_group(calls); }, iters, blocking, 1, n);
+        comm, be, [&](int) { be.run_group(calls); }, iters, blocking, 1, n, graph_launches);
   return timed_loop(
-      comm, be, [&](int k) { be.run(calls[static_cast<std::size_t>(k)]); }, iters, blocking, n, n);
+      comm, be, [&](int k) { be.run(calls[static_cast<std::size_t>(k)]); }, iters, blocking, n, n,
+      graph_launches);
 }
 
 double reduce_time(const comm::Communicator& comm, double seconds, int average) {
@@ -799,9 +844,7 @@ class SeriesRunner {
                           std::size_t point) {
     const char* placement = in_place ? "in_place" : "out_of_place";
     comm::enter_phase(fmt::format("sweep {} {} B {}", label, g.size_bytes, placement));
-    const DataPattern pat = op && *op == RedOp::kAvg
-                                ? avg_data_pattern(d, comm_.size())
-                                : data_pattern(d, op && *op == RedOp::kProd, comm_.size());
+    const DataPattern pat = pattern_for(d, op, comm_.size());
     const auto call = make_call(c, d, op, root, g, in_place);
     const auto group = make_group(call);
     const bool agg = group.size() > 1;
@@ -814,8 +857,8 @@ class SeriesRunner {
     else
       be_.run(call);
     be_.synchronize();
-    const double local_s = agg ? time_group_loop(comm_, be_, group, o_.iters, o_.blocking)
-                               : time_table_loop(comm_, be_, call, o_.iters, o_.blocking);
+    const double local_s = agg ? time_group_loop(comm_, be_, group, o_.iters, o_.blocking, o_.cudagraph)
+                               : time_table_loop(comm_, be_, call, o_.iters, o_.blocking, o_.cudagraph);
     const double sec = reduce_time(comm_, local_s, o_.average);
     pr.time_us = sec * 1e6;
     pr.algbw_gbps = core::algbw_gbps(g.size_bytes, sec);
@@ -1076,6 +1119,8 @@ SweepResult run_sweep(const comm::Communicator& comm, comm::CollBackend& be, con
     res.devices.push_back(std::move(dev));
   }
 
+  // nccl-tests -M (common.cu): device memory free before the buffers, after them, and around every block.
+  const std::optional<std::int64_t> free_before_buffers = be.device_free_bytes();
   Buffers bufs{be, nullptr, nullptr, {}};
   const std::uint64_t unalign_bytes = static_cast<std::uint64_t>(opts.unalign) * 8;  // the widest type
   bufs.send = be.alloc(buf_bytes + unalign_bytes);
@@ -1101,6 +1146,8 @@ SweepResult run_sweep(const comm::Communicator& comm, comm::CollBackend& be, con
       bufs.extra.back().second = be.alloc(buf_bytes + unalign_bytes);
     }
   }
+  const std::optional<std::int64_t> free_after_buffers = be.device_free_bytes();
+  std::int64_t collective_bytes = 0;
   std::vector<unsigned char> host(buf_bytes);
   SeriesRunner runner(comm, be, opts, clocks, fault, bufs.send, bufs.recv, host.data(), buf_bytes,
                       bufs.extra);
@@ -1126,12 +1173,28 @@ SweepResult run_sweep(const comm::Communicator& comm, comm::CollBackend& be, con
     // nccl-tests order: type → op → root → cycle → size.
     for (Dtype d : opts.dtypes) {
       for (const auto& op : ops) {
-        for (int root : roots) res.blocks.push_back(runner.run(c, d, op, root, sizes));
+        for (int root : roots) {
+          const std::optional<std::int64_t> free_before = be.device_free_bytes();
+          res.blocks.push_back(runner.run(c, d, op, root, sizes));
+          const std::optional<std::int64_t> free_after = be.device_free_bytes();
+          if (free_before && free_after)
+            collective_bytes = std::max(collective_bytes, *free_before - *free_after);
+        }
       }
     }
   }
   res.total_wrong = runner.total_wrong;
   res.failed_checks = runner.failed_checks;
+  if (opts.memory > 0) {  // every rank takes part; the maximum over ranks, as nccl-tests' MPI_Allreduce MAX
+    const auto init = be.init_memory_bytes();
+    const std::int64_t user =
+        free_before_buffers && free_after_buffers ? *free_before_buffers - *free_after_buffers : 0;
+    model::GpuMemoryUsage m;
+    m.init_bytes = comm.allreduce(init.value_or(0), comm::ScalarOp::kMax);
+    m.user_bytes = comm.allreduce(user, comm::ScalarOp::kMax);
+    m.collective_bytes = comm.allreduce(collective_bytes, comm::ScalarOp::kMax);
+    if (init) res.gpu_memory = m;
+  }
   comm.barrier();
   if (const comm::nccl::LogCapture* log = be.library_log()) {
     comm::enter_phase("sweep read NCCL logs");
@@ -1140,9 +1203,19 @@ SweepResult run_sweep(const comm::Communicator& comm, comm::CollBackend& be, con
   return res;
 }
 
+static comm::nccl::Tuning nccl_tuning(const SweepOptions& o) {
+  comm::nccl::Tuning t;
+  t.local_register = o.local_register;
+  t.cta_policy = o.cta_policy;
+  t.cudagraph_launches = o.cudagraph;
+  t.mulsum = std::find(o.redops.begin(), o.redops.end(), RedOp::kMulSum) != o.redops.end();
+  t.stream_null = o.stream_null;
+  return t;
+}
+
 SweepResult run_sweep(const comm::Communicator& comm, const SweepOptions& opts) {
   validate(opts);
-  auto be = comm::make_backend(opts.backend, comm);
+  auto be = comm::make_backend(opts.backend, comm, nccl_tuning(opts));
   return run_sweep(comm, *be, opts);
 }
 

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -81,6 +82,22 @@ class CollBackend {
   }
   /// Waits for every started call (mpi: MPI_Waitall). Default: synchronize().
   virtual void wait_started() { synchronize(); }
+  /// CUDA graphs (nccl-tests `-G`, nccl backend only: can_capture()): begin_capture() makes the calls that
+  /// follow be captured on the backend's stream instead of run (cudaStreamBeginCapture, thread-local mode as
+  /// nccl-tests); end_capture() ends the capture and instantiates the graph; launch_captured() launches it
+  /// once, asynchronously (wait with synchronize()); drop_captured() destroys it. The defaults throw
+  /// UsageError (a backend without a device has no graphs).
+  virtual bool can_capture() const { return false; }
+  virtual void begin_capture();
+  virtual void end_capture();
+  virtual void launch_captured();
+  virtual void drop_captured() {}
+
+  /// Device memory (nccl-tests `-M`): the bytes free on this rank's device now (cudaMemGetInfo), and the
+  /// bytes the communicator took when it was created (free before − free after); nullopt without a device.
+  virtual std::optional<std::int64_t> device_free_bytes() const { return std::nullopt; }
+  virtual std::optional<std::int64_t> init_memory_bytes() const { return std::nullopt; }
+
   /// Waits until every issued call has completed on this rank (no-op for mpi).
   virtual void synchronize() = 0;
   /// Copies `bytes` from backend memory to host memory.
@@ -111,7 +128,11 @@ class CollBackend {
 ///         device, no or too old a driver, more ranks on a host than GPUs), or "--backend nccl: not compiled
 ///         in (...)" when fabcheck was built without NCCL. Every rank throws the same error.
 /// @throws RuntimeFailure (nccl::format_call_error: host, rank, call) when CUDA or NCCL initialisation fails.
-std::unique_ptr<CollBackend> make_backend(std::string_view name, const Communicator& comm);
+/// @param tuning nccl-tests' NCCL-only flags (nccl::Tuning): the nccl backend applies -R and -x and checks
+///        every field against the NCCL and CUDA versions (nccl::tuning_refusal: UsageError, the same on every
+///        rank); the mpi backend ignores it (probes::validate refuses those flags for mpi first).
+std::unique_ptr<CollBackend> make_backend(std::string_view name, const Communicator& comm,
+                                          const nccl::Tuning& tuning = {});
 
 /// True when the NCCL backend was compiled in.
 bool nccl_backend_compiled();

@@ -3,6 +3,7 @@
 /// configuration): the dtype/redop → NCCL enum table, the NCCL debug-log capture set-up (environment
 /// decisions and file names), and the one-line error messages. nccl_backend.cpp checks the tables against
 /// nccl.h at compile time (static_assert), so a mismatch cannot build.
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -43,7 +44,8 @@ constexpr int dtype_code(core::Dtype d) {
 }
 
 /// ncclRedOp_t value of a redop (nccl.h: ncclSum 0, ncclProd 1, ncclMax 2, ncclMin 3 — max before min —,
-/// ncclAvg 4 from NCCL 2.10).
+/// ncclAvg 4 from NCCL 2.10); −1 for mulsum, which has no fixed code (ncclRedOpCreatePreMulSum makes one per
+/// communicator).
 constexpr int redop_code(core::RedOp o) {
   switch (o) {
     case core::RedOp::kSum:
@@ -56,8 +58,17 @@ constexpr int redop_code(core::RedOp o) {
       return 3;
     case core::RedOp::kAvg:
       return 4;
+    case core::RedOp::kMulSum:
+      return -1;
   }
   return -1;
+}
+
+/// The scalar this rank multiplies its input by under `-o mulsum` (ncclRedOpCreatePreMulSum with
+/// ncclScalarHostImmediate): 1 on even ranks, 2 on odd ones, as nccl-tests' ncclVerifiablePremulScalar
+/// (verifiable/verifiable.h), so the expected result of the data check is Σ_r scalar(r)·x_r.
+constexpr int premul_scalar(int rank) {
+  return rank % 2 == 0 ? 1 : 2;
 }
 
 /// Name of an ncclResult_t value ("ncclSystemError"); "ncclResult(<n>)" when unknown.
@@ -108,5 +119,27 @@ std::string format_call_error(std::string_view host, int rank, int device, std::
 /// nodes with one rank per GPU, or use --backend mpi".
 std::string no_device_message(int failing_ranks, int nranks, int first_rank, std::string_view first_host,
                               std::string_view reason);
+
+/// What a sweep asks of the nccl backend beyond plain collectives: nccl-tests' NCCL-only flags (issue 26;
+/// ../shared/reference/nccl-tests.md §2, nccl-tests src/common.cu).
+struct Tuning {
+  int local_register = 0;  ///< -R: 0 none, 1 ncclCommRegister, 2 symmetric window (ncclCommWindowRegister)
+  int cta_policy = -1;     ///< -x: ncclConfig_t.CTAPolicy 0/1/2; −1 = not set
+  int cudagraph_launches = 0;  ///< -G: launches of the captured graph (0 = no graph)
+  bool mulsum = false;         ///< -o mulsum is among the ops (ncclRedOpCreatePreMulSum)
+  bool stream_null = false;    ///< -y: calls on the NULL stream instead of one non-blocking stream
+};
+
+/// "2.28.9" from an NCCL version code (ncclGetVersion / NCCL_VERSION_CODE: major·10000 + minor·100 + patch
+/// from 2.9 on, major·1000 + minor·100 + patch before).
+std::string version_text(int code);
+
+/// Why this NCCL (runtime version code) and CUDA runtime (cudaRuntimeGetVersion, e.g. 13000) cannot do what
+/// `t` asks, as one line naming the flag and the fix; "" when they can. The version rules are nccl-tests'
+/// (src/common.cu): -R 1 needs NCCL >= 2.19 (ncclCommRegister), -R 2 >= 2.27 (symmetric windows), -x >= 2.27
+/// (-x 2, NCCL_CTA_POLICY_ZERO, >= 2.28), -G NCCL >= 2.9 and CUDA >= 11.3, mulsum NCCL >= 2.11. nccl-tests
+/// prints a note and runs without the flag; fabcheck refuses instead (exit 2), so a table never claims a
+/// setting it did not run with.
+std::string tuning_refusal(const Tuning& t, int nccl_version_code, int cudart_version);
 
 }  // namespace fabcheck::comm::nccl

@@ -29,8 +29,11 @@ enum class Dtype { kInt8, kUint8, kInt32, kUint32, kInt64, kUint64, kFloat, kDou
 
 /// Reduction ops (`-o/--op`). kAvg is ncclAvg (NCCL >= 2.10: the sum divided by nranks; integers divide
 /// with truncation); MPI has no average op, so the mpi backend sums and each rank that holds a result divides
-/// it by nranks (comm/backend.hpp).
-enum class RedOp { kSum, kProd, kMin, kMax, kAvg };
+/// it by nranks (comm/backend.hpp). kMulSum is nccl-tests' `mulsum`: ncclRedOpCreatePreMulSum (NCCL >= 2.11),
+/// every rank's input multiplied by its own scalar before the sum — nccl-tests' scalar is 1 on even ranks and
+/// 2 on odd ones (verifiable/verifiable.h ncclVerifiablePremulScalar); the nccl backend only (MPI has no such
+/// op).
+enum class RedOp { kSum, kProd, kMin, kMax, kAvg, kMulSum };
 
 /// Every collective in table order (what `--coll all` runs).
 const std::vector<Collective>& all_collectives();
@@ -38,7 +41,8 @@ const std::vector<Collective>& all_collectives();
 /// double bfloat16.
 const std::vector<Dtype>& all_dtypes();
 /// Every redop (what `-o all` runs): sum prod min max avg (nccl-tests' `all` has avg from NCCL 2.10 on;
-/// mulsum, ncclRedOpCreatePreMulSum, is not here).
+/// mulsum, ncclRedOpCreatePreMulSum, is not here: it runs on the nccl backend only, so it is asked for by
+/// name).
 const std::vector<RedOp>& all_redops();
 
 /// Canonical lowercase name ("allreduce", "reducescatter", ...).

@@ -78,6 +78,13 @@ struct RankDevice {
 };
 /// The full sweep result. Complete on rank 0; other ranks get blocks with table numbers but no per-iteration
 /// data.
+/// nccl-tests `-M` (src/common.cu): device memory taken, each the maximum over ranks.
+struct GpuMemoryUsage {
+  std::int64_t init_bytes = 0;  ///< "Initialization": free before − after the communicator was created
+  std::int64_t user_bytes = 0;  ///< "User-Allocated": the sweep's buffers (free before − after)
+  std::int64_t collective_bytes = 0;  ///< "Collective": the most one series took while it ran
+};
+
 struct SweepResult {
   SweepOptions options;             ///< options as run
   Topology topology;                ///< nranks, hosts, backend, MPI library, clock alignment
@@ -92,6 +99,8 @@ struct SweepResult {
   std::vector<std::string> nccl_log_notes;
   /// rank 0: the NCCL_* variables of rank 0's environment after the backend was set up (verdict input).
   std::map<std::string, std::string> nccl_env;
+  /// `-M 1` on a backend with a device (nccl): the GPU memory line; nullopt otherwise.
+  std::optional<GpuMemoryUsage> gpu_memory;
 };
 
 }  // namespace fabcheck::model

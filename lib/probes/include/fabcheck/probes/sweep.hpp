@@ -84,19 +84,29 @@ struct DataPattern {
 DataPattern data_pattern(core::Dtype d, bool prod, int nranks);
 /// The avg pattern for `d` and `nranks` (rules at DataPattern). @throws std::invalid_argument for nranks < 1.
 DataPattern avg_data_pattern(core::Dtype d, int nranks);
+/// The pattern the sweep loads for `op` (nullopt: a collective without reduction) on `nranks` ranks:
+/// avg_data_pattern for avg; data_pattern for the others, with prod for prod; for mulsum the pattern of
+/// 2·nranks ranks, so that Σ_r scalar(r)·x_r (comm::nccl::premul_scalar: 1 or 2) stays within
+/// exact_integer_limit in every partial sum, as a plain sum of 2·nranks ranks does.
+DataPattern pattern_for(core::Dtype d, std::optional<core::RedOp> op, int nranks);
 
 /// The table loop, exposed for bench/: `iters` back-to-back calls after a barrier, with -z semantics
 /// (0 none, 1 sync + barrier after each op, 2 sync after each op, 3 sync + barrier after each op with the
 /// barrier excluded), then synchronize. Returns this rank's seconds per op (not reduced across ranks).
+/// `graph_launches` > 0 (nccl-tests -G, -z 0 only): the `iters` calls are captured into a CUDA graph, which
+/// is launched that many times after a barrier; seconds per op = elapsed / (iters · launches) (nccl-tests
+/// common.cu BenchTime).
 double time_table_loop(const comm::Communicator& comm, comm::CollBackend& backend, const comm::CollCall& call,
-                       int iters, int blocking);
+                       int iters, int blocking, int graph_launches = 0);
 
 /// The table loop of `-m N` (nccl-tests agg_iters): each of `iters` iterations issues the N `calls` as one
 /// aggregate (CollBackend::run_group: a group on nccl, nonblocking collectives + MPI_Waitall on mpi); under
 /// -z 1 and 2 each op is waited (and with 1 followed by a barrier) on its own, as nccl-tests does "after each
 /// inner iteration". Returns seconds per op: elapsed / (iters * N) (nccl-tests common.cu).
+/// `graph_launches` as time_table_loop's (the aggregates are captured).
 double time_group_loop(const comm::Communicator& comm, comm::CollBackend& backend,
-                       std::span<const comm::CollCall> calls, int iters, int blocking);
+                       std::span<const comm::CollCall> calls, int iters, int blocking,
+                       int graph_launches = 0);
 
 /// Reduces a per-rank value across ranks per -a (0 rank 0's value, 1 mean, 2 min, 3 max). Collective.
 double reduce_time(const comm::Communicator& comm, double seconds, int average);
