@@ -126,7 +126,7 @@ void body(Out& o, const char* key, const PlacementResult& p, const NcclTestsJson
   o.key(key);
   o.open('{');
   o.key(run.report_cputime ? "cpu_time" : "time");
-  o.dbl(p.time_us);
+  o.dbl(run.report_cputime ? p.cputime_us.value_or(p.time_us) : p.time_us);
   o.key("alg_bw");
   o.dbl(p.algbw_gbps);
   o.key("bus_bw");

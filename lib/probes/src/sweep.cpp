@@ -509,9 +509,14 @@ namespace {
 /// inner iteration (-m)"). Seconds per op: elapsed / (iters * inner_per_outer).
 template <class Issue>
 double timed_loop(const comm::Communicator& comm, comm::CollBackend& be, Issue&& issue, int iters,
-                  int blocking, int inner, int ops_per_outer, int graph_launches) {
+                  int blocking, int inner, int ops_per_outer, int graph_launches, double* cpu_s) {
   double t0 = 0, t1 = 0;
   const double ops = static_cast<double>(iters) * ops_per_outer;
+  // nccl-tests -C (common.cu:767-768): the elapsed time right after the last enqueue, / (iters × agg); under
+  // -G not divided by the launches, as nccl-tests; -z 1/2 wait inside the loop, -z 3 is the collective time.
+  const auto enqueued = [&](double now_us) {
+    if (cpu_s != nullptr) *cpu_s = (now_us - t0) * 1e-6 / ops;
+  };
   if (graph_launches > 0) {  // nccl-tests -G: capture (untimed), instantiate, barrier, launch N times, sync
     be.begin_capture();
     for (int i = 0; i < iters; ++i) issue(0);
@@ -519,6 +524,7 @@ double timed_loop(const comm::Communicator& comm, comm::CollBackend& be, Issue&&
     comm.barrier();
     t0 = comm::now_us();
     for (int l = 0; l < graph_launches; ++l) be.launch_captured();
+    enqueued(comm::now_us());
     be.synchronize();
     t1 = comm::now_us();
     be.drop_captured();
@@ -529,6 +535,7 @@ double timed_loop(const comm::Communicator& comm, comm::CollBackend& be, Issue&&
     case 0:
       t0 = comm::now_us();
       for (int i = 0; i < iters; ++i) issue(0);  // the bare table loop: nothing else per iteration
+      if (cpu_s != nullptr) enqueued(comm::now_us());
       be.synchronize();
       t1 = comm::now_us();
       return (t1 - t0) * 1e-6 / ops;
@@ -542,6 +549,7 @@ double timed_loop(const comm::Communicator& comm, comm::CollBackend& be, Issue&&
         }
       }
       t1 = comm::now_us();
+      enqueued(t1);
       return (t1 - t0) * 1e-6 / ops;
     case 2:
       t0 = comm::now_us();
@@ -552,6 +560,7 @@ double timed_loop(const comm::Communicator& comm, comm::CollBackend& be, Issue&&
         }
       }
       t1 = comm::now_us();
+      enqueued(t1);
       return (t1 - t0) * 1e-6 / ops;
     default: {  // 3: sync + barrier after each outer iteration, barrier time excluded
       double acc = 0;
@@ -562,6 +571,7 @@ double timed_loop(const comm::Communicator& comm, comm::CollBackend& be, Issue&&
         acc += comm::now_us() - s;
         comm.barrier();
       }
+      if (cpu_s != nullptr) *cpu_s = acc * 1e-6 / ops;
       return acc * 1e-6 / ops;
     }
   }
@@ -570,20 +580,21 @@ double timed_loop(const comm::Communicator& comm, comm::CollBackend& be, Issue&&
 }  // namespace
 
 double time_table_loop(const comm::Communicator& comm, comm::CollBackend& be, const comm::CollCall& call,
-                       int iters, int blocking, int graph_launches) {
+                       int iters, int blocking, int graph_launches, double* cpu_s) {
   return timed_loop(
-      comm, be, [&](int) { be.run(call); }, iters, blocking, 1, 1, graph_launches);
+      comm, be, [&](int) { be.run(call); }, iters, blocking, 1, 1, graph_launches, cpu_s);
 }
 
 double time_group_loop(const comm::Communicator& comm, comm::CollBackend& be,
-                       std::span<const comm::CollCall> calls, int iters, int blocking, int graph_launches) {
+                       std::span<const comm::CollCall> calls, int iters, int blocking, int graph_launches,
+                       double* cpu_s) {
   const int n = static_cast<int>(calls.size());
   if (blocking == 0 || blocking == 3)  // the aggregate as one (3: waited after each outer iteration)
     return timed_loop(
-        comm, be, [&](int) { be.run_group(calls); }, iters, blocking, 1, n, graph_launches);
+        comm, be, [&](int) { be.run_group(calls); }, iters, blocking, 1, n, graph_launches, cpu_s);
   return timed_loop(
       comm, be, [&](int k) { be.run(calls[static_cast<std::size_t>(k)]); }, iters, blocking, n, n,
-      graph_launches);
+      graph_launches, cpu_s);
 }
 
 double reduce_time(const comm::Communicator& comm, double seconds, int average) {
@@ -857,12 +868,15 @@ class SeriesRunner {
     else
       be_.run(call);
     be_.synchronize();
-    const double local_s = agg ? time_group_loop(comm_, be_, group, o_.iters, o_.blocking, o_.cudagraph)
-                               : time_table_loop(comm_, be_, call, o_.iters, o_.blocking, o_.cudagraph);
+    double cpu_s = 0;
+    const double local_s =
+        agg ? time_group_loop(comm_, be_, group, o_.iters, o_.blocking, o_.cudagraph, &cpu_s)
+            : time_table_loop(comm_, be_, call, o_.iters, o_.blocking, o_.cudagraph, &cpu_s);
     const double sec = reduce_time(comm_, local_s, o_.average);
     pr.time_us = sec * 1e6;
     pr.algbw_gbps = core::algbw_gbps(g.size_bytes, sec);
     pr.busbw_gbps = core::busbw_gbps(c, comm_.size(), pr.algbw_gbps);
+    if (be_.name() == "nccl") pr.cputime_us = cpu_s * 1e6;  // enqueued calls: rank 0's prints, as nccl-tests
 
     const int per_iter = o_.per_iter_iters < 0 ? o_.iters : o_.per_iter_iters;
     if (per_iter > 0) {

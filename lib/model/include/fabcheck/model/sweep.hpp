@@ -37,7 +37,10 @@ struct PerIterStats {
 };
 /// One placement (out-of-place or in-place) of one size.
 struct PlacementResult {
-  double time_us = 0;                  ///< per-op time (table loop), reduced across ranks by -a
+  double time_us = 0;  ///< per-op time (table loop), reduced across ranks by -a
+  /// nccl backend: rank 0's enqueue time per op (nccl-tests -C cputime: elapsed right after the last enqueue,
+  /// before the wait, / (iters × m), not reduced across ranks); nullopt where calls block (mpi: = time_us).
+  std::optional<double> cputime_us;
   double algbw_gbps = 0;               ///< size_bytes / 1e9 / (time_us·1e-6)
   double busbw_gbps = 0;               ///< algbw · busbw_factor(coll, nranks)
   std::optional<std::uint64_t> wrong;  ///< #wrong summed over ranks; nullopt = not checked

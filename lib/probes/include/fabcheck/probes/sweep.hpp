@@ -95,9 +95,10 @@ DataPattern pattern_for(core::Dtype d, std::optional<core::RedOp> op, int nranks
 /// barrier excluded), then synchronize. Returns this rank's seconds per op (not reduced across ranks).
 /// `graph_launches` > 0 (nccl-tests -G, -z 0 only): the `iters` calls are captured into a CUDA graph, which
 /// is launched that many times after a barrier; seconds per op = elapsed / (iters · launches) (nccl-tests
-/// common.cu BenchTime).
+/// common.cu BenchTime). `cpu_s` (optional): this rank's nccl-tests -C cputime, the elapsed time right after
+/// the last enqueue (before the wait) per op.
 double time_table_loop(const comm::Communicator& comm, comm::CollBackend& backend, const comm::CollCall& call,
-                       int iters, int blocking, int graph_launches = 0);
+                       int iters, int blocking, int graph_launches = 0, double* cpu_s = nullptr);
 
 /// The table loop of `-m N` (nccl-tests agg_iters): each of `iters` iterations issues the N `calls` as one
 /// aggregate (CollBackend::run_group: a group on nccl, nonblocking collectives + MPI_Waitall on mpi); under
@@ -105,8 +106,8 @@ double time_table_loop(const comm::Communicator& comm, comm::CollBackend& backen
 /// inner iteration". Returns seconds per op: elapsed / (iters * N) (nccl-tests common.cu).
 /// `graph_launches` as time_table_loop's (the aggregates are captured).
 double time_group_loop(const comm::Communicator& comm, comm::CollBackend& backend,
-                       std::span<const comm::CollCall> calls, int iters, int blocking,
-                       int graph_launches = 0);
+                       std::span<const comm::CollCall> calls, int iters, int blocking, int graph_launches = 0,
+                       double* cpu_s = nullptr);
 
 /// Reduces a per-rank value across ranks per -a (0 rank 0's value, 1 mean, 2 min, 3 max). Collective.
 double reduce_time(const comm::Communicator& comm, double seconds, int average);
