@@ -304,6 +304,11 @@ std::string render_sweep(const SweepResult& r) {
           "not have\n",
           o.device_cta_count);
     }
+    if (o.backend == "nccl" && o.redops == core::all_redops()) {
+      out +=
+          "# fabcheck: -o all is sum prod min max avg; nccl-tests' all adds mulsum on NCCL >= 2.11 (give -o "
+          "sum,prod,min,max,avg,mulsum for its rows)\n";
+    }
     if (o.backend == "nccl" && o.cudagraph > 0) {
       out += fmt::format(
           "# fabcheck: -G {}: the timed ops are captured into one CUDA graph and launched {} times; the data "

@@ -11,6 +11,7 @@
 #include <nccl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -118,7 +119,7 @@ class NcclBackend final : public CollBackend {
   ~NcclBackend() override {
     // Errors here cannot propagate (destructor); they are reported on stderr, one line each.
     drop_captured();
-    while (!registered_.empty()) free(registered_.begin()->first);
+    while (!allocations_.empty()) free(allocations_.begin()->first);
     if (stream_ != nullptr) warn_cuda(cudaStreamDestroy(stream_), "cudaStreamDestroy");
     if (nccl_ != nullptr) {
       const ncclResult_t r = ncclCommDestroy(nccl_);
@@ -154,54 +155,61 @@ class NcclBackend final : public CollBackend {
     return detail::make_cuda_compute({comm_.host(), rank_, device_});
   }
 
-  /// nccl-tests -R: 1 registers the buffer with ncclCommRegister; 2 allocates it with ncclMemAlloc and
-  /// registers a symmetric window (ncclCommWindowRegister, NCCL_WIN_COLL_SYMMETRIC: collective, so every rank
-  /// allocates the same buffers in the same order, as the sweep does) — nccl-tests common.cu.
+  /// Buffers as nccl-tests' AllocateBuffs (common.cu): ncclMemAlloc from NCCL 2.19 on (header and library),
+  /// cudaMalloc before. -R 1 registers each with ncclCommRegister; -R 2 registers a symmetric window
+  /// (ncclCommWindowRegister, NCCL_WIN_COLL_SYMMETRIC: collective, so every rank allocates the same buffers
+  /// in the same order, as the sweep does).
   void* alloc(std::size_t bytes) override {
     void* p = nullptr;
     const std::size_t n = bytes == 0 ? 1 : bytes;
-    if (tuning_.local_register == 2) {
-      check_nccl(ncclMemAlloc(&p, n), fmt::format("ncclMemAlloc({} B)", n).c_str());
-    } else {
-      check_cuda(cudaMalloc(&p, n), fmt::format("cudaMalloc({} B)", n).c_str());
-    }
+    Allocation a;
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 19, 0)
+    a.nccl_mem = runtime_version_ >= NCCL_VERSION(2, 19, 0);
+    if (a.nccl_mem) check_nccl(ncclMemAlloc(&p, n), fmt::format("ncclMemAlloc({} B)", n).c_str());
+#endif
+    if (!a.nccl_mem) check_cuda(cudaMalloc(&p, n), fmt::format("cudaMalloc({} B)", n).c_str());
+    allocations_[p] = a;
     check_cuda(cudaMemsetAsync(p, 0, n, stream_), "cudaMemsetAsync");
     synchronize();
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 19, 0)
     if (tuning_.local_register == 1) {
-      void* handle = nullptr;
-      check_nccl(ncclCommRegister(nccl_, p, n, &handle), "ncclCommRegister");
-      registered_[p] = handle;
-    } else if (tuning_.local_register == 2) {
+      check_nccl(ncclCommRegister(nccl_, p, n, &allocations_[p].handle), "ncclCommRegister");
+      allocations_[p].registered = 1;
+    }
+#endif
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
+    if (tuning_.local_register == 2) {
       ncclWindow_t win = nullptr;
       check_nccl(ncclCommWindowRegister(nccl_, p, n, &win, NCCL_WIN_COLL_SYMMETRIC),
                  "ncclCommWindowRegister");
-      registered_[p] = win;
-#endif
+      allocations_[p].handle = win;
+      allocations_[p].registered = 2;
     }
+#endif
     return p;
   }
   void free(void* p) override {
     if (p == nullptr) return;
-    const auto it = registered_.find(p);
-    if (it != registered_.end()) {
-      if (nccl_ != nullptr) {
-#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
-        const ncclResult_t r = tuning_.local_register == 2
-                                   ? ncclCommWindowDeregister(nccl_, static_cast<ncclWindow_t>(it->second))
-                                   : ncclCommDeregister(nccl_, it->second);
-#else
-        const ncclResult_t r = ncclCommDeregister(nccl_, it->second);
+    const auto it = allocations_.find(p);
+    const Allocation a = it != allocations_.end() ? it->second : Allocation{};
+    if (it != allocations_.end()) allocations_.erase(it);
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 19, 0)
+    if (a.registered == 1 && nccl_ != nullptr)
+      warn_nccl(ncclCommDeregister(nccl_, a.handle), "ncclCommDeregister");
 #endif
-        warn_nccl(r, tuning_.local_register == 2 ? "ncclCommWindowDeregister" : "ncclCommDeregister");
-      }
-      registered_.erase(it);
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
+    if (a.registered == 2 && nccl_ != nullptr) {
+      warn_nccl(ncclCommWindowDeregister(nccl_, static_cast<ncclWindow_t>(a.handle)),
+                "ncclCommWindowDeregister");
     }
-    if (tuning_.local_register == 2) {
+#endif
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 19, 0)
+    if (a.nccl_mem) {
       warn_nccl(ncclMemFree(p), "ncclMemFree");
-    } else {
-      warn_cuda(cudaFree(p), "cudaFree");
+      return;
     }
+#endif
+    warn_cuda(cudaFree(p), "cudaFree");
   }
 
   void run(const CollCall& c) override {
@@ -406,17 +414,22 @@ class NcclBackend final : public CollBackend {
   }
 
  private:
-  /// ncclCommInitRank, or ncclCommInitRankConfig when -x sets a CTA policy (nccl-tests common.cu initComms).
+  /// nccl-tests' initComms (common.cu): ncclCommInitRankConfig from NCCL 2.14 on, with -x's CTAPolicy (2.27)
+  /// and nvlinkCentricSched = 1 (2.28) as nccl-tests sets them; ncclCommInitRank before 2.14.
   void init_communicator(const ncclUniqueId& id) {
+    (void)ncclGetVersion(&runtime_version_);
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 14, 0)
+    ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
-    if (tuning_.cta_policy >= 0) {
-      ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
-      config.CTAPolicy = tuning_.cta_policy;
-      check_nccl(ncclCommInitRankConfig(&nccl_, size_, id, rank_, &config), "ncclCommInitRankConfig");
-      return;
-    }
+    if (tuning_.cta_policy >= 0) config.CTAPolicy = tuning_.cta_policy;
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+    config.nvlinkCentricSched = 1;
 #endif
+#endif
+    check_nccl(ncclCommInitRankConfig(&nccl_, size_, id, rank_, &config), "ncclCommInitRankConfig");
+#else
     check_nccl(ncclCommInitRank(&nccl_, size_, id, rank_), "ncclCommInitRank");
+#endif
   }
 
   /// Aborts the communicator (no further NCCL work can hang on it) and throws the one-line message.
@@ -458,7 +471,14 @@ class NcclBackend final : public CollBackend {
   cudaStream_t stream_ = nullptr;
   cudaGraph_t graph_ = nullptr;
   cudaGraphExec_t graph_exec_ = nullptr;
-  std::map<void*, void*> registered_;  // buffer → ncclCommRegister handle or ncclWindow_t
+  /// One buffer of alloc(): how it was allocated and registered.
+  struct Allocation {
+    bool nccl_mem = false;   // ncclMemAlloc (else cudaMalloc)
+    int registered = 0;      // 0 none, 1 ncclCommRegister, 2 ncclCommWindowRegister
+    void* handle = nullptr;  // the registration handle or ncclWindow_t
+  };
+  std::map<void*, Allocation> allocations_;
+  int runtime_version_ = 0;  // ncclGetVersion
   std::optional<std::int64_t> init_bytes_;
 };
 
@@ -524,6 +544,8 @@ std::unique_ptr<CollBackend> make_nccl_backend(const Communicator& comm, const n
     int nccl_version = 0, cudart_version = 0;
     (void)ncclGetVersion(&nccl_version);
     (void)cudaRuntimeGetVersion(&cudart_version);
+    // what this build can use: the older of the nccl.h it was compiled with and the library it runs with
+    nccl_version = std::min(nccl_version, static_cast<int>(NCCL_VERSION_CODE));
     if (const std::string why = nccl::tuning_refusal(tuning, nccl_version, cudart_version); !why.empty())
       throw UsageError(why);
   });

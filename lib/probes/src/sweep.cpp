@@ -1133,7 +1133,7 @@ SweepResult run_sweep(const comm::Communicator& comm, comm::CollBackend& be, con
     res.devices.push_back(std::move(dev));
   }
 
-  // nccl-tests -M (common.cu): device memory free before the buffers, after them, and around every block.
+  // nccl-tests -M (common.cu): device memory free before the buffers, after them, and after every series.
   const std::optional<std::int64_t> free_before_buffers = be.device_free_bytes();
   Buffers bufs{be, nullptr, nullptr, {}};
   const std::uint64_t unalign_bytes = static_cast<std::uint64_t>(opts.unalign) * 8;  // the widest type
@@ -1161,7 +1161,6 @@ SweepResult run_sweep(const comm::Communicator& comm, comm::CollBackend& be, con
     }
   }
   const std::optional<std::int64_t> free_after_buffers = be.device_free_bytes();
-  std::int64_t collective_bytes = 0;
   std::vector<unsigned char> host(buf_bytes);
   SeriesRunner runner(comm, be, opts, clocks, fault, bufs.send, bufs.recv, host.data(), buf_bytes,
                       bufs.extra);
@@ -1187,13 +1186,7 @@ SweepResult run_sweep(const comm::Communicator& comm, comm::CollBackend& be, con
     // nccl-tests order: type → op → root → cycle → size.
     for (Dtype d : opts.dtypes) {
       for (const auto& op : ops) {
-        for (int root : roots) {
-          const std::optional<std::int64_t> free_before = be.device_free_bytes();
-          res.blocks.push_back(runner.run(c, d, op, root, sizes));
-          const std::optional<std::int64_t> free_after = be.device_free_bytes();
-          if (free_before && free_after)
-            collective_bytes = std::max(collective_bytes, *free_before - *free_after);
-        }
+        for (int root : roots) res.blocks.push_back(runner.run(c, d, op, root, sizes));
       }
     }
   }
@@ -1203,6 +1196,10 @@ SweepResult run_sweep(const comm::Communicator& comm, comm::CollBackend& be, con
     const auto init = be.init_memory_bytes();
     const std::int64_t user =
         free_before_buffers && free_after_buffers ? *free_before_buffers - *free_after_buffers : 0;
+    // nccl-tests threadRunTests: free before every test of the run − free after them (connections, graphs)
+    const std::optional<std::int64_t> free_at_end = be.device_free_bytes();
+    const std::int64_t collective_bytes =
+        free_after_buffers && free_at_end ? *free_after_buffers - *free_at_end : 0;
     model::GpuMemoryUsage m;
     m.init_bytes = comm.allreduce(init.value_or(0), comm::ScalarOp::kMax);
     m.user_bytes = comm.allreduce(user, comm::ScalarOp::kMax);

@@ -85,7 +85,7 @@ struct RankDevice {
 struct GpuMemoryUsage {
   std::int64_t init_bytes = 0;  ///< "Initialization": free before − after the communicator was created
   std::int64_t user_bytes = 0;  ///< "User-Allocated": the sweep's buffers (free before − after)
-  std::int64_t collective_bytes = 0;  ///< "Collective": the most one series took while it ran
+  std::int64_t collective_bytes = 0;  ///< "Collective": free after the buffers − free after every series
 };
 
 struct SweepResult {
