@@ -111,15 +111,24 @@ for run in range(1, runs + 1):
     print(f"run {run} clean: p50 {c['p50_us']:.1f} us, p99 {c['p99_us']:.1f} us; per pair p50 "
           + ", ".join(f"{p['pair']} {p['p50_us']:.1f}" for p in c["per_pair"])
           + "; per pair p99 " + ", ".join(f"{x:.1f}" for x in p99), file=sys.stderr)
-    check(not any(fl), f"run {run} clean: no p50 outlier among pairs ({[p for p, f in zip(p50, fl) if f]}; "
-          f"load average {load:.1f} on {cores} cores)")
+    cl = json.load(open(f"{tmp}/clean{run}.json"))["run"]["sections"].get("latency", {}).get("cpu_load") or {}
+    # p50 spread of clean pairs: > 10 % above the median pair is an outlier (DESIGN §4). When fabcheck itself
+    # measured the step's CPUs busy (HOST_CPU_BUSY), a clean pair reached 1.10x (20.5 vs 18.6 us, one hog beside a
+    # CI's fuzz label, load 5.0 on 2 cores, 2026-12-05): then the bound is 1.25x — a throttled link's pairs are
+    # 1000x — and the figure is printed.
+    if cl.get("busy"):
+        worst = max(p50) / median(p50)
+        check(worst <= 1.25, f"run {run} clean: slowest pair p50 {worst:.3f} x the median pair <= 1.25 (CPUs busy: "
+              f"{cl.get('excess_per_core', 0.0):.2f} other work per core; load average {load:.1f} on {cores} cores)")
+    else:
+        check(not any(fl), f"run {run} clean: no p50 outlier among pairs ({[p for p, f in zip(p50, fl) if f]}; "
+              f"load average {load:.1f} on {cores} cores)")
     # A clean pair's p99 is the scheduler's on an oversubscribed 2-core box: with one CPU hog beside the suite it
     # stayed under 3x the median pair; with a second job running as well (load 5.7 on 2 cores) one pair reached
     # 4.8x and 3.9x, and in a CI run with one hog and two builds beside it (load 5.3) 6.5x (2026-12-02). The rule
     # follows the product's: when fabcheck itself measured the step's CPUs busy (run.sections.latency.cpu_load,
     # >= 0.1 of each core used by other processes: HOST_CPU_BUSY, which makes tail findings context), the p99 spread is
     # printed with that figure and not judged; otherwise it must stay within 3x.
-    cl = json.load(open(f"{tmp}/clean{run}.json"))["run"]["sections"].get("latency", {}).get("cpu_load") or {}
     line = (f"run {run} clean: max pair p99 {max(p99):.1f} <= 3 x median {m99:.1f} (fabcheck measured "
             f"{cl.get('excess_per_core', 0.0):.2f} other work per core by {(cl.get('kernels') or [{}])[0].get('measured_by', '?')}; "
             f"load average {load:.1f} on {cores} cores)")
