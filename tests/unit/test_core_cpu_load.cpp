@@ -273,7 +273,7 @@ TEST(CpuLoad, BusyStepsExplainTheirLatencyWarningsNeverAFail) {
   EXPECT_EQ(severity_of(d, "PAIRS_SLOW_HOST"), "info");
   EXPECT_EQ(severity_of(d, "PAIRS_SLOW_LINK"), "fail");     // a bandwidth verdict confirmed by retest stands
   EXPECT_EQ(severity_of(d, "SWEEP_TRUNCATED"), "warn");     // the sweep step was not busy (0.1 per core)
-  EXPECT_EQ(severity_of(d, "SCALING_BUSBW_DROP"), "warn");  // not a latency symptom
+  EXPECT_EQ(severity_of(d, "SCALING_BUSBW_DROP"), "warn");  // no CPU record of the scaling step here
   const json* busy = nullptr;
   for (const auto& f : d["findings"])
     if (f["code"] == "HOST_CPU_BUSY") busy = &f;
@@ -298,6 +298,20 @@ TEST(CpuLoad, BusyStepsExplainTheirLatencyWarningsNeverAFail) {
   int n = 0;
   for (const auto& f : d["findings"]) n += f["code"] == "HOST_CPU_BUSY";
   EXPECT_EQ(n, 1);
+}
+
+TEST(CpuLoad, ABusyScalingStepExplainsItsBusbwDrop) {
+  auto d = report_with(0.0, 0.0);
+  d["run"]["sections"]["scaling"] = d["run"]["sections"]["latency"];
+  report::explain_cpu_load(d);
+  EXPECT_EQ(severity_of(d, "SCALING_BUSBW_DROP"), "warn");  // quiet scaling step: the drop stands
+  EXPECT_EQ(severity_of(d, "HOST_CPU_BUSY"), "");
+  auto b = report_with(0.0, 0.0);
+  b["run"]["sections"]["scaling"] = report_with(3.0, 0.0)["run"]["sections"]["latency"];  // busy
+  report::explain_cpu_load(b);
+  EXPECT_EQ(severity_of(b, "SCALING_BUSBW_DROP"), "info");
+  EXPECT_EQ(severity_of(b, "HOST_CPU_BUSY"), "warn");
+  EXPECT_EQ(severity_of(b, "LATENCY_PAIR_OUTLIER"), "warn");  // its step was quiet
 }
 
 TEST(CpuLoad, QuietStepsChangeNothing) {
