@@ -24,6 +24,7 @@
 #include "fabcheck/comm/backend.hpp"
 #include "fabcheck/comm/nccl_support.hpp"
 #include "fabcheck/core/error.hpp"
+#include "fabcheck/core/half.hpp"
 
 namespace fabcheck::comm {
 
@@ -234,7 +235,6 @@ class NcclBackend final : public CollBackend {
       float f32;
       double f64;
     } scalar{};
-    scalar.u64 = 0;
     const int k = nccl::premul_scalar(rank_);
     switch (c.dtype) {
       case core::Dtype::kInt8:
@@ -255,11 +255,11 @@ class NcclBackend final : public CollBackend {
       case core::Dtype::kUint64:
         scalar.u64 = static_cast<std::uint64_t>(k);
         break;
-      case core::Dtype::kHalf:  // binary16 1.0 = 0x3C00, 2.0 = 0x4000
-        scalar.bits16 = k == 1 ? 0x3C00 : 0x4000;
+      case core::Dtype::kHalf:
+        scalar.bits16 = core::float_to_half_bits(static_cast<float>(k));
         break;
-      case core::Dtype::kBfloat16:  // bfloat16 1.0 = 0x3F80, 2.0 = 0x4000
-        scalar.bits16 = k == 1 ? 0x3F80 : 0x4000;
+      case core::Dtype::kBfloat16:
+        scalar.bits16 = core::float_to_bf16_bits(static_cast<float>(k));
         break;
       case core::Dtype::kFloat:
         scalar.f32 = static_cast<float>(k);

@@ -32,6 +32,11 @@ using core::Collective;
 using core::Dtype;
 using core::RedOp;
 
+/// `-o` asks for mulsum (nccl-tests' ncclRedOpCreatePreMulSum).
+static bool has_mulsum(const SweepOptions& o) {
+  return std::find(o.redops.begin(), o.redops.end(), RedOp::kMulSum) != o.redops.end();
+}
+
 /// nccl-tests' flags beyond the table ones (issue 26): each has its nccl-tests meaning on the backend that
 /// has one
 /// (../shared/reference/nccl-tests.md §2), or is refused with one line naming the backend that has it — never
@@ -56,7 +61,7 @@ static void validate_nccl_tests_flags(const SweepOptions& o) {
                     "sweep runs on --backend mpi (drop {})",
                     f.flag, f.what, f.flag));
   }
-  if (mpi && std::find(o.redops.begin(), o.redops.end(), RedOp::kMulSum) != o.redops.end()) {
+  if (mpi && has_mulsum(o)) {
     throw UsageError(
         "-o/--op mulsum: ncclRedOpCreatePreMulSum exists on the nccl backend only (--backend nccl, NCCL >= "
         "2.11); this sweep runs on --backend mpi, which has no pre-multiplied sum (use sum, prod, min, max, "
@@ -336,8 +341,8 @@ std::vector<T> reduction_table(const DataPattern& pat, RedOp op, int nranks) {
   }
   if (op == RedOp::kMulSum) {  // Σ_q scalar(q)·x_q, each product exact (data_pattern for 2·nranks)
     for (std::uint64_t k = 0; k < t.size(); ++k) {
-      T acc = static_cast<T>(pat.value(0, k));
-      for (int q = 1; q < nranks; ++q) {
+      T acc = static_cast<T>(0);
+      for (int q = 0; q < nranks; ++q) {
         const auto v = static_cast<std::uint64_t>(comm::nccl::premul_scalar(q)) * pat.value(q, k);
         acc = combine(acc, static_cast<T>(v), RedOp::kSum);
       }
@@ -514,8 +519,8 @@ double timed_loop(const comm::Communicator& comm, comm::CollBackend& be, Issue&&
   const double ops = static_cast<double>(iters) * ops_per_outer;
   // nccl-tests -C (common.cu:767-768): the elapsed time right after the last enqueue, / (iters × agg); under
   // -G not divided by the launches, as nccl-tests; -z 1/2 wait inside the loop, -z 3 is the collective time.
-  const auto enqueued = [&](double now_us) {
-    if (cpu_s != nullptr) *cpu_s = (now_us - t0) * 1e-6 / ops;
+  const auto enqueued = [&] {  // reads the clock only when asked for (the bare loop stays bare)
+    if (cpu_s != nullptr) *cpu_s = (comm::now_us() - t0) * 1e-6 / ops;
   };
   if (graph_launches > 0) {  // nccl-tests -G: capture (untimed), instantiate, barrier, launch N times, sync
     be.begin_capture();
@@ -524,7 +529,7 @@ double timed_loop(const comm::Communicator& comm, comm::CollBackend& be, Issue&&
     comm.barrier();
     t0 = comm::now_us();
     for (int l = 0; l < graph_launches; ++l) be.launch_captured();
-    enqueued(comm::now_us());
+    enqueued();
     be.synchronize();
     t1 = comm::now_us();
     be.drop_captured();
@@ -535,7 +540,7 @@ double timed_loop(const comm::Communicator& comm, comm::CollBackend& be, Issue&&
     case 0:
       t0 = comm::now_us();
       for (int i = 0; i < iters; ++i) issue(0);  // the bare table loop: nothing else per iteration
-      if (cpu_s != nullptr) enqueued(comm::now_us());
+      enqueued();
       be.synchronize();
       t1 = comm::now_us();
       return (t1 - t0) * 1e-6 / ops;
@@ -549,7 +554,7 @@ double timed_loop(const comm::Communicator& comm, comm::CollBackend& be, Issue&&
         }
       }
       t1 = comm::now_us();
-      enqueued(t1);
+      enqueued();
       return (t1 - t0) * 1e-6 / ops;
     case 2:
       t0 = comm::now_us();
@@ -560,7 +565,7 @@ double timed_loop(const comm::Communicator& comm, comm::CollBackend& be, Issue&&
         }
       }
       t1 = comm::now_us();
-      enqueued(t1);
+      enqueued();
       return (t1 - t0) * 1e-6 / ops;
     default: {  // 3: sync + barrier after each outer iteration, barrier time excluded
       double acc = 0;
@@ -571,7 +576,7 @@ double timed_loop(const comm::Communicator& comm, comm::CollBackend& be, Issue&&
         acc += comm::now_us() - s;
         comm.barrier();
       }
-      if (cpu_s != nullptr) *cpu_s = acc * 1e-6 / ops;
+      if (cpu_s != nullptr) *cpu_s = acc * 1e-6 / ops;  // -z 3: the collective time, as the time column
       return acc * 1e-6 / ops;
     }
   }
@@ -868,15 +873,17 @@ class SeriesRunner {
     else
       be_.run(call);
     be_.synchronize();
+    // -C on nccl: rank 0's enqueue time (mpi calls block: no enqueue time apart from the completion time)
+    const bool enqueues = be_.name() == "nccl";
     double cpu_s = 0;
-    const double local_s =
-        agg ? time_group_loop(comm_, be_, group, o_.iters, o_.blocking, o_.cudagraph, &cpu_s)
-            : time_table_loop(comm_, be_, call, o_.iters, o_.blocking, o_.cudagraph, &cpu_s);
+    double* cpu = enqueues ? &cpu_s : nullptr;
+    const double local_s = agg ? time_group_loop(comm_, be_, group, o_.iters, o_.blocking, o_.cudagraph, cpu)
+                               : time_table_loop(comm_, be_, call, o_.iters, o_.blocking, o_.cudagraph, cpu);
     const double sec = reduce_time(comm_, local_s, o_.average);
     pr.time_us = sec * 1e6;
     pr.algbw_gbps = core::algbw_gbps(g.size_bytes, sec);
     pr.busbw_gbps = core::busbw_gbps(c, comm_.size(), pr.algbw_gbps);
-    if (be_.name() == "nccl") pr.cputime_us = cpu_s * 1e6;  // enqueued calls: rank 0's prints, as nccl-tests
+    if (enqueues) pr.cputime_us = cpu_s * 1e6;  // rank 0's is printed, as nccl-tests
 
     const int per_iter = o_.per_iter_iters < 0 ? o_.iters : o_.per_iter_iters;
     if (per_iter > 0) {
@@ -1219,7 +1226,7 @@ static comm::nccl::Tuning nccl_tuning(const SweepOptions& o) {
   t.local_register = o.local_register;
   t.cta_policy = o.cta_policy;
   t.cudagraph_launches = o.cudagraph;
-  t.mulsum = std::find(o.redops.begin(), o.redops.end(), RedOp::kMulSum) != o.redops.end();
+  t.mulsum = has_mulsum(o);
   t.stream_null = o.stream_null;
   return t;
 }
