@@ -6,7 +6,7 @@
 #   1b. -o avg (ncclAvg) in every dtype and -m 4 (one ncclGroupStart/End of 4 ops), issue 26;
 #   1c. the NCCL-only nccl-tests flags (issue 26): -o mulsum in every dtype, -G (CUDA graph), -R 1, -x 1,
 #       -M 1 (the GPU memory line and report.sweep_gpu_memory), -y 1 (NULL stream), -J's graph field; with 2+
-#       GPUs also -R 2 (symmetric windows) with -G;
+#       GPUs also -R 2 (symmetric windows) with -G; fp8 (f8e4m3, f8e5m2) in every op on sm90+, refused below;
 #   2. when there are several GPUs, one sweep over all of them (one rank per GPU, mpirun), every op;
 #   3. overlap --backend nccl (issue 23) on 1 GPU (1 rank) and, with 2+ GPUs, on 2 ranks (mpirun);
 # and asserts #wrong 0 in every checked row, a transport section drawn from NCCL's own log, and the NCCL
@@ -115,6 +115,20 @@ echo "== 1 GPU: -y 1 (the NULL stream) -o mulsum -m 4"
   --per-iter-iters 5 --json "$out/gpu1y.json"
 check_report "$out/gpu1y.json" 1
 
+# fp8 (issue 26): every op on sm90 or newer GPUs (nccl-tests runs them there); below sm90 one refusal line, exit 2.
+arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d ' .')
+if [ "${arch:-0}" -ge 90 ]; then
+  echo "== 1 GPU (sm$arch): -d f8e4m3,f8e5m2 -o all, mulsum, -m 4 (issue 26)"
+  "$FAB" sweep --backend nccl --coll allreduce,reducescatter,reduce,allgather,broadcast -d f8e4m3,f8e5m2 \
+    -o sum,prod,min,max,avg,mulsum -m 4 -b 8 -e 1M -f 8 -n 5 -w 2 --per-iter-iters 5 --json "$out/gpu1fp8.json"
+  check_report "$out/gpu1fp8.json" 1
+else
+  echo "== 1 GPU (sm${arch:-?}): -d f8e4m3 is refused below sm90 (issue 26)"
+  rc=0
+  "$FAB" sweep --backend nccl -d f8e4m3 -b 8 -e 8 2>"$out/fp8.err" || rc=$?
+  [ "$rc" -eq 2 ] && grep -q 'sm90' "$out/fp8.err" || { echo "FAIL: fp8 below sm90: exit $rc"; cat "$out/fp8.err"; exit 1; }
+fi
+
 # check_overlap FILE NRANKS ITERS: the overlap section of `overlap --backend nccl`.
 check_overlap() {
   python3 - "$1" "$2" "$3" <<'PY'
@@ -174,5 +188,11 @@ if [ "$ngpu" -ge 2 ]; then
     --json "$out/gpuNflags.json" -J "$out/gpuNflags.nccl.json" | tee "$out/gpuNflags.txt"
   check_report "$out/gpuNflags.json" "$ngpu"
   check_flags "$out/gpuNflags.txt" "$out/gpuNflags.json" "$out/gpuNflags.nccl.json" 20
+  echo "== $ngpu GPUs: -o avg in every floating type (NCCL's premultiplied average; fp8 on sm90+)"
+  fl=half,float,double,bfloat16
+  [ "${arch:-0}" -ge 90 ] && fl=$fl,f8e4m3,f8e5m2
+  mpirun -np "$ngpu" --bind-to none "$FAB" sweep --backend nccl --coll allreduce,reducescatter,reduce -d "$fl" \
+    -o avg,sum,prod -r -1 -b 8 -e 1M -f 8 -n 5 -w 2 --per-iter-iters 5 --json "$out/gpuNavg.json"
+  check_report "$out/gpuNavg.json" "$ngpu"
 fi
 echo "PASS: tests/gpu/check.sh ($ngpu GPU(s))"

@@ -36,7 +36,7 @@ FLAGS = [
     ("-i 64", "run"), ("-f 4", "run"), ("-n 3", "run"), ("-m 2", "run"), ("-w 2", "run"),
     ("-N 2", "run"), ("-p 1", "run"), ("-I 1", "run"), ("-I 1 -K 1", "run"), ("-c 0", "run"),
     ("-o prod", "run"), ("-o avg", "run"), ("-o mulsum", "nccl backend"), ("-d int8", "run"),
-    ("-d f8e4m3", "nccl backend"), ("-r 0", "run"), ("-z 3", "run"), ("-y 1", "run"), ("-T 30", "run"),
+    ("-d f8e4m3", "run"), ("-d f8e5m2", "run"), ("-r 0", "run"), ("-z 3", "run"), ("-y 1", "run"), ("-T 30", "run"),
     ("-h", "help"), ("-G 1", "nccl backend"), ("-C 1", "run"), ("-a 3", "run"), ("-R 1", "nccl backend"),
     ("-x 1", "nccl backend"), ("-D 1", "nccl backend"), ("-V 8", "nccl backend"), ("-J {json}", "run"),
     ("-S 1", "run"), ("-M 1", "nccl backend"), ("-u 1", "run"),

@@ -27,7 +27,9 @@ MPI = [os.environ.get("MPIEXEC", "mpirun")] + os.environ.get("MPI_FLAGS", "").sp
 RING = {"allgather", "reducescatter", "alltoall", "gather", "scatter"}
 SPLIT = RING
 ELT = {"int8": 1, "uint8": 1, "int32": 4, "uint32": 4, "int64": 8, "uint64": 8, "half": 2, "float": 4, "double": 8,
-       "bfloat16": 2}
+       "bfloat16": 2, "f8e4m3": 1, "f8e5m2": 1}
+# nccl-tests' -d all (10 types) and the fp8 types, which fabcheck runs when named (nccl-tests: on sm90 GPUs only).
+DTYPES = "int8,uint8,int32,uint32,int64,uint64,half,float,double,bfloat16,f8e4m3,f8e5m2"
 
 
 def factor(coll, n):
@@ -172,7 +174,7 @@ def mode_rows(np):
 def mode_all(np):
     tmp = tempfile.mkdtemp()
     out = os.path.join(tmp, "all.json")
-    p = run(np, ["--coll", "all", "-d", "all", "-o", "all", "-r", "-1", "-b", "8", "-e", "4K", "-f", "8", "-n", "2",
+    p = run(np, ["--coll", "all", "-d", DTYPES, "-o", "all", "-r", "-1", "-b", "8", "-e", "4K", "-f", "8", "-n", "2",
                  "--per-iter-iters", "2", "--json", out])
     if p.returncode != 0:
         print(p.stdout)
@@ -209,10 +211,11 @@ def mode_all(np):
                      f"#wrong {q['wrong']}")
     if len(seen) != 9:
         fail(f"collectives {seen}")
-    # 9 collectives: 3 with 5 ops (sum prod min max avg: nccl-tests' -o all), x 10 dtypes (nccl-tests' -d all,
-    # half and bfloat16 included); rooted ones x np roots. blocks: allreduce, reducescatter 5 ops; reduce 5 ops x
-    # np roots; broadcast, gather, scatter np roots; allgather, alltoall, sendrecv one; all x 10 dtypes.
-    expect = 10 * (5 + 5 + 5 * np + 3 * np + 3)
+    # 9 collectives: 3 with 5 ops (sum prod min max avg: nccl-tests' -o all), x 12 dtypes (nccl-tests' -d all,
+    # half and bfloat16 included, and the two fp8 types); rooted ones x np roots. blocks: allreduce, reducescatter
+    # 5 ops; reduce 5 ops x np roots; broadcast, gather, scatter np roots; allgather, alltoall, sendrecv one; all
+    # x 12 dtypes.
+    expect = 12 * (5 + 5 + 5 * np + 3 * np + 3)
     if len(doc["sweeps"]) != expect:
         fail(f"{len(doc['sweeps'])} blocks, expected {expect}")
     lines = p.stdout.splitlines()
@@ -225,7 +228,7 @@ def mode_avg(np):
     it is not vacuous: one corrupted element per rank-1 result shows as exactly 1 wrong."""
     tmp = tempfile.mkdtemp()
     out = os.path.join(tmp, "avg.json")
-    args = ["--coll", "allreduce,reducescatter,reduce", "-o", "avg", "-d", "all", "-r", "-1", "-b", "8", "-e", "64K",
+    args = ["--coll", "allreduce,reducescatter,reduce", "-o", "avg", "-d", DTYPES, "-r", "-1", "-b", "8", "-e", "64K",
             "-f", "8", "-n", "2", "-w", "1", "--per-iter-iters", "0"]
     p = run(np, args + ["--json", out])
     if p.returncode != 0:
@@ -241,13 +244,14 @@ def mode_avg(np):
             if q["wrong"] != 0:
                 fail(f"{blk['collective']} {blk['dtype']} root {blk['root']} {q['size_bytes']} {q['placement']}: "
                      f"#wrong {q['wrong']}")
-    # allreduce and reducescatter once, reduce once per root; 10 dtypes; sizes 8..32K by 8x (6, fewer where
+    # allreduce and reducescatter once, reduce once per root; 12 dtypes; sizes 8..32K by 8x (6, fewer where
     # reducescatter's count rounds to 0), 2 placements.
-    expect_blocks = 10 * (2 + np)
+    expect_blocks = 12 * (2 + np)
     if len(doc["sweeps"]) != expect_blocks:
         fail(f"{len(doc['sweeps'])} blocks, expected {expect_blocks}")
     print(f"avg on {np} ranks: {len(doc['sweeps'])} blocks, {points} points, #wrong 0 everywhere")
-    expect_one_wrong(np, ["--coll", "allreduce", "-o", "avg", "-d", "int8,half,float"], 9, "corrupt avg")
+    expect_one_wrong(np, ["--coll", "allreduce", "-o", "avg", "-d", "int8,half,float,f8e4m3,f8e5m2"], 15,
+                     "corrupt avg")
 
 
 def expect_one_wrong(np, args, nrows, what):
@@ -267,7 +271,7 @@ def mode_agg(np):
     of the 4 results; the preamble and the JSON record agg iters 4; a corrupted element still shows as 1."""
     tmp = tempfile.mkdtemp()
     out = os.path.join(tmp, "agg.json")
-    p = run(np, ["--coll", "all", "-d", "all", "-o", "all", "-r", "-1", "-m", "4", "-b", "8", "-e", "4K", "-f", "8",
+    p = run(np, ["--coll", "all", "-d", DTYPES, "-o", "all", "-r", "-1", "-m", "4", "-b", "8", "-e", "4K", "-f", "8",
                  "-n", "2", "-w", "1", "--per-iter-iters", "0", "--json", out])
     if p.returncode != 0:
         print(p.stdout)
@@ -287,7 +291,7 @@ def mode_agg(np):
             if q["wrong"] != 0:
                 fail(f"-m 4 {blk['collective']} {blk['dtype']} {blk['redop']} root {blk['root']} {q['size_bytes']} "
                      f"{q['placement']}: #wrong {q['wrong']}")
-    expect = 10 * (5 + 5 + 5 * np + 3 * np + 3)
+    expect = 12 * (5 + 5 + 5 * np + 3 * np + 3)
     if len(doc["sweeps"]) != expect:
         fail(f"{len(doc['sweeps'])} blocks, expected {expect}")
     print(f"-m 4 on {np} ranks: {len(doc['sweeps'])} blocks, {points} checked points, #wrong 0 everywhere")
@@ -398,7 +402,6 @@ def mode_bad(np):
         (["-o", "avg2"], "-o/--op"),
         (["-m", "100000", "-e", "1G"], "-m/--agg_iters"),
         (["-d", "float7"], "-d/--datatype"),
-        (["-d", "f8e4m3"], "-d/--datatype"),
         (["-n", "0"], "-n/--iters"),
         (["-b", "-3"], "-b/--minbytes"),
         (["-b", "1X"], "-b/--minbytes"),

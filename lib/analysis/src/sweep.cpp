@@ -309,6 +309,12 @@ std::string render_sweep(const SweepResult& r) {
           "# fabcheck: -o all is sum prod min max avg; nccl-tests' all adds mulsum on NCCL >= 2.11 (give -o "
           "sum,prod,min,max,avg,mulsum for its rows)\n";
     }
+    if (o.backend == "nccl" && o.dtypes == core::all_dtypes()) {
+      out +=
+          "# fabcheck: -d all is nccl-tests' ten types; nccl-tests' all adds f8e4m3 f8e5m2 on sm90 GPUs with "
+          "NCCL >= 2.24 (name them: -d int8,uint8,int32,uint32,int64,uint64,half,float,double,bfloat16,"
+          "f8e4m3,f8e5m2)\n";
+    }
     if (o.backend == "nccl" && o.cudagraph > 0) {
       out += fmt::format(
           "# fabcheck: -G {}: the timed ops are captured into one CUDA graph and launched {} times; the data "

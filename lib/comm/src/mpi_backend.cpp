@@ -11,6 +11,7 @@
 #include "backend_factories.hpp"
 #include "fabcheck/comm/backend.hpp"
 #include "fabcheck/core/error.hpp"
+#include "fabcheck/core/fp8.hpp"
 #include "fabcheck/core/half.hpp"
 #include "mpi_state.hpp"
 
@@ -61,16 +62,20 @@ MPI_Datatype to_mpi(core::Dtype d) {
     case core::Dtype::kHalf:
     case core::Dtype::kBfloat16:
       return MPI_UINT16_T;  // moved as 16-bit words; reduced by the user ops below (MPI has no 16-bit float)
+    case core::Dtype::kF8e4m3:
+    case core::Dtype::kF8e5m2:
+      return MPI_UINT8_T;  // moved as bytes; reduced by the user ops below (MPI has no 8-bit float)
   }
   return MPI_BYTE;
 }
 
-// half and bfloat16 reductions: MPI has no predefined 16-bit float type, so they are user-defined ops
-// (MPI_Op_create) over MPI_UINT16_T that combine through float and round back after every step, as a device
-// reduction of two 16-bit values does. nccl-tests users get `-d half`/`-d bfloat16`/`-d all` on both
-// backends.
+// half, bfloat16 and fp8 reductions: MPI has no predefined 16- or 8-bit float type, so they are user-defined
+// ops (MPI_Op_create) over MPI_UINT16_T / MPI_UINT8_T that combine through float and round back after every
+// step, as a device reduction of two such values does (NCCL reduces half and fp8 in half precision and
+// converts each result back: src/device/reduce_kernel.h). nccl-tests users get `-d half`/`-d bfloat16`/`-d
+// all` on both backends, and `-d f8e4m3`/`-d f8e5m2` here too (nccl-tests has them on sm90 GPUs only).
 template <class T, core::RedOp O>
-void reduce16(void* in, void* inout, int* len, MPI_Datatype* /*type*/) {
+void reduce_narrow(void* in, void* inout, int* len, MPI_Datatype* /*type*/) {
   const T* a = static_cast<const T*>(in);
   T* b = static_cast<T*>(inout);
   for (int i = 0; i < *len; ++i) {
@@ -86,22 +91,23 @@ void reduce16(void* in, void* inout, int* len, MPI_Datatype* /*type*/) {
   }
 }
 
-/// The 8 user ops (2 dtypes × 4 redops), created on first use, freed before MPI_Finalize by the backend.
-class Float16Ops {
+/// The 16 user ops (4 narrow float dtypes × 4 redops), created on first use, freed before MPI_Finalize by
+/// the backend.
+class NarrowFloatOps {
  public:
-  Float16Ops() = default;
-  ~Float16Ops() {
+  NarrowFloatOps() = default;
+  ~NarrowFloatOps() {
     for (MPI_Op& op : ops_) {
       if (op != MPI_OP_NULL) MPI_Op_free(&op);
     }
   }
-  Float16Ops(const Float16Ops&) = delete;
-  Float16Ops& operator=(const Float16Ops&) = delete;
+  NarrowFloatOps(const NarrowFloatOps&) = delete;
+  NarrowFloatOps& operator=(const NarrowFloatOps&) = delete;
 
   MPI_Op get(core::Dtype d, core::RedOp o) {
     // avg sums (for_type), so it shares sum's op; 4 ops per type.
     const core::RedOp base = o == core::RedOp::kAvg ? core::RedOp::kSum : o;
-    const std::size_t i = (d == core::Dtype::kHalf ? 0u : 4u) + static_cast<std::size_t>(base);
+    const std::size_t i = 4u * type_index(d) + static_cast<std::size_t>(base);
     if (ops_[i] == MPI_OP_NULL) check_mpi(MPI_Op_create(function(d, o), 1, &ops_[i]), "MPI_Op_create");
     return ops_[i];
   }
@@ -111,25 +117,43 @@ class Float16Ops {
   static MPI_User_function* for_type(core::RedOp o) {
     switch (o) {
       case core::RedOp::kSum:
-        return &reduce16<T, core::RedOp::kSum>;
+        return &reduce_narrow<T, core::RedOp::kSum>;
       case core::RedOp::kProd:
-        return &reduce16<T, core::RedOp::kProd>;
+        return &reduce_narrow<T, core::RedOp::kProd>;
       case core::RedOp::kMin:
-        return &reduce16<T, core::RedOp::kMin>;
+        return &reduce_narrow<T, core::RedOp::kMin>;
       case core::RedOp::kMax:
-        return &reduce16<T, core::RedOp::kMax>;
+        return &reduce_narrow<T, core::RedOp::kMax>;
       case core::RedOp::kAvg:  // summed, then divided (avg_result)
-        return &reduce16<T, core::RedOp::kSum>;
+        return &reduce_narrow<T, core::RedOp::kSum>;
       case core::RedOp::kMulSum:  // refused before a call is made (probes::validate)
         break;
     }
-    return &reduce16<T, core::RedOp::kSum>;
+    return &reduce_narrow<T, core::RedOp::kSum>;
+  }
+  static std::size_t type_index(core::Dtype d) {
+    return d == core::Dtype::kHalf       ? 0u
+           : d == core::Dtype::kBfloat16 ? 1u
+           : d == core::Dtype::kF8e4m3   ? 2u
+                                         : 3u;
   }
   static MPI_User_function* function(core::Dtype d, core::RedOp o) {
-    return d == core::Dtype::kHalf ? for_type<core::Half>(o) : for_type<core::BFloat16>(o);
+    switch (type_index(d)) {
+      case 0:
+        return for_type<core::Half>(o);
+      case 1:
+        return for_type<core::BFloat16>(o);
+      case 2:
+        return for_type<core::Fp8E4M3>(o);
+      default:
+        return for_type<core::Fp8E5M2>(o);
+    }
   }
-  std::array<MPI_Op, 8> ops_{MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL,
-                             MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL};
+  std::array<MPI_Op, 16> ops_ = [] {
+    std::array<MPI_Op, 16> a{};
+    a.fill(MPI_OP_NULL);
+    return a;
+  }();
 };
 
 MPI_Op to_mpi(core::RedOp o) {
@@ -156,7 +180,7 @@ template <class T>
 void divide_each(void* p, std::size_t n, int nranks) {
   T* v = static_cast<T*>(p);
   for (std::size_t i = 0; i < n; ++i) {
-    if constexpr (std::is_same_v<T, core::Half> || std::is_same_v<T, core::BFloat16>)
+    if constexpr (requires { v[i].to_float(); })  // the narrow floats: through float, rounded once
       v[i] = T(v[i].to_float() / static_cast<float>(nranks));
     else
       v[i] = static_cast<T>(v[i] / static_cast<T>(nranks));
@@ -185,6 +209,10 @@ void avg_result(void* p, std::size_t n, core::Dtype d, int nranks) {
       return divide_each<core::Half>(p, n, nranks);
     case core::Dtype::kBfloat16:
       return divide_each<core::BFloat16>(p, n, nranks);
+    case core::Dtype::kF8e4m3:
+      return divide_each<core::Fp8E4M3>(p, n, nranks);
+    case core::Dtype::kF8e5m2:
+      return divide_each<core::Fp8E5M2>(p, n, nranks);
   }
 }
 
@@ -223,8 +251,9 @@ class MpiBackend final : public CollBackend {
     if (core::has_redop(c.coll) && c.op == core::RedOp::kMulSum)  // probes::validate refuses it first
       throw UsageError(
           "-o/--op mulsum: ncclRedOpCreatePreMulSum exists on the nccl backend only (--backend nccl)");
-    const bool f16 = c.dtype == core::Dtype::kHalf || c.dtype == core::Dtype::kBfloat16;
-    return !core::has_redop(c.coll) ? MPI_OP_NULL : (f16 ? f16_ops_.get(c.dtype, c.op) : to_mpi(c.op));
+    const bool narrow =
+        c.dtype == core::Dtype::kHalf || c.dtype == core::Dtype::kBfloat16 || core::is_fp8(c.dtype);
+    return !core::has_redop(c.coll) ? MPI_OP_NULL : (narrow ? narrow_ops_.get(c.dtype, c.op) : to_mpi(c.op));
   }
 
   void run(const CollCall& c) override {
@@ -456,7 +485,7 @@ class MpiBackend final : public CollBackend {
   MPI_Comm mpi_;
   int rank_;
   int size_;
-  Float16Ops f16_ops_;
+  NarrowFloatOps narrow_ops_;
   std::vector<MPI_Request> requests_;    // run_group's or start()'s pending operations
   std::vector<CollCall> started_calls_;  // start()'s calls since the last completion
 

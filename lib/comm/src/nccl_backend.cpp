@@ -24,6 +24,7 @@
 #include "fabcheck/comm/backend.hpp"
 #include "fabcheck/comm/nccl_support.hpp"
 #include "fabcheck/core/error.hpp"
+#include "fabcheck/core/fp8.hpp"
 #include "fabcheck/core/half.hpp"
 
 namespace fabcheck::comm {
@@ -39,6 +40,10 @@ static_assert(nccl::dtype_code(core::Dtype::kHalf) == ncclFloat16);
 static_assert(nccl::dtype_code(core::Dtype::kFloat) == ncclFloat32);
 static_assert(nccl::dtype_code(core::Dtype::kDouble) == ncclFloat64);
 static_assert(nccl::dtype_code(core::Dtype::kBfloat16) == ncclBfloat16);
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 24, 0)
+static_assert(nccl::dtype_code(core::Dtype::kF8e4m3) == ncclFloat8e4m3);
+static_assert(nccl::dtype_code(core::Dtype::kF8e5m2) == ncclFloat8e5m2);
+#endif
 static_assert(nccl::redop_code(core::RedOp::kSum) == ncclSum);
 static_assert(nccl::redop_code(core::RedOp::kProd) == ncclProd);
 static_assert(nccl::redop_code(core::RedOp::kMax) == ncclMax);
@@ -136,6 +141,7 @@ class NcclBackend final : public CollBackend {
   NcclBackend& operator=(const NcclBackend&) = delete;
 
   std::string_view name() const override { return "nccl"; }
+  bool avg_premultiplies() const override { return true; }
   int device_index() const override { return device_; }
   std::string device_label() const override {
     cudaDeviceProp prop{};
@@ -232,6 +238,7 @@ class NcclBackend final : public CollBackend {
       std::int64_t i64;
       std::uint64_t u64;
       std::uint16_t bits16;
+      std::uint8_t bits8;
       float f32;
       double f64;
     } scalar{};
@@ -260,6 +267,12 @@ class NcclBackend final : public CollBackend {
         break;
       case core::Dtype::kBfloat16:
         scalar.bits16 = core::float_to_bf16_bits(static_cast<float>(k));
+        break;
+      case core::Dtype::kF8e4m3:
+        scalar.bits8 = core::float_to_e4m3_bits(static_cast<float>(k));
+        break;
+      case core::Dtype::kF8e5m2:
+        scalar.bits8 = core::float_to_e5m2_bits(static_cast<float>(k));
         break;
       case core::Dtype::kFloat:
         scalar.f32 = static_cast<float>(k);
@@ -548,6 +561,16 @@ std::unique_ptr<CollBackend> make_nccl_backend(const Communicator& comm, const n
     nccl_version = std::min(nccl_version, static_cast<int>(NCCL_VERSION_CODE));
     if (const std::string why = nccl::tuning_refusal(tuning, nccl_version, cudart_version); !why.empty())
       throw UsageError(why);
+    if (tuning.fp8) {  // nccl-tests' minCudaArch: 100·major + 10·minor of each rank's GPU
+      const int device = comm.local_rank() % ndev;
+      int major = 0, minor = 0;
+      (void)cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+      (void)cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
+      if (const std::string why =
+              nccl::fp8_arch_refusal(tuning, 100 * major + 10 * minor, comm.rank(), comm.host());
+          !why.empty())
+        throw UsageError(why);
+    }
   });
   // 2. NCCL's log goes to a per-rank file before NCCL reads its environment (first NCCL call: the unique id).
   nccl::LogCapture log = capture_nccl_log(comm.host());

@@ -51,7 +51,21 @@ std::string tuning_refusal(const Tuning& t, int nccl_version_code, int cudart_ve
   if (t.mulsum && nccl_version_code < code(2, 11, 0)) {
     return fmt::format("-o/--op mulsum: ncclRedOpCreatePreMulSum needs NCCL >= 2.11; {} (drop mulsum)", have);
   }
+  if (t.fp8 && nccl_version_code < code(2, 24, 0)) {
+    return fmt::format(
+        "-d/--datatype f8e4m3/f8e5m2: ncclFloat8e4m3 and ncclFloat8e5m2 need NCCL >= 2.24; {} (drop the fp8 "
+        "types)",
+        have);
+  }
   return {};
+}
+
+std::string fp8_arch_refusal(const Tuning& t, int cuda_arch, int rank, const std::string& host) {
+  if (!t.fp8 || cuda_arch >= 900) return {};
+  return fmt::format(
+      "-d/--datatype f8e4m3/f8e5m2: fp8 reductions need an sm90 (Hopper) or newer GPU; rank {} on {} has "
+      "sm{} (nccl-tests leaves fp8 out below sm90; drop the fp8 types)",
+      rank, host, cuda_arch / 10);
 }
 
 }  // namespace fabcheck::comm::nccl

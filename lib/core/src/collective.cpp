@@ -17,6 +17,13 @@ const std::vector<Dtype>& all_dtypes() {
                                        Dtype::kDouble, Dtype::kBfloat16};
   return v;
 }
+const std::vector<Dtype>& fp8_dtypes() {
+  static const std::vector<Dtype> v = {Dtype::kF8e4m3, Dtype::kF8e5m2};
+  return v;
+}
+bool is_fp8(Dtype d) {
+  return d == Dtype::kF8e4m3 || d == Dtype::kF8e5m2;
+}
 const std::vector<RedOp>& all_redops() {
   static const std::vector<RedOp> v = {RedOp::kSum, RedOp::kProd, RedOp::kMin, RedOp::kMax, RedOp::kAvg};
   return v;
@@ -92,6 +99,10 @@ std::string_view name(Dtype d) {
       return "half";
     case Dtype::kBfloat16:
       return "bfloat16";
+    case Dtype::kF8e4m3:
+      return "f8e4m3";
+    case Dtype::kF8e5m2:
+      return "f8e5m2";
   }
   return "?";
 }
@@ -130,6 +141,9 @@ std::optional<Dtype> parse_dtype(std::string_view s) {
   for (Dtype d : all_dtypes()) {
     if (s == name(d)) return d;
   }
+  for (Dtype d : fp8_dtypes()) {
+    if (s == name(d)) return d;
+  }
   if (s == "char") return Dtype::kInt8;
   if (s == "int") return Dtype::kInt32;
   if (s == "float32") return Dtype::kFloat;
@@ -151,6 +165,8 @@ std::size_t dtype_size(Dtype d) {
   switch (d) {
     case Dtype::kInt8:
     case Dtype::kUint8:
+    case Dtype::kF8e4m3:
+    case Dtype::kF8e5m2:
       return 1;
     case Dtype::kHalf:
     case Dtype::kBfloat16:
@@ -177,6 +193,10 @@ std::uint64_t exact_integer_limit(Dtype d) {
       return std::uint64_t{1} << 24;
     case Dtype::kDouble:
       return std::uint64_t{1} << 53;
+    case Dtype::kF8e4m3:
+      return std::uint64_t{1} << 4;
+    case Dtype::kF8e5m2:
+      return std::uint64_t{1} << 3;
     default:
       return 0;
   }

@@ -119,19 +119,10 @@ json normalize_value(const OptionInfo& o, const json& v, std::string_view where)
           o, v, where, "a collective", [](const std::string& s) { return core::parse_collective(s); },
           [] { return core::all_collectives(); }, "see fabcheck --list");
     case OptKind::kDtypes:
-      for (const char* f8 : {"f8e4m3", "f8e5m2"}) {
-        if (v.is_string() && v.get<std::string>().find(f8) != std::string::npos) {
-          bad_value(where, fmt::format(
-                               "{}: fp8 exists on the nccl backend only (NCCL >= 2.24, sm90 or newer GPUs; "
-                               "nccl-tests filters it below sm90) and fabcheck does not run it yet (use int8 "
-                               "uint8 int32 uint32 int64 uint64 half float double bfloat16)",
-                               f8));
-        }
-      }
       return names<core::Dtype>(
           o, v, where, "a dtype", [](const std::string& s) { return core::parse_dtype(s); },
           [] { return core::all_dtypes(); },
-          "int8 uint8 int32 uint32 int64 uint64 half float double bfloat16");
+          "int8 uint8 int32 uint32 int64 uint64 half float double bfloat16 f8e4m3 f8e5m2");
     case OptKind::kRedops:
       return names<core::RedOp>(
           o, v, where, "a reduction op", [](const std::string& s) { return core::parse_redop(s); },

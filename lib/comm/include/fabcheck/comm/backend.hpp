@@ -93,6 +93,11 @@ class CollBackend {
   virtual void launch_captured();
   virtual void drop_captured() {}
 
+  /// How `-o avg` is computed on a floating type: true when every input is first multiplied by 1/nranks
+  /// rounded to the type and the products are summed (NCCL: ncclAvg is ncclDevPreMulSum, src/enqueue.cc),
+  /// false when the exact sum is divided once (the mpi backend). The data check's expectation follows it.
+  virtual bool avg_premultiplies() const { return false; }
+
   /// Device memory (nccl-tests `-M`): the bytes free on this rank's device now (cudaMemGetInfo), and the
   /// bytes the communicator took when it was created (free before − free after); nullopt without a device.
   virtual std::optional<std::int64_t> device_free_bytes() const { return std::nullopt; }

@@ -16,7 +16,8 @@
 namespace fabcheck::comm::nccl {
 
 /// ncclDataType_t value of a dtype (nccl.h since 2.10: ncclInt8 0, ncclUint8 1, ncclInt32 2, ncclUint32 3,
-/// ncclInt64 4, ncclUint64 5, ncclFloat16 6, ncclFloat32 7, ncclFloat64 8, ncclBfloat16 9).
+/// ncclInt64 4, ncclUint64 5, ncclFloat16 6, ncclFloat32 7, ncclFloat64 8, ncclBfloat16 9; since 2.24
+/// ncclFloat8e4m3 10, ncclFloat8e5m2 11).
 constexpr int dtype_code(core::Dtype d) {
   switch (d) {
     case core::Dtype::kInt8:
@@ -39,6 +40,10 @@ constexpr int dtype_code(core::Dtype d) {
       return 8;
     case core::Dtype::kBfloat16:
       return 9;
+    case core::Dtype::kF8e4m3:
+      return 10;
+    case core::Dtype::kF8e5m2:
+      return 11;
   }
   return -1;
 }
@@ -128,6 +133,7 @@ struct Tuning {
   int cudagraph_launches = 0;  ///< -G: launches of the captured graph (0 = no graph)
   bool mulsum = false;         ///< -o mulsum is among the ops (ncclRedOpCreatePreMulSum)
   bool stream_null = false;    ///< -y: calls on the NULL stream instead of one non-blocking stream
+  bool fp8 = false;            ///< -d names f8e4m3 or f8e5m2 (ncclFloat8e4m3 / ncclFloat8e5m2)
 };
 
 /// "2.28.9" from an NCCL version code (ncclGetVersion / NCCL_VERSION_CODE: major·10000 + minor·100 + patch
@@ -137,9 +143,17 @@ std::string version_text(int code);
 /// Why this NCCL (runtime version code) and CUDA runtime (cudaRuntimeGetVersion, e.g. 13000) cannot do what
 /// `t` asks, as one line naming the flag and the fix; "" when they can. The version rules are nccl-tests'
 /// (src/common.cu): -R 1 needs NCCL >= 2.19 (ncclCommRegister), -R 2 >= 2.27 (symmetric windows), -x >= 2.27
-/// (-x 2, NCCL_CTA_POLICY_ZERO, >= 2.28), -G NCCL >= 2.9 and CUDA >= 11.3, mulsum NCCL >= 2.11. nccl-tests
+/// (-x 2, NCCL_CTA_POLICY_ZERO, >= 2.28), -G NCCL >= 2.9 and CUDA >= 11.3, mulsum NCCL >= 2.11, the fp8
+/// types NCCL >= 2.24 (src/common.cu: `NCCL_VERSION_CODE >= NCCL_VERSION(2,24,0)` adds them). nccl-tests
 /// prints a note and runs without the flag; fabcheck refuses instead (exit 2), so a table never claims a
 /// setting it did not run with.
 std::string tuning_refusal(const Tuning& t, int nccl_version_code, int cudart_version);
+
+/// Why this rank's GPU cannot run the fp8 types, as one line; "" when it can or `t` asks for none.
+/// `cuda_arch` = 100·major + 10·minor of the compute capability (nccl-tests' minCudaArch). nccl-tests filters
+/// f8e4m3/f8e5m2 out below sm90 (src/common.cu: `if (minCudaArch < 900)`, "Filter out fp8 on pre-Hopper
+/// hardware"); fabcheck refuses a `-d` that names them instead, so a table never lacks a type it was asked
+/// for.
+std::string fp8_arch_refusal(const Tuning& t, int cuda_arch, int rank, const std::string& host);
 
 }  // namespace fabcheck::comm::nccl

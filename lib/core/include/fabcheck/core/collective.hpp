@@ -23,9 +23,24 @@ enum class Collective {
   kScatter
 };
 
-/// Element types (`-d`), nccl-tests names: int8 uint8 int32 uint32 int64 uint64 half float double bfloat16.
-/// half is IEEE binary16 and bfloat16 the 16-bit brain float (host arithmetic in core/half.hpp).
-enum class Dtype { kInt8, kUint8, kInt32, kUint32, kInt64, kUint64, kFloat, kDouble, kHalf, kBfloat16 };
+/// Element types (`-d`), nccl-tests names: int8 uint8 int32 uint32 int64 uint64 half float double bfloat16
+/// f8e4m3 f8e5m2. half is IEEE binary16 and bfloat16 the 16-bit brain float (host arithmetic in
+/// core/half.hpp); f8e4m3 and f8e5m2 are NCCL's 8-bit floats (ncclFloat8e4m3/e5m2: NCCL >= 2.24 on sm90 or
+/// newer GPUs; on the mpi backend user-defined ops as for half; host arithmetic in core/fp8.hpp).
+enum class Dtype {
+  kInt8,
+  kUint8,
+  kInt32,
+  kUint32,
+  kInt64,
+  kUint64,
+  kFloat,
+  kDouble,
+  kHalf,
+  kBfloat16,
+  kF8e4m3,
+  kF8e5m2
+};
 
 /// Reduction ops (`-o/--op`). kAvg is ncclAvg (NCCL >= 2.10: the sum divided by nranks; integers divide
 /// with truncation); MPI has no average op, so the mpi backend sums and each rank that holds a result divides
@@ -37,9 +52,15 @@ enum class RedOp { kSum, kProd, kMin, kMax, kAvg, kMulSum };
 
 /// Every collective in table order (what `--coll all` runs).
 const std::vector<Collective>& all_collectives();
-/// Every dtype (what `-d all` runs), in nccl-tests order: int8 uint8 int32 uint32 int64 uint64 half float
-/// double bfloat16.
+/// Every dtype that `-d all` runs, in nccl-tests order: int8 uint8 int32 uint32 int64 uint64 half float
+/// double bfloat16. Not the fp8 types: nccl-tests' `all` adds them only where its GPUs are sm90 or newer
+/// (and NCCL >= 2.24), so fabcheck's `all` is the ten every backend and GPU runs, and f8e4m3/f8e5m2 are asked
+/// for by name (a sweep note on the nccl backend says so).
 const std::vector<Dtype>& all_dtypes();
+/// The 8-bit float types (f8e4m3 f8e5m2), in nccl-tests order.
+const std::vector<Dtype>& fp8_dtypes();
+/// True for f8e4m3 and f8e5m2.
+bool is_fp8(Dtype d);
 /// Every redop (what `-o all` runs): sum prod min max avg (nccl-tests' `all` has avg from NCCL 2.10 on;
 /// mulsum, ncclRedOpCreatePreMulSum, is not here: it runs on the nccl backend only, so it is asked for by
 /// name).
@@ -57,17 +78,18 @@ std::string_view name(RedOp o);
 /// Parses a collective name; accepts canonical names, nccl-tests spellings (all_reduce, all_gather,
 /// reduce_scatter, alltoall, send_recv) and binary names (all_reduce_perf). nullopt when unknown.
 std::optional<Collective> parse_collective(std::string_view s);
-/// Parses a dtype name (nccl-tests spellings; also float32/float64/char/int, float16/fp16 for half,
-/// bf16 for bfloat16). nullopt when unknown.
+/// Parses a dtype name (nccl-tests spellings, f8e4m3 and f8e5m2 included; also float32/float64/char/int,
+/// float16/fp16 for half, bf16 for bfloat16). nullopt when unknown.
 std::optional<Dtype> parse_dtype(std::string_view s);
 /// Parses a redop name. nullopt when unknown.
 std::optional<RedOp> parse_redop(std::string_view s);
 
-/// Element size in bytes (1, 2 for half/bfloat16, 4 or 8).
+/// Element size in bytes (1 for int8/uint8/fp8, 2 for half/bfloat16, 4 or 8).
 std::size_t dtype_size(Dtype d);
 /// The largest N such that every integer 0..N is exactly representable in `d`: 2^11 (half), 2^8 (bfloat16),
-/// 2^24 (float), 2^53 (double); 0 for the integer types (their sums wrap exactly, no limit applies). The data
-/// check keeps every partial sum of a reduction at or below it.
+/// 2^24 (float), 2^53 (double), 2^4 (f8e4m3: 4-bit significand), 2^3 (f8e5m2: 3-bit significand); 0 for the
+/// integer types (their sums wrap exactly, no limit applies). The data check keeps every partial sum of a
+/// reduction at or below it.
 std::uint64_t exact_integer_limit(Dtype d);
 /// True for rooted collectives (broadcast, reduce, gather, scatter): `-r` applies and the root column is
 /// printed.

@@ -5,7 +5,8 @@
 /// reduction of two 16-bit values gives. Exact for the data check's values (small integers and powers of
 /// two, see exact_integer_limit()).
 #include <cstdint>
-#include <type_traits>
+
+#include "fabcheck/core/small_float.hpp"
 
 namespace fabcheck::core {
 
@@ -19,53 +20,23 @@ std::uint16_t float_to_bf16_bits(float f);
 /// bfloat16 bits → binary32 (exact: the bits are the upper half of the float).
 float bf16_bits_to_float(std::uint16_t b);
 
-/// A 16-bit float stored as its bits. `Traits` gives to_bits/from_bits (binary16 or bfloat16).
-template <class Traits>
-struct Float16Storage {
-  std::uint16_t bits = 0;  ///< raw bits, as the device stores them
-
-  constexpr Float16Storage() = default;
-  /// Converts any arithmetic value via float (round to nearest even).
-  template <class U, class = std::enable_if_t<std::is_arithmetic_v<U>>>
-  explicit Float16Storage(U v) : bits(Traits::to_bits(static_cast<float>(v))) {}
-
-  /// The value as a float (exact).
-  float to_float() const { return Traits::from_bits(bits); }
-  /// The value as any arithmetic type.
-  template <class U, class = std::enable_if_t<std::is_arithmetic_v<U>>>
-  explicit operator U() const {
-    return static_cast<U>(to_float());
-  }
-
-  /// Sum, rounded to this type.
-  friend Float16Storage operator+(Float16Storage a, Float16Storage b) {
-    return Float16Storage(a.to_float() + b.to_float());
-  }
-  /// Product, rounded to this type.
-  friend Float16Storage operator*(Float16Storage a, Float16Storage b) {
-    return Float16Storage(a.to_float() * b.to_float());
-  }
-  /// Numeric comparisons (IEEE: NaN compares unequal, +0 == −0).
-  friend bool operator==(Float16Storage a, Float16Storage b) { return a.to_float() == b.to_float(); }
-  friend bool operator!=(Float16Storage a, Float16Storage b) { return !(a == b); }
-  friend bool operator<(Float16Storage a, Float16Storage b) { return a.to_float() < b.to_float(); }
-};
-
 /// Conversions of IEEE binary16.
 struct HalfTraits {
+  using Bits = std::uint16_t;
   static std::uint16_t to_bits(float f) { return float_to_half_bits(f); }    ///< see float_to_half_bits
   static float from_bits(std::uint16_t h) { return half_bits_to_float(h); }  ///< see half_bits_to_float
 };
 /// Conversions of bfloat16.
 struct BFloat16Traits {
+  using Bits = std::uint16_t;
   static std::uint16_t to_bits(float f) { return float_to_bf16_bits(f); }    ///< see float_to_bf16_bits
   static float from_bits(std::uint16_t b) { return bf16_bits_to_float(b); }  ///< see bf16_bits_to_float
 };
 
 /// IEEE 754 binary16 (nccl-tests `half`, NCCL ncclFloat16, CUDA __half): 11-bit significand, max 65504.
-using Half = Float16Storage<HalfTraits>;
+using Half = SmallFloat<HalfTraits>;
 /// bfloat16 (nccl-tests `bfloat16`, NCCL ncclBfloat16, CUDA __nv_bfloat16): 8-bit significand, float range.
-using BFloat16 = Float16Storage<BFloat16Traits>;
+using BFloat16 = SmallFloat<BFloat16Traits>;
 
 static_assert(sizeof(Half) == 2 && sizeof(BFloat16) == 2, "16-bit storage");
 

@@ -7,6 +7,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fabcheck/comm/backend.hpp"
@@ -50,31 +51,43 @@ SweepResult run_sweep(const comm::Communicator& comm, const SweepOptions& opts);
 
 /// Input values of the exact data check (DESIGN §3 `#wrong`) for one (dtype, op, nranks): small integers
 /// whose reductions are exact in every summation order.
-/// - prod: v(r, i) = 2 when (i + r) mod 3 = 0, else 1 (products of powers of two: exact, or +inf in every
-///   order in the float types; wrapping in the integer types);
+/// - prod: v(r, i) = 2 when (i + r) mod s = 0, else 1, s = 3 (products of powers of two: exact, or +inf in
+///   every order in binary16/bfloat16/float/double; wrapping in the integer types); for fp8, which has no
+///   infinity in E4M3 (it saturates at 448), s = max(3, ⌈n / k⌉) with k = 8 (E4M3) or 15 (E5M2), so at most
+///   k ranks hold a 2 at an index and every partial product is exact;
 /// - otherwise v(r, i) = 1 + (13·(i mod m) + 7·(r mod m)) mod m ∈ [1, m], with m = 31 while 31·n fits under
 ///   core::exact_integer_limit(dtype) (always for the integer types, whose sums wrap exactly), else 3, else 1
-///   (half: n ≤ 66 / 682 / 2048 ranks; bfloat16: n ≤ 8 / 85 / 256), so every partial sum is an exactly
-///   representable integer; beyond that a sparse 0/1 pattern: v = 1 when (i + r) mod stride = 0, stride =
-///   ⌈n / limit⌉, so at most `limit` ranks contribute 1 at any index. Values differ across ranks and indices,
-///   so misplaced chunks show.
-/// - avg (avg_data_pattern): v(r, i) = c(i) + s(r, i) with c(i) = 1 + (i mod m) and s = +(i mod 2) on even
-///   ranks, −(i mod 2) on the odd rank after each (0 on the last rank of an odd count), so that the ranks'
-///   values sum to n·c(i) exactly and the average is the integer c(i) in every dtype; m = 31 while
-///   32·n ≤ L, else 3 (4·n ≤ L), else 1 (2·n ≤ L), with L the type's largest value for the integer types (an
-///   average of wrapped sums would not be exact) and core::exact_integer_limit for the floating ones; beyond
-///   that every value is 0 (the average 0 still shows garbage).
+///   (half: n ≤ 66 / 682 / 2048 ranks; bfloat16: n ≤ 8 / 85 / 256; E4M3: n ≤ 5 / 16; E5M2: n ≤ 2 / 8), so
+///   every partial sum is an exactly representable integer; beyond that a sparse 0/1 pattern: v = 1 when
+///   (i + r) mod stride = 0, stride = ⌈n / limit⌉, so at most `limit` ranks contribute 1 at any index. Values
+///   differ across ranks and indices, so misplaced chunks show.
+/// - avg of an integer type (avg_data_pattern): v(r, i) = c(i) + s(r, i) with c(i) = 1 + (i mod m) and
+///   s = +(i mod 2) on even ranks, −(i mod 2) on the odd rank after each (0 on the last rank of an odd
+///   count), so that the ranks' values sum to n·c(i) exactly and the average is the integer c(i); m = 31
+///   while 32·n ≤ L, else 3 (4·n ≤ L), else 1 (2·n ≤ L), with L the type's largest value (an average of
+///   wrapped sums would not be exact); beyond that every value is 0 (the average 0 still shows garbage).
+/// - avg of a floating type (`pair`): two ranks contribute at each index, a = i mod n with 1 + (i mod m) and
+///   b = (i + 1) mod n with 1 + (7·(i mod m) + 3) mod m, the others 0, m = min(31, limit / 2) — nccl-tests'
+///   float average (verifiable.cu: "we limit to two ranks contributing non-zero values"). NCCL multiplies
+///   every input by 1/n rounded to the type before it sums and rounds each partial sum, so with every rank
+///   contributing the result drifts from any one expectation as n grows (a host model of it reaches 3 ulps at
+///   15 bfloat16 ranks and 8 at 51); with two contributors it is one rounding of each product and one of
+///   their sum, whatever the order. A rank that contributes nowhere in a short buffer (count < n) is not
+///   checked by the average, as in nccl-tests; the sum/min/max/prod patterns check every rank.
 struct DataPattern {
   bool prod = false;           ///< the prod pattern (values 1 and 2)
   bool avg = false;            ///< the avg pattern (modulus 0: all zero)
+  bool pair = false;           ///< avg of a floating type: two contributing ranks per index
   int nranks = 0;              ///< ranks of the avg pattern (its last rank is unpaired when odd)
   std::uint32_t modulus = 31;  ///< m of the sum/min/max pattern
-  std::uint64_t stride = 0;    ///< > 0: the sparse 0/1 pattern with this stride
+  std::uint64_t stride = 0;    ///< > 0: the sparse 0/1 pattern, or prod's s, with this stride
   /// Value of element i on rank `rank`.
   std::uint32_t value(int rank, std::uint64_t i) const;
-  /// Period of value() in i (3 for prod, stride for the sparse pattern, else m): the expected reduction is a
-  /// table of this many entries.
+  /// Period of value() in i (s for prod, stride for the sparse pattern, n·m for the pair average, else m):
+  /// the expected reduction is a table of this many entries.
   std::uint64_t period() const;
+  /// The pair average: the two ranks that contribute at index i (the second −1 on one rank).
+  std::pair<int, int> pair_ranks(std::uint64_t i) const;
   /// avg: the last rank of an odd count, whose value is c(i) alone.
   bool last_rank_unpaired(int rank) const;
 };
@@ -89,6 +102,13 @@ DataPattern avg_data_pattern(core::Dtype d, int nranks);
 /// 2·nranks ranks, so that Σ_r scalar(r)·x_r (comm::nccl::premul_scalar: 1 or 2) stays within
 /// exact_integer_limit in every partial sum, as a plain sum of 2·nranks ranks does.
 DataPattern pattern_for(core::Dtype d, std::optional<core::RedOp> op, int nranks);
+
+/// The data check's expected `-o avg` result at index i of a pair-average pattern (`p.pair`, a floating
+/// `d`), as a double (the value is one of d's): `premultiplied` as the nccl backend computes ncclAvg (every
+/// input times 1/nranks rounded to d, rounded, then summed: NCCL src/enqueue.cc, ncclDevPreMulSum), else as
+/// the mpi backend does (the exact sum divided once). The check accepts 2 ulps around it (nccl-tests
+/// verifiable.cu). @throws std::invalid_argument when `p` is not a pair-average pattern.
+double expected_average(core::Dtype d, const DataPattern& p, std::uint64_t i, bool premultiplied);
 
 /// The table loop, exposed for bench/: `iters` back-to-back calls after a barrier, with -z semantics
 /// (0 none, 1 sync + barrier after each op, 2 sync after each op, 3 sync + barrier after each op with the
