@@ -41,6 +41,25 @@ CASES = {
 RT = []
 
 
+def median_ci95(xs):
+    """Distribution-free 95 % confidence interval of the median (order statistics of the binomial(n, 1/2)):
+    (x_(k), x_(n-k+1)) with the largest k such that P(B < k) <= 0.025. None below 6 values."""
+    n = len(xs)
+    if n < 6:
+        return None
+    ys = sorted(xs)
+    cdf, k = 0.0, 0
+    for j in range(n + 1):
+        p = 1.0
+        for t in range(j):
+            p = p * (n - t) / (t + 1)
+        if cdf + p / 2 ** n > 0.025:
+            break
+        cdf += p / 2 ** n
+        k = j + 1
+    return (ys[k - 1], ys[n - k]) if k >= 1 else None
+
+
 def run(cmd, env):
     cmd = RT + cmd
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, timeout=600)
@@ -88,8 +107,9 @@ def main():
     print(f"# small_messages: {a.pairs} interleaved pairs of launches per case; ratio = fabcheck / bare (MPI_Init)"
           f"{'; under chrt -f 20' if a.rt else ''}; load average {os.getloadavg()[0]:.2f}")
     print(f"# {'case':8} {'ranks':>5} {'bytes':>9} {'fabcheck_us':>12} {'bare_us':>10} {'ratio_p50':>9} "
-          f"{'ratio_min':>9} {'ratio_max':>9} {'bare1_us':>9} {'ratio1_p50':>10}  levels")
+          f"{'ratio_min':>9} {'ratio_max':>9} {'ci95_ratio':>13} {'bare1_us':>9} {'ratio1_p50':>10}  levels")
     print("#   bare = fresh bare loop (prep=0); bare1/ratio1 = bare loop after one point-to-point message (prep=1)")
+    print("#   ci95_ratio = distribution-free 95 % confidence interval of the median ratio (order statistics)")
     with tempfile.TemporaryDirectory() as tmp:
         for name in a.cases.split(","):
             n, kind, size, iters = CASES[name]
@@ -114,9 +134,11 @@ def main():
                 ratios.append(fs[-1] / bs[-1])
                 if both:
                     ratios1.append(fs[-1] / b1s[-1])
+            c = median_ci95(ratios)
+            ci = f"{c[0]:6.3f}-{c[1]:.3f}" if c else f"{'-':>13}"
             b1 = f"{statistics.median(b1s):9.3f} {statistics.median(ratios1):10.3f}" if both else f"{'-':>9} {'-':>10}"
             print(f"  {name:8} {n:5} {size:9} {statistics.median(fs):12.3f} {statistics.median(bs):10.3f} "
-                  f"{statistics.median(ratios):9.3f} {min(ratios):9.3f} {max(ratios):9.3f} {b1}  "
+                  f"{statistics.median(ratios):9.3f} {min(ratios):9.3f} {max(ratios):9.3f} {ci} {b1}  "
                   f"{','.join(sorted(levels))}", flush=True)
 
 

@@ -21,11 +21,10 @@
 #include "fabcheck/comm/phase.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/core/fault.hpp"
-#include "fabcheck/core/fp8.hpp"
-#include "fabcheck/core/half.hpp"
 #include "fabcheck/core/size.hpp"
 #include "fabcheck/core/stats.hpp"
 #include "fabcheck/probes/inventory.hpp"
+#include "sweep_data.hpp"
 
 namespace fabcheck::probes {
 
@@ -184,425 +183,7 @@ std::vector<std::uint64_t> sweep_sizes(const SweepOptions& o) {
   return out;
 }
 
-// ---------------------------------------------------------------------------------------------------------------
-// Data: small integers chosen so that every reduction is exactly predictable in every dtype (data_pattern()
-// in sweep.hpp has the rules). Integer sums wrap modulo 2^bits exactly as MPI/NCCL do, and we compute them
-// the same way; float sums stay at or below exact_integer_limit(dtype) in every partial sum, so any
-// summation order gives the same exact value; products of powers of two are exact (or +inf in every order).
-
-/// The most factors of 2 a product may hold in `d` so that it stays exact and finite: 8 for E4M3 (2^8 = 256
-/// <= 448), 15 for E5M2 (2^15 = 32768 <= 57344); 0 = no bound (the other floating types overflow to +inf in
-/// every order, the integer types wrap exactly).
-static std::uint64_t prod_twos_limit(Dtype d) {
-  return d == Dtype::kF8e4m3 ? 8 : d == Dtype::kF8e5m2 ? 15 : 0;
-}
-
-DataPattern data_pattern(Dtype d, bool prod, int nranks) {
-  if (nranks < 1) throw std::invalid_argument("data_pattern: nranks must be >= 1");
-  DataPattern p;
-  p.prod = prod;
-  if (prod) {
-    // fp8 has no infinity to overflow into in every order alike (E4M3 saturates at 448): at most twos(d)
-    // ranks hold a 2 at any index, so every partial product is a power of two the type holds exactly.
-    if (const std::uint64_t k = prod_twos_limit(d); k > 0) {
-      const auto n = static_cast<std::uint64_t>(nranks);
-      p.stride = std::max<std::uint64_t>(3, (n + k - 1) / k);
-    }
-    return p;
-  }
-  const std::uint64_t limit = core::exact_integer_limit(d);
-  const auto n = static_cast<std::uint64_t>(nranks);
-  if (limit == 0 || 31 * n <= limit) {
-    p.modulus = 31;
-  } else if (3 * n <= limit) {
-    p.modulus = 3;
-  } else if (n <= limit) {
-    p.modulus = 1;
-  } else {
-    p.modulus = 1;
-    p.stride = (n + limit - 1) / limit;  // at most ceil(n / stride) <= limit ranks hold a 1 at any index
-  }
-  return p;
-}
-
-DataPattern avg_data_pattern(Dtype d, int nranks) {
-  if (nranks < 1) throw std::invalid_argument("avg_data_pattern: nranks must be >= 1");
-  DataPattern p;
-  p.avg = true;
-  p.nranks = nranks;
-  std::uint64_t limit = core::exact_integer_limit(d);
-  if (limit > 0) {  // floating types: two contributors per index (nccl-tests' float average)
-    p.pair = true;
-    p.modulus = static_cast<std::uint32_t>(std::min<std::uint64_t>(31, limit / 2));
-    return p;
-  }
-  // integer types: the average of a wrapped sum is not exact, so no sum may wrap
-  const std::size_t bits = 8 * core::dtype_size(d);
-  const bool is_signed = d == Dtype::kInt8 || d == Dtype::kInt32 || d == Dtype::kInt64;
-  limit = bits >= 64 ? (is_signed ? (std::uint64_t{1} << 63) - 1 : ~std::uint64_t{0})
-                     : (std::uint64_t{1} << (is_signed ? bits - 1 : bits)) - 1;
-  const auto n = static_cast<std::uint64_t>(nranks);
-  p.modulus = 32 * n <= limit ? 31 : 4 * n <= limit ? 3 : 2 * n <= limit ? 1 : 0;
-  return p;
-}
-
-DataPattern pattern_for(Dtype d, std::optional<RedOp> op, int nranks) {
-  if (op && *op == RedOp::kAvg) return avg_data_pattern(d, nranks);
-  if (op && *op == RedOp::kMulSum) return data_pattern(d, false, 2 * nranks);
-  return data_pattern(d, op && *op == RedOp::kProd, nranks);
-}
-
-std::uint32_t DataPattern::value(int rank, std::uint64_t i) const {
-  const auto ru = static_cast<std::uint64_t>(rank);
-  if (avg && pair) {
-    const auto [a, b] = pair_ranks(i);
-    if (rank == a) return 1u + static_cast<std::uint32_t>(i % modulus);
-    if (rank == b) return 1u + static_cast<std::uint32_t>((7 * (i % modulus) + 3) % modulus);
-    return 0;
-  }
-  if (avg) {
-    if (modulus == 0) return 0;
-    const auto c = 1u + static_cast<std::uint32_t>(i % modulus);
-    const auto s = static_cast<std::uint32_t>(i % 2);
-    if (ru % 2 == 0) return last_rank_unpaired(rank) ? c : c + s;
-    return c - s;
-  }
-  if (prod) return (i + ru) % (stride > 0 ? stride : 3) == 0 ? 2u : 1u;
-  if (stride > 0) return (i + ru) % stride == 0 ? 1u : 0u;
-  return 1u + static_cast<std::uint32_t>((13 * (i % modulus) + 7 * (ru % modulus)) % modulus);
-}
-
-std::pair<int, int> DataPattern::pair_ranks(std::uint64_t i) const {
-  const auto n = static_cast<std::uint64_t>(nranks);
-  return {static_cast<int>(i % n), n < 2 ? -1 : static_cast<int>((i + 1) % n)};
-}
-
-bool DataPattern::last_rank_unpaired(int rank) const {
-  return nranks % 2 == 1 && rank == nranks - 1;
-}
-
-std::uint64_t DataPattern::period() const {
-  if (avg && pair) return static_cast<std::uint64_t>(nranks) * modulus;
-  if (avg) return modulus == 0 ? 1 : (modulus % 2 == 0 ? modulus : 2 * modulus);
-  if (prod) return stride > 0 ? stride : 3;
-  return stride > 0 ? stride : modulus;
-}
-
 namespace {
-
-template <class T>
-T combine(T a, T b, RedOp op) {
-  if constexpr (std::is_integral_v<T>) {
-    using U = std::make_unsigned_t<T>;
-    switch (op) {
-      case RedOp::kSum:
-      case RedOp::kAvg:     // reduction_table divides the exact sum
-      case RedOp::kMulSum:  // reduction_table pre-multiplies each rank's value
-        return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
-      case RedOp::kProd:
-        return static_cast<T>(static_cast<U>(static_cast<U>(a) * static_cast<U>(b)));
-      case RedOp::kMin:
-        return std::min(a, b);
-      case RedOp::kMax:
-        return std::max(a, b);
-    }
-  } else {
-    switch (op) {
-      case RedOp::kSum:
-      case RedOp::kAvg:
-      case RedOp::kMulSum:
-        return a + b;
-      case RedOp::kProd:
-        return a * b;
-      case RedOp::kMin:
-        return std::min(a, b);
-      case RedOp::kMax:
-        return std::max(a, b);
-    }
-  }
-  return a;
-}
-
-template <class F>
-void with_type(Dtype d, F&& f) {
-  switch (d) {
-    case Dtype::kInt8:
-      f(std::int8_t{});
-      return;
-    case Dtype::kUint8:
-      f(std::uint8_t{});
-      return;
-    case Dtype::kInt32:
-      f(std::int32_t{});
-      return;
-    case Dtype::kUint32:
-      f(std::uint32_t{});
-      return;
-    case Dtype::kInt64:
-      f(std::int64_t{});
-      return;
-    case Dtype::kUint64:
-      f(std::uint64_t{});
-      return;
-    case Dtype::kFloat:
-      f(float{});
-      return;
-    case Dtype::kDouble:
-      f(double{});
-      return;
-    case Dtype::kHalf:
-      f(core::Half{});
-      return;
-    case Dtype::kBfloat16:
-      f(core::BFloat16{});
-      return;
-    case Dtype::kF8e4m3:
-      f(core::Fp8E4M3{});
-      return;
-    case Dtype::kF8e5m2:
-      f(core::Fp8E5M2{});
-      return;
-  }
-}
-
-template <class T>
-void fill_pattern(T* dst, std::uint64_t n, const DataPattern& pat, int rank, std::uint64_t index0) {
-  for (std::uint64_t k = 0; k < n; ++k) dst[k] = static_cast<T>(pat.value(rank, index0 + k));
-}
-
-/// A 16- or 8-bit float of core::SmallFloat (arithmetic through float).
-template <class T>
-concept NarrowFloat = requires(T t) {
-  t.to_float();
-};
-
-/// The pair average (DataPattern::pair) of `va` on one rank and `vb` on another (`two` = false: one rank)
-/// over `nranks` ranks, as the backend computes it:
-/// - premultiplied (the nccl backend): NCCL implements ncclAvg on a floating type as ncclDevPreMulSum with
-///   the scalar 1/nRanks converted to the type (src/enqueue.cc: `__float2half(float(1.0 / comm->nRanks))`,
-///   `__float2bfloat16`, `__nv_cvt_float_to_fp8(..., __NV_SATFINITE, ...)`, `float(1.0 / nRanks)`, `1.0 /
-///   nRanks`): every input times the scalar, rounded to the type, then summed, rounded after each step
-///   (src/device/reduce_kernel.h); the zeros of the other ranks add nothing;
-/// - otherwise (the mpi backend): the exact sum divided once (comm/mpi_backend.cpp divide_each: through float
-///   for the narrow types).
-/// The products are exact before their one rounding (at most 5 + 24 significant bits), so the result is
-/// what either backend computes, to the ulps nccl-tests allows for NCCL's per-architecture multiply
-/// (verifiable.cu: 2).
-template <class T>
-T pair_average(std::uint32_t va, std::uint32_t vb, bool two, int nranks, bool premultiplied) {
-  if constexpr (std::is_integral_v<T>) {
-    return T{};  // integer types use the exact-sum pattern (avg_data_pattern)
-  } else if (premultiplied) {
-    T scalar;
-    if constexpr (std::is_same_v<T, double>) {
-      scalar = 1.0 / nranks;
-    } else {
-      scalar = static_cast<T>(static_cast<float>(1.0 / nranks));
-    }
-    const auto times = [&](std::uint32_t v) {
-      return static_cast<T>(static_cast<double>(v) * static_cast<double>(scalar));
-    };
-    return two ? times(va) + times(vb) : times(va);
-  } else {
-    const T sum = two ? static_cast<T>(va) + static_cast<T>(vb) : static_cast<T>(va);  // exact: <= limit
-    if constexpr (NarrowFloat<T>) {
-      return T(sum.to_float() / static_cast<float>(nranks));
-    } else {
-      return static_cast<T>(sum / static_cast<T>(nranks));
-    }
-  }
-}
-
-/// Expected reduction over all ranks, per index modulo pat.period(). `premultiplied`: the backend's
-/// floating average multiplies before it sums (pair_average).
-template <class T>
-std::vector<T> reduction_table(const DataPattern& pat, RedOp op, int nranks, bool premultiplied) {
-  std::vector<T> t(pat.period());
-  if (op == RedOp::kAvg && pat.pair) {
-    for (std::uint64_t k = 0; k < t.size(); ++k) {
-      const auto [a, b] = pat.pair_ranks(k);
-      t[k] = pair_average<T>(pat.value(a, k), b < 0 ? 0 : pat.value(b, k), b >= 0, nranks, premultiplied);
-    }
-    return t;
-  }
-  if (op == RedOp::kAvg) {  // the exact sum (no partial sum wraps or rounds: avg_data_pattern), divided
-    for (std::uint64_t k = 0; k < t.size(); ++k) {
-      std::uint64_t sum = 0;
-      for (int q = 0; q < nranks; ++q) sum += pat.value(q, k);
-      t[k] = static_cast<T>(sum / static_cast<std::uint64_t>(nranks));
-    }
-    return t;
-  }
-  if (op == RedOp::kMulSum) {  // Σ_q scalar(q)·x_q, each product exact (data_pattern for 2·nranks)
-    for (std::uint64_t k = 0; k < t.size(); ++k) {
-      T acc = static_cast<T>(0);
-      for (int q = 0; q < nranks; ++q) {
-        const auto v = static_cast<std::uint64_t>(comm::nccl::premul_scalar(q)) * pat.value(q, k);
-        acc = combine(acc, static_cast<T>(v), RedOp::kSum);
-      }
-      t[k] = acc;
-    }
-    return t;
-  }
-  for (std::uint64_t k = 0; k < t.size(); ++k) {
-    T acc = static_cast<T>(pat.value(0, k));
-    for (int q = 1; q < nranks; ++q) acc = combine(acc, static_cast<T>(pat.value(q, k)), op);
-    t[k] = acc;
-  }
-  return t;
-}
-
-/// Where and what to check on one rank after one call.
-struct CheckPlan {
-  bool checked = false;      ///< this placement is checked at all (same on every rank)
-  std::uint64_t offset = 0;  ///< element offset of the result region in the result buffer
-  std::uint64_t elems = 0;   ///< elements to compare on this rank (0: nothing on this rank)
-};
-
-CheckPlan plan_check(const comm::CollBackend& be, Collective c, const core::CollGeometry& g, bool in_place,
-                     int rank, int nranks, int root, int check_rounds) {
-  CheckPlan p;
-  p.checked = check_rounds > 0 && (!in_place || core::checks_in_place(c));
-  if (!p.checked) return p;
-  const std::uint64_t cnt = g.count;
-  const std::uint64_t n = static_cast<std::uint64_t>(nranks);
-  switch (c) {
-    case Collective::kAllReduce:
-      p.elems = cnt;
-      break;
-    case Collective::kAllGather:
-    case Collective::kAllToAll:
-      p.elems = n * cnt;
-      break;
-    case Collective::kReduceScatter:
-    case Collective::kScatter:
-      p.elems = cnt;
-      if (in_place) p.offset = be.in_place_result_offset(c, g, rank);
-      break;
-    case Collective::kBroadcast:
-      p.elems = (in_place || rank != root) ? cnt : 0;
-      break;
-    case Collective::kReduce:
-      p.elems = rank == root ? cnt : 0;
-      break;
-    case Collective::kSendRecv:
-      p.elems = cnt;
-      break;
-    case Collective::kGather:
-      p.elems = rank == root ? n * cnt : 0;
-      break;
-  }
-  return p;
-}
-
-/// Writes the input of one call into `host` (sized for the whole buffer) for this rank.
-template <class T>
-void init_input(T* host, std::uint64_t buf_elems, Collective c, const core::CollGeometry& g, bool in_place,
-                const DataPattern& pat, int rank) {
-  std::fill(host, host + buf_elems, T{});
-  const std::uint64_t cnt = g.count;
-  if (in_place && (c == Collective::kAllGather || c == Collective::kGather)) {
-    fill_pattern(host + static_cast<std::uint64_t>(rank) * cnt, cnt, pat, rank, 0);
-    return;
-  }
-  fill_pattern(host, std::min(g.send_count, buf_elems), pat, rank, 0);
-}
-
-/// The storage bits of a floating value, as an unsigned integer (for the ulp distance).
-template <class T>
-std::uint64_t bits_of(T v) {
-  if constexpr (NarrowFloat<T>) {
-    return v.bits;
-  } else {
-    std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t> u = 0;
-    std::memcpy(&u, &v, sizeof u);
-    return u;
-  }
-}
-
-/// |got − expect| in units in the last place, counted as nccl-tests counts them (verifiable.cu calcDelta):
-/// the distance between the two bit patterns, i.e. how many representable values apart two same-signed
-/// values are (0 for equal bits). NCCL's ncclAvg on floating types multiplies by 1/nranks in "an unspecified
-/// floating point format" (nccl-tests' words); nccl-tests accepts 2 such units there in every floating type,
-/// fp8 included, and so does this check, on both backends. ±0 and NaN compare as values.
-template <class T>
-bool within_ulps(T got, T expect, int ulps) {
-  const double g = static_cast<double>(got), e = static_cast<double>(expect);
-  if (g == e) return true;
-  if (!std::isfinite(g) || !std::isfinite(e)) return false;
-  const std::uint64_t a = bits_of(got), b = bits_of(expect);
-  return (a < b ? b - a : a - b) <= static_cast<std::uint64_t>(ulps);
-}
-
-/// Counts elements of the result region that differ from the exact expectation.
-template <class T>
-std::uint64_t count_wrong(const T* got, const CheckPlan& p, Collective c, const core::CollGeometry& g,
-                          const DataPattern& pat, RedOp op, int rank, int nranks, int root,
-                          bool premultiplied) {
-  if (p.elems == 0) return 0;
-  const std::uint64_t cnt = g.count;
-  const auto ru = static_cast<std::uint64_t>(rank);
-  std::uint64_t wrong = 0;
-  auto expect_value = [&](int src, std::uint64_t idx) { return static_cast<T>(pat.value(src, idx)); };
-  switch (c) {
-    case Collective::kAllReduce:
-    case Collective::kReduce:
-    case Collective::kReduceScatter: {
-      const auto table = reduction_table<T>(pat, op, nranks, premultiplied);
-      const std::uint64_t base = c == Collective::kReduceScatter ? ru * cnt : 0;
-      if constexpr (!std::is_integral_v<T>) {
-        if (op == RedOp::kAvg) {  // nccl-tests verifiable.cu: 2 ULP for a floating average, else 0
-          for (std::uint64_t j = 0; j < p.elems; ++j)
-            wrong += !within_ulps(got[j], table[(base + j) % table.size()], 2);
-          break;
-        }
-      }
-      for (std::uint64_t j = 0; j < p.elems; ++j) wrong += !(got[j] == table[(base + j) % table.size()]);
-      break;
-    }
-    case Collective::kAllGather:
-    case Collective::kGather:
-      for (std::uint64_t j = 0; j < p.elems; ++j) {
-        wrong += !(got[j] == expect_value(static_cast<int>(j / cnt), j % cnt));
-      }
-      break;
-    case Collective::kAllToAll:
-      for (std::uint64_t j = 0; j < p.elems; ++j) {
-        wrong += !(got[j] == expect_value(static_cast<int>(j / cnt), ru * cnt + j % cnt));
-      }
-      break;
-    case Collective::kBroadcast:
-      for (std::uint64_t j = 0; j < p.elems; ++j) wrong += !(got[j] == expect_value(root, j));
-      break;
-    case Collective::kScatter:
-      for (std::uint64_t j = 0; j < p.elems; ++j) wrong += !(got[j] == expect_value(root, ru * cnt + j));
-      break;
-    case Collective::kSendRecv: {
-      const int prev = (rank - 1 + nranks) % nranks;
-      for (std::uint64_t j = 0; j < p.elems; ++j) wrong += !(got[j] == expect_value(prev, j));
-      break;
-    }
-  }
-  return wrong;
-}
-
-/// FABCHECK_TEST_FAULT corrupt: the first k elements changed so that any check sees them (integers + 1;
-/// floating values −x − 1: a sign away, beyond any ulp tolerance, also in the 3-bit-significand fp8).
-template <class T>
-void corrupt(T* got, std::uint64_t elems, std::uint64_t k) {
-  for (std::uint64_t j = 0; j < std::min(elems, k); ++j) {
-    T x = got[j];
-    T y;
-    if constexpr (std::is_integral_v<T>) {
-      y = static_cast<T>(x + T{1});
-    } else {
-      y = static_cast<T>(-static_cast<double>(x) - 1.0);
-    }
-    if (!(y != x)) y = T{0};
-    if (!(y != x)) y = T{1};
-    got[j] = y;
-  }
-}
 
 void sleep_us(std::uint64_t us) {
   std::this_thread::sleep_for(std::chrono::microseconds(us));
@@ -613,20 +194,6 @@ std::string block_label(Collective c, Dtype d, std::optional<RedOp> op, int root
 }
 
 }  // namespace
-
-double expected_average(Dtype d, const DataPattern& p, std::uint64_t i, bool premultiplied) {
-  if (!p.avg || !p.pair) throw std::invalid_argument("expected_average: not a pair-average pattern");
-  double out = 0;
-  with_type(d, [&](auto tag) {
-    using T = decltype(tag);
-    if constexpr (!std::is_integral_v<T>) {
-      const auto [a, b] = p.pair_ranks(i);
-      out = static_cast<double>(
-          pair_average<T>(p.value(a, i), b < 0 ? 0 : p.value(b, i), b >= 0, p.nranks, premultiplied));
-    }
-  });
-  return out;
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 
@@ -960,11 +527,7 @@ class SeriesRunner {
     const std::size_t elt = core::dtype_size(d);
     const std::uint64_t buf_elems = std::max(g.send_count, g.recv_count);
     const auto distinct = own_buffers(group);
-    with_type(d, [&](auto tag) {
-      using T = decltype(tag);
-      T* h = reinterpret_cast<T*>(host_);
-      init_input(h, buf_elems, c, g, in_place, pat, comm_.rank());
-    });
+    detail::init_input(d, host_, buf_elems, c, g, in_place, pat, comm_.rank());
     for (std::size_t k = 0; k < distinct; ++k)
       be_.copy_from_host(in_place ? group[k].recv : const_cast<void*>(group[k].send), host_, buf_elems * elt);
     if (!in_place) {
@@ -1015,7 +578,8 @@ class SeriesRunner {
       per_iter_block(pending_.back(), round_iters(per_iter, 0), false);
     }
 
-    const CheckPlan plan = plan_check(be_, c, g, in_place, comm_.rank(), comm_.size(), root, o_.check);
+    const detail::CheckPlan plan =
+        detail::plan_check(be_, c, g, in_place, comm_.rank(), comm_.size(), root, o_.check);
     if (!plan.checked) {
       pr.wrong_reason =
           o_.check == 0 ? "unchecked (-c 0)" : "in-place result not checked for this collective (nccl-tests)";
@@ -1035,17 +599,11 @@ class SeriesRunner {
       for (std::size_t k = 0; k < own_buffers(group); ++k) {
         char* result = static_cast<char*>(group[k].recv) + plan.offset * elt;
         be_.copy_to_host(host_, result, plan.elems * elt);
-        with_type(d, [&](auto tag) {
-          using T = decltype(tag);
-          T* h = reinterpret_cast<T*>(host_);
-          if (k == 0 && fault_ && fault_->kind == core::Fault::Kind::kCorrupt &&
-              fault_->rank == comm_.rank()) {
-            corrupt(h, plan.elems, fault_->elems);
-          }
-          mine += static_cast<std::int64_t>(count_wrong(h, plan, c, g, pat, op.value_or(RedOp::kSum),
-                                                        comm_.rank(), comm_.size(), root < 0 ? 0 : root,
-                                                        be_.avg_premultiplies()));
-        });
+        if (k == 0 && fault_ && fault_->kind == core::Fault::Kind::kCorrupt && fault_->rank == comm_.rank())
+          detail::corrupt(d, host_, plan.elems, fault_->elems);
+        mine += static_cast<std::int64_t>(
+            detail::count_wrong(d, host_, plan, c, g, pat, op.value_or(RedOp::kSum), comm_.rank(),
+                                comm_.size(), root < 0 ? 0 : root, be_.avg_premultiplies()));
       }
       wrong_total = static_cast<std::uint64_t>(comm_.allreduce(mine, comm::ScalarOp::kSum));
       if (wrong_total > 0) {

@@ -24,23 +24,10 @@ std::uint8_t float_to_e5m2_bits(float f);
 /// E5M2 bits → binary32 (exact); exponent field 31 is ±inf (mantissa 0) or NaN.
 float e5m2_bits_to_float(std::uint8_t b);
 
-/// Conversions of E4M3.
-struct Fp8E4M3Traits {
-  using Bits = std::uint8_t;
-  static std::uint8_t to_bits(float f) { return float_to_e4m3_bits(f); }    ///< see float_to_e4m3_bits
-  static float from_bits(std::uint8_t b) { return e4m3_bits_to_float(b); }  ///< see e4m3_bits_to_float
-};
-/// Conversions of E5M2.
-struct Fp8E5M2Traits {
-  using Bits = std::uint8_t;
-  static std::uint8_t to_bits(float f) { return float_to_e5m2_bits(f); }    ///< see float_to_e5m2_bits
-  static float from_bits(std::uint8_t b) { return e5m2_bits_to_float(b); }  ///< see e5m2_bits_to_float
-};
-
 /// nccl-tests `f8e4m3` (NCCL ncclFloat8e4m3, CUDA __nv_fp8_e4m3): 4-bit significand, largest finite 448.
-using Fp8E4M3 = SmallFloat<Fp8E4M3Traits>;
+using Fp8E4M3 = SmallFloat<BitsTraits<std::uint8_t, float_to_e4m3_bits, e4m3_bits_to_float>>;
 /// nccl-tests `f8e5m2` (NCCL ncclFloat8e5m2, CUDA __nv_fp8_e5m2): 3-bit significand, largest finite 57344.
-using Fp8E5M2 = SmallFloat<Fp8E5M2Traits>;
+using Fp8E5M2 = SmallFloat<BitsTraits<std::uint8_t, float_to_e5m2_bits, e5m2_bits_to_float>>;
 
 static_assert(sizeof(Fp8E4M3) == 1 && sizeof(Fp8E5M2) == 1, "8-bit storage");
 

@@ -20,23 +20,10 @@ std::uint16_t float_to_bf16_bits(float f);
 /// bfloat16 bits → binary32 (exact: the bits are the upper half of the float).
 float bf16_bits_to_float(std::uint16_t b);
 
-/// Conversions of IEEE binary16.
-struct HalfTraits {
-  using Bits = std::uint16_t;
-  static std::uint16_t to_bits(float f) { return float_to_half_bits(f); }    ///< see float_to_half_bits
-  static float from_bits(std::uint16_t h) { return half_bits_to_float(h); }  ///< see half_bits_to_float
-};
-/// Conversions of bfloat16.
-struct BFloat16Traits {
-  using Bits = std::uint16_t;
-  static std::uint16_t to_bits(float f) { return float_to_bf16_bits(f); }    ///< see float_to_bf16_bits
-  static float from_bits(std::uint16_t b) { return bf16_bits_to_float(b); }  ///< see bf16_bits_to_float
-};
-
 /// IEEE 754 binary16 (nccl-tests `half`, NCCL ncclFloat16, CUDA __half): 11-bit significand, max 65504.
-using Half = SmallFloat<HalfTraits>;
+using Half = SmallFloat<BitsTraits<std::uint16_t, float_to_half_bits, half_bits_to_float>>;
 /// bfloat16 (nccl-tests `bfloat16`, NCCL ncclBfloat16, CUDA __nv_bfloat16): 8-bit significand, float range.
-using BFloat16 = SmallFloat<BFloat16Traits>;
+using BFloat16 = SmallFloat<BitsTraits<std::uint16_t, float_to_bf16_bits, bf16_bits_to_float>>;
 
 static_assert(sizeof(Half) == 2 && sizeof(BFloat16) == 2, "16-bit storage");
 

@@ -37,4 +37,13 @@ struct SmallFloat {
   friend bool operator<(SmallFloat a, SmallFloat b) { return a.to_float() < b.to_float(); }
 };
 
+/// Traits of a narrow float from its two conversions (float → bits, rounded as the format rounds; bits →
+/// float, exact).
+template <class B, B (*ToBits)(float), float (*FromBits)(B)>
+struct BitsTraits {
+  using Bits = B;
+  static B to_bits(float f) { return ToBits(f); }
+  static float from_bits(B b) { return FromBits(b); }
+};
+
 }  // namespace fabcheck::core
