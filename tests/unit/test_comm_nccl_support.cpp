@@ -42,9 +42,12 @@ TEST(NcclMapping, DtypesMatchNcclEnumValues) {
   EXPECT_EQ(nccl::dtype_code(Dtype::kFloat), 7);
   EXPECT_EQ(nccl::dtype_code(Dtype::kDouble), 8);
   EXPECT_EQ(nccl::dtype_code(Dtype::kBfloat16), 9);
-  // every dtype `-d all` runs has a code, and no two share one
+  EXPECT_EQ(nccl::dtype_code(Dtype::kF8e4m3), 10);  // ncclFloat8e4m3, NCCL >= 2.24
+  EXPECT_EQ(nccl::dtype_code(Dtype::kF8e5m2), 11);  // ncclFloat8e5m2
+  // every dtype has a code, and no two share one
   std::map<int, int> seen;
   for (Dtype d : core::all_dtypes()) EXPECT_EQ(seen[nccl::dtype_code(d)]++, 0) << core::name(d);
+  for (Dtype d : core::fp8_dtypes()) EXPECT_EQ(seen[nccl::dtype_code(d)]++, 0) << core::name(d);
 }
 
 TEST(NcclMapping, RedopsMatchNcclEnumValuesMaxBeforeMin) {

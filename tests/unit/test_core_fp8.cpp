@@ -117,12 +117,12 @@ void expect_exact_in_every_order(Dtype d, int n, std::mt19937& rng) {
   for (std::uint64_t i = 0; i < std::max(sum.period(), prod.period()) + 2; ++i) {
     std::shuffle(order.begin(), order.end(), rng);
     double exact_sum = 0, exact_prod = 1;
-    T acc_sum(0), acc_prod(1);
+    auto acc_sum = static_cast<T>(0), acc_prod = static_cast<T>(1);
     for (int r : order) {
       exact_sum += sum.value(r, i);
       exact_prod *= prod.value(r, i);
-      acc_sum = acc_sum + T(sum.value(r, i));
-      acc_prod = acc_prod * T(prod.value(r, i));
+      acc_sum = static_cast<T>(acc_sum + static_cast<T>(sum.value(r, i)));  // int8: wraps if it overflows
+      acc_prod = static_cast<T>(acc_prod * static_cast<T>(prod.value(r, i)));
     }
     ASSERT_EQ(static_cast<double>(acc_sum), exact_sum) << core::name(d) << " n=" << n << " i=" << i;
     ASSERT_EQ(static_cast<double>(acc_prod), exact_prod) << core::name(d) << " n=" << n << " i=" << i;
@@ -151,4 +151,16 @@ TEST(Fp8, SumsAndProductsStayExactForAnyRankCount) {
   EXPECT_EQ(probes::data_pattern(Dtype::kF8e4m3, false, 17).stride, 2u);
   EXPECT_EQ(probes::data_pattern(Dtype::kF8e5m2, false, 2).modulus, 3u);
   EXPECT_EQ(probes::data_pattern(Dtype::kF8e5m2, false, 8).modulus, 1u);
+}
+
+TEST(DataPattern, IntegerSumsAndProductsNeverOverflow) {
+  // MPI leaves integer overflow undefined and Open MPI 4.1's AVX-512 reductions saturate where C wraps
+  // (open-mpi/ompi#8045): every partial sum and product of the integer patterns stays in range, so a wrap
+  // here (the helper computes in the type) would differ from the exact value.
+  std::mt19937 rng(5);
+  for (int n : {1, 2, 4, 5, 9, 17, 18, 19, 42, 43, 127, 128, 255, 256, 1000}) {
+    expect_exact_in_every_order<std::int8_t>(Dtype::kInt8, n, rng);
+    expect_exact_in_every_order<std::uint8_t>(Dtype::kUint8, n, rng);
+    expect_exact_in_every_order<std::int32_t>(Dtype::kInt32, n, rng);
+  }
 }

@@ -84,6 +84,23 @@ TEST(NcclTuning, MulsumNeeds211) {
             "-o/--op mulsum: ncclRedOpCreatePreMulSum needs NCCL >= 2.11; this NCCL is 2.10.3 (drop mulsum)");
 }
 
+TEST(NcclTuning, Fp8Needs224AndSm90) {
+  nccl::Tuning f;
+  f.fp8 = true;
+  EXPECT_EQ(refusal(f, 22400), "");
+  EXPECT_EQ(refusal(f, 22303),
+            "-d/--datatype f8e4m3/f8e5m2: ncclFloat8e4m3 and ncclFloat8e5m2 need NCCL >= 2.24; this NCCL is "
+            "2.23.3 (drop the fp8 types)");
+  // nccl-tests' minCudaArch: 100·major + 10·minor; fp8 from 900 (Hopper) on
+  EXPECT_EQ(nccl::fp8_arch_refusal(f, 900, 0, "h1"), "");
+  EXPECT_EQ(nccl::fp8_arch_refusal(f, 1000, 3, "h1"), "");
+  EXPECT_EQ(
+      nccl::fp8_arch_refusal(f, 890, 5, "gpu7"),
+      "-d/--datatype f8e4m3/f8e5m2: fp8 reductions need an sm90 (Hopper) or newer GPU; rank 5 on gpu7 has "
+      "sm89 (nccl-tests leaves fp8 out below sm90; drop the fp8 types)");
+  EXPECT_EQ(nccl::fp8_arch_refusal(nccl::Tuning{}, 700, 0, "h1"), "");  // no fp8 asked: nothing refused
+}
+
 TEST(NcclTuning, PremulScalarIsNcclTestsOneOnEvenTwoOnOdd) {
   EXPECT_EQ(nccl::premul_scalar(0), 1);
   EXPECT_EQ(nccl::premul_scalar(1), 2);

@@ -96,12 +96,12 @@ void check_type(Dtype d, std::mt19937& rng) {
         contributors += p.value(r, i) != 0;
       }
       ASSERT_EQ(contributors, std::min(n, 2)) << core::name(d) << " n=" << n << " i=" << i;
-      const double nccl_expect = probes::expected_average(d, p, i, true);
+      const double nccl_expect = probes::expected_average(d, p, i, comm::AvgArith::kPremultiplied);
       for (int t = 0; t < 3; ++t) {
         std::shuffle(order.begin(), order.end(), rng);
         ASSERT_EQ(nccl_average<T>(values, order), nccl_expect) << core::name(d) << " n=" << n << " i=" << i;
       }
-      const double mpi_expect = probes::expected_average(d, p, i, false);
+      const double mpi_expect = probes::expected_average(d, p, i, comm::AvgArith::kSumDivided);
       ASSERT_EQ(mpi_average<T>(values), mpi_expect) << core::name(d) << " n=" << n << " i=" << i;
       worst_mpi = std::max(worst_mpi, steps<T>(mpi_expect, nccl_expect));
     }
@@ -122,13 +122,33 @@ TEST(SweepAverage, PairPatternMatchesNcclsPremultipliedSumInEveryOrder) {
   check_type<core::Fp8E5M2>(Dtype::kF8e5m2, rng);
   check_type<float>(Dtype::kFloat, rng);
   check_type<double>(Dtype::kDouble, rng);
-  EXPECT_THROW(
-      probes::expected_average(Dtype::kFloat, probes::data_pattern(Dtype::kFloat, false, 4), 0, true),
-      std::invalid_argument);
+  EXPECT_THROW(probes::expected_average(Dtype::kFloat, probes::data_pattern(Dtype::kFloat, false, 4), 0,
+                                        comm::AvgArith::kPremultiplied),
+               std::invalid_argument);
   // the integer types keep the exact-sum pattern
   EXPECT_FALSE(probes::avg_data_pattern(Dtype::kInt32, 8).pair);
   EXPECT_EQ(probes::avg_data_pattern(Dtype::kF8e5m2, 8).modulus, 4u);  // va + vb <= 8, E5M2's exact range
   EXPECT_EQ(probes::avg_data_pattern(Dtype::kBfloat16, 8).modulus, 31u);
+}
+
+TEST(SweepAverage, SymmetricKernelsScaleTheSumInTheirAccumulator) {
+  // NCCL's symmetric kernels (-R 2) compute ncclAvg as ncclDevSumPostDiv: the sum in a float accumulator
+  // (half for fp8) times float(1/n) (half(1/n) for fp8). Worked values: bfloat16, 3 ranks, inputs 1 and 4:
+  // float 5 * 0.33333334f = 1.6666667f, bfloat16 1.6640625 (8-bit significand: 1.1010101b
+  // = 1.6640625, 1.1010110b = 1.671875; 1.6666667 is nearer the first). Premultiplied: bf16(1/3) =
+  // 0.333984375, 1 * that = 0.333984375, 4 * that = 1.3359375, their sum 1.669921875 rounds to 1.671875 — one
+  // unit away.
+  const auto p = probes::avg_data_pattern(Dtype::kBfloat16, 3);
+  std::uint64_t i = 0;  // an index where ranks 0 and 1 hold 1 and 4: a = i mod 3 = 0, va = 1 + (i mod 31) = 1
+  while (!(p.value(0, i) == 1 && p.value(1, i) == 4)) ++i;
+  EXPECT_EQ(probes::expected_average(Dtype::kBfloat16, p, i, comm::AvgArith::kScaledSum), 1.6640625);
+  EXPECT_EQ(probes::expected_average(Dtype::kBfloat16, p, i, comm::AvgArith::kPremultiplied), 1.671875);
+  EXPECT_EQ(probes::expected_average(Dtype::kBfloat16, p, i, comm::AvgArith::kSumDivided), 1.6640625);
+  // fp8 E4M3 scales in half: 5 * half(1/3) = 5 * 0.333251953125 = 1.666259765625 in half, E4M3 1.625 (1.101b)
+  const auto q = probes::avg_data_pattern(Dtype::kF8e4m3, 3);
+  std::uint64_t j = 0;
+  while (!(q.value(0, j) == 1 && q.value(1, j) == 4)) ++j;
+  EXPECT_EQ(probes::expected_average(Dtype::kF8e4m3, q, j, comm::AvgArith::kScaledSum), 1.625);
 }
 
 TEST(SweepAverage, EveryRankContributingDriftsPastTwoUlpsInBfloat16) {

@@ -141,7 +141,11 @@ class NcclBackend final : public CollBackend {
   NcclBackend& operator=(const NcclBackend&) = delete;
 
   std::string_view name() const override { return "nccl"; }
-  bool avg_premultiplies() const override { return true; }
+  std::vector<AvgArith> avg_ariths() const override {
+    if (tuning_.local_register == 2)  // symmetric windows: NCCL may pick a symmetric kernel for a call
+      return {AvgArith::kPremultiplied, AvgArith::kScaledSum, AvgArith::kScaledSumInType};
+    return {AvgArith::kPremultiplied};
+  }
   int device_index() const override { return device_; }
   std::string device_label() const override {
     cudaDeviceProp prop{};

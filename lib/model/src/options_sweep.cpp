@@ -38,11 +38,14 @@ OptionTable<SweepOptions> make_sweep_table() {
         false, true},
        [](const O& o) { return json(o.check); },
        [](O& o, const json& v) { o.check = v.get<int>(); }},
-      names({"op", "-o,--op", K::kRedops, 0, 0, "", "Reduction: sum prod min max, a comma list, or all"},
+      names({"op", "-o,--op", K::kRedops, 0, 0, "",
+             "Reduction: sum prod min max avg, a comma list, or all; mulsum by name (nccl)"},
             &O::redops, [](const std::string& s) { return core::parse_redop(s); }),
-      names({"dtype", "-d,--datatype,--dtype", K::kDtypes, 0, 0, "",
-             "int8 uint8 int32 uint32 int64 uint64 half float double bfloat16, list, or all"},
-            &O::dtypes, [](const std::string& s) { return core::parse_dtype(s); }),
+      names(
+          {"dtype", "-d,--datatype,--dtype", K::kDtypes, 0, 0, "",
+           "int8 uint8 int32 uint32 int64 uint64 half float double bfloat16, list, or all (nccl-tests' ten); "
+           "f8e4m3 f8e5m2 by name"},
+          &O::dtypes, [](const std::string& s) { return core::parse_dtype(s); }),
       field({"root", "-r,--root", K::kInt, -1, 1e9, "", "Root of rooted collectives; -1 = every root"},
             &O::root),
       field({"average", "-a,--average", K::kInt, 0, 3, "", "Cross-rank time: 0 rank 0, 1 mean, 2 min, 3 max"},

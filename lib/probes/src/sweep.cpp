@@ -603,7 +603,7 @@ class SeriesRunner {
           detail::corrupt(d, host_, plan.elems, fault_->elems);
         mine += static_cast<std::int64_t>(
             detail::count_wrong(d, host_, plan, c, g, pat, op.value_or(RedOp::kSum), comm_.rank(),
-                                comm_.size(), root < 0 ? 0 : root, be_.avg_premultiplies()));
+                                comm_.size(), root < 0 ? 0 : root, be_.avg_ariths()));
       }
       wrong_total = static_cast<std::uint64_t>(comm_.allreduce(mine, comm::ScalarOp::kSum));
       if (wrong_total > 0) {

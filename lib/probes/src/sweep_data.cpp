@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
@@ -22,15 +23,33 @@ using core::RedOp;
 using detail::CheckPlan;
 
 // Data: small integers chosen so that every reduction is exactly predictable in every dtype (data_pattern()
-// in sweep.hpp has the rules). Integer sums wrap modulo 2^bits exactly as MPI/NCCL do, and we compute them
-// the same way; float sums stay at or below exact_integer_limit(dtype) in every partial sum, so any
-// summation order gives the same exact value; products of powers of two are exact (or +inf in every order).
+// in sweep.hpp has the rules). Sums stay at or below sum_limit(dtype) in every partial sum (no integer
+// overflow, no floating rounding), so any summation order gives the same exact value; products of powers of
+// two are exact (or +inf in every order in the floating types that have it).
+
+/// The largest integer every partial sum of `d` may reach: the floating types' exact-integer limit, the
+/// integer types' largest value. No integer sum overflows: MPI leaves overflow undefined, and Open MPI 4.1's
+/// AVX-512 reductions (mca op/avx) saturate where C wraps (open-mpi/ompi#8045, "wontfix") — measured here:
+/// int8 sum of 64 elements on 16 ranks, 1024 of 1024 elements off with op/avx, 0 with `--mca op ^avx`.
+static std::uint64_t sum_limit(Dtype d) {
+  if (const std::uint64_t limit = core::exact_integer_limit(d); limit > 0) return limit;
+  const std::size_t bits = 8 * core::dtype_size(d);
+  const bool is_signed = d == Dtype::kInt8 || d == Dtype::kInt32 || d == Dtype::kInt64;
+  return bits >= 64 ? (is_signed ? (std::uint64_t{1} << 63) - 1 : ~std::uint64_t{0})
+                    : (std::uint64_t{1} << (is_signed ? bits - 1 : bits)) - 1;
+}
 
 /// The most factors of 2 a product may hold in `d` so that it stays exact and finite: 8 for E4M3 (2^8 = 256
-/// <= 448), 15 for E5M2 (2^15 = 32768 <= 57344); 0 = no bound (the other floating types overflow to +inf in
-/// every order, the integer types wrap exactly).
+/// <= 448), 15 for E5M2 (2^15 = 32768 <= 57344), and for the integer types the largest power of two they hold
+/// (6 for int8 ... 63 for uint64: no overflow, see sum_limit); 0 = no bound (binary16, bfloat16, float and
+/// double overflow to +inf in every order alike).
 static std::uint64_t prod_twos_limit(Dtype d) {
-  return d == Dtype::kF8e4m3 ? 8 : d == Dtype::kF8e5m2 ? 15 : 0;
+  if (d == Dtype::kF8e4m3) return 8;
+  if (d == Dtype::kF8e5m2) return 15;
+  if (core::exact_integer_limit(d) > 0) return 0;
+  std::uint64_t k = 0;
+  for (std::uint64_t limit = sum_limit(d); limit > 1; limit /= 2) ++k;
+  return k;
 }
 
 DataPattern data_pattern(Dtype d, bool prod, int nranks) {
@@ -38,17 +57,18 @@ DataPattern data_pattern(Dtype d, bool prod, int nranks) {
   DataPattern p;
   p.prod = prod;
   if (prod) {
-    // fp8 has no infinity to overflow into in every order alike (E4M3 saturates at 448): at most twos(d)
-    // ranks hold a 2 at any index, so every partial product is a power of two the type holds exactly.
+    // fp8 has no infinity to overflow into in every order alike (E4M3 saturates at 448), an integer product
+    // must not overflow: at most prod_twos_limit(d) ranks hold a 2 at any index, so every partial product is
+    // a power of two the type holds exactly.
     if (const std::uint64_t k = prod_twos_limit(d); k > 0) {
       const auto n = static_cast<std::uint64_t>(nranks);
       p.stride = std::max<std::uint64_t>(3, (n + k - 1) / k);
     }
     return p;
   }
-  const std::uint64_t limit = core::exact_integer_limit(d);
+  const std::uint64_t limit = sum_limit(d);
   const auto n = static_cast<std::uint64_t>(nranks);
-  if (limit == 0 || 31 * n <= limit) {
+  if (31 * n <= limit) {
     p.modulus = 31;
   } else if (3 * n <= limit) {
     p.modulus = 3;
@@ -72,11 +92,7 @@ DataPattern avg_data_pattern(Dtype d, int nranks) {
     p.modulus = static_cast<std::uint32_t>(std::min<std::uint64_t>(31, limit / 2));
     return p;
   }
-  // integer types: the average of a wrapped sum is not exact, so no sum may wrap
-  const std::size_t bits = 8 * core::dtype_size(d);
-  const bool is_signed = d == Dtype::kInt8 || d == Dtype::kInt32 || d == Dtype::kInt64;
-  limit = bits >= 64 ? (is_signed ? (std::uint64_t{1} << 63) - 1 : ~std::uint64_t{0})
-                     : (std::uint64_t{1} << (is_signed ? bits - 1 : bits)) - 1;
+  limit = sum_limit(d);  // integer types: no sum may overflow (the average of a wrapped sum is not exact)
   const auto n = static_cast<std::uint64_t>(nranks);
   p.modulus = 32 * n <= limit ? 31 : 4 * n <= limit ? 3 : 2 * n <= limit ? 1 : 0;
   return p;
@@ -213,51 +229,105 @@ concept NarrowFloat = requires(T t) {
 };
 
 /// The pair average (DataPattern::pair) of `va` on one rank and `vb` on another (`two` = false: one rank)
-/// over `nranks` ranks, as the backend computes it:
-/// - premultiplied (the nccl backend): NCCL implements ncclAvg on a floating type as ncclDevPreMulSum with
-///   the scalar 1/nRanks converted to the type (src/enqueue.cc: `__float2half(float(1.0 / comm->nRanks))`,
-///   `__float2bfloat16`, `__nv_cvt_float_to_fp8(..., __NV_SATFINITE, ...)`, `float(1.0 / nRanks)`, `1.0 /
-///   nRanks`): every input times the scalar, rounded to the type, then summed, rounded after each step
-///   (src/device/reduce_kernel.h); the zeros of the other ranks add nothing;
-/// - otherwise (the mpi backend): the exact sum divided once (comm/mpi_backend.cpp divide_each: through float
-///   for the narrow types).
-/// The products are exact before their one rounding (at most 5 + 24 significant bits), so the result is
-/// what either backend computes, to the ulps nccl-tests allows for NCCL's per-architecture multiply
-/// (verifiable.cu: 2).
+/// over `nranks` ranks, computed the way `how` says (comm::AvgArith: the backends' own arithmetic):
+/// - kSumDivided (the mpi backend): the exact sum divided once (comm/mpi_backend.cpp divide_each: through
+/// float
+///   for the narrow types);
+/// - kPremultiplied: NCCL's ncclDevPreMulSum with the scalar 1/nRanks converted to the type (src/enqueue.cc:
+///   `__float2half(float(1.0 / comm->nRanks))`, `__float2bfloat16`, `__nv_cvt_float_to_fp8(...,
+///   __NV_SATFINITE,
+///   ...)`, `float(1.0 / nRanks)`, `1.0 / nRanks`): every input times the scalar, rounded to the type, then
+///   summed, rounded after each step (src/device/reduce_kernel.h); the zeros of the other ranks add nothing;
+/// - kScaledSum: NCCL's symmetric kernels (src/scheduler/symmetric_sched.cc: ncclDevSumPostDiv with
+///   `f32 = float(1.0 / comm->nRanks)` for half and bfloat16, `f16 = __float2half(...)` for fp8): the sum in
+///   the accumulator times the scalar, rounded to the accumulator, then to the type;
+/// - kScaledSumInType: the same in the type with the type's scalar (its LDMC reduce-scatter).
+/// Every sum and product here is exact before its rounding (small integers; at most 5 + 24 significant bits).
 template <class T>
-T pair_average(std::uint32_t va, std::uint32_t vb, bool two, int nranks, bool premultiplied) {
+T pair_average(std::uint32_t va, std::uint32_t vb, bool two, int nranks, comm::AvgArith how) {
   if constexpr (std::is_integral_v<T>) {
     return T{};  // integer types use the exact-sum pattern (avg_data_pattern)
-  } else if (premultiplied) {
-    T scalar;
-    if constexpr (std::is_same_v<T, double>) {
-      scalar = 1.0 / nranks;
-    } else {
-      scalar = static_cast<T>(static_cast<float>(1.0 / nranks));
-    }
-    const auto times = [&](std::uint32_t v) {
-      return static_cast<T>(static_cast<double>(v) * static_cast<double>(scalar));
-    };
-    return two ? times(va) + times(vb) : times(va);
   } else {
-    const T sum = two ? static_cast<T>(va) + static_cast<T>(vb) : static_cast<T>(va);  // exact: <= limit
-    if constexpr (NarrowFloat<T>) {
-      return T(sum.to_float() / static_cast<float>(nranks));
-    } else {
-      return static_cast<T>(sum / static_cast<T>(nranks));
+    const std::uint32_t sum = two ? va + vb : va;  // exact in every type (<= its exact-integer limit)
+    const double inv = 1.0 / nranks;
+    const auto in_type = [&](double v) {  // 1/nranks converted to the type as NCCL converts it
+      if constexpr (std::is_same_v<T, double>) {
+        return v;
+      } else {
+        return static_cast<T>(static_cast<float>(v));
+      }
+    };
+    switch (how) {
+      case comm::AvgArith::kSumDivided:
+        if constexpr (NarrowFloat<T>) {
+          return T(static_cast<float>(sum) / static_cast<float>(nranks));
+        } else {
+          return static_cast<T>(static_cast<T>(sum) / static_cast<T>(nranks));
+        }
+      case comm::AvgArith::kPremultiplied: {
+        const T scalar = in_type(inv);
+        const auto times = [&](std::uint32_t v) {
+          return static_cast<T>(static_cast<double>(v) * static_cast<double>(scalar));
+        };
+        return two ? times(va) + times(vb) : times(va);
+      }
+      case comm::AvgArith::kScaledSum:
+        if constexpr (std::is_same_v<T, double>) {
+          return static_cast<double>(sum) * inv;
+        } else if constexpr (std::is_same_v<T, core::Fp8E4M3> || std::is_same_v<T, core::Fp8E5M2>) {
+          const core::Half product =
+              core::Half(sum) * core::Half(static_cast<float>(inv));  // half accumulator
+          return T(product.to_float());
+        } else {
+          return T(static_cast<float>(sum) * static_cast<float>(inv));  // float accumulator
+        }
+      case comm::AvgArith::kScaledSumInType:
+        return static_cast<T>(sum) * in_type(inv);
     }
+    return T{};
   }
 }
 
-/// Expected reduction over all ranks, per index modulo pat.period(). `premultiplied`: the backend's
-/// floating average multiplies before it sums (pair_average).
+/// The stride of a stride pattern — prod (2 where (i + r) mod s = 0) and the sparse sum (1 there) — or 0.
+std::uint64_t special_stride(const DataPattern& pat) {
+  if (pat.avg) return 0;
+  if (pat.prod) return pat.stride > 0 ? pat.stride : 3;
+  return pat.stride;
+}
+
+/// Every rank's value at index k (`value_of(q)`) combined with `op`. In a stride pattern only the ranks that
+/// hold the special value are visited, plus one rank with the ordinary value (0 or 1: min/max need it, sum
+/// and prod are unchanged by it): O(nranks / stride) instead of O(nranks) — a 32k-rank fp8 sum has stride
+/// 2048 and a table of 2048 entries. The patterns are exact in every order (DataPattern), so the order of
+/// visits is free.
+template <class T, class V>
+T fold_ranks(const DataPattern& pat, RedOp op, int nranks, std::uint64_t k, V&& value_of) {
+  const std::uint64_t s = special_stride(pat);
+  const auto n = static_cast<std::uint64_t>(nranks);
+  std::optional<T> acc;
+  const auto add = [&](std::uint64_t q) {
+    const T v = value_of(static_cast<int>(q));
+    acc = acc ? combine(*acc, v, op) : v;
+  };
+  if (s == 0) {
+    for (std::uint64_t q = 0; q < n; ++q) add(q);
+    return *acc;
+  }
+  const std::uint64_t r0 = (s - k % s) % s;  // the first rank with (k + r) mod s = 0
+  std::uint64_t special = 0;
+  for (std::uint64_t q = r0; q < n; q += s, ++special) add(q);
+  if (special < n) add(r0 == 0 ? 1 : 0);  // an ordinary rank (s >= 2: rank 1 is not special when rank 0 is)
+  return *acc;
+}
+
+/// Expected reduction over all ranks, per index modulo pat.period(); for the pair average, computed as `how`.
 template <class T>
-std::vector<T> reduction_table(const DataPattern& pat, RedOp op, int nranks, bool premultiplied) {
+std::vector<T> reduction_table(const DataPattern& pat, RedOp op, int nranks, comm::AvgArith how) {
   std::vector<T> t(pat.period());
   if (op == RedOp::kAvg && pat.pair) {
     for (std::uint64_t k = 0; k < t.size(); ++k) {
       const auto [a, b] = pat.pair_ranks(k);
-      t[k] = pair_average<T>(pat.value(a, k), b < 0 ? 0 : pat.value(b, k), b >= 0, nranks, premultiplied);
+      t[k] = pair_average<T>(pat.value(a, k), b < 0 ? 0 : pat.value(b, k), b >= 0, nranks, how);
     }
     return t;
   }
@@ -271,20 +341,14 @@ std::vector<T> reduction_table(const DataPattern& pat, RedOp op, int nranks, boo
   }
   if (op == RedOp::kMulSum) {  // Σ_q scalar(q)·x_q, each product exact (data_pattern for 2·nranks)
     for (std::uint64_t k = 0; k < t.size(); ++k) {
-      T acc = static_cast<T>(0);
-      for (int q = 0; q < nranks; ++q) {
-        const auto v = static_cast<std::uint64_t>(comm::nccl::premul_scalar(q)) * pat.value(q, k);
-        acc = combine(acc, static_cast<T>(v), RedOp::kSum);
-      }
-      t[k] = acc;
+      t[k] = fold_ranks<T>(pat, RedOp::kSum, nranks, k, [&](int q) {
+        return static_cast<T>(static_cast<std::uint64_t>(comm::nccl::premul_scalar(q)) * pat.value(q, k));
+      });
     }
     return t;
   }
-  for (std::uint64_t k = 0; k < t.size(); ++k) {
-    T acc = static_cast<T>(pat.value(0, k));
-    for (int q = 1; q < nranks; ++q) acc = combine(acc, static_cast<T>(pat.value(q, k)), op);
-    t[k] = acc;
-  }
+  for (std::uint64_t k = 0; k < t.size(); ++k)
+    t[k] = fold_ranks<T>(pat, op, nranks, k, [&](int q) { return static_cast<T>(pat.value(q, k)); });
   return t;
 }
 
@@ -327,11 +391,15 @@ bool within_ulps(T got, T expect, int ulps) {
   return (a < b ? b - a : a - b) <= static_cast<std::uint64_t>(ulps);
 }
 
-/// Counts elements of the result region that differ from the exact expectation.
+/// Counts elements of the result region that differ from the exact expectation. A floating average may
+/// have been computed any of the ways in `ariths` (CollBackend::avg_ariths()): an element is right when it is
+/// within the tolerance of one of them — 0 ulps when the only way is the exact sum divided once (the mpi
+/// backend), else 2 as nccl-tests accepts on NCCL (verifiable.cu: "we could be off by a distance of 2
+/// units").
 template <class T>
 std::uint64_t count_wrong_as(const T* got, const CheckPlan& p, Collective c, const core::CollGeometry& g,
                              const DataPattern& pat, RedOp op, int rank, int nranks, int root,
-                             bool premultiplied) {
+                             const std::vector<comm::AvgArith>& ariths) {
   if (p.elems == 0) return 0;
   const std::uint64_t cnt = g.count;
   const auto ru = static_cast<std::uint64_t>(rank);
@@ -341,15 +409,22 @@ std::uint64_t count_wrong_as(const T* got, const CheckPlan& p, Collective c, con
     case Collective::kAllReduce:
     case Collective::kReduce:
     case Collective::kReduceScatter: {
-      const auto table = reduction_table<T>(pat, op, nranks, premultiplied);
       const std::uint64_t base = c == Collective::kReduceScatter ? ru * cnt : 0;
       if constexpr (!std::is_integral_v<T>) {
-        if (op == RedOp::kAvg) {  // nccl-tests verifiable.cu: 2 ULP for a floating average, else 0
-          for (std::uint64_t j = 0; j < p.elems; ++j)
-            wrong += !within_ulps(got[j], table[(base + j) % table.size()], 2);
+        if (op == RedOp::kAvg && pat.pair) {
+          const bool exact = ariths.size() == 1 && ariths[0] == comm::AvgArith::kSumDivided;
+          const int ulps = exact ? 0 : 2;
+          std::vector<std::vector<T>> tables;
+          for (comm::AvgArith how : ariths) tables.push_back(reduction_table<T>(pat, op, nranks, how));
+          for (std::uint64_t j = 0; j < p.elems; ++j) {
+            const std::uint64_t k = (base + j) % tables[0].size();
+            wrong += std::none_of(tables.begin(), tables.end(),
+                                  [&](const std::vector<T>& t) { return within_ulps(got[j], t[k], ulps); });
+          }
           break;
         }
       }
+      const auto table = reduction_table<T>(pat, op, nranks, comm::AvgArith::kSumDivided);
       for (std::uint64_t j = 0; j < p.elems; ++j) wrong += !(got[j] == table[(base + j) % table.size()]);
       break;
     }
@@ -447,12 +522,11 @@ void init_input(Dtype d, void* host, std::uint64_t buf_elems, Collective c, cons
 
 std::uint64_t count_wrong(Dtype d, const void* got, const CheckPlan& plan, Collective c,
                           const core::CollGeometry& g, const DataPattern& pat, RedOp op, int rank, int nranks,
-                          int root, bool premultiplied) {
+                          int root, const std::vector<comm::AvgArith>& ariths) {
   std::uint64_t wrong = 0;
   with_type(d, [&](auto tag) {
     using T = decltype(tag);
-    wrong =
-        count_wrong_as(static_cast<const T*>(got), plan, c, g, pat, op, rank, nranks, root, premultiplied);
+    wrong = count_wrong_as(static_cast<const T*>(got), plan, c, g, pat, op, rank, nranks, root, ariths);
   });
   return wrong;
 }
@@ -466,7 +540,7 @@ void corrupt(Dtype d, void* got, std::uint64_t elems, std::uint64_t k) {
 
 }  // namespace detail
 
-double expected_average(Dtype d, const DataPattern& p, std::uint64_t i, bool premultiplied) {
+double expected_average(Dtype d, const DataPattern& p, std::uint64_t i, comm::AvgArith how) {
   if (!p.avg || !p.pair) throw std::invalid_argument("expected_average: not a pair-average pattern");
   double out = 0;
   with_type(d, [&](auto tag) {
@@ -474,7 +548,7 @@ double expected_average(Dtype d, const DataPattern& p, std::uint64_t i, bool pre
     if constexpr (!std::is_integral_v<T>) {
       const auto [a, b] = p.pair_ranks(i);
       out = static_cast<double>(
-          pair_average<T>(p.value(a, i), b < 0 ? 0 : p.value(b, i), b >= 0, p.nranks, premultiplied));
+          pair_average<T>(p.value(a, i), b < 0 ? 0 : p.value(b, i), b >= 0, p.nranks, how));
     }
   });
   return out;

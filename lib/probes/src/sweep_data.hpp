@@ -3,6 +3,7 @@
 /// what each rank writes before a checked call and how many elements of its result differ from the exact
 /// expectation, for every dtype (type-erased here; the element types live in sweep_data.cpp).
 #include <cstdint>
+#include <vector>
 
 #include "fabcheck/comm/backend.hpp"
 #include "fabcheck/core/collective.hpp"
@@ -27,10 +28,11 @@ void init_input(core::Dtype d, void* host, std::uint64_t buf_elems, core::Collec
                 const core::CollGeometry& g, bool in_place, const DataPattern& pat, int rank);
 
 /// Elements of the result region `got` (plan.elems of `d`) that differ from the exact expectation (an
-/// average of a floating type: by more than 2 ulps). `premultiplied`: CollBackend::avg_premultiplies().
+/// average of a floating type: from each way in `ariths`, CollBackend::avg_ariths(), by more than 2 ulps on
+/// NCCL, at all on MPI).
 std::uint64_t count_wrong(core::Dtype d, const void* got, const CheckPlan& plan, core::Collective c,
                           const core::CollGeometry& g, const DataPattern& pat, core::RedOp op, int rank,
-                          int nranks, int root, bool premultiplied);
+                          int nranks, int root, const std::vector<comm::AvgArith>& ariths);
 
 /// FABCHECK_TEST_FAULT corrupt: changes the first k of `elems` elements so that any check sees them.
 void corrupt(core::Dtype d, void* got, std::uint64_t elems, std::uint64_t k);

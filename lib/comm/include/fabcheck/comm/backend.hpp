@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "fabcheck/comm/communicator.hpp"
 #include "fabcheck/comm/device_compute.hpp"
@@ -36,6 +37,26 @@ struct CollCall {
   void* recv = nullptr;                                  ///< receive buffer (backend memory)
   core::CollGeometry geometry;                           ///< counts per nccl-tests (core::geometry)
   bool in_place = false;                                 ///< in-place variant
+};
+
+/// One way of computing `-o avg` on a floating type (nccl-tests' ncclAvg), as the data check models it. The
+/// scalar 1/nranks is computed in double and converted as named.
+enum class AvgArith {
+  /// The exact sum divided once, through float for the 16- and 8-bit types (the mpi backend: MPI has no
+  /// average).
+  kSumDivided,
+  /// NCCL's ncclDevPreMulSum (src/enqueue.cc, ncclAvg on a floating type): every input times 1/nranks rounded
+  /// to the type, each product rounded to the type, then summed with a rounding after every step.
+  kPremultiplied,
+  /// NCCL's symmetric kernels (src/scheduler/symmetric_sched.cc: ncclDevSumPostDiv "actually multiplies by
+  /// the
+  /// scalar"): the sum in a float accumulator (half for fp8) times float(1/nranks) (half for fp8), rounded to
+  /// the
+  /// accumulator, then to the type.
+  kScaledSum,
+  /// The same scaled sum in the type itself with the type's 1/nranks (its LDMC reduce-scatter: "uses the same
+  /// accumulator type as data type").
+  kScaledSumInType,
 };
 
 /// A collective backend bound to one communicator. Not thread-safe; one per communicator.
@@ -93,10 +114,10 @@ class CollBackend {
   virtual void launch_captured();
   virtual void drop_captured() {}
 
-  /// How `-o avg` is computed on a floating type: true when every input is first multiplied by 1/nranks
-  /// rounded to the type and the products are summed (NCCL: ncclAvg is ncclDevPreMulSum, src/enqueue.cc),
-  /// false when the exact sum is divided once (the mpi backend). The data check's expectation follows it.
-  virtual bool avg_premultiplies() const { return false; }
+  /// The ways this backend may compute `-o avg` on a floating type (AvgArith); the data check accepts a
+  /// result near any of them. The mpi backend: the exact sum divided once. The nccl backend: NCCL's
+  /// premultiplied sum, and with symmetric windows (-R 2) also its symmetric kernels' scaled sums.
+  virtual std::vector<AvgArith> avg_ariths() const { return {AvgArith::kSumDivided}; }
 
   /// Device memory (nccl-tests `-M`): the bytes free on this rank's device now (cudaMemGetInfo), and the
   /// bytes the communicator took when it was created (free before − free after); nullopt without a device.

@@ -52,15 +52,18 @@ SweepResult run_sweep(const comm::Communicator& comm, const SweepOptions& opts);
 /// Input values of the exact data check (DESIGN §3 `#wrong`) for one (dtype, op, nranks): small integers
 /// whose reductions are exact in every summation order.
 /// - prod: v(r, i) = 2 when (i + r) mod s = 0, else 1, s = 3 (products of powers of two: exact, or +inf in
-///   every order in binary16/bfloat16/float/double; wrapping in the integer types); for fp8, which has no
-///   infinity in E4M3 (it saturates at 448), s = max(3, ⌈n / k⌉) with k = 8 (E4M3) or 15 (E5M2), so at most
-///   k ranks hold a 2 at an index and every partial product is exact;
+///   every order in binary16/bfloat16/float/double); for fp8, which has no infinity in E4M3 (it saturates at
+///   448), and the integer types, which must not overflow, s = max(3, ⌈n / k⌉) with k = 8 (E4M3), 15 (E5M2),
+///   6 (int8), 7 (uint8), 30/31 (int32/uint32), 62/63 (int64/uint64), so at most k ranks hold a 2 at an index
+///   and every partial product is exact;
 /// - otherwise v(r, i) = 1 + (13·(i mod m) + 7·(r mod m)) mod m ∈ [1, m], with m = 31 while 31·n fits under
-///   core::exact_integer_limit(dtype) (always for the integer types, whose sums wrap exactly), else 3, else 1
-///   (half: n ≤ 66 / 682 / 2048 ranks; bfloat16: n ≤ 8 / 85 / 256; E4M3: n ≤ 5 / 16; E5M2: n ≤ 2 / 8), so
-///   every partial sum is an exactly representable integer; beyond that a sparse 0/1 pattern: v = 1 when
-///   (i + r) mod stride = 0, stride = ⌈n / limit⌉, so at most `limit` ranks contribute 1 at any index. Values
-///   differ across ranks and indices, so misplaced chunks show.
+///   the limit L (core::exact_integer_limit for the floating types; the largest value for the integer types:
+///   no sum overflows — MPI leaves overflow undefined and Open MPI 4.1's AVX-512 reductions saturate,
+///   open-mpi/ompi#8045), else 3, else 1 (half: n ≤ 66 / 682 / 2048 ranks; bfloat16: n ≤ 8 / 85 / 256; E4M3:
+///   n ≤ 5 / 16; E5M2: n ≤ 2 / 8; int8: n ≤ 4 / 42 / 127), so every partial sum is an exactly representable
+///   integer; beyond that a sparse 0/1 pattern: v = 1 when (i + r) mod stride = 0, stride = ⌈n / L⌉, so at
+///   most L ranks contribute 1 at any index. Values differ across ranks and indices, so misplaced chunks
+///   show.
 /// - avg of an integer type (avg_data_pattern): v(r, i) = c(i) + s(r, i) with c(i) = 1 + (i mod m) and
 ///   s = +(i mod 2) on even ranks, −(i mod 2) on the odd rank after each (0 on the last rank of an odd
 ///   count), so that the ranks' values sum to n·c(i) exactly and the average is the integer c(i); m = 31
@@ -104,11 +107,10 @@ DataPattern avg_data_pattern(core::Dtype d, int nranks);
 DataPattern pattern_for(core::Dtype d, std::optional<core::RedOp> op, int nranks);
 
 /// The data check's expected `-o avg` result at index i of a pair-average pattern (`p.pair`, a floating
-/// `d`), as a double (the value is one of d's): `premultiplied` as the nccl backend computes ncclAvg (every
-/// input times 1/nranks rounded to d, rounded, then summed: NCCL src/enqueue.cc, ncclDevPreMulSum), else as
-/// the mpi backend does (the exact sum divided once). The check accepts 2 ulps around it (nccl-tests
-/// verifiable.cu). @throws std::invalid_argument when `p` is not a pair-average pattern.
-double expected_average(core::Dtype d, const DataPattern& p, std::uint64_t i, bool premultiplied);
+/// `d`), as a double (the value is one of d's), computed the way `how` says (comm::AvgArith: MPI's exact sum
+/// divided once, NCCL's premultiplied sum — src/enqueue.cc ncclDevPreMulSum — or its symmetric kernels'
+/// scaled sums). @throws std::invalid_argument when `p` is not a pair-average pattern.
+double expected_average(core::Dtype d, const DataPattern& p, std::uint64_t i, comm::AvgArith how);
 
 /// The table loop, exposed for bench/: `iters` back-to-back calls after a barrier, with -z semantics
 /// (0 none, 1 sync + barrier after each op, 2 sync after each op, 3 sync + barrier after each op with the
