@@ -1,7 +1,9 @@
 // Benchmark (not a test): is fabcheck's table loop as cheap as a bare MPI_Allreduce loop?
-// Interleaves 11 blocks of (bare loop, fabcheck table loop) — alternating which runs first — at 8 B and 1 MiB
-// of float, and prints the median ratio fabcheck/bare and its spread. Target: median ≤ 1.02 at 1 MiB. Run:
-// mpirun -np 2 --oversubscribe --mca mpi_yield_when_idle 1 build/bench/bench_sweep_loop [block_seconds]
+// Interleaves 11 blocks of (bare loop, fabcheck table loop, the same bare loop again) — rotating which runs
+// first — at 8 B and 1 MiB of float, and prints the median ratio fabcheck/bare and its spread, and the median
+// ratio of the bare loop to itself (control_p50: what this machine's noise alone gives). Target: median
+// ≤ 1.02 at 1 MiB. Run: mpirun -np 2 --oversubscribe --mca mpi_yield_when_idle 1 build/bench/bench_sweep_loop
+// [block_seconds]
 #include <mpi.h>
 
 #include <algorithm>
@@ -44,8 +46,8 @@ int main(int argc, char** argv) {
   if (world.rank() == 0) {
     std::printf("# bench_sweep_loop: %d ranks, %d interleaved blocks, ~%.2f s per loop\n", world.size(),
                 kBlocks, block_s);
-    std::printf("# %10s %8s %12s %12s %10s %10s %10s\n", "size_B", "iters", "bare_us", "fabcheck_us",
-                "ratio_p50", "ratio_min", "ratio_max");
+    std::printf("# %10s %8s %12s %12s %10s %10s %10s %11s\n", "size_B", "iters", "bare_us", "fabcheck_us",
+                "ratio_p50", "ratio_min", "ratio_max", "control_p50");
   }
   for (std::uint64_t bytes : {std::uint64_t{8}, std::uint64_t{1} << 20}) {
     const auto g = core::geometry(core::Collective::kAllReduce, core::Dtype::kFloat, bytes, world.size());
@@ -71,26 +73,31 @@ int main(int argc, char** argv) {
     }
     int iters = std::max(10, static_cast<int>(block_s / std::max(per_op, 1e-9)));
     world.bcast(&iters, sizeof iters, 0);
-    std::vector<double> ratio, bare_t, fab_t;
+    std::vector<double> ratio, control, bare_t, fab_t;
     for (int b = 0; b < kBlocks; ++b) {
-      double tb = 0, tf = 0;
-      for (int k = 0; k < 2; ++k) {
-        const bool bare_now = (k == 0) == (b % 2 == 0);  // alternate which loop runs first
-        if (bare_now) {
-          tb = probes::reduce_time(world, bare_loop(world, send, recv, count, iters), 1);
-        } else {
-          tf = probes::reduce_time(world, probes::time_table_loop(world, *be, call, iters, 0), 1);
+      double tb = 0, tf = 0, tc = 0;
+      for (int k0 = 0; k0 < 3; ++k0) {
+        switch ((k0 + b) % 3) {  // rotate which loop runs first
+          case 0:
+            tb = probes::reduce_time(world, bare_loop(world, send, recv, count, iters), 1);
+            break;
+          case 1:
+            tf = probes::reduce_time(world, probes::time_table_loop(world, *be, call, iters, 0), 1);
+            break;
+          default:
+            tc = probes::reduce_time(world, bare_loop(world, send, recv, count, iters), 1);
         }
       }
       bare_t.push_back(tb * 1e6);
       fab_t.push_back(tf * 1e6);
       ratio.push_back(tf / tb);
+      control.push_back(tc / tb);
     }
     if (world.rank() == 0) {
-      std::printf("  %10llu %8d %12.3f %12.3f %10.4f %10.4f %10.4f\n", static_cast<unsigned long long>(bytes),
-                  iters, median(bare_t), median(fab_t), median(ratio),
+      std::printf("  %10llu %8d %12.3f %12.3f %10.4f %10.4f %10.4f %11.4f\n",
+                  static_cast<unsigned long long>(bytes), iters, median(bare_t), median(fab_t), median(ratio),
                   *std::min_element(ratio.begin(), ratio.end()),
-                  *std::max_element(ratio.begin(), ratio.end()));
+                  *std::max_element(ratio.begin(), ratio.end()), median(control));
       std::printf("    ratios:");
       for (double x : ratio) std::printf(" %.4f", x);
       std::printf("\n");

@@ -114,7 +114,7 @@ def main():
         for name in a.cases.split(","):
             n, kind, size, iters = CASES[name]
             ratios, ratios1, fs, bs, b1s, levels = [], [], [], [], [], set()
-            both = kind == "allreduce" and name != "ctl_mt"
+            both = name != "ctl_mt"
             order = [0, 1, 2] if both else [0, 1]
             for i in range(a.pairs):
                 for k in order[i % len(order):] + order[:i % len(order)]:  # rotate who goes first

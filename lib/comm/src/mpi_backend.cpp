@@ -256,7 +256,11 @@ class MpiBackend final : public CollBackend {
     return !core::has_redop(c.coll) ? MPI_OP_NULL : (narrow ? narrow_ops_.get(c.dtype, c.op) : to_mpi(c.op));
   }
 
-  void run(const CollCall& c) override {
+  void run(const CollCall& c) override { run_repeated(c, 1); }
+
+  // The arguments are resolved once and each case is a tight loop of one MPI call: the timed table loop is
+  // then the bare loop of IMB's and OSU's (issue 21: per-call dispatch showed in 8 B figures).
+  void run_repeated(const CollCall& c, int n) override {
     const int cnt = checked_count(c);
     const MPI_Datatype dt = to_mpi(c.dtype);
     const MPI_Op op = op_of(c);
@@ -264,87 +268,107 @@ class MpiBackend final : public CollBackend {
     char* recv = static_cast<char*>(c.recv);
     void* send = const_cast<void*>(c.send);
     const bool ip = c.in_place;
+    const bool avg = avg_applies(c);
+    const int root = c.root;
+    const auto loop = [&](const char* what, auto&& call) {
+      for (int i = 0; i < n; ++i) {
+        const int rc = call();
+        if (rc != MPI_SUCCESS) check_mpi(rc, what);
+        if (avg) avg_result(c.recv, c.geometry.count, c.dtype, size_);
+      }
+    };
     switch (c.coll) {
-      case core::Collective::kAllReduce:
-        check_mpi(MPI_Allreduce(ip ? MPI_IN_PLACE : send, recv, cnt, dt, op, mpi_), "MPI_Allreduce");
+      case core::Collective::kAllReduce: {
+        void* from = ip ? MPI_IN_PLACE : send;
+        loop("MPI_Allreduce", [&] { return MPI_Allreduce(from, recv, cnt, dt, op, mpi_); });
         break;
+      }
       case core::Collective::kAllGather:
         if (ip) {
-          check_mpi(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recv, cnt, dt, mpi_), "MPI_Allgather");
+          loop("MPI_Allgather",
+               [&] { return MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recv, cnt, dt, mpi_); });
         } else {
-          check_mpi(MPI_Allgather(send, cnt, dt, recv, cnt, dt, mpi_), "MPI_Allgather");
+          loop("MPI_Allgather", [&] { return MPI_Allgather(send, cnt, dt, recv, cnt, dt, mpi_); });
         }
         break;
-      case core::Collective::kReduceScatter:
-        check_mpi(MPI_Reduce_scatter_block(ip ? MPI_IN_PLACE : send, recv, cnt, dt, op, mpi_),
-                  "MPI_Reduce_scatter_block");
+      case core::Collective::kReduceScatter: {
+        void* from = ip ? MPI_IN_PLACE : send;
+        loop("MPI_Reduce_scatter_block",
+             [&] { return MPI_Reduce_scatter_block(from, recv, cnt, dt, op, mpi_); });
         break;
+      }
       case core::Collective::kAllToAll:
         if (ip) {
-          check_mpi(MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recv, cnt, dt, mpi_), "MPI_Alltoall");
+          loop("MPI_Alltoall",
+               [&] { return MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recv, cnt, dt, mpi_); });
         } else {
-          check_mpi(MPI_Alltoall(send, cnt, dt, recv, cnt, dt, mpi_), "MPI_Alltoall");
+          loop("MPI_Alltoall", [&] { return MPI_Alltoall(send, cnt, dt, recv, cnt, dt, mpi_); });
         }
         break;
-      case core::Collective::kBroadcast:
-        check_mpi(MPI_Bcast((!ip && rank_ == c.root) ? send : recv, cnt, dt, c.root, mpi_), "MPI_Bcast");
+      case core::Collective::kBroadcast: {
+        void* buf = (!ip && rank_ == root) ? send : recv;
+        loop("MPI_Bcast", [&] { return MPI_Bcast(buf, cnt, dt, root, mpi_); });
         break;
+      }
       case core::Collective::kReduce:
         if (!ip) {
-          check_mpi(MPI_Reduce(send, recv, cnt, dt, op, c.root, mpi_), "MPI_Reduce");
-        } else if (rank_ == c.root) {
-          check_mpi(MPI_Reduce(MPI_IN_PLACE, recv, cnt, dt, op, c.root, mpi_), "MPI_Reduce");
+          loop("MPI_Reduce", [&] { return MPI_Reduce(send, recv, cnt, dt, op, root, mpi_); });
+        } else if (rank_ == root) {
+          loop("MPI_Reduce", [&] { return MPI_Reduce(MPI_IN_PLACE, recv, cnt, dt, op, root, mpi_); });
         } else {
-          check_mpi(MPI_Reduce(recv, nullptr, cnt, dt, op, c.root, mpi_), "MPI_Reduce");
+          loop("MPI_Reduce", [&] { return MPI_Reduce(recv, nullptr, cnt, dt, op, root, mpi_); });
         }
         break;
       case core::Collective::kSendRecv: {
         const int next = (rank_ + 1) % size_;
         const int prev = (rank_ - 1 + size_) % size_;
         if (ip) {
-          check_mpi(MPI_Sendrecv_replace(recv, cnt, dt, next, kSendRecvTag, prev, kSendRecvTag, mpi_,
-                                         MPI_STATUS_IGNORE),
-                    "MPI_Sendrecv_replace");
+          loop("MPI_Sendrecv_replace", [&] {
+            return MPI_Sendrecv_replace(recv, cnt, dt, next, kSendRecvTag, prev, kSendRecvTag, mpi_,
+                                        MPI_STATUS_IGNORE);
+          });
         } else {
-          check_mpi(MPI_Sendrecv(send, cnt, dt, next, kSendRecvTag, recv, cnt, dt, prev, kSendRecvTag, mpi_,
-                                 MPI_STATUS_IGNORE),
-                    "MPI_Sendrecv");
+          loop("MPI_Sendrecv", [&] {
+            return MPI_Sendrecv(send, cnt, dt, next, kSendRecvTag, recv, cnt, dt, prev, kSendRecvTag, mpi_,
+                                MPI_STATUS_IGNORE);
+          });
         }
         break;
       }
-      case core::Collective::kGather:
+      case core::Collective::kGather: {
+        char* mine = recv + static_cast<std::size_t>(rank_) * chunk_bytes;
         if (!ip) {
-          check_mpi(MPI_Gather(send, cnt, dt, recv, cnt, dt, c.root, mpi_), "MPI_Gather");
-        } else if (rank_ == c.root) {
-          check_mpi(MPI_Gather(MPI_IN_PLACE, cnt, dt, recv, cnt, dt, c.root, mpi_), "MPI_Gather");
+          loop("MPI_Gather", [&] { return MPI_Gather(send, cnt, dt, recv, cnt, dt, root, mpi_); });
+        } else if (rank_ == root) {
+          loop("MPI_Gather", [&] { return MPI_Gather(MPI_IN_PLACE, cnt, dt, recv, cnt, dt, root, mpi_); });
         } else {
-          check_mpi(MPI_Gather(recv + static_cast<std::size_t>(rank_) * chunk_bytes, cnt, dt, nullptr, cnt,
-                               dt, c.root, mpi_),
-                    "MPI_Gather");
+          loop("MPI_Gather", [&] { return MPI_Gather(mine, cnt, dt, nullptr, cnt, dt, root, mpi_); });
         }
         break;
-      case core::Collective::kScatter:
+      }
+      case core::Collective::kScatter: {
+        char* mine = recv + static_cast<std::size_t>(rank_) * chunk_bytes;
         if (!ip) {
-          check_mpi(MPI_Scatter(send, cnt, dt, recv, cnt, dt, c.root, mpi_), "MPI_Scatter");
-        } else if (rank_ == c.root) {
-          check_mpi(MPI_Scatter(recv, cnt, dt, MPI_IN_PLACE, cnt, dt, c.root, mpi_), "MPI_Scatter");
+          loop("MPI_Scatter", [&] { return MPI_Scatter(send, cnt, dt, recv, cnt, dt, root, mpi_); });
+        } else if (rank_ == root) {
+          loop("MPI_Scatter", [&] { return MPI_Scatter(recv, cnt, dt, MPI_IN_PLACE, cnt, dt, root, mpi_); });
         } else {
-          check_mpi(MPI_Scatter(nullptr, cnt, dt, recv + static_cast<std::size_t>(rank_) * chunk_bytes, cnt,
-                                dt, c.root, mpi_),
-                    "MPI_Scatter");
+          loop("MPI_Scatter", [&] { return MPI_Scatter(nullptr, cnt, dt, mine, cnt, dt, root, mpi_); });
         }
         break;
+      }
     }
-    finish_avg(c);
   }
 
   // The result of every reducing collective starts at recv on the ranks that hold one (reducescatter's
   // in-place result too: in_place_result_offset); for avg its count elements are divided there, inside the
   // timed op.
+  bool avg_applies(const CollCall& c) const {
+    return core::has_redop(c.coll) && c.op == core::RedOp::kAvg &&
+           (c.coll != core::Collective::kReduce || rank_ == c.root);
+  }
   void finish_avg(const CollCall& c) {
-    if (core::has_redop(c.coll) && c.op == core::RedOp::kAvg &&
-        (c.coll != core::Collective::kReduce || rank_ == c.root))
-      avg_result(c.recv, c.geometry.count, c.dtype, size_);
+    if (avg_applies(c)) avg_result(c.recv, c.geometry.count, c.dtype, size_);
   }
 
   // The nonblocking form of run()'s call (MPI 4.1 §6.12: MPI_Iallreduce ...), its request(s) appended to

@@ -201,10 +201,11 @@ namespace {
 
 /// The timed loop of time_table_loop and time_group_loop: `issue` is one outer iteration (-z 0: one op or one
 /// aggregate) or one inner op (-z 1..3, `inner` of them per outer iteration: nccl-tests waits "after each
-/// inner iteration (-m)"). Seconds per op: elapsed / (iters * inner_per_outer).
-template <class Issue>
-double timed_loop(const comm::Communicator& comm, comm::CollBackend& be, Issue&& issue, int iters,
-                  int blocking, int inner, int ops_per_outer, int graph_launches, double* cpu_s) {
+/// inner iteration (-m)"). `issue_all(n)` issues n outer iterations back to back (-z 0: the bare loop).
+/// Seconds per op: elapsed / (iters * inner_per_outer).
+template <class Issue, class IssueAll>
+double timed_loop(const comm::Communicator& comm, comm::CollBackend& be, Issue&& issue, IssueAll&& issue_all,
+                  int iters, int blocking, int inner, int ops_per_outer, int graph_launches, double* cpu_s) {
   double t0 = 0, t1 = 0;
   const double ops = static_cast<double>(iters) * ops_per_outer;
   // nccl-tests -C (common.cu:767-768): the elapsed time right after the last enqueue, / (iters × agg); under
@@ -229,7 +230,7 @@ double timed_loop(const comm::Communicator& comm, comm::CollBackend& be, Issue&&
   switch (blocking) {
     case 0:
       t0 = comm::now_us();
-      for (int i = 0; i < iters; ++i) issue(0);  // the bare table loop: nothing else per iteration
+      issue_all(iters);  // the bare table loop: nothing else per iteration
       enqueued();
       be.synchronize();
       t1 = comm::now_us();
@@ -277,18 +278,23 @@ double timed_loop(const comm::Communicator& comm, comm::CollBackend& be, Issue&&
 double time_table_loop(const comm::Communicator& comm, comm::CollBackend& be, const comm::CollCall& call,
                        int iters, int blocking, int graph_launches, double* cpu_s) {
   return timed_loop(
-      comm, be, [&](int) { be.run(call); }, iters, blocking, 1, 1, graph_launches, cpu_s);
+      comm, be, [&](int) { be.run(call); }, [&](int n) { be.run_repeated(call, n); }, iters, blocking, 1, 1,
+      graph_launches, cpu_s);
 }
 
 double time_group_loop(const comm::Communicator& comm, comm::CollBackend& be,
                        std::span<const comm::CollCall> calls, int iters, int blocking, int graph_launches,
                        double* cpu_s) {
   const int n = static_cast<int>(calls.size());
+  const auto groups = [&](int count) {
+    for (int i = 0; i < count; ++i) be.run_group(calls);
+  };
   if (blocking == 0 || blocking == 3)  // the aggregate as one (3: waited after each outer iteration)
     return timed_loop(
-        comm, be, [&](int) { be.run_group(calls); }, iters, blocking, 1, n, graph_launches, cpu_s);
+        comm, be, [&](int) { be.run_group(calls); }, groups, iters, blocking, 1, n, graph_launches, cpu_s);
+  // -z 1/2 wait after each inner op: issue_all (the -z 0 loop) is never called here
   return timed_loop(
-      comm, be, [&](int k) { be.run(calls[static_cast<std::size_t>(k)]); }, iters, blocking, n, n,
+      comm, be, [&](int k) { be.run(calls[static_cast<std::size_t>(k)]); }, groups, iters, blocking, n, n,
       graph_launches, cpu_s);
 }
 

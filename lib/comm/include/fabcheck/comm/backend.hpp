@@ -81,6 +81,12 @@ class CollBackend {
   /// Issues one collective call. Blocking for mpi; enqueued on the backend's stream for nccl.
   /// @throws RuntimeFailure on a backend error.
   virtual void run(const CollCall& call) = 0;
+  /// Issues `call` n times back to back, as n run() calls would: the timed table loop (nccl-tests -a 1's
+  /// loop of `-n` ops). mpi resolves the arguments once and loops the bare MPI call, as IMB and OSU do
+  /// (issue 21); the default loops run().
+  virtual void run_repeated(const CollCall& call, int n) {
+    for (int i = 0; i < n; ++i) run(call);
+  }
   /// Issues `calls` as one aggregate (nccl-tests `-m/--agg_iters`): nccl wraps them in one
   /// ncclGroupStart/End (they may share buffers: NCCL orders them on the stream); mpi posts them as
   /// nonblocking collectives back to back and waits for all (MPI_Waitall), so each call must have buffers of
