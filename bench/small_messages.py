@@ -8,8 +8,8 @@ fabcheck/bare (and their spread). Cases: 8 B float allreduce on 2 and 4 ranks (`
 half round trip per iteration, as osu_latency), and 1 MiB / 16 MiB allreduce on 2 ranks (the large-message check).
 A control case runs the bare loop under MPI_THREAD_MULTIPLE against itself under MPI_Init: what that level costs.
 On one host the 8 B allreduce of a bare loop is ~10 % slower after an odd number of earlier point-to-point messages
-than after an even one (Open MPI's shared-memory BTL; bench_bare_mpi prep=N): every allreduce pair therefore runs
-the bare loop twice, fresh (prep=0) and after one message (prep=1), and prints the ratio to each.
+than after an even one (Open MPI's shared-memory BTL; bench_bare_mpi prep=N): every allreduce and ping-pong pair
+therefore runs the bare loop twice, fresh (prep=0) and after one message (prep=1), and prints the ratio to each.
 Targets (issue 21): 8 B ratios <= 1.05, 1 MiB / 16 MiB <= 1.02.
 
 Usage: bench/small_messages.py [--build build] [--pairs 9] [--rt] [--cases ar2_8,ar4_8,pp2_8,ar2_1M,ar2_16M,ctl_mt]

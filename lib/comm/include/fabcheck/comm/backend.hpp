@@ -81,9 +81,9 @@ class CollBackend {
   /// Issues one collective call. Blocking for mpi; enqueued on the backend's stream for nccl.
   /// @throws RuntimeFailure on a backend error.
   virtual void run(const CollCall& call) = 0;
-  /// Issues `call` n times back to back, as n run() calls would: the timed table loop (nccl-tests -a 1's
-  /// loop of `-n` ops). mpi resolves the arguments once and loops the bare MPI call, as IMB and OSU do
-  /// (issue 21); the default loops run().
+  /// Issues `call` n times back to back, as n run() calls would: the timed table loop (nccl-tests' loop of
+  /// `-n` ops at `-z 0`). mpi resolves the arguments once and loops the bare MPI call, as IMB and OSU do
+  /// (issue 21); the default (nccl: ops enqueued on a stream) loops run().
   virtual void run_repeated(const CollCall& call, int n) {
     for (int i = 0; i < n; ++i) run(call);
   }
