@@ -10,9 +10,8 @@
 
 #include "backend_factories.hpp"
 #include "fabcheck/comm/backend.hpp"
+#include "fabcheck/core/element.hpp"
 #include "fabcheck/core/error.hpp"
-#include "fabcheck/core/fp8.hpp"
-#include "fabcheck/core/half.hpp"
 #include "mpi_state.hpp"
 
 namespace fabcheck::comm {
@@ -138,16 +137,11 @@ class NarrowFloatOps {
                                          : 3u;
   }
   static MPI_User_function* function(core::Dtype d, core::RedOp o) {
-    switch (type_index(d)) {
-      case 0:
-        return for_type<core::Half>(o);
-      case 1:
-        return for_type<core::BFloat16>(o);
-      case 2:
-        return for_type<core::Fp8E4M3>(o);
-      default:
-        return for_type<core::Fp8E5M2>(o);
-    }
+    MPI_User_function* f = nullptr;
+    core::visit_dtype(d, [&](auto tag) {
+      if constexpr (core::NarrowFloat<decltype(tag)>) f = for_type<decltype(tag)>(o);
+    });
+    return f;
   }
   std::array<MPI_Op, 16> ops_ = [] {
     std::array<MPI_Op, 16> a{};
@@ -174,46 +168,13 @@ MPI_Op to_mpi(core::RedOp o) {
   return MPI_SUM;
 }
 
-/// ncclAvg's result from the sum: every element divided by nranks (integers truncate, as C division and
-/// NCCL's integer average do; floating types divide once and round, 16-bit ones through float).
-template <class T>
-void divide_each(void* p, std::size_t n, int nranks) {
-  T* v = static_cast<T*>(p);
-  for (std::size_t i = 0; i < n; ++i) {
-    if constexpr (requires { v[i].to_float(); })  // the narrow floats: through float, rounded once
-      v[i] = T(v[i].to_float() / static_cast<float>(nranks));
-    else
-      v[i] = static_cast<T>(v[i] / static_cast<T>(nranks));
-  }
-}
-
+/// ncclAvg's result from the sum: every element divided by nranks (core::divide_once).
 void avg_result(void* p, std::size_t n, core::Dtype d, int nranks) {
-  switch (d) {
-    case core::Dtype::kInt8:
-      return divide_each<std::int8_t>(p, n, nranks);
-    case core::Dtype::kUint8:
-      return divide_each<std::uint8_t>(p, n, nranks);
-    case core::Dtype::kInt32:
-      return divide_each<std::int32_t>(p, n, nranks);
-    case core::Dtype::kUint32:
-      return divide_each<std::uint32_t>(p, n, nranks);
-    case core::Dtype::kInt64:
-      return divide_each<std::int64_t>(p, n, nranks);
-    case core::Dtype::kUint64:
-      return divide_each<std::uint64_t>(p, n, nranks);
-    case core::Dtype::kFloat:
-      return divide_each<float>(p, n, nranks);
-    case core::Dtype::kDouble:
-      return divide_each<double>(p, n, nranks);
-    case core::Dtype::kHalf:
-      return divide_each<core::Half>(p, n, nranks);
-    case core::Dtype::kBfloat16:
-      return divide_each<core::BFloat16>(p, n, nranks);
-    case core::Dtype::kF8e4m3:
-      return divide_each<core::Fp8E4M3>(p, n, nranks);
-    case core::Dtype::kF8e5m2:
-      return divide_each<core::Fp8E5M2>(p, n, nranks);
-  }
+  core::visit_dtype(d, [&](auto tag) {
+    using T = decltype(tag);
+    T* v = static_cast<T*>(p);
+    for (std::size_t i = 0; i < n; ++i) v[i] = core::divide_once(v[i], nranks);
+  });
 }
 
 constexpr int kSendRecvTag = 7101;

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <string>
@@ -23,9 +24,8 @@
 #include "fabcheck/comm/agree.hpp"
 #include "fabcheck/comm/backend.hpp"
 #include "fabcheck/comm/nccl_support.hpp"
+#include "fabcheck/core/element.hpp"
 #include "fabcheck/core/error.hpp"
-#include "fabcheck/core/fp8.hpp"
-#include "fabcheck/core/half.hpp"
 
 namespace fabcheck::comm {
 
@@ -233,59 +233,17 @@ class NcclBackend final : public CollBackend {
   /// the enqueued call no longer needs it).
   void run_mulsum(const CollCall& c) {
     ncclRedOp_t op{};
-    // Host-immediate scalar of the call's type: nccl-tests passes the address of a union of every type.
-    union {
-      std::int8_t i8;
-      std::uint8_t u8;
-      std::int32_t i32;
-      std::uint32_t u32;
-      std::int64_t i64;
-      std::uint64_t u64;
-      std::uint16_t bits16;
-      std::uint8_t bits8;
-      float f32;
-      double f64;
-    } scalar{};
+    // Host-immediate scalar of the call's type (nccl-tests passes the address of a union of every type): the
+    // value in the call's element type, rounded as that type rounds (core::Half ... core::Fp8E5M2: the bits
+    // __float2half, __float2bfloat16 and __nv_cvt_float_to_fp8 give), copied as its bytes.
+    alignas(8) unsigned char scalar[8] = {};
     const int k = nccl::premul_scalar(rank_);
-    switch (c.dtype) {
-      case core::Dtype::kInt8:
-        scalar.i8 = static_cast<std::int8_t>(k);
-        break;
-      case core::Dtype::kUint8:
-        scalar.u8 = static_cast<std::uint8_t>(k);
-        break;
-      case core::Dtype::kInt32:
-        scalar.i32 = k;
-        break;
-      case core::Dtype::kUint32:
-        scalar.u32 = static_cast<std::uint32_t>(k);
-        break;
-      case core::Dtype::kInt64:
-        scalar.i64 = k;
-        break;
-      case core::Dtype::kUint64:
-        scalar.u64 = static_cast<std::uint64_t>(k);
-        break;
-      case core::Dtype::kHalf:
-        scalar.bits16 = core::float_to_half_bits(static_cast<float>(k));
-        break;
-      case core::Dtype::kBfloat16:
-        scalar.bits16 = core::float_to_bf16_bits(static_cast<float>(k));
-        break;
-      case core::Dtype::kF8e4m3:
-        scalar.bits8 = core::float_to_e4m3_bits(static_cast<float>(k));
-        break;
-      case core::Dtype::kF8e5m2:
-        scalar.bits8 = core::float_to_e5m2_bits(static_cast<float>(k));
-        break;
-      case core::Dtype::kFloat:
-        scalar.f32 = static_cast<float>(k);
-        break;
-      case core::Dtype::kDouble:
-        scalar.f64 = static_cast<double>(k);
-        break;
-    }
-    check_nccl(ncclRedOpCreatePreMulSum(&op, &scalar, to_nccl(c.dtype), ncclScalarHostImmediate, nccl_),
+    core::visit_dtype(c.dtype, [&](auto tag) {
+      const auto v = static_cast<decltype(tag)>(k);
+      static_assert(sizeof v <= sizeof scalar);
+      std::memcpy(scalar, &v, sizeof v);
+    });
+    check_nccl(ncclRedOpCreatePreMulSum(&op, scalar, to_nccl(c.dtype), ncclScalarHostImmediate, nccl_),
                "ncclRedOpCreatePreMulSum");
     run_with(c, op);
     check_nccl(ncclRedOpDestroy(op, nccl_), "ncclRedOpDestroy");

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <type_traits>
@@ -12,13 +13,13 @@
 #include <vector>
 
 #include "fabcheck/comm/nccl_support.hpp"
-#include "fabcheck/core/fp8.hpp"
-#include "fabcheck/core/half.hpp"
+#include "fabcheck/core/element.hpp"
 
 namespace fabcheck::probes {
 
 using core::Collective;
 using core::Dtype;
+using core::NarrowFloat;
 using core::RedOp;
 using detail::CheckPlan;
 
@@ -33,10 +34,12 @@ using detail::CheckPlan;
 /// int8 sum of 64 elements on 16 ranks, 1024 of 1024 elements off with op/avx, 0 with `--mca op ^avx`.
 static std::uint64_t sum_limit(Dtype d) {
   if (const std::uint64_t limit = core::exact_integer_limit(d); limit > 0) return limit;
-  const std::size_t bits = 8 * core::dtype_size(d);
-  const bool is_signed = d == Dtype::kInt8 || d == Dtype::kInt32 || d == Dtype::kInt64;
-  return bits >= 64 ? (is_signed ? (std::uint64_t{1} << 63) - 1 : ~std::uint64_t{0})
-                    : (std::uint64_t{1} << (is_signed ? bits - 1 : bits)) - 1;
+  std::uint64_t max = 0;
+  core::visit_dtype(d, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_integral_v<T>) max = static_cast<std::uint64_t>(std::numeric_limits<T>::max());
+  });
+  return max;
 }
 
 /// The most factors of 2 a product may hold in `d` so that it stays exact and finite: 8 for E4M3 (2^8 = 256
@@ -175,69 +178,20 @@ T combine(T a, T b, RedOp op) {
   return a;
 }
 
-template <class F>
-void with_type(Dtype d, F&& f) {
-  switch (d) {
-    case Dtype::kInt8:
-      f(std::int8_t{});
-      return;
-    case Dtype::kUint8:
-      f(std::uint8_t{});
-      return;
-    case Dtype::kInt32:
-      f(std::int32_t{});
-      return;
-    case Dtype::kUint32:
-      f(std::uint32_t{});
-      return;
-    case Dtype::kInt64:
-      f(std::int64_t{});
-      return;
-    case Dtype::kUint64:
-      f(std::uint64_t{});
-      return;
-    case Dtype::kFloat:
-      f(float{});
-      return;
-    case Dtype::kDouble:
-      f(double{});
-      return;
-    case Dtype::kHalf:
-      f(core::Half{});
-      return;
-    case Dtype::kBfloat16:
-      f(core::BFloat16{});
-      return;
-    case Dtype::kF8e4m3:
-      f(core::Fp8E4M3{});
-      return;
-    case Dtype::kF8e5m2:
-      f(core::Fp8E5M2{});
-      return;
-  }
-}
-
 template <class T>
 void fill_pattern(T* dst, std::uint64_t n, const DataPattern& pat, int rank, std::uint64_t index0) {
   for (std::uint64_t k = 0; k < n; ++k) dst[k] = static_cast<T>(pat.value(rank, index0 + k));
 }
 
-/// A 16- or 8-bit float of core::SmallFloat (arithmetic through float).
-template <class T>
-concept NarrowFloat = requires(T t) {
-  t.to_float();
-};
-
 /// The pair average (DataPattern::pair) of `va` on one rank and `vb` on another (`two` = false: one rank)
 /// over `nranks` ranks, computed the way `how` says (comm::AvgArith: the backends' own arithmetic):
-/// - kSumDivided (the mpi backend): the exact sum divided once (comm/mpi_backend.cpp divide_each: through
-/// float
-///   for the narrow types);
+/// - kSumDivided (the mpi backend): the exact sum divided once (core::divide_once: through float for the
+///   narrow types);
 /// - kPremultiplied: NCCL's ncclDevPreMulSum with the scalar 1/nRanks converted to the type (src/enqueue.cc:
-///   `__float2half(float(1.0 / comm->nRanks))`, `__float2bfloat16`, `__nv_cvt_float_to_fp8(...,
-///   __NV_SATFINITE,
-///   ...)`, `float(1.0 / nRanks)`, `1.0 / nRanks`): every input times the scalar, rounded to the type, then
-///   summed, rounded after each step (src/device/reduce_kernel.h); the zeros of the other ranks add nothing;
+///   `__float2half(float(1.0 / comm->nRanks))`, `__float2bfloat16`,
+///   `__nv_cvt_float_to_fp8(..., __NV_SATFINITE, ...)`, `float(1.0 / nRanks)`, `1.0 / nRanks`): every input
+///   times the scalar, rounded to the type, then summed, rounded after each step
+///   (src/device/reduce_kernel.h); the zeros of the other ranks add nothing;
 /// - kScaledSum: NCCL's symmetric kernels (src/scheduler/symmetric_sched.cc: ncclDevSumPostDiv with
 ///   `f32 = float(1.0 / comm->nRanks)` for half and bfloat16, `f16 = __float2half(...)` for fp8): the sum in
 ///   the accumulator times the scalar, rounded to the accumulator, then to the type;
@@ -259,11 +213,7 @@ T pair_average(std::uint32_t va, std::uint32_t vb, bool two, int nranks, comm::A
     };
     switch (how) {
       case comm::AvgArith::kSumDivided:
-        if constexpr (NarrowFloat<T>) {
-          return T(static_cast<float>(sum) / static_cast<float>(nranks));
-        } else {
-          return static_cast<T>(static_cast<T>(sum) / static_cast<T>(nranks));
-        }
+        return core::divide_once(static_cast<T>(sum), nranks);
       case comm::AvgArith::kPremultiplied: {
         const T scalar = in_type(inv);
         const auto times = [&](std::uint32_t v) {
@@ -514,7 +464,7 @@ CheckPlan plan_check(const comm::CollBackend& be, Collective c, const core::Coll
 
 void init_input(Dtype d, void* host, std::uint64_t buf_elems, Collective c, const core::CollGeometry& g,
                 bool in_place, const DataPattern& pat, int rank) {
-  with_type(d, [&](auto tag) {
+  core::visit_dtype(d, [&](auto tag) {
     using T = decltype(tag);
     init_input_as(static_cast<T*>(host), buf_elems, c, g, in_place, pat, rank);
   });
@@ -524,7 +474,7 @@ std::uint64_t count_wrong(Dtype d, const void* got, const CheckPlan& plan, Colle
                           const core::CollGeometry& g, const DataPattern& pat, RedOp op, int rank, int nranks,
                           int root, const std::vector<comm::AvgArith>& ariths) {
   std::uint64_t wrong = 0;
-  with_type(d, [&](auto tag) {
+  core::visit_dtype(d, [&](auto tag) {
     using T = decltype(tag);
     wrong = count_wrong_as(static_cast<const T*>(got), plan, c, g, pat, op, rank, nranks, root, ariths);
   });
@@ -532,7 +482,7 @@ std::uint64_t count_wrong(Dtype d, const void* got, const CheckPlan& plan, Colle
 }
 
 void corrupt(Dtype d, void* got, std::uint64_t elems, std::uint64_t k) {
-  with_type(d, [&](auto tag) {
+  core::visit_dtype(d, [&](auto tag) {
     using T = decltype(tag);
     corrupt_as(static_cast<T*>(got), elems, k);
   });
@@ -543,7 +493,7 @@ void corrupt(Dtype d, void* got, std::uint64_t elems, std::uint64_t k) {
 double expected_average(Dtype d, const DataPattern& p, std::uint64_t i, comm::AvgArith how) {
   if (!p.avg || !p.pair) throw std::invalid_argument("expected_average: not a pair-average pattern");
   double out = 0;
-  with_type(d, [&](auto tag) {
+  core::visit_dtype(d, [&](auto tag) {
     using T = decltype(tag);
     if constexpr (!std::is_integral_v<T>) {
       const auto [a, b] = p.pair_ranks(i);

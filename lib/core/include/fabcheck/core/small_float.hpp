@@ -37,6 +37,13 @@ struct SmallFloat {
   friend bool operator<(SmallFloat a, SmallFloat b) { return a.to_float() < b.to_float(); }
 };
 
+/// A SmallFloat (binary16, bfloat16, fp8): arithmetic through float, stored as `bits`.
+template <class T>
+concept NarrowFloat = requires(T t) {
+  t.to_float();
+  t.bits;
+};
+
 /// Traits of a narrow float from its two conversions (float → bits, rounded as the format rounds; bits →
 /// float, exact).
 template <class B, B (*ToBits)(float), float (*FromBits)(B)>
