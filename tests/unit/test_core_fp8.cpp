@@ -162,5 +162,8 @@ TEST(DataPattern, IntegerSumsAndProductsNeverOverflow) {
     expect_exact_in_every_order<std::int8_t>(Dtype::kInt8, n, rng);
     expect_exact_in_every_order<std::uint8_t>(Dtype::kUint8, n, rng);
     expect_exact_in_every_order<std::int32_t>(Dtype::kInt32, n, rng);
+    expect_exact_in_every_order<std::uint32_t>(Dtype::kUint32, n, rng);
+    expect_exact_in_every_order<std::int64_t>(Dtype::kInt64, n, rng);
+    expect_exact_in_every_order<std::uint64_t>(Dtype::kUint64, n, rng);
   }
 }
