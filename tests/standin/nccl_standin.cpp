@@ -1,0 +1,797 @@
+// CPU stand-in of the NCCL API subset fabcheck calls, built as libnccl.so.2 over the CUDA runtime stand-in
+// (standin.hpp). Test infrastructure only: it proves fabcheck's own logic on its NCCL path, never NCCL's
+// performance or a GPU's semantics (tests/gpu/check.sh on real GPUs does).
+//
+// As NCCL: rank 0's ncclGetUniqueId starts a bootstrap root listening on the interface NCCL's Socket transport
+// would choose and puts its address in the id; ncclCommInitRank(Config) connects every rank to it, learns every
+// rank's host and address, and connects each pair of ranks over TCP (so ranks on different hosts of the virtual
+// fabric really talk over its network). Each call is validated at enqueue (device pointers of the stand-in's
+// allocations, dtype, op, root/peer) and runs on its CUDA stream's worker: NCCL's results for every dtype and
+// op (nccl_standin_reduce.hpp), in rank order on every rank. ncclGroupStart/End make one operation of the calls
+// between them. A failed connection sets the communicator's asynchronous error (ncclRemoteError when the peer
+// closed, ncclSystemError otherwise) and, as a kernel waiting on a peer, the operation then never completes
+// until ncclCommAbort. NCCL_DEBUG/NCCL_DEBUG_SUBSYS/NCCL_DEBUG_FILE give NCCL 2.28's INFO lines for the
+// choice of network (Socket: no InfiniBand here), the communicator and its ring connections.
+//
+// Faults (STANDIN_FAULT=<kind>@<rank>[:<op>], rank = the communicator rank, op counted from 1 per
+// communicator): init (ncclCommInitRankConfig fails with ncclSystemError), remote / system (the op's async
+// error is ncclRemoteError / ncclSystemError and the op never completes), hang (the op never completes),
+// corrupt (the op's result has one element wrong). NCCL_STANDIN_VERSION=<code> makes ncclGetVersion report an
+// older NCCL (e.g. 21800).
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <random>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "nccl_standin_log.hpp"
+#include "nccl_standin_net.hpp"
+#include "nccl_standin_reduce.hpp"
+#include "standin.hpp"
+
+namespace {
+
+using standin::RedKind;
+
+constexpr char kIdMagic[8] = {'S', 'T', 'A', 'N', 'D', 'I', 'N', '1'};
+
+/// What the unique id holds: the bootstrap root's address and a communicator id.
+struct IdPayload {
+  char magic[8];
+  char ip[16];
+  std::int32_t port;
+  std::uint64_t comm_id;
+};
+static_assert(sizeof(IdPayload) <= sizeof(ncclUniqueId));
+
+/// One rank as the bootstrap tells everyone.
+struct PeerInfo {
+  std::int32_t rank;
+  std::int32_t nranks;
+  std::int32_t device;
+  std::int32_t port;
+  std::int64_t bus_id;
+  char host[64];
+  char ip[16];
+};
+
+struct PreMul {
+  ncclDataType_t dt;
+  ncclScalarResidence_t residence;
+  std::array<unsigned char, 8> value;
+  const void* device_ptr;
+};
+
+}  // namespace
+
+struct ncclComm {
+  int rank = 0;
+  int nranks = 0;
+  int device = 0;
+  std::uint64_t comm_id = 0;
+  std::vector<PeerInfo> peers;
+  std::vector<int> fds;
+  std::atomic<bool> aborted{false};
+  std::atomic<int> async{ncclSuccess};
+  std::atomic<long> ops{0};
+  std::optional<standin::Fault> fault;
+  std::mutex mu;
+  std::map<int, PreMul> premul;
+  int next_op = ncclNumOps;
+  std::set<void*> registrations;
+};
+
+struct ncclWindow_vidmem {
+  void* buff;
+  std::size_t bytes;
+};
+
+namespace {
+
+thread_local std::string tl_last_error;
+std::mutex g_comms_mu;
+std::set<ncclComm*>* g_comms = new std::set<ncclComm*>();
+
+bool valid(ncclComm* c) {
+  std::lock_guard<std::mutex> lock(g_comms_mu);
+  return c != nullptr && g_comms->count(c) != 0;
+}
+
+ncclResult_t fail(ncclResult_t r, const char* file, int line, int device, const std::string& msg) {
+  tl_last_error = msg;
+  standin::log::warn(file, line, device, msg);
+  return r;
+}
+#define FAIL(r, dev, msg) fail(r, __FILE__, __LINE__, dev, msg)
+
+int version_code() {
+  if (const char* v = std::getenv("NCCL_STANDIN_VERSION"); v != nullptr && *v != '\0') return std::atoi(v);
+  return NCCL_VERSION_CODE;
+}
+
+std::string version_text() {
+  const int c = version_code();
+  return std::to_string(c / 10000) + "." + std::to_string(c % 10000 / 100) + "." + std::to_string(c % 100) +
+         "+cuda" + std::to_string(CUDART_VERSION / 1000) + "." + std::to_string(CUDART_VERSION % 1000 / 10);
+}
+
+std::string hex(std::uint64_t v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%lx", static_cast<unsigned long>(v));
+  return b;
+}
+
+/// The lines every process logs once before its first communicator (NCCL 2.22+: each process).
+void log_banner(const standin::net::Iface& ifc) {
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    const int dev = standin::current_device();
+    standin::log::info(standin::log::kBootstrap, dev, "Bootstrap: Using " + ifc.name + ":" + ifc.ip + "<0>");
+    standin::log::info(standin::log::kInit, dev, "cudaDriverVersion " + std::to_string(CUDART_VERSION));
+    standin::log::info(standin::log::kInit, dev, "NCCL version " + version_text());
+  });
+}
+
+// ---------- bootstrap ----------
+
+void root_thread(int listen_fd) {
+  std::vector<int> fds;
+  std::vector<PeerInfo> table;
+  int nranks = -1;
+  while (nranks < 0 || static_cast<int>(fds.size()) < nranks) {
+    const int fd = standin::net::accept_one(listen_fd);
+    if (fd < 0) return;
+    PeerInfo p{};
+    if (!standin::net::recv_all(fd, &p, sizeof p)) {
+      ::close(fd);
+      continue;
+    }
+    nranks = p.nranks;
+    if (table.empty()) table.resize(static_cast<std::size_t>(nranks));
+    table[static_cast<std::size_t>(p.rank)] = p;
+    fds.push_back(fd);
+  }
+  for (int fd : fds) {
+    standin::net::send_all(fd, table.data(), table.size() * sizeof(PeerInfo));
+    ::close(fd);
+  }
+  ::close(listen_fd);
+}
+
+// ---------- operations ----------
+
+enum class Kind { kAllReduce, kAllGather, kReduceScatter, kBroadcast, kReduce, kSend, kRecv };
+
+struct Op {
+  Kind kind;
+  char* send;  // host views of the device buffers
+  char* recv;
+  std::size_t count;
+  ncclDataType_t dt;
+  RedKind red = RedKind::kSum;
+  bool premul = false;
+  PreMul scalar{};
+  int root = 0;  // root, or the peer of a send/recv
+};
+
+void block_until_aborted(ncclComm* c) {
+  while (!c->aborted.load()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+}
+
+/// A broken connection: the asynchronous error, a WARN line as NCCL's socket transport prints, then the
+/// operation stays pending (a kernel waiting on a peer) until the communicator is aborted.
+void connection_failed(ncclComm* c, standin::net::Outcome o, int peer) {
+  if (o == standin::net::Outcome::kAborted) return;
+  const PeerInfo& p = c->peers[static_cast<std::size_t>(peer)];
+  const std::string where = std::string(p.host) + "<" + p.ip + ":" + std::to_string(p.port) + ">";
+  if (o == standin::net::Outcome::kPeerClosed) {
+    fail(ncclRemoteError, "misc/socket.cc", 67, c->device, "socketProgress: Connection closed by remote peer " + where);
+    c->async = ncclRemoteError;
+  } else {
+    fail(ncclSystemError, "misc/socket.cc", 69, c->device, "socketProgress: Call to recv from " + where + " failed : Connection reset by peer");
+    c->async = ncclSystemError;
+  }
+  block_until_aborted(c);
+}
+
+/// This rank's contribution to a reduction: its input, premultiplied when the op says so.
+std::vector<char> contribution(const Op& op, std::size_t elems) {
+  const std::size_t bytes = elems * standin::dtype_bytes(op.dt);
+  std::vector<char> mine(op.send, op.send + bytes);
+  if (op.premul) {
+    std::array<unsigned char, 8> s = op.scalar.value;
+    if (op.scalar.residence == ncclScalarDevice) {
+      if (const void* v = standin::host_view(op.scalar.device_ptr, standin::dtype_bytes(op.dt)); v != nullptr)
+        std::memcpy(s.data(), v, standin::dtype_bytes(op.dt));
+    }
+    standin::premultiply(op.dt, mine.data(), elems, s.data());
+  }
+  return mine;
+}
+
+/// Runs one collective; false when a connection failed (already reported).
+bool run_collective(ncclComm* c, const Op& op) {
+  const int n = c->nranks, me = c->rank;
+  const std::size_t b = standin::dtype_bytes(op.dt), chunk = op.count * b;
+  std::vector<standin::net::Xfer> sends, recvs;
+  std::vector<std::vector<char>> from(static_cast<std::size_t>(n));
+  std::vector<char> mine;
+  const auto reduce_into = [&](char* out, std::size_t elems) {
+    std::vector<const char*> in;
+    for (int p = 0; p < n; ++p) in.push_back(p == me ? mine.data() : from[static_cast<std::size_t>(p)].data());
+    standin::reduce(op.dt, op.red, in, out, elems, n);
+  };
+  const auto post = [&](std::size_t bytes, bool send_all, bool recv_all, const char* what) {
+    for (int p = 0; p < n; ++p) {
+      if (p == me) continue;
+      if (send_all) sends.push_back({p, const_cast<char*>(what), bytes});
+      if (recv_all) {
+        from[static_cast<std::size_t>(p)].resize(bytes);
+        recvs.push_back({p, from[static_cast<std::size_t>(p)].data(), bytes});
+      }
+    }
+  };
+  int bad = -1;
+  standin::net::Outcome o = standin::net::Outcome::kDone;
+  switch (op.kind) {
+    case Kind::kAllReduce:
+      mine = contribution(op, op.count);
+      post(chunk, true, true, mine.data());
+      o = standin::net::exchange(c->fds, me, sends, recvs, c->aborted, bad);
+      if (o == standin::net::Outcome::kDone) reduce_into(op.recv, op.count);
+      break;
+    case Kind::kReduce:
+      mine = contribution(op, op.count);
+      if (me == op.root) {
+        post(chunk, false, true, nullptr);
+      } else {
+        sends.push_back({op.root, mine.data(), chunk});
+      }
+      o = standin::net::exchange(c->fds, me, sends, recvs, c->aborted, bad);
+      if (o == standin::net::Outcome::kDone && me == op.root) reduce_into(op.recv, op.count);
+      break;
+    case Kind::kBroadcast:
+      if (me == op.root) {
+        mine.assign(op.send, op.send + chunk);
+        post(chunk, true, false, mine.data());
+      } else {
+        recvs.push_back({op.root, op.recv, chunk});
+      }
+      o = standin::net::exchange(c->fds, me, sends, recvs, c->aborted, bad);
+      if (o == standin::net::Outcome::kDone && me == op.root && chunk > 0) std::memcpy(op.recv, mine.data(), chunk);
+      break;
+    case Kind::kAllGather:
+      mine.assign(op.send, op.send + chunk);
+      for (int p = 0; p < n; ++p) {
+        if (p == me) continue;
+        sends.push_back({p, mine.data(), chunk});
+        recvs.push_back({p, op.recv + static_cast<std::size_t>(p) * chunk, chunk});
+      }
+      o = standin::net::exchange(c->fds, me, sends, recvs, c->aborted, bad);
+      if (o == standin::net::Outcome::kDone && chunk > 0)
+        std::memcpy(op.recv + static_cast<std::size_t>(me) * chunk, mine.data(), chunk);
+      break;
+    case Kind::kReduceScatter: {
+      std::vector<char> all = contribution(op, op.count * static_cast<std::size_t>(n));
+      for (int p = 0; p < n; ++p) {
+        if (p == me) continue;
+        sends.push_back({p, all.data() + static_cast<std::size_t>(p) * chunk, chunk});
+        from[static_cast<std::size_t>(p)].resize(chunk);
+        recvs.push_back({p, from[static_cast<std::size_t>(p)].data(), chunk});
+      }
+      mine.assign(all.data() + static_cast<std::size_t>(me) * chunk, all.data() + static_cast<std::size_t>(me + 1) * chunk);
+      o = standin::net::exchange(c->fds, me, sends, recvs, c->aborted, bad);
+      if (o == standin::net::Outcome::kDone) reduce_into(op.recv, op.count);
+      break;
+    }
+    case Kind::kSend:
+    case Kind::kRecv:
+      break;
+  }
+  if (o != standin::net::Outcome::kDone) {
+    connection_failed(c, o, bad);
+    return false;
+  }
+  return true;
+}
+
+/// One operation (a call, or the calls of one group) on the stream's worker.
+void run_operation(ncclComm* c, const std::vector<Op>& ops) {
+  if (c->aborted.load()) return;
+  const long n = ++c->ops;
+  if (c->fault && c->fault->op == n) {
+    const std::string& k = c->fault->kind;
+    if (k == "hang") return block_until_aborted(c);
+    if (k == "remote") {
+      fail(ncclRemoteError, "transport/net_socket.cc", 512, c->device,
+           "NET/Socket : peer " + std::to_string((c->rank + 1) % c->nranks) + " closed the connection (injected by STANDIN_FAULT)");
+      c->async = ncclRemoteError;
+      return block_until_aborted(c);
+    }
+    if (k == "system") {
+      fail(ncclSystemError, "misc/socket.cc", 69, c->device, "socketProgress: Call to recv failed : Connection reset by peer (injected by STANDIN_FAULT)");
+      c->async = ncclSystemError;
+      return block_until_aborted(c);
+    }
+  }
+  std::vector<standin::net::Xfer> sends, recvs;
+  for (const Op& op : ops) {
+    const std::size_t bytes = op.count * standin::dtype_bytes(op.dt);
+    if (op.kind == Kind::kSend) sends.push_back({op.root, op.send, bytes});
+    if (op.kind == Kind::kRecv) recvs.push_back({op.root, op.recv, bytes});
+  }
+  if (!sends.empty() || !recvs.empty()) {
+    int bad = -1;
+    const auto o = standin::net::exchange(c->fds, c->rank, sends, recvs, c->aborted, bad);
+    if (o != standin::net::Outcome::kDone) return connection_failed(c, o, bad);
+  }
+  for (const Op& op : ops) {
+    if (op.kind != Kind::kSend && op.kind != Kind::kRecv && !run_collective(c, op)) return;
+  }
+  if (c->fault && c->fault->kind == "corrupt" && c->fault->op <= n) {
+    for (const Op& op : ops) {
+      const std::size_t b = standin::dtype_bytes(op.dt);
+      if (op.kind == Kind::kSend || op.count == 0 || op.recv == nullptr) continue;
+      op.recv[b - 1] = static_cast<char>(op.recv[b - 1] ^ 0x40);  // the first element's most significant byte
+      c->fault.reset();
+      break;
+    }
+  }
+}
+
+// ---------- groups ----------
+
+struct Pending {
+  ncclComm* comm;
+  cudaStream_t stream;
+  Op op;
+};
+thread_local int tl_group_depth = 0;
+thread_local std::vector<Pending> tl_group;
+
+ncclResult_t submit(ncclComm* c, cudaStream_t stream, const Op& op) {
+  if (tl_group_depth > 0) {
+    tl_group.push_back({c, stream, op});
+    return ncclSuccess;
+  }
+  const std::vector<Op> ops{op};
+  if (standin::enqueue(stream, [c, ops] { run_operation(c, ops); }) != cudaSuccess)
+    return FAIL(ncclUnhandledCudaError, c->device, "Cuda failure 'invalid resource handle' (stream)");
+  return ncclSuccess;
+}
+
+/// Validates and translates a call's buffers; the Op is ready to submit.
+ncclResult_t prepare(ncclComm* c, Op& op, const void* send, std::size_t send_elems, void* recv,
+                     std::size_t recv_elems, ncclRedOp_t redop, bool reduces) {
+  if (!valid(c)) return fail(ncclInvalidArgument, "enqueue.cc", 2001, 0, "Invalid communicator");
+  if (c->aborted.load()) return FAIL(ncclInvalidUsage, c->device, "communicator was aborted");
+  const std::size_t b = standin::dtype_bytes(op.dt);
+  if (b == 0) return FAIL(ncclInvalidArgument, c->device, "Invalid datatype " + std::to_string(op.dt));
+  if (send_elems > 0) {
+    op.send = static_cast<char*>(standin::host_view(send, send_elems * b));
+    if (op.send == nullptr) return FAIL(ncclInvalidArgument, c->device, "sendbuff is not a valid device pointer");
+  }
+  if (recv_elems > 0) {
+    op.recv = static_cast<char*>(standin::host_view(recv, recv_elems * b));
+    if (op.recv == nullptr) return FAIL(ncclInvalidArgument, c->device, "recvbuff is not a valid device pointer");
+  }
+  if (!reduces) return ncclSuccess;
+  const int r = static_cast<int>(redop);
+  switch (r) {
+    case ncclSum: op.red = RedKind::kSum; return ncclSuccess;
+    case ncclProd: op.red = RedKind::kProd; return ncclSuccess;
+    case ncclMax: op.red = RedKind::kMax; return ncclSuccess;
+    case ncclMin: op.red = RedKind::kMin; return ncclSuccess;
+    case ncclAvg:
+      if (standin::is_floating(op.dt)) {
+        op.red = RedKind::kSum;
+        op.premul = true;
+        op.scalar.residence = ncclScalarHostImmediate;
+        standin::inverse_scalar(op.dt, c->nranks, op.scalar.value.data());
+      } else {
+        op.red = RedKind::kSumPostDiv;
+      }
+      return ncclSuccess;
+    default: {
+      std::lock_guard<std::mutex> lock(c->mu);
+      const auto it = c->premul.find(r);
+      if (it == c->premul.end()) return FAIL(ncclInvalidArgument, c->device, "Invalid reduction operation " + std::to_string(r));
+      if (it->second.dt != op.dt) return FAIL(ncclInvalidArgument, c->device, "PreMulSum op created for another datatype");
+      op.red = RedKind::kSum;
+      op.premul = true;
+      op.scalar = it->second;
+      return ncclSuccess;
+    }
+  }
+}
+
+ncclResult_t check_rank(ncclComm* c, int r, const char* what) {
+  if (r < 0 || r >= c->nranks)
+    return FAIL(ncclInvalidArgument, c->device, std::string("Invalid ") + what + " " + std::to_string(r) + ", nranks " + std::to_string(c->nranks));
+  return ncclSuccess;
+}
+
+ncclResult_t init_rank(ncclComm_t* out, int nranks, const ncclUniqueId& id, int rank) {
+  if (out == nullptr || nranks < 1 || rank < 0 || rank >= nranks)
+    return fail(ncclInvalidArgument, "init.cc", 1788, 0, "Invalid rank " + std::to_string(rank) + ", nranks " + std::to_string(nranks));
+  IdPayload payload{};
+  std::memcpy(&payload, id.internal, sizeof payload);
+  const int dev = standin::current_device();
+  if (std::memcmp(payload.magic, kIdMagic, sizeof kIdMagic) != 0)
+    return fail(ncclInvalidArgument, "bootstrap.cc", 340, dev, "Invalid unique id (not from ncclGetUniqueId)");
+  const standin::net::Iface ifc = standin::net::pick_interface();
+  log_banner(ifc);
+  auto fault = standin::fault_for(rank);
+  if (fault && fault->kind == "init") {
+    return fail(ncclSystemError, "misc/socket.cc", 484, dev,
+                std::string("socketStartConnect: Connect to ") + payload.ip + "<" + std::to_string(payload.port) +
+                    "> failed : Software caused connection abort (injected by STANDIN_FAULT)");
+  }
+  using standin::log::info;
+  using standin::log::kInit;
+  using standin::log::kNet;
+  info(kInit | kNet, dev, "NET/Plugin: Could not find: libnccl-net.so");
+  info(kInit | kNet, dev, "NET/IB : No device found.");
+  info(kInit | kNet, dev, "NET/IB : Using [RO]; OOB " + ifc.name + ":" + ifc.ip + "<0>");
+  info(kInit | kNet, dev, "Failed to initialize NET plugin IB");
+  info(kInit | kNet, dev, "NET/Socket : Using [0]" + ifc.name + ":" + ifc.ip + "<0>");
+  info(kInit | kNet, dev, "Initialized NET plugin Socket");
+  info(kInit | kNet, dev, "Assigned NET plugin Socket to comm");
+  info(kInit, dev, "Using network Socket");
+  auto* c = new ncclComm();
+  c->rank = rank;
+  c->nranks = nranks;
+  c->device = dev;
+  c->comm_id = payload.comm_id;
+  c->fault = fault;
+  char cptr[32];
+  std::snprintf(cptr, sizeof cptr, "%p", static_cast<void*>(c));
+  const std::string head = std::string("ncclCommInitRankConfig comm ") + cptr + " rank " + std::to_string(rank) +
+                           " nranks " + std::to_string(nranks) + " cudaDev " + std::to_string(dev) + " nvmlDev " +
+                           std::to_string(dev) + " busId " + hex(static_cast<std::uint64_t>(standin::bus_id(dev))) +
+                           " commId 0x" + hex(payload.comm_id);
+  info(kInit, dev, head + " - Init START");
+  // Bootstrap: my listener for the pair connections, my record to the root, everyone's records back.
+  PeerInfo me{};
+  me.rank = rank;
+  me.nranks = nranks;
+  me.device = dev;
+  me.bus_id = standin::bus_id(dev);
+  std::snprintf(me.host, sizeof me.host, "%s", standin::log::host().c_str());
+  std::snprintf(me.ip, sizeof me.ip, "%s", ifc.ip.c_str());
+  int port = 0;
+  const int lfd = standin::net::listen_on(ifc.ip, port);
+  me.port = port;
+  const int rfd = lfd < 0 ? -1 : standin::net::connect_to(payload.ip, payload.port, 30);
+  c->peers.resize(static_cast<std::size_t>(nranks));
+  if (rfd < 0 || !standin::net::send_all(rfd, &me, sizeof me) ||
+      !standin::net::recv_all(rfd, c->peers.data(), c->peers.size() * sizeof(PeerInfo))) {
+    return fail(ncclSystemError, "bootstrap.cc", 128, dev,
+                std::string("Bootstrap : no connection to the root at ") + payload.ip + "<" + std::to_string(payload.port) + ">");
+  }
+  ::close(rfd);
+  // One connection per pair: connect to every lower rank, accept every higher one.
+  c->fds.assign(static_cast<std::size_t>(nranks), -1);
+  for (int p = 0; p < rank; ++p) {
+    const PeerInfo& q = c->peers[static_cast<std::size_t>(p)];
+    const int fd = standin::net::connect_to(q.ip, q.port, 30);
+    std::int32_t r32 = rank;
+    if (fd < 0 || !standin::net::send_all(fd, &r32, sizeof r32))
+      return fail(ncclSystemError, "misc/socket.cc", 484, dev, std::string("socketStartConnect: Connect to ") + q.ip + "<" + std::to_string(q.port) + "> failed");
+    c->fds[static_cast<std::size_t>(p)] = fd;
+  }
+  for (int k = rank + 1; k < nranks; ++k) {
+    const int fd = standin::net::accept_one(lfd);
+    std::int32_t r32 = -1;
+    if (fd < 0 || !standin::net::recv_all(fd, &r32, sizeof r32) || r32 <= rank || r32 >= nranks)
+      return fail(ncclSystemError, "misc/socket.cc", 550, dev, "socketAccept: bootstrap connection failed");
+    c->fds[static_cast<std::size_t>(r32)] = fd;
+  }
+  ::close(lfd);
+  // The log lines NCCL prints for this communicator: nodes, the ring's connections.
+  std::set<std::string> hosts;
+  int local_ranks = 0, local_rank = 0;
+  for (const PeerInfo& q : c->peers) {
+    hosts.insert(q.host);
+    if (std::string(q.host) == me.host) {
+      if (q.rank < rank) ++local_rank;
+      ++local_ranks;
+    }
+  }
+  info(kInit, dev, std::string("comm ") + cptr + " rank " + std::to_string(rank) + " nRanks " + std::to_string(nranks) +
+                       " nNodes " + std::to_string(hosts.size()) + " localRanks " + std::to_string(local_ranks) +
+                       " localRank " + std::to_string(local_rank) + " MNNVL 0");
+  if (nranks > 1) {
+    const PeerInfo& next = c->peers[static_cast<std::size_t>((rank + 1) % nranks)];
+    const PeerInfo& prev = c->peers[static_cast<std::size_t>((rank + nranks - 1) % nranks)];
+    for (int ch = 0; ch < 2; ++ch) {
+      const std::string chan = std::string(ch == 0 ? "Channel 00/0 : " : "Channel 01/0 : ");
+      const auto link = [&](const PeerInfo& from, const PeerInfo& to, const char* dir) {
+        const bool same = std::string(from.host) == to.host;
+        const std::string ends = std::to_string(from.rank) + "[" + std::to_string(from.device) + "] -> " +
+                                 std::to_string(to.rank) + "[" + std::to_string(to.device) + "]";
+        info(kInit | kNet, dev, chan + ends + (same ? " via P2P/CUMEM" : std::string(" [") + dir + "] via NET/Socket/0"));
+      };
+      link(prev, me, "receive");
+      link(me, next, "send");
+    }
+  }
+  info(kInit, dev, "Connected all rings, use ring PXN 0 GDR 0");
+  info(kInit, dev, head + " - Init COMPLETE");
+  {
+    std::lock_guard<std::mutex> lock(g_comms_mu);
+    g_comms->insert(c);
+  }
+  *out = c;
+  return ncclSuccess;
+}
+
+}  // namespace
+
+extern "C" {
+
+ncclResult_t ncclGetVersion(int* version) {
+  if (version == nullptr) return ncclInvalidArgument;
+  *version = version_code();
+  return ncclSuccess;
+}
+
+const char* ncclGetErrorString(ncclResult_t r) {
+  switch (r) {
+    case ncclSuccess: return "no error";
+    case ncclUnhandledCudaError: return "unhandled cuda error (run with NCCL_DEBUG=INFO for details)";
+    case ncclSystemError: return "unhandled system error (run with NCCL_DEBUG=INFO for details)";
+    case ncclInternalError: return "internal error - please report this issue to the NCCL developers";
+    case ncclInvalidArgument: return "invalid argument (run with NCCL_DEBUG=WARN for details)";
+    case ncclInvalidUsage: return "invalid usage (run with NCCL_DEBUG=WARN for details)";
+    case ncclRemoteError: return "remote process exited or there was a network error";
+    case ncclInProgress: return "NCCL operation in progress";
+    default: return "unknown result code";
+  }
+}
+
+const char* ncclGetLastError(ncclComm_t /*comm*/) {
+  return tl_last_error.c_str();
+}
+
+ncclResult_t ncclGetUniqueId(ncclUniqueId* id) {
+  if (id == nullptr) return ncclInvalidArgument;
+  const standin::net::Iface ifc = standin::net::pick_interface();
+  log_banner(ifc);
+  int port = 0;
+  const int fd = standin::net::listen_on(ifc.ip, port);
+  if (fd < 0) return fail(ncclSystemError, "bootstrap.cc", 210, standin::current_device(), "Bootstrap : cannot listen on " + ifc.ip);
+  IdPayload payload{};
+  std::memcpy(payload.magic, kIdMagic, sizeof kIdMagic);
+  std::snprintf(payload.ip, sizeof payload.ip, "%s", ifc.ip.c_str());
+  payload.port = port;
+  payload.comm_id = std::random_device{}() * 0x100000001ull;
+  std::memset(id->internal, 0, sizeof id->internal);
+  std::memcpy(id->internal, &payload, sizeof payload);
+  std::thread(root_thread, fd).detach();
+  return ncclSuccess;
+}
+
+ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniqueId id, int rank) {
+  return init_rank(comm, nranks, id, rank);
+}
+
+ncclResult_t ncclCommInitRankConfig(ncclComm_t* comm, int nranks, ncclUniqueId id, int rank, ncclConfig_t* config) {
+  if (config != nullptr && (config->magic != 0xcafebeef || config->size != sizeof(ncclConfig_t)))
+    return fail(ncclInvalidArgument, "init.cc", 1960, standin::current_device(), "ncclConfig_t not initialized with NCCL_CONFIG_INITIALIZER");
+  return init_rank(comm, nranks, id, rank);
+}
+
+ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t* async) {
+  if (!valid(comm) || async == nullptr) return ncclInvalidArgument;
+  *async = static_cast<ncclResult_t>(comm->async.load());
+  return ncclSuccess;
+}
+
+ncclResult_t ncclCommAbort(ncclComm_t comm) {
+  if (comm == nullptr) return ncclSuccess;
+  if (!valid(comm)) return ncclInvalidArgument;
+  comm->aborted = true;
+  for (int fd : comm->fds) {
+    if (fd >= 0) ::shutdown(fd, SHUT_RDWR);  // peers see the connection close; our operations stop
+  }
+  std::lock_guard<std::mutex> lock(g_comms_mu);
+  g_comms->erase(comm);  // the object itself stays: a stream worker may still be leaving an operation
+  return ncclSuccess;
+}
+
+ncclResult_t ncclCommDestroy(ncclComm_t comm) {
+  return ncclCommAbort(comm);
+}
+
+ncclResult_t ncclCommCount(const ncclComm_t comm, int* count) {
+  if (!valid(comm) || count == nullptr) return ncclInvalidArgument;
+  *count = comm->nranks;
+  return ncclSuccess;
+}
+
+ncclResult_t ncclCommUserRank(const ncclComm_t comm, int* rank) {
+  if (!valid(comm) || rank == nullptr) return ncclInvalidArgument;
+  *rank = comm->rank;
+  return ncclSuccess;
+}
+
+ncclResult_t ncclMemAlloc(void** ptr, size_t size) {
+  if (standin::device_alloc(ptr, size) != cudaSuccess)
+    return fail(ncclUnhandledCudaError, "allocator.cc", 110, standin::current_device(), "Cuda failure 'out of memory'");
+  return ncclSuccess;
+}
+
+ncclResult_t ncclMemFree(void* ptr) {
+  return standin::device_free(ptr) == cudaSuccess ? ncclSuccess : ncclInvalidArgument;
+}
+
+ncclResult_t ncclCommRegister(const ncclComm_t comm, void* buff, size_t size, void** handle) {
+  if (!valid(comm) || handle == nullptr) return ncclInvalidArgument;
+  if (standin::host_view(buff, size) == nullptr)
+    return FAIL(ncclInvalidArgument, comm->device, "ncclCommRegister: buffer is not device memory");
+  auto* h = new ncclWindow_vidmem{buff, size};
+  std::lock_guard<std::mutex> lock(comm->mu);
+  comm->registrations.insert(h);
+  *handle = h;
+  return ncclSuccess;
+}
+
+ncclResult_t ncclCommDeregister(const ncclComm_t comm, void* handle) {
+  if (!valid(comm)) return ncclInvalidArgument;
+  std::lock_guard<std::mutex> lock(comm->mu);
+  if (comm->registrations.erase(handle) == 0) return ncclInvalidArgument;
+  delete static_cast<ncclWindow_vidmem*>(handle);
+  return ncclSuccess;
+}
+
+ncclResult_t ncclCommWindowRegister(ncclComm_t comm, void* buff, size_t size, ncclWindow_t* win, int /*flags*/) {
+  if (!valid(comm) || win == nullptr) return ncclInvalidArgument;
+  if (reinterpret_cast<std::uintptr_t>(buff) % NCCL_WIN_REQUIRED_ALIGNMENT != 0)
+    return FAIL(ncclInvalidArgument, comm->device, "ncclCommWindowRegister: buffer not aligned to NCCL_WIN_REQUIRED_ALIGNMENT");
+  void* h = nullptr;
+  if (const ncclResult_t r = ncclCommRegister(comm, buff, size, &h); r != ncclSuccess) return r;
+  *win = static_cast<ncclWindow_t>(h);
+  return ncclSuccess;
+}
+
+ncclResult_t ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win) {
+  return ncclCommDeregister(comm, win);
+}
+
+ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t* op, void* scalar, ncclDataType_t datatype,
+                                      ncclScalarResidence_t residence, ncclComm_t comm) {
+  if (!valid(comm) || op == nullptr || scalar == nullptr || standin::dtype_bytes(datatype) == 0)
+    return ncclInvalidArgument;
+  PreMul pm{datatype, residence, {}, nullptr};
+  if (residence == ncclScalarHostImmediate) {
+    std::memcpy(pm.value.data(), scalar, standin::dtype_bytes(datatype));
+  } else {
+    pm.device_ptr = scalar;
+  }
+  std::lock_guard<std::mutex> lock(comm->mu);
+  const int id = comm->next_op++;
+  comm->premul[id] = pm;
+  *op = static_cast<ncclRedOp_t>(id);
+  return ncclSuccess;
+}
+
+ncclResult_t ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm) {
+  if (!valid(comm)) return ncclInvalidArgument;
+  std::lock_guard<std::mutex> lock(comm->mu);
+  // enqueued calls copied the scalar: the op may go at once (NCCL keeps it alive for them)
+  return comm->premul.erase(static_cast<int>(op)) != 0 ? ncclSuccess : ncclInvalidArgument;
+}
+
+ncclResult_t ncclAllReduce(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype,
+                           ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
+  Op o{Kind::kAllReduce, nullptr, nullptr, count, datatype};
+  if (const ncclResult_t r = prepare(comm, o, sendbuff, count, recvbuff, count, op, true); r != ncclSuccess) return r;
+  return submit(comm, stream, o);
+}
+
+ncclResult_t ncclReduce(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype,
+                        ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream) {
+  Op o{Kind::kReduce, nullptr, nullptr, count, datatype};
+  o.root = root;
+  if (!valid(comm)) return ncclInvalidArgument;
+  if (const ncclResult_t r = check_rank(comm, root, "root"); r != ncclSuccess) return r;
+  const std::size_t recv_elems = comm->rank == root ? count : 0;
+  if (const ncclResult_t r = prepare(comm, o, sendbuff, count, recvbuff, recv_elems, op, true); r != ncclSuccess) return r;
+  return submit(comm, stream, o);
+}
+
+ncclResult_t ncclBroadcast(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype, int root,
+                           ncclComm_t comm, cudaStream_t stream) {
+  Op o{Kind::kBroadcast, nullptr, nullptr, count, datatype};
+  o.root = root;
+  if (!valid(comm)) return ncclInvalidArgument;
+  if (const ncclResult_t r = check_rank(comm, root, "root"); r != ncclSuccess) return r;
+  const std::size_t send_elems = comm->rank == root ? count : 0;
+  if (const ncclResult_t r = prepare(comm, o, sendbuff, send_elems, recvbuff, count, ncclSum, false); r != ncclSuccess) return r;
+  return submit(comm, stream, o);
+}
+
+ncclResult_t ncclAllGather(const void* sendbuff, void* recvbuff, size_t sendcount, ncclDataType_t datatype,
+                           ncclComm_t comm, cudaStream_t stream) {
+  Op o{Kind::kAllGather, nullptr, nullptr, sendcount, datatype};
+  if (!valid(comm)) return ncclInvalidArgument;
+  const std::size_t all = sendcount * static_cast<std::size_t>(comm->nranks);
+  if (const ncclResult_t r = prepare(comm, o, sendbuff, sendcount, recvbuff, all, ncclSum, false); r != ncclSuccess) return r;
+  return submit(comm, stream, o);
+}
+
+ncclResult_t ncclReduceScatter(const void* sendbuff, void* recvbuff, size_t recvcount, ncclDataType_t datatype,
+                               ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
+  Op o{Kind::kReduceScatter, nullptr, nullptr, recvcount, datatype};
+  if (!valid(comm)) return ncclInvalidArgument;
+  const std::size_t all = recvcount * static_cast<std::size_t>(comm->nranks);
+  if (const ncclResult_t r = prepare(comm, o, sendbuff, all, recvbuff, recvcount, op, true); r != ncclSuccess) return r;
+  return submit(comm, stream, o);
+}
+
+ncclResult_t ncclSend(const void* sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm,
+                      cudaStream_t stream) {
+  Op o{Kind::kSend, nullptr, nullptr, count, datatype};
+  o.root = peer;
+  if (!valid(comm)) return ncclInvalidArgument;
+  if (const ncclResult_t r = check_rank(comm, peer, "peer"); r != ncclSuccess) return r;
+  if (const ncclResult_t r = prepare(comm, o, sendbuff, count, nullptr, 0, ncclSum, false); r != ncclSuccess) return r;
+  return submit(comm, stream, o);
+}
+
+ncclResult_t ncclRecv(void* recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm,
+                      cudaStream_t stream) {
+  Op o{Kind::kRecv, nullptr, nullptr, count, datatype};
+  o.root = peer;
+  if (!valid(comm)) return ncclInvalidArgument;
+  if (const ncclResult_t r = check_rank(comm, peer, "peer"); r != ncclSuccess) return r;
+  if (const ncclResult_t r = prepare(comm, o, nullptr, 0, recvbuff, count, ncclSum, false); r != ncclSuccess) return r;
+  return submit(comm, stream, o);
+}
+
+ncclResult_t ncclGroupStart() {
+  ++tl_group_depth;
+  return ncclSuccess;
+}
+
+ncclResult_t ncclGroupEnd() {
+  if (tl_group_depth == 0) return fail(ncclInvalidUsage, "group.cc", 520, standin::current_device(), "ncclGroupEnd: not in a group");
+  if (--tl_group_depth > 0) return ncclSuccess;
+  std::vector<Pending> group;
+  group.swap(tl_group);
+  // One operation per communicator, on the stream of its first call.
+  std::vector<ncclComm*> order;
+  for (const Pending& p : group) {
+    if (std::find(order.begin(), order.end(), p.comm) == order.end()) order.push_back(p.comm);
+  }
+  for (ncclComm* c : order) {
+    std::vector<Op> ops;
+    cudaStream_t stream = nullptr;
+    bool first = true;
+    for (const Pending& p : group) {
+      if (p.comm != c) continue;
+      if (first) stream = p.stream;
+      first = false;
+      ops.push_back(p.op);
+    }
+    if (standin::enqueue(stream, [c, ops] { run_operation(c, ops); }) != cudaSuccess)
+      return FAIL(ncclUnhandledCudaError, c->device, "Cuda failure 'invalid resource handle' (stream)");
+  }
+  return ncclSuccess;
+}
+
+}  // extern "C"
