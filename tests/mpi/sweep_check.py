@@ -22,6 +22,12 @@ import tempfile
 
 FAB = os.environ["FABCHECK"]
 MPI = [os.environ.get("MPIEXEC", "mpirun")] + os.environ.get("MPI_FLAGS", "").split()
+# The nccl-standin label runs the same checks on the nccl backend over the CUDA/NCCL stand-ins (tests/standin):
+# SWEEP_ARGS="--backend nccl", and mpirun exports LD_LIBRARY_PATH=$STANDIN_LIB to the ranks.
+SWEEP_ARGS = os.environ.get("SWEEP_ARGS", "").split()
+BACKEND = "nccl" if "nccl" in SWEEP_ARGS else "mpi"
+if os.environ.get("STANDIN_LIB"):
+    MPI += ["-x", "LD_LIBRARY_PATH=" + os.environ["STANDIN_LIB"]]
 
 # busBw factors and geometry, written here independently of the C++ (nccl-tests src/<coll>.cu).
 RING = {"allgather", "reducescatter", "alltoall", "gather", "scatter"}
@@ -59,7 +65,7 @@ def run(np, args, env=None, timeout=600):
     e.pop("FABCHECK_TEST_FAULT", None)
     if env:
         e.update(env)
-    cmd = MPI + ["-np", str(np), FAB, "sweep"] + args
+    cmd = MPI + ["-np", str(np), FAB, "sweep"] + SWEEP_ARGS + args
     print("+", " ".join(cmd), flush=True)
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=e)
 
@@ -126,7 +132,7 @@ def mode_rows(np):
         if key not in doc:
             fail(f"JSON lacks {key}")
     topo = doc["topology"]
-    if topo["nranks"] != np or sum(len(h["ranks"]) for h in topo["hosts"]) != np or topo["backend"] != "mpi":
+    if topo["nranks"] != np or sum(len(h["ranks"]) for h in topo["hosts"]) != np or topo["backend"] != BACKEND:
         fail(f"topology {topo}")
     if not isinstance(topo["clock_offset_us_max"], (int, float)):
         fail("clock_offset_us_max")

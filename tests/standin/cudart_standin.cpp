@@ -501,9 +501,15 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
 cudaError_t cudaStreamQuery(cudaStream_t stream) {
   Stream* s = stream_of(stream);
   if (s == nullptr) return record(cudaErrorInvalidResourceHandle);
-  std::lock_guard<std::mutex> lock(s->mu);
-  if (s->capture != nullptr) return record(cudaErrorStreamCaptureUnsupported);
-  return s->idle() ? cudaSuccess : cudaErrorNotReady;
+  {
+    std::lock_guard<std::mutex> lock(s->mu);
+    if (s->capture != nullptr) return record(cudaErrorStreamCaptureUnsupported);
+    if (s->idle()) return cudaSuccess;
+  }
+  // A caller polling this in a loop (nccl-tests and fabcheck do) must not starve the stream's worker when the
+  // ranks outnumber the cores; a GPU needs no CPU to progress.
+  std::this_thread::yield();
+  return cudaErrorNotReady;
 }
 
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {

@@ -593,9 +593,11 @@ class SeriesRunner {
     }
     std::uint64_t wrong_total = 0;
     for (int round = 0; round < o_.check; ++round) {
-      // -m N: the aggregate runs, and every call's own result is checked (shared buffers: the last one's).
+      // -m N where each aggregated call has buffers of its own (mpi): the aggregate runs and every call's own
+      // result is checked. Where they share one pair (nccl) one call runs, as nccl-tests' check does ("test
+      // validation in single itertion", common.cu BenchTime): N in-place reductions of one buffer compound.
       load_input(c, d, g, in_place, pat, group);
-      if (agg)
+      if (agg && own_buffers(group) == group.size())
         be_.run_group(group);
       else
         be_.run(call);
