@@ -16,7 +16,8 @@
 // Faults (STANDIN_FAULT=<kind>@<rank>[:<op>], rank = the communicator rank, op counted from 1 per
 // communicator): init (ncclCommInitRankConfig fails with ncclSystemError), remote / system (the op's async
 // error is ncclRemoteError / ncclSystemError and the op never completes), hang (the op never completes),
-// corrupt (the op's result has one element wrong). NCCL_STANDIN_VERSION=<code> makes ncclGetVersion report an
+// corrupt (from that op on, each op's first result element is wrong, as a faulty
+// device keeps corrupting). NCCL_STANDIN_VERSION=<code> makes ncclGetVersion report an
 // older NCCL (e.g. 21800).
 #include <cuda_runtime_api.h>
 #include <nccl.h>
@@ -101,7 +102,9 @@ struct ncclWindow_vidmem {
 
 namespace {
 
-thread_local std::string tl_last_error;
+// As NCCL's ncclLastError (src/debug.cc): one process-wide text, the last WARN, whichever thread raised it.
+std::mutex g_last_error_mu;
+std::string g_last_error;
 std::mutex g_comms_mu;
 std::set<ncclComm*>* g_comms = new std::set<ncclComm*>();
 
@@ -111,7 +114,10 @@ bool valid(ncclComm* c) {
 }
 
 ncclResult_t fail(ncclResult_t r, const char* file, int line, int device, const std::string& msg) {
-  tl_last_error = msg;
+  {
+    std::lock_guard<std::mutex> lock(g_last_error_mu);
+    g_last_error = msg;
+  }
   standin::log::warn(file, line, device, msg);
   return r;
 }
@@ -346,7 +352,6 @@ void run_operation(ncclComm* c, const std::vector<Op>& ops) {
       const std::size_t b = standin::dtype_bytes(op.dt);
       if (op.kind == Kind::kSend || op.count == 0 || op.recv == nullptr) continue;
       op.recv[b - 1] = static_cast<char>(op.recv[b - 1] ^ 0x40);  // the first element's most significant byte
-      c->fault.reset();
       break;
     }
   }
@@ -564,7 +569,10 @@ const char* ncclGetErrorString(ncclResult_t r) {
 }
 
 const char* ncclGetLastError(ncclComm_t /*comm*/) {
-  return tl_last_error.c_str();
+  static thread_local std::string copy;
+  std::lock_guard<std::mutex> lock(g_last_error_mu);
+  copy = g_last_error;
+  return copy.c_str();
 }
 
 ncclResult_t ncclGetUniqueId(ncclUniqueId* id) {

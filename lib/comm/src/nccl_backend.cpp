@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -19,6 +20,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "backend_factories.hpp"
 #include "fabcheck/comm/agree.hpp"
@@ -372,6 +374,7 @@ class NcclBackend final : public CollBackend {
       if (nccl_ != nullptr) {
         ncclResult_t async = ncclSuccess;
         check_nccl(ncclCommGetAsyncError(nccl_, &async), "ncclCommGetAsyncError");
+        if (async == ncclRemoteError) wait_for_origin();
         if (async != ncclSuccess && async != ncclInProgress)
           check_nccl(async, "NCCL operation (async error)");
       }
@@ -405,6 +408,15 @@ class NcclBackend final : public CollBackend {
 #else
     check_nccl(ncclCommInitRank(&nccl_, size_, id, rank_), "ncclCommInitRank");
 #endif
+  }
+
+  /// ncclRemoteError is a consequence: "remote process exited or there was a network error" (nccl.h,
+  /// ncclGetErrorString). When a peer rank failed first it reports its own error and ends the job
+  /// (MPI_Abort); waiting kRemoteGraceS before reporting ours keeps the job at one error line, the origin's.
+  /// If the job is still running after it (a peer that died without a word, a network fault), ours follows.
+  void wait_for_origin() const {
+    constexpr auto kRemoteGraceS = std::chrono::seconds(2);
+    std::this_thread::sleep_for(kRemoteGraceS);
   }
 
   /// Aborts the communicator (no further NCCL work can hang on it) and throws the one-line message.
