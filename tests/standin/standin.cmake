@@ -30,3 +30,22 @@ function(fabcheck_standin_test)
   set_property(TEST ${T_NAME} APPEND PROPERTY ENVIRONMENT "STANDIN_LIB=${FABCHECK_STANDIN_DIR}")
   set_property(TEST ${T_NAME} PROPERTY SKIP_RETURN_CODE 77)
 endfunction()
+
+# The sweep's exact data check on the nccl backend: every collective, dtype (fp8 on the stand-in's sm90) and op
+# on 1, 2 and 4 ranks; -o avg on 3 ranks (1/3 is inexact: NCCL's premultiplied average); -m 4; a corrupted result.
+set(_sweep_check ${PROJECT_SOURCE_DIR}/tests/mpi/sweep_check.py)
+foreach(case "all 1" "all 2" "all 4" "avg 3" "agg 2" "corrupt 2")
+  string(REPLACE " " ".np" _name "${case}")
+  separate_arguments(_args UNIX_COMMAND "${case}")
+  fabcheck_standin_test(NAME nccl_standin.sweep.${_name} TIMEOUT 300
+                        COMMAND ${Python3_EXECUTABLE} ${_sweep_check} ${_args})
+  set_property(TEST nccl_standin.sweep.${_name} APPEND PROPERTY ENVIRONMENT "SWEEP_ARGS=--backend nccl")
+endforeach()
+fabcheck_standin_test(NAME nccl_standin.flags.np2 TIMEOUT 300
+                      COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/nccl_flags.py)
+fabcheck_standin_test(NAME nccl_standin.faults.np2 TIMEOUT 300 COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/faults.sh)
+fabcheck_standin_test(NAME nccl_standin.overlap.np2 TIMEOUT 120
+                      COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/overlap.py)
+# Across the 4-host virtual fabric (one at a time with the fabric tests; exit 77 = skipped without namespaces).
+fabcheck_standin_test(NAME nccl_standin.run.vfabric4 TIMEOUT 240 LOCK vfabric
+                      COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_run_vfabric.sh)
