@@ -2,19 +2,21 @@
 // libcudart.so.13, as the real library's symbols) so that the fabcheck binary built against CUDA runs on it.
 //
 // Faithful where fabcheck's logic depends on it:
-// - device memory is a shared-memory file mapped twice: the pointer handed out is PROT_NONE (the host touching a
+// - device memory is a shared-memory file mapped twice: the pointer handed out is PROT_NONE (the host
+// touching a
 //   device pointer faults, as without unified memory), the stand-in works on the second, writable view;
-// - every stream has its own worker thread; work is asynchronous: cudaStreamQuery says cudaErrorNotReady until
-//   the stream drained, events record when the stream reaches them (cudaEventElapsedTime times what the stream
-//   did, cudaErrorNotReady before); cudaMemcpyAsync to pageable host memory returns once the copy completed
-//   and from pageable host memory stages the bytes at the call (CUDA runtime API, "API synchronization
-//   behavior");
+// - every stream has its own worker thread; work is asynchronous: cudaStreamQuery says cudaErrorNotReady
+// until
+//   the stream drained, events record when the stream reaches them (cudaEventElapsedTime times what the
+//   stream did, cudaErrorNotReady before); cudaMemcpyAsync to pageable host memory returns once the copy
+//   completed and from pageable host memory stages the bytes at the call (CUDA runtime API, "API
+//   synchronization behavior");
 // - stream capture records the stream's work into a graph instead of running it; synchronising a capturing
 //   stream is cudaErrorStreamCaptureUnsupported; a graph launch replays the recorded work on a stream;
 // - a kernel from cudaLibraryLoadData(PTX) cannot run on a CPU: a launch occupies its stream for
 //   CUDA_STANDIN_KERNEL_NS (default 20) ns per unit of its first 64-bit argument (fabcheck_fma_spin's units).
 // Environment: CUDA_STANDIN_DEVICES (per host, default 8), CUDA_STANDIN_SM (default 90),
-// CUDA_STANDIN_MEM_GIB (default 80), STANDIN_FAULT=nodevice@RANK (that rank sees no device).
+// CUDA_STANDIN_MEM_GIB (default 80) or CUDA_STANDIN_MEM_MIB, STANDIN_FAULT=nodevice@RANK (that rank sees no device).
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -127,6 +129,7 @@ std::mutex g_mem_mu;
 std::map<std::uintptr_t, Alloc>* g_allocs = new std::map<std::uintptr_t, Alloc>();
 
 std::size_t device_total_bytes() {
+  if (const long mib = env_long("CUDA_STANDIN_MEM_MIB", 0); mib > 0) return static_cast<std::size_t>(mib) << 20;
   return static_cast<std::size_t>(env_long("CUDA_STANDIN_MEM_GIB", 80)) << 30;
 }
 std::size_t device_used_bytes(int device) {
@@ -266,7 +269,8 @@ std::optional<Fault> fault_for(int rank) {
   Fault f;
   f.kind = spec.substr(0, at);
   const auto colon = spec.find(':', at);
-  f.rank = std::atoi(spec.substr(at + 1, colon == std::string::npos ? std::string::npos : colon - at - 1).c_str());
+  f.rank =
+      std::atoi(spec.substr(at + 1, colon == std::string::npos ? std::string::npos : colon - at - 1).c_str());
   f.op = colon == std::string::npos ? 0 : std::atol(spec.substr(colon + 1).c_str());
   if (f.rank != rank) return std::nullopt;
   return f;
@@ -359,37 +363,63 @@ cudaError_t cudaPeekAtLastError(void) {
 
 const char* cudaGetErrorName(cudaError_t e) {
   switch (e) {
-    case cudaSuccess: return "cudaSuccess";
-    case cudaErrorInvalidValue: return "cudaErrorInvalidValue";
-    case cudaErrorMemoryAllocation: return "cudaErrorMemoryAllocation";
-    case cudaErrorInvalidDevice: return "cudaErrorInvalidDevice";
-    case cudaErrorNoDevice: return "cudaErrorNoDevice";
-    case cudaErrorInvalidResourceHandle: return "cudaErrorInvalidResourceHandle";
-    case cudaErrorNotReady: return "cudaErrorNotReady";
-    case cudaErrorInvalidPtx: return "cudaErrorInvalidPtx";
-    case cudaErrorSymbolNotFound: return "cudaErrorSymbolNotFound";
-    case cudaErrorStreamCaptureUnsupported: return "cudaErrorStreamCaptureUnsupported";
-    case cudaErrorStreamCaptureInvalidated: return "cudaErrorStreamCaptureInvalidated";
-    case cudaErrorIllegalState: return "cudaErrorIllegalState";
-    default: return "cudaErrorUnknown";
+    case cudaSuccess:
+      return "cudaSuccess";
+    case cudaErrorInvalidValue:
+      return "cudaErrorInvalidValue";
+    case cudaErrorMemoryAllocation:
+      return "cudaErrorMemoryAllocation";
+    case cudaErrorInvalidDevice:
+      return "cudaErrorInvalidDevice";
+    case cudaErrorNoDevice:
+      return "cudaErrorNoDevice";
+    case cudaErrorInvalidResourceHandle:
+      return "cudaErrorInvalidResourceHandle";
+    case cudaErrorNotReady:
+      return "cudaErrorNotReady";
+    case cudaErrorInvalidPtx:
+      return "cudaErrorInvalidPtx";
+    case cudaErrorSymbolNotFound:
+      return "cudaErrorSymbolNotFound";
+    case cudaErrorStreamCaptureUnsupported:
+      return "cudaErrorStreamCaptureUnsupported";
+    case cudaErrorStreamCaptureInvalidated:
+      return "cudaErrorStreamCaptureInvalidated";
+    case cudaErrorIllegalState:
+      return "cudaErrorIllegalState";
+    default:
+      return "cudaErrorUnknown";
   }
 }
 
 const char* cudaGetErrorString(cudaError_t e) {
   switch (e) {
-    case cudaSuccess: return "no error";
-    case cudaErrorInvalidValue: return "invalid argument";
-    case cudaErrorMemoryAllocation: return "out of memory";
-    case cudaErrorInvalidDevice: return "invalid device ordinal";
-    case cudaErrorNoDevice: return "no CUDA-capable device is detected";
-    case cudaErrorInvalidResourceHandle: return "invalid resource handle";
-    case cudaErrorNotReady: return "device not ready";
-    case cudaErrorInvalidPtx: return "a PTX JIT compilation failed";
-    case cudaErrorSymbolNotFound: return "named symbol not found";
-    case cudaErrorStreamCaptureUnsupported: return "operation not permitted when stream is capturing";
-    case cudaErrorStreamCaptureInvalidated: return "operation failed due to a previous error during capture";
-    case cudaErrorIllegalState: return "the operation cannot be performed in the present state";
-    default: return "unknown error";
+    case cudaSuccess:
+      return "no error";
+    case cudaErrorInvalidValue:
+      return "invalid argument";
+    case cudaErrorMemoryAllocation:
+      return "out of memory";
+    case cudaErrorInvalidDevice:
+      return "invalid device ordinal";
+    case cudaErrorNoDevice:
+      return "no CUDA-capable device is detected";
+    case cudaErrorInvalidResourceHandle:
+      return "invalid resource handle";
+    case cudaErrorNotReady:
+      return "device not ready";
+    case cudaErrorInvalidPtx:
+      return "a PTX JIT compilation failed";
+    case cudaErrorSymbolNotFound:
+      return "named symbol not found";
+    case cudaErrorStreamCaptureUnsupported:
+      return "operation not permitted when stream is capturing";
+    case cudaErrorStreamCaptureInvalidated:
+      return "operation failed due to a previous error during capture";
+    case cudaErrorIllegalState:
+      return "the operation cannot be performed in the present state";
+    default:
+      return "unknown error";
   }
 }
 
@@ -428,10 +458,12 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, enum cudaM
   }
   const bool src_is_dev = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
   const bool dst_is_dev = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
-  if ((src_is_dev && src_dev == nullptr) || (dst_is_dev && dst_dev == nullptr)) return record(cudaErrorInvalidValue);
+  if ((src_is_dev && src_dev == nullptr) || (dst_is_dev && dst_dev == nullptr))
+    return record(cudaErrorInvalidValue);
   if (!src_is_dev) {
     // From pageable host memory: staged at the call, the device written when the stream gets there.
-    auto staged = std::make_shared<std::vector<char>>(static_cast<const char*>(src), static_cast<const char*>(src) + bytes);
+    auto staged = std::make_shared<std::vector<char>>(static_cast<const char*>(src),
+                                                      static_cast<const char*>(src) + bytes);
     char* to = dst_is_dev ? static_cast<char*>(dst_dev) : static_cast<char*>(dst);
     return record(enqueue(stream, [staged, to] { std::memcpy(to, staged->data(), staged->size()); }));
   }

@@ -5,7 +5,8 @@ Each flag gives the rows a plain run gives (size, count, type, redop, root: nccl
 on them) with #wrong 0 in both placements, exit 0, and what nccl-tests prints for it: -G N `graph: N` in the
 preamble, -M 1 the `GPU memory usage` line, -C 1 the `cputime` column, -o mulsum the `mulsum` redop in every dtype.
 Where the hardware or library lacks what a flag needs, one line naming the flag, exit 2, nothing written: fp8 on a
-GPU below sm90 (the stand-in's CUDA_STANDIN_SM=80), -R 2 / -x 2 on an older NCCL (NCCL_STANDIN_VERSION).
+GPU below sm90 (the stand-in's CUDA_STANDIN_SM=80), -R 2 / -x 2 on an older NCCL (NCCL_STANDIN_VERSION). And -e
+above what the smallest GPU holds is lowered as nccl-tests lowers it ("Reducing maxBytes").
 """
 import json
 import os
@@ -16,7 +17,8 @@ import tempfile
 FAB = os.environ["FABCHECK"]
 MPI = [os.environ.get("MPIEXEC", "mpirun")] + os.environ.get("MPI_FLAGS", "").split()
 LIB = os.environ["STANDIN_LIB"]
-BASE = ["sweep", "--backend", "nccl", "-b", "8", "-e", "64K", "-f", "8", "-n", "2", "-w", "1"]
+BASE = ["sweep", "--backend", "nccl", "-n", "2", "-w", "1"]
+SIZES = ["-b", "8", "-e", "64K", "-f", "8"]
 
 
 def fail(msg):
@@ -24,11 +26,11 @@ def fail(msg):
     sys.exit(1)
 
 
-def run(args, env=()):
+def run(args, env=(), sizes=SIZES):
     tmp = tempfile.mkdtemp()
     out = os.path.join(tmp, "r.json")
     cmd = MPI + ["-np", "2", "-x", "LD_LIBRARY_PATH=" + LIB] + [x for e in env for x in ("-x", e)]
-    cmd += [FAB] + BASE + args + ["--json", out]
+    cmd += [FAB] + BASE + sizes + args + ["--json", out]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     return p, out
 
@@ -98,6 +100,17 @@ dts = sorted({b["dtype"] for b in doc["sweeps"]})
 if len(dts) != 12 or any(q["wrong"] != 0 for b in doc["sweeps"] for q in b["points"]):
     fail(f"mulsum all dtypes: {dts}, or #wrong != 0")
 print(f"ok -o mulsum in 12 dtypes: {len(dts)} dtypes, #wrong 0")
+# nccl-tests' memory cap on -e (common.cu run()): a 2100 MiB device leaves (2100 MiB - 1 GiB reserve - 1 GiB) / 3
+p, out = run([], ["CUDA_STANDIN_MEM_MIB=2100"], sizes=["-b", "1M", "-e", "64M", "-f", "4"])
+cap = (2100 * 2**20 - 2 * 2**30) // 3
+note = f"# Reducing maxBytes to {cap} due to memory limitation"
+if p.returncode != 0 or note not in p.stdout:
+    fail(f"memory cap: exit {p.returncode}, want the line {note!r}: {p.stdout[:3000]} {p.stderr[-2000:]}")
+doc = json.load(open(out))
+sizes = sorted({q["size_bytes"] for b in doc["sweeps"] for q in b["points"]})
+if doc.get("sweep_max_bytes_reduced_to") != cap or sizes != [1 << 20, 4 << 20, 16 << 20]:
+    fail(f"memory cap: reduced_to {doc.get('sweep_max_bytes_reduced_to')}, sizes {sizes}")
+print(f"ok memory cap: {note.strip('# ')}; sizes {sizes}")
 refused("fp8 on sm80", ["-d", "f8e4m3"], ["CUDA_STANDIN_SM=80"], "sm90")
 refused("-R 2 on NCCL 2.26", ["-R", "2"], ["NCCL_STANDIN_VERSION=22605"], "-R/--local_register 2")
 refused("-x 2 on NCCL 2.27", ["-x", "2"], ["NCCL_STANDIN_VERSION=22703"], "-x/--cta_policy 2")

@@ -2,16 +2,17 @@
 // (standin.hpp). Test infrastructure only: it proves fabcheck's own logic on its NCCL path, never NCCL's
 // performance or a GPU's semantics (tests/gpu/check.sh on real GPUs does).
 //
-// As NCCL: rank 0's ncclGetUniqueId starts a bootstrap root listening on the interface NCCL's Socket transport
-// would choose and puts its address in the id; ncclCommInitRank(Config) connects every rank to it, learns every
-// rank's host and address, and connects each pair of ranks over TCP (so ranks on different hosts of the virtual
-// fabric really talk over its network). Each call is validated at enqueue (device pointers of the stand-in's
-// allocations, dtype, op, root/peer) and runs on its CUDA stream's worker: NCCL's results for every dtype and
-// op (nccl_standin_reduce.hpp), in rank order on every rank. ncclGroupStart/End make one operation of the calls
-// between them. A failed connection sets the communicator's asynchronous error (ncclRemoteError when the peer
-// closed, ncclSystemError otherwise) and, as a kernel waiting on a peer, the operation then never completes
-// until ncclCommAbort. NCCL_DEBUG/NCCL_DEBUG_SUBSYS/NCCL_DEBUG_FILE give NCCL 2.28's INFO lines for the
-// choice of network (Socket: no InfiniBand here), the communicator and its ring connections.
+// As NCCL: rank 0's ncclGetUniqueId starts a bootstrap root listening on the interface NCCL's Socket
+// transport would choose and puts its address in the id; ncclCommInitRank(Config) connects every rank to it,
+// learns every rank's host and address, and connects each pair of ranks over TCP (so ranks on different hosts
+// of the virtual fabric really talk over its network). Each call is validated at enqueue (device pointers of
+// the stand-in's allocations, dtype, op, root/peer) and runs on its CUDA stream's worker: NCCL's results for
+// every dtype and op (nccl_standin_reduce.hpp), in rank order on every rank. ncclGroupStart/End make one
+// operation of the calls between them. A failed connection sets the communicator's asynchronous error
+// (ncclRemoteError when the peer closed, ncclSystemError otherwise) and, as a kernel waiting on a peer, the
+// operation then never completes until ncclCommAbort. NCCL_DEBUG/NCCL_DEBUG_SUBSYS/NCCL_DEBUG_FILE give
+// NCCL 2.28's INFO lines for the choice of network (Socket: no InfiniBand here), the communicator and its
+// ring connections.
 //
 // Faults (STANDIN_FAULT=<kind>@<rank>[:<op>], rank = the communicator rank, op counted from 1 per
 // communicator): init (ncclCommInitRankConfig fails with ncclSystemError), remote / system (the op's async
@@ -204,10 +205,12 @@ void connection_failed(ncclComm* c, standin::net::Outcome o, int peer) {
   const PeerInfo& p = c->peers[static_cast<std::size_t>(peer)];
   const std::string where = std::string(p.host) + "<" + p.ip + ":" + std::to_string(p.port) + ">";
   if (o == standin::net::Outcome::kPeerClosed) {
-    fail(ncclRemoteError, "misc/socket.cc", 67, c->device, "socketProgress: Connection closed by remote peer " + where);
+    fail(ncclRemoteError, "misc/socket.cc", 67, c->device,
+         "socketProgress: Connection closed by remote peer " + where);
     c->async = ncclRemoteError;
   } else {
-    fail(ncclSystemError, "misc/socket.cc", 69, c->device, "socketProgress: Call to recv from " + where + " failed : Connection reset by peer");
+    fail(ncclSystemError, "misc/socket.cc", 69, c->device,
+         "socketProgress: Call to recv from " + where + " failed : Connection reset by peer");
     c->async = ncclSystemError;
   }
   block_until_aborted(c);
@@ -237,7 +240,8 @@ bool run_collective(ncclComm* c, const Op& op) {
   std::vector<char> mine;
   const auto reduce_into = [&](char* out, std::size_t elems) {
     std::vector<const char*> in;
-    for (int p = 0; p < n; ++p) in.push_back(p == me ? mine.data() : from[static_cast<std::size_t>(p)].data());
+    for (int p = 0; p < n; ++p)
+      in.push_back(p == me ? mine.data() : from[static_cast<std::size_t>(p)].data());
     standin::reduce(op.dt, op.red, in, out, elems, n);
   };
   const auto post = [&](std::size_t bytes, bool send_all, bool recv_all, const char* what) {
@@ -277,7 +281,8 @@ bool run_collective(ncclComm* c, const Op& op) {
         recvs.push_back({op.root, op.recv, chunk});
       }
       o = standin::net::exchange(c->fds, me, sends, recvs, c->aborted, bad);
-      if (o == standin::net::Outcome::kDone && me == op.root && chunk > 0) std::memcpy(op.recv, mine.data(), chunk);
+      if (o == standin::net::Outcome::kDone && me == op.root && chunk > 0)
+        std::memcpy(op.recv, mine.data(), chunk);
       break;
     case Kind::kAllGather:
       mine.assign(op.send, op.send + chunk);
@@ -298,7 +303,8 @@ bool run_collective(ncclComm* c, const Op& op) {
         from[static_cast<std::size_t>(p)].resize(chunk);
         recvs.push_back({p, from[static_cast<std::size_t>(p)].data(), chunk});
       }
-      mine.assign(all.data() + static_cast<std::size_t>(me) * chunk, all.data() + static_cast<std::size_t>(me + 1) * chunk);
+      mine.assign(all.data() + static_cast<std::size_t>(me) * chunk,
+                  all.data() + static_cast<std::size_t>(me + 1) * chunk);
       o = standin::net::exchange(c->fds, me, sends, recvs, c->aborted, bad);
       if (o == standin::net::Outcome::kDone) reduce_into(op.recv, op.count);
       break;
@@ -323,12 +329,14 @@ void run_operation(ncclComm* c, const std::vector<Op>& ops) {
     if (k == "hang") return block_until_aborted(c);
     if (k == "remote") {
       fail(ncclRemoteError, "transport/net_socket.cc", 512, c->device,
-           "NET/Socket : peer " + std::to_string((c->rank + 1) % c->nranks) + " closed the connection (injected by STANDIN_FAULT)");
+           "NET/Socket : peer " + std::to_string((c->rank + 1) % c->nranks) +
+               " closed the connection (injected by STANDIN_FAULT)");
       c->async = ncclRemoteError;
       return block_until_aborted(c);
     }
     if (k == "system") {
-      fail(ncclSystemError, "misc/socket.cc", 69, c->device, "socketProgress: Call to recv failed : Connection reset by peer (injected by STANDIN_FAULT)");
+      fail(ncclSystemError, "misc/socket.cc", 69, c->device,
+           "socketProgress: Call to recv failed : Connection reset by peer (injected by STANDIN_FAULT)");
       c->async = ncclSystemError;
       return block_until_aborted(c);
     }
@@ -387,19 +395,29 @@ ncclResult_t prepare(ncclComm* c, Op& op, const void* send, std::size_t send_ele
   if (b == 0) return FAIL(ncclInvalidArgument, c->device, "Invalid datatype " + std::to_string(op.dt));
   if (send_elems > 0) {
     op.send = static_cast<char*>(standin::host_view(send, send_elems * b));
-    if (op.send == nullptr) return FAIL(ncclInvalidArgument, c->device, "sendbuff is not a valid device pointer");
+    if (op.send == nullptr)
+      return FAIL(ncclInvalidArgument, c->device, "sendbuff is not a valid device pointer");
   }
   if (recv_elems > 0) {
     op.recv = static_cast<char*>(standin::host_view(recv, recv_elems * b));
-    if (op.recv == nullptr) return FAIL(ncclInvalidArgument, c->device, "recvbuff is not a valid device pointer");
+    if (op.recv == nullptr)
+      return FAIL(ncclInvalidArgument, c->device, "recvbuff is not a valid device pointer");
   }
   if (!reduces) return ncclSuccess;
   const int r = static_cast<int>(redop);
   switch (r) {
-    case ncclSum: op.red = RedKind::kSum; return ncclSuccess;
-    case ncclProd: op.red = RedKind::kProd; return ncclSuccess;
-    case ncclMax: op.red = RedKind::kMax; return ncclSuccess;
-    case ncclMin: op.red = RedKind::kMin; return ncclSuccess;
+    case ncclSum:
+      op.red = RedKind::kSum;
+      return ncclSuccess;
+    case ncclProd:
+      op.red = RedKind::kProd;
+      return ncclSuccess;
+    case ncclMax:
+      op.red = RedKind::kMax;
+      return ncclSuccess;
+    case ncclMin:
+      op.red = RedKind::kMin;
+      return ncclSuccess;
     case ncclAvg:
       if (standin::is_floating(op.dt)) {
         op.red = RedKind::kSum;
@@ -413,8 +431,10 @@ ncclResult_t prepare(ncclComm* c, Op& op, const void* send, std::size_t send_ele
     default: {
       std::lock_guard<std::mutex> lock(c->mu);
       const auto it = c->premul.find(r);
-      if (it == c->premul.end()) return FAIL(ncclInvalidArgument, c->device, "Invalid reduction operation " + std::to_string(r));
-      if (it->second.dt != op.dt) return FAIL(ncclInvalidArgument, c->device, "PreMulSum op created for another datatype");
+      if (it == c->premul.end())
+        return FAIL(ncclInvalidArgument, c->device, "Invalid reduction operation " + std::to_string(r));
+      if (it->second.dt != op.dt)
+        return FAIL(ncclInvalidArgument, c->device, "PreMulSum op created for another datatype");
       op.red = RedKind::kSum;
       op.premul = true;
       op.scalar = it->second;
@@ -425,24 +445,29 @@ ncclResult_t prepare(ncclComm* c, Op& op, const void* send, std::size_t send_ele
 
 ncclResult_t check_rank(ncclComm* c, int r, const char* what) {
   if (r < 0 || r >= c->nranks)
-    return FAIL(ncclInvalidArgument, c->device, std::string("Invalid ") + what + " " + std::to_string(r) + ", nranks " + std::to_string(c->nranks));
+    return FAIL(
+        ncclInvalidArgument, c->device,
+        std::string("Invalid ") + what + " " + std::to_string(r) + ", nranks " + std::to_string(c->nranks));
   return ncclSuccess;
 }
 
 ncclResult_t init_rank(ncclComm_t* out, int nranks, const ncclUniqueId& id, int rank) {
   if (out == nullptr || nranks < 1 || rank < 0 || rank >= nranks)
-    return fail(ncclInvalidArgument, "init.cc", 1788, 0, "Invalid rank " + std::to_string(rank) + ", nranks " + std::to_string(nranks));
+    return fail(ncclInvalidArgument, "init.cc", 1788, 0,
+                "Invalid rank " + std::to_string(rank) + ", nranks " + std::to_string(nranks));
   IdPayload payload{};
   std::memcpy(&payload, id.internal, sizeof payload);
   const int dev = standin::current_device();
   if (std::memcmp(payload.magic, kIdMagic, sizeof kIdMagic) != 0)
-    return fail(ncclInvalidArgument, "bootstrap.cc", 340, dev, "Invalid unique id (not from ncclGetUniqueId)");
+    return fail(ncclInvalidArgument, "bootstrap.cc", 340, dev,
+                "Invalid unique id (not from ncclGetUniqueId)");
   const standin::net::Iface ifc = standin::net::pick_interface();
   log_banner(ifc);
   auto fault = standin::fault_for(rank);
   if (fault && fault->kind == "init") {
     return fail(ncclSystemError, "misc/socket.cc", 484, dev,
-                std::string("socketStartConnect: Connect to ") + payload.ip + "<" + std::to_string(payload.port) +
+                std::string("socketStartConnect: Connect to ") + payload.ip + "<" +
+                    std::to_string(payload.port) +
                     "> failed : Software caused connection abort (injected by STANDIN_FAULT)");
   }
   using standin::log::info;
@@ -464,10 +489,10 @@ ncclResult_t init_rank(ncclComm_t* out, int nranks, const ncclUniqueId& id, int 
   c->fault = fault;
   char cptr[32];
   std::snprintf(cptr, sizeof cptr, "%p", static_cast<void*>(c));
-  const std::string head = std::string("ncclCommInitRankConfig comm ") + cptr + " rank " + std::to_string(rank) +
-                           " nranks " + std::to_string(nranks) + " cudaDev " + std::to_string(dev) + " nvmlDev " +
-                           std::to_string(dev) + " busId " + hex(static_cast<std::uint64_t>(standin::bus_id(dev))) +
-                           " commId 0x" + hex(payload.comm_id);
+  const std::string head =
+      std::string("ncclCommInitRankConfig comm ") + cptr + " rank " + std::to_string(rank) + " nranks " +
+      std::to_string(nranks) + " cudaDev " + std::to_string(dev) + " nvmlDev " + std::to_string(dev) +
+      " busId " + hex(static_cast<std::uint64_t>(standin::bus_id(dev))) + " commId 0x" + hex(payload.comm_id);
   info(kInit, dev, head + " - Init START");
   // Bootstrap: my listener for the pair connections, my record to the root, everyone's records back.
   PeerInfo me{};
@@ -485,7 +510,8 @@ ncclResult_t init_rank(ncclComm_t* out, int nranks, const ncclUniqueId& id, int 
   if (rfd < 0 || !standin::net::send_all(rfd, &me, sizeof me) ||
       !standin::net::recv_all(rfd, c->peers.data(), c->peers.size() * sizeof(PeerInfo))) {
     return fail(ncclSystemError, "bootstrap.cc", 128, dev,
-                std::string("Bootstrap : no connection to the root at ") + payload.ip + "<" + std::to_string(payload.port) + ">");
+                std::string("Bootstrap : no connection to the root at ") + payload.ip + "<" +
+                    std::to_string(payload.port) + ">");
   }
   ::close(rfd);
   // One connection per pair: connect to every lower rank, accept every higher one.
@@ -495,7 +521,9 @@ ncclResult_t init_rank(ncclComm_t* out, int nranks, const ncclUniqueId& id, int 
     const int fd = standin::net::connect_to(q.ip, q.port, 30);
     std::int32_t r32 = rank;
     if (fd < 0 || !standin::net::send_all(fd, &r32, sizeof r32))
-      return fail(ncclSystemError, "misc/socket.cc", 484, dev, std::string("socketStartConnect: Connect to ") + q.ip + "<" + std::to_string(q.port) + "> failed");
+      return fail(
+          ncclSystemError, "misc/socket.cc", 484, dev,
+          std::string("socketStartConnect: Connect to ") + q.ip + "<" + std::to_string(q.port) + "> failed");
     c->fds[static_cast<std::size_t>(p)] = fd;
   }
   for (int k = rank + 1; k < nranks; ++k) {
@@ -516,9 +544,10 @@ ncclResult_t init_rank(ncclComm_t* out, int nranks, const ncclUniqueId& id, int 
       ++local_ranks;
     }
   }
-  info(kInit, dev, std::string("comm ") + cptr + " rank " + std::to_string(rank) + " nRanks " + std::to_string(nranks) +
-                       " nNodes " + std::to_string(hosts.size()) + " localRanks " + std::to_string(local_ranks) +
-                       " localRank " + std::to_string(local_rank) + " MNNVL 0");
+  info(kInit, dev,
+       std::string("comm ") + cptr + " rank " + std::to_string(rank) + " nRanks " + std::to_string(nranks) +
+           " nNodes " + std::to_string(hosts.size()) + " localRanks " + std::to_string(local_ranks) +
+           " localRank " + std::to_string(local_rank) + " MNNVL 0");
   if (nranks > 1) {
     const PeerInfo& next = c->peers[static_cast<std::size_t>((rank + 1) % nranks)];
     const PeerInfo& prev = c->peers[static_cast<std::size_t>((rank + nranks - 1) % nranks)];
@@ -528,7 +557,8 @@ ncclResult_t init_rank(ncclComm_t* out, int nranks, const ncclUniqueId& id, int 
         const bool same = std::string(from.host) == to.host;
         const std::string ends = std::to_string(from.rank) + "[" + std::to_string(from.device) + "] -> " +
                                  std::to_string(to.rank) + "[" + std::to_string(to.device) + "]";
-        info(kInit | kNet, dev, chan + ends + (same ? " via P2P/CUMEM" : std::string(" [") + dir + "] via NET/Socket/0"));
+        info(kInit | kNet, dev,
+             chan + ends + (same ? " via P2P/CUMEM" : std::string(" [") + dir + "] via NET/Socket/0"));
       };
       link(prev, me, "receive");
       link(me, next, "send");
@@ -556,15 +586,24 @@ ncclResult_t ncclGetVersion(int* version) {
 
 const char* ncclGetErrorString(ncclResult_t r) {
   switch (r) {
-    case ncclSuccess: return "no error";
-    case ncclUnhandledCudaError: return "unhandled cuda error (run with NCCL_DEBUG=INFO for details)";
-    case ncclSystemError: return "unhandled system error (run with NCCL_DEBUG=INFO for details)";
-    case ncclInternalError: return "internal error - please report this issue to the NCCL developers";
-    case ncclInvalidArgument: return "invalid argument (run with NCCL_DEBUG=WARN for details)";
-    case ncclInvalidUsage: return "invalid usage (run with NCCL_DEBUG=WARN for details)";
-    case ncclRemoteError: return "remote process exited or there was a network error";
-    case ncclInProgress: return "NCCL operation in progress";
-    default: return "unknown result code";
+    case ncclSuccess:
+      return "no error";
+    case ncclUnhandledCudaError:
+      return "unhandled cuda error (run with NCCL_DEBUG=INFO for details)";
+    case ncclSystemError:
+      return "unhandled system error (run with NCCL_DEBUG=INFO for details)";
+    case ncclInternalError:
+      return "internal error - please report this issue to the NCCL developers";
+    case ncclInvalidArgument:
+      return "invalid argument (run with NCCL_DEBUG=WARN for details)";
+    case ncclInvalidUsage:
+      return "invalid usage (run with NCCL_DEBUG=WARN for details)";
+    case ncclRemoteError:
+      return "remote process exited or there was a network error";
+    case ncclInProgress:
+      return "NCCL operation in progress";
+    default:
+      return "unknown result code";
   }
 }
 
@@ -581,7 +620,9 @@ ncclResult_t ncclGetUniqueId(ncclUniqueId* id) {
   log_banner(ifc);
   int port = 0;
   const int fd = standin::net::listen_on(ifc.ip, port);
-  if (fd < 0) return fail(ncclSystemError, "bootstrap.cc", 210, standin::current_device(), "Bootstrap : cannot listen on " + ifc.ip);
+  if (fd < 0)
+    return fail(ncclSystemError, "bootstrap.cc", 210, standin::current_device(),
+                "Bootstrap : cannot listen on " + ifc.ip);
   IdPayload payload{};
   std::memcpy(payload.magic, kIdMagic, sizeof kIdMagic);
   std::snprintf(payload.ip, sizeof payload.ip, "%s", ifc.ip.c_str());
@@ -597,9 +638,11 @@ ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniqueId id, int
   return init_rank(comm, nranks, id, rank);
 }
 
-ncclResult_t ncclCommInitRankConfig(ncclComm_t* comm, int nranks, ncclUniqueId id, int rank, ncclConfig_t* config) {
+ncclResult_t ncclCommInitRankConfig(ncclComm_t* comm, int nranks, ncclUniqueId id, int rank,
+                                    ncclConfig_t* config) {
   if (config != nullptr && (config->magic != 0xcafebeef || config->size != sizeof(ncclConfig_t)))
-    return fail(ncclInvalidArgument, "init.cc", 1960, standin::current_device(), "ncclConfig_t not initialized with NCCL_CONFIG_INITIALIZER");
+    return fail(ncclInvalidArgument, "init.cc", 1960, standin::current_device(),
+                "ncclConfig_t not initialized with NCCL_CONFIG_INITIALIZER");
   return init_rank(comm, nranks, id, rank);
 }
 
@@ -639,7 +682,8 @@ ncclResult_t ncclCommUserRank(const ncclComm_t comm, int* rank) {
 
 ncclResult_t ncclMemAlloc(void** ptr, size_t size) {
   if (standin::device_alloc(ptr, size) != cudaSuccess)
-    return fail(ncclUnhandledCudaError, "allocator.cc", 110, standin::current_device(), "Cuda failure 'out of memory'");
+    return fail(ncclUnhandledCudaError, "allocator.cc", 110, standin::current_device(),
+                "Cuda failure 'out of memory'");
   return ncclSuccess;
 }
 
@@ -666,10 +710,12 @@ ncclResult_t ncclCommDeregister(const ncclComm_t comm, void* handle) {
   return ncclSuccess;
 }
 
-ncclResult_t ncclCommWindowRegister(ncclComm_t comm, void* buff, size_t size, ncclWindow_t* win, int /*flags*/) {
+ncclResult_t ncclCommWindowRegister(ncclComm_t comm, void* buff, size_t size, ncclWindow_t* win,
+                                    int /*flags*/) {
   if (!valid(comm) || win == nullptr) return ncclInvalidArgument;
   if (reinterpret_cast<std::uintptr_t>(buff) % NCCL_WIN_REQUIRED_ALIGNMENT != 0)
-    return FAIL(ncclInvalidArgument, comm->device, "ncclCommWindowRegister: buffer not aligned to NCCL_WIN_REQUIRED_ALIGNMENT");
+    return FAIL(ncclInvalidArgument, comm->device,
+                "ncclCommWindowRegister: buffer not aligned to NCCL_WIN_REQUIRED_ALIGNMENT");
   void* h = nullptr;
   if (const ncclResult_t r = ncclCommRegister(comm, buff, size, &h); r != ncclSuccess) return r;
   *win = static_cast<ncclWindow_t>(h);
@@ -707,7 +753,8 @@ ncclResult_t ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm) {
 ncclResult_t ncclAllReduce(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype,
                            ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
   Op o{Kind::kAllReduce, nullptr, nullptr, count, datatype};
-  if (const ncclResult_t r = prepare(comm, o, sendbuff, count, recvbuff, count, op, true); r != ncclSuccess) return r;
+  if (const ncclResult_t r = prepare(comm, o, sendbuff, count, recvbuff, count, op, true); r != ncclSuccess)
+    return r;
   return submit(comm, stream, o);
 }
 
@@ -718,18 +765,22 @@ ncclResult_t ncclReduce(const void* sendbuff, void* recvbuff, size_t count, nccl
   if (!valid(comm)) return ncclInvalidArgument;
   if (const ncclResult_t r = check_rank(comm, root, "root"); r != ncclSuccess) return r;
   const std::size_t recv_elems = comm->rank == root ? count : 0;
-  if (const ncclResult_t r = prepare(comm, o, sendbuff, count, recvbuff, recv_elems, op, true); r != ncclSuccess) return r;
+  if (const ncclResult_t r = prepare(comm, o, sendbuff, count, recvbuff, recv_elems, op, true);
+      r != ncclSuccess)
+    return r;
   return submit(comm, stream, o);
 }
 
-ncclResult_t ncclBroadcast(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype, int root,
-                           ncclComm_t comm, cudaStream_t stream) {
+ncclResult_t ncclBroadcast(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype,
+                           int root, ncclComm_t comm, cudaStream_t stream) {
   Op o{Kind::kBroadcast, nullptr, nullptr, count, datatype};
   o.root = root;
   if (!valid(comm)) return ncclInvalidArgument;
   if (const ncclResult_t r = check_rank(comm, root, "root"); r != ncclSuccess) return r;
   const std::size_t send_elems = comm->rank == root ? count : 0;
-  if (const ncclResult_t r = prepare(comm, o, sendbuff, send_elems, recvbuff, count, ncclSum, false); r != ncclSuccess) return r;
+  if (const ncclResult_t r = prepare(comm, o, sendbuff, send_elems, recvbuff, count, ncclSum, false);
+      r != ncclSuccess)
+    return r;
   return submit(comm, stream, o);
 }
 
@@ -738,16 +789,20 @@ ncclResult_t ncclAllGather(const void* sendbuff, void* recvbuff, size_t sendcoun
   Op o{Kind::kAllGather, nullptr, nullptr, sendcount, datatype};
   if (!valid(comm)) return ncclInvalidArgument;
   const std::size_t all = sendcount * static_cast<std::size_t>(comm->nranks);
-  if (const ncclResult_t r = prepare(comm, o, sendbuff, sendcount, recvbuff, all, ncclSum, false); r != ncclSuccess) return r;
+  if (const ncclResult_t r = prepare(comm, o, sendbuff, sendcount, recvbuff, all, ncclSum, false);
+      r != ncclSuccess)
+    return r;
   return submit(comm, stream, o);
 }
 
-ncclResult_t ncclReduceScatter(const void* sendbuff, void* recvbuff, size_t recvcount, ncclDataType_t datatype,
-                               ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
+ncclResult_t ncclReduceScatter(const void* sendbuff, void* recvbuff, size_t recvcount,
+                               ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,
+                               cudaStream_t stream) {
   Op o{Kind::kReduceScatter, nullptr, nullptr, recvcount, datatype};
   if (!valid(comm)) return ncclInvalidArgument;
   const std::size_t all = recvcount * static_cast<std::size_t>(comm->nranks);
-  if (const ncclResult_t r = prepare(comm, o, sendbuff, all, recvbuff, recvcount, op, true); r != ncclSuccess) return r;
+  if (const ncclResult_t r = prepare(comm, o, sendbuff, all, recvbuff, recvcount, op, true); r != ncclSuccess)
+    return r;
   return submit(comm, stream, o);
 }
 
@@ -757,7 +812,8 @@ ncclResult_t ncclSend(const void* sendbuff, size_t count, ncclDataType_t datatyp
   o.root = peer;
   if (!valid(comm)) return ncclInvalidArgument;
   if (const ncclResult_t r = check_rank(comm, peer, "peer"); r != ncclSuccess) return r;
-  if (const ncclResult_t r = prepare(comm, o, sendbuff, count, nullptr, 0, ncclSum, false); r != ncclSuccess) return r;
+  if (const ncclResult_t r = prepare(comm, o, sendbuff, count, nullptr, 0, ncclSum, false); r != ncclSuccess)
+    return r;
   return submit(comm, stream, o);
 }
 
@@ -767,7 +823,8 @@ ncclResult_t ncclRecv(void* recvbuff, size_t count, ncclDataType_t datatype, int
   o.root = peer;
   if (!valid(comm)) return ncclInvalidArgument;
   if (const ncclResult_t r = check_rank(comm, peer, "peer"); r != ncclSuccess) return r;
-  if (const ncclResult_t r = prepare(comm, o, nullptr, 0, recvbuff, count, ncclSum, false); r != ncclSuccess) return r;
+  if (const ncclResult_t r = prepare(comm, o, nullptr, 0, recvbuff, count, ncclSum, false); r != ncclSuccess)
+    return r;
   return submit(comm, stream, o);
 }
 
@@ -777,7 +834,8 @@ ncclResult_t ncclGroupStart() {
 }
 
 ncclResult_t ncclGroupEnd() {
-  if (tl_group_depth == 0) return fail(ncclInvalidUsage, "group.cc", 520, standin::current_device(), "ncclGroupEnd: not in a group");
+  if (tl_group_depth == 0)
+    return fail(ncclInvalidUsage, "group.cc", 520, standin::current_device(), "ncclGroupEnd: not in a group");
   if (--tl_group_depth > 0) return ncclSuccess;
   std::vector<Pending> group;
   group.swap(tl_group);

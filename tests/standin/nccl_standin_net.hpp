@@ -1,6 +1,6 @@
-// TCP transport of the NCCL stand-in: the interface NCCL's Socket transport would pick, a bootstrap through the
-// address in the unique id (as NCCL's bootstrap root), one connection per rank pair, and a progress loop that
-// moves every send and receive of an operation at once (no ordering deadlock) and stops on abort.
+// TCP transport of the NCCL stand-in: the interface NCCL's Socket transport would pick, a bootstrap through
+// the address in the unique id (as NCCL's bootstrap root), one connection per rank pair, and a progress loop
+// that moves every send and receive of an operation at once (no ordering deadlock) and stops on abort.
 #pragma once
 
 #include <atomic>

@@ -58,7 +58,8 @@ T combine(RedKind op, T a, T b) {
 }
 
 template <typename T>
-void reduce_native(RedKind op, const std::vector<const char*>& in, char* out, std::size_t count, long divisor) {
+void reduce_native(RedKind op, const std::vector<const char*>& in, char* out, std::size_t count,
+                   long divisor) {
   for (std::size_t i = 0; i < count; ++i) {
     T acc = load<T>(in[0] + i * sizeof(T));
     for (std::size_t r = 1; r < in.size(); ++r) acc = combine<T>(op, acc, load<T>(in[r] + i * sizeof(T)));
@@ -76,8 +77,9 @@ double narrow_load(ncclDataType_t dt, const char* p) {
       return static_cast<double>(__bfloat162float(load<__nv_bfloat16>(p)));
     case ncclFloat8e4m3:
     case ncclFloat8e5m2: {
-      const __half_raw h = __nv_cvt_fp8_to_halfraw(static_cast<__nv_fp8_storage_t>(static_cast<unsigned char>(*p)),
-                                                   dt == ncclFloat8e4m3 ? __NV_E4M3 : __NV_E5M2);
+      const __half_raw h =
+          __nv_cvt_fp8_to_halfraw(static_cast<__nv_fp8_storage_t>(static_cast<unsigned char>(*p)),
+                                  dt == ncclFloat8e4m3 ? __NV_E4M3 : __NV_E5M2);
       return static_cast<double>(__half2float(__half(h)));
     }
     default:
@@ -95,7 +97,8 @@ void narrow_store(ncclDataType_t dt, char* p, double v) {
     case ncclFloat8e4m3:
     case ncclFloat8e5m2: {  // NCCL: the half result converted with __NV_SATFINITE
       const __half_raw h = __half(__double2half(v));
-      *p = static_cast<char>(__nv_cvt_halfraw_to_fp8(h, __NV_SATFINITE, dt == ncclFloat8e4m3 ? __NV_E4M3 : __NV_E5M2));
+      *p = static_cast<char>(
+          __nv_cvt_halfraw_to_fp8(h, __NV_SATFINITE, dt == ncclFloat8e4m3 ? __NV_E4M3 : __NV_E5M2));
       return;
     }
     default:
@@ -135,15 +138,32 @@ void reduce_narrow(ncclDataType_t dt, RedKind op, const std::vector<const char*>
 template <typename F>
 void visit_native(ncclDataType_t dt, F&& f) {
   switch (dt) {
-    case ncclInt8: f(std::int8_t{}); break;
-    case ncclUint8: f(std::uint8_t{}); break;
-    case ncclInt32: f(std::int32_t{}); break;
-    case ncclUint32: f(std::uint32_t{}); break;
-    case ncclInt64: f(std::int64_t{}); break;
-    case ncclUint64: f(std::uint64_t{}); break;
-    case ncclFloat32: f(float{}); break;
-    case ncclFloat64: f(double{}); break;
-    default: break;
+    case ncclInt8:
+      f(std::int8_t{});
+      break;
+    case ncclUint8:
+      f(std::uint8_t{});
+      break;
+    case ncclInt32:
+      f(std::int32_t{});
+      break;
+    case ncclUint32:
+      f(std::uint32_t{});
+      break;
+    case ncclInt64:
+      f(std::int64_t{});
+      break;
+    case ncclUint64:
+      f(std::uint64_t{});
+      break;
+    case ncclFloat32:
+      f(float{});
+      break;
+    case ncclFloat64:
+      f(double{});
+      break;
+    default:
+      break;
   }
 }
 
@@ -155,11 +175,24 @@ bool is_narrow(ncclDataType_t dt) {
 
 std::size_t dtype_bytes(ncclDataType_t dt) {
   switch (dt) {
-    case ncclInt8: case ncclUint8: case ncclFloat8e4m3: case ncclFloat8e5m2: return 1;
-    case ncclFloat16: case ncclBfloat16: return 2;
-    case ncclInt32: case ncclUint32: case ncclFloat32: return 4;
-    case ncclInt64: case ncclUint64: case ncclFloat64: return 8;
-    default: return 0;
+    case ncclInt8:
+    case ncclUint8:
+    case ncclFloat8e4m3:
+    case ncclFloat8e5m2:
+      return 1;
+    case ncclFloat16:
+    case ncclBfloat16:
+      return 2;
+    case ncclInt32:
+    case ncclUint32:
+    case ncclFloat32:
+      return 4;
+    case ncclInt64:
+    case ncclUint64:
+    case ncclFloat64:
+      return 8;
+    default:
+      return 0;
   }
 }
 
@@ -191,9 +224,15 @@ void premultiply(ncclDataType_t dt, char* p, std::size_t count, const unsigned c
 void inverse_scalar(ncclDataType_t dt, int nranks, unsigned char* out) {
   const float f = static_cast<float>(1.0 / nranks);
   switch (dt) {
-    case ncclFloat32: store<float>(reinterpret_cast<char*>(out), f); break;
-    case ncclFloat64: store<double>(reinterpret_cast<char*>(out), 1.0 / nranks); break;
-    default: narrow_store(dt, reinterpret_cast<char*>(out), static_cast<double>(f)); break;
+    case ncclFloat32:
+      store<float>(reinterpret_cast<char*>(out), f);
+      break;
+    case ncclFloat64:
+      store<double>(reinterpret_cast<char*>(out), 1.0 / nranks);
+      break;
+    default:
+      narrow_store(dt, reinterpret_cast<char*>(out), static_cast<double>(f));
+      break;
   }
 }
 

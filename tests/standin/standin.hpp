@@ -1,6 +1,7 @@
-// Internal interface of the CPU stand-in of the CUDA runtime (libcudart.so.13 under tests/standin), used by the
-// NCCL stand-in (libnccl.so.2) beside it. Test infrastructure only: never installed, never linked by default.
-// Neither library is a product: they let the same fabcheck binary that runs on GPUs run its NCCL path here.
+// Internal interface of the CPU stand-in of the CUDA runtime (libcudart.so.13 under tests/standin), used by
+// the NCCL stand-in (libnccl.so.2) beside it. Test infrastructure only: never installed, never linked by
+// default. Neither library is a product: they let the same fabcheck binary that runs on GPUs run its NCCL
+// path here.
 #pragma once
 
 #include <cuda_runtime_api.h>

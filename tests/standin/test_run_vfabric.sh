@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `fabcheck run` (sweep backend nccl: tests/data/standin/run_nccl.json) on the 4-host virtual fabric over the CUDA/NCCL stand-ins (tests/standin): the
+# `fabcheck run --backend nccl` (config tests/data/standin/run_nccl.json: inspect, a short sweep, the gate) on the 4-host virtual fabric over the CUDA/NCCL stand-ins (tests/standin): the
 # NCCL path end to end across hosts — the stand-in's NCCL talks TCP over the fabric and writes NCCL's INFO lines;
 # fabcheck captures them per rank and its transport verdict comes from that log: network Socket, inter_node yes
 # (4 nodes), every host's log read. Then a sweep with one rank's result corrupted from its 3rd NCCL operation on
@@ -14,7 +14,7 @@ mapfile -t H < <("$VF" hosts "${VFN[@]}")
 t0=$SECONDS
 rc=0
 timeout 150 "$VF" mpirun "${VFN[@]}" -- -x LD_LIBRARY_PATH="$STANDIN_LIB" -x TMPDIR="$FAB_TMP" \
-  "$FABCHECK" run --config "$FABCHECK_TEST_DATA/standin/run_nccl.json" --json "$FAB_TMP/run.json" >"$FAB_TMP/run.out" 2>"$FAB_TMP/run.err" || rc=$?
+  "$FABCHECK" run --backend nccl --config "$FABCHECK_TEST_DATA/standin/run_nccl.json" --json "$FAB_TMP/run.json" >"$FAB_TMP/run.out" 2>"$FAB_TMP/run.err" || rc=$?
 note "run --backend nccl took $((SECONDS - t0)) s, exit $rc"
 grep -A12 '^# Transport' "$FAB_TMP/run.out" >&2 || true
 [ "$rc" = 0 ] || [ "$rc" = 1 ] || { tail -20 "$FAB_TMP/run.out" "$FAB_TMP/run.err" >&2; fail "run exited $rc"; }

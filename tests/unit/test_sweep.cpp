@@ -578,3 +578,18 @@ TEST(SweepJson, OneWriterForEveryEntry) {
   EXPECT_EQ(doc.json()["sweeps"].size(), 1u);
   EXPECT_EQ(doc.json()["run"]["sections"]["sweeps"]["status"], "ok");
 }
+
+// nccl-tests' memory cap on -e (common.cu run()): (memory - reserve - 1 GiB) / (3 checked, 2 unchecked),
+// reserve 1 GiB per 16 GiB started, at most 4 GiB.
+TEST(SweepMemoryCap, NcclTestsFormula) {
+  constexpr std::uint64_t kGiB = 1ull << 30;
+  EXPECT_EQ(fabcheck::probes::nccl_tests_max_bytes_cap(80 * kGiB, true), 25 * kGiB);  // reserve 4 GiB (capped)
+  EXPECT_EQ(fabcheck::probes::nccl_tests_max_bytes_cap(80 * kGiB, false), 75 * kGiB / 2);
+  EXPECT_EQ(fabcheck::probes::nccl_tests_max_bytes_cap(16 * kGiB, true), 14 * kGiB / 3);  // reserve 1 GiB
+  EXPECT_EQ(fabcheck::probes::nccl_tests_max_bytes_cap(16 * kGiB + 1, true), (13 * kGiB + 1) / 3);  // 2 GiB
+  EXPECT_EQ(fabcheck::probes::nccl_tests_max_bytes_cap(2 * kGiB, true), 0u);  // nothing left
+  EXPECT_EQ(fabcheck::probes::nccl_tests_max_bytes_cap(0, true), 0u);
+  // A public nccl-tests log on H200s (NCCL 2.30.4) printed "Reducing maxBytes to 48247057066": the formula
+  // gives that number for a totalGlobalMem of 150109880320 B (143155.5 MiB).
+  EXPECT_EQ(fabcheck::probes::nccl_tests_max_bytes_cap(150109880320ull, true), 48247057066ull);
+}

@@ -140,6 +140,7 @@ void add_sweep(Document& doc, const SweepResult& r) {
   nlohmann::json bad = nlohmann::json::array();
   for (const auto& b : r.blocks) sweeps.push_back(series_json(b, bad));
   set_sweeps(doc, std::move(sweeps));
+  if (r.max_bytes_reduced_to) j["sweep_max_bytes_reduced_to"] = *r.max_bytes_reduced_to;
   if (r.gpu_memory) {  // -M 1 (nccl): nccl-tests' GPU memory line, maximum over ranks
     const auto& m = *r.gpu_memory;
     j["sweep_gpu_memory"] = {{"initialization_bytes", m.init_bytes},
@@ -344,6 +345,8 @@ std::string render_sweep(const SweepResult& r) {
       out += fmt::sprintf("#  Rank %2d Group %2d Pid %6d on %10s device %2d %s\n", d.rank, 0, d.pid, d.host,
                           d.device, d.label);
     }
+    if (r.max_bytes_reduced_to)  // nccl-tests prints it after the devices (common.cu run())
+      out += fmt::format("#\n# Reducing maxBytes to {} due to memory limitation\n", *r.max_bytes_reduced_to);
     out += "#\n";
     const bool pi = o.per_iter_timing != 0;
     const char* time_col = o.report_cputime ? "cputime" : "time";

@@ -360,6 +360,14 @@ class NcclBackend final : public CollBackend {
     }
     return static_cast<std::int64_t>(free_bytes);
   }
+  std::optional<std::int64_t> device_total_bytes() const override {
+    cudaDeviceProp prop{};
+    if (cudaGetDeviceProperties(&prop, device_) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return std::nullopt;
+    }
+    return static_cast<std::int64_t>(prop.totalGlobalMem);
+  }
   std::optional<std::int64_t> init_memory_bytes() const override {
     return init_bytes_;
   }

@@ -778,8 +778,29 @@ struct Buffers {
 
 }  // namespace
 
-SweepResult run_sweep(const comm::Communicator& comm, comm::CollBackend& be, const SweepOptions& opts) {
-  validate(opts);
+std::uint64_t nccl_tests_max_bytes_cap(std::uint64_t device_bytes, bool check) {
+  constexpr std::uint64_t kGiB = 1ull << 30;
+  const std::uint64_t reserve = std::min((device_bytes + 16 * kGiB - 1) / (16 * kGiB) * kGiB, 4 * kGiB);
+  if (device_bytes <= reserve + kGiB) return 0;
+  return (device_bytes - reserve - kGiB) / (check ? 3 : 2);
+}
+
+SweepResult run_sweep(const comm::Communicator& comm, comm::CollBackend& be, const SweepOptions& requested) {
+  validate(requested);
+  SweepOptions opts = requested;
+  std::optional<std::uint64_t> reduced_to;
+  {
+    const std::int64_t unknown = std::numeric_limits<std::int64_t>::max();
+    const std::int64_t smallest = comm.allreduce(be.device_total_bytes().value_or(unknown), comm::ScalarOp::kMin);
+    const std::uint64_t cap =
+        smallest == unknown ? UINT64_MAX
+                            : nccl_tests_max_bytes_cap(static_cast<std::uint64_t>(smallest), opts.check > 0);
+    if (opts.max_bytes > cap) {
+      reduced_to = cap;
+      opts.max_bytes = cap;
+      opts.min_bytes = std::min(opts.min_bytes, cap);
+    }
+  }
   const int n = comm.size();
   const auto sizes = sweep_sizes(opts);
   const bool any_rooted = std::any_of(opts.collectives.begin(), opts.collectives.end(), core::is_rooted);
@@ -809,7 +830,8 @@ SweepResult run_sweep(const comm::Communicator& comm, comm::CollBackend& be, con
   const std::optional<core::Fault> fault = core::fault_from_env();
 
   SweepResult res;
-  res.options = opts;
+  res.options = requested;
+  res.max_bytes_reduced_to = reduced_to;
   comm::enter_phase("sweep align clocks");
   const comm::ClockAlignment clocks = comm::align_clocks(comm);
   res.topology = describe_topology(comm, be.name(), clocks, be.library_version());

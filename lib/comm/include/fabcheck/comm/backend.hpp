@@ -129,6 +129,9 @@ class CollBackend {
   /// bytes the communicator took when it was created (free before − free after); nullopt without a device.
   virtual std::optional<std::int64_t> device_free_bytes() const { return std::nullopt; }
   virtual std::optional<std::int64_t> init_memory_bytes() const { return std::nullopt; }
+  /// The device's whole memory (cudaDeviceProp::totalGlobalMem, what nccl-tests caps maxBytes by); nullopt
+  /// without a device.
+  virtual std::optional<std::int64_t> device_total_bytes() const { return std::nullopt; }
 
   /// Waits until every issued call has completed on this rank (no-op for mpi).
   virtual void synchronize() = 0;

@@ -104,6 +104,9 @@ struct SweepResult {
   std::map<std::string, std::string> nccl_env;
   /// `-M 1` on a backend with a device (nccl): the GPU memory line; nullopt otherwise.
   std::optional<GpuMemoryUsage> gpu_memory;
+  /// nccl backend: -e lowered to what the smallest GPU holds, as nccl-tests ("Reducing maxBytes to N due to
+  /// memory limitation"); `options` keep -e as given. nullopt when nothing was lowered.
+  std::optional<std::uint64_t> max_bytes_reduced_to;
 };
 
 }  // namespace fabcheck::model

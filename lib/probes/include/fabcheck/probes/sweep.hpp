@@ -41,8 +41,15 @@ std::vector<std::uint64_t> sweep_sizes(const SweepOptions& opts);
 /// Per-rank cap on the NCCL log read back after an nccl sweep (bytes; the head of the file is kept).
 inline constexpr std::size_t kMaxNcclLogBytes = 8u << 20;
 
+/// nccl-tests' cap on maxBytes from the smallest GPU's memory (common.cu run(), "Reducing maxBytes to %ld due
+/// to memory limitation"): (memory − reserve − 1 GiB) / (3 with the data check, else 2), reserve = 1 GiB per
+/// 16 GiB started, at most 4 GiB; 0 when the memory is below that.
+std::uint64_t nccl_tests_max_bytes_cap(std::uint64_t device_bytes, bool check);
+
 /// Runs the sweep (collective over `comm`). Validates options, checks -r against nranks and counts against
 /// the backend's limits before measuring anything.
+/// On a backend with a device, -e above nccl_tests_max_bytes_cap of the smallest device is lowered to it (and -b
+/// with it), as nccl-tests does; the result keeps the options as given and says so (max_bytes_reduced_to).
 /// @throws UsageError (same on every rank) for bad options; RuntimeFailure on backend errors.
 SweepResult run_sweep(const comm::Communicator& comm, comm::CollBackend& backend, const SweepOptions& opts);
 
