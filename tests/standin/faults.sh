@@ -18,7 +18,7 @@ case_() {
   shift 3
   t0=$(date +%s%N)
   # shellcheck disable=SC2086
-  timeout 120 $MPIEXEC $MPI_FLAGS -np 2 -x LD_LIBRARY_PATH="$STANDIN_LIB" -x STANDIN_FAULT="$fault" \
+  timeout 120 $MPIEXEC $MPI_FLAGS -np 2 -x LD_LIBRARY_PATH="$STANDIN_LIB" -x STANDIN_FAULT="$fault" -x "${CASE_ENV:-X=}" \
     -x TMPDIR="$tmp" "$FABCHECK" sweep --backend nccl -b 8 -e 4K -f 8 -n 3 -w 1 --timeout $timeout_s \
     --json "$tmp/$fault.json" >"$tmp/out" 2>"$tmp/err"
   rc=$?
@@ -42,6 +42,10 @@ case_() {
 
 # the device of rank 1 missing: every rank agrees before NCCL is touched (no hang in ncclCommInitRank)
 case_ nodevice@1 2 30 "--backend nccl" "no usable CUDA device on 1 of 2 ranks" "rank 1 on host $host" cudaErrorNoDevice
+# two ranks on a host with one GPU (one rank per GPU), every rank agreeing on the refusal ("one-gpu" is no
+# STANDIN_FAULT kind: only the case's label)
+CASE_ENV=CUDA_STANDIN_DEVICES=1 case_ one-gpu 2 30 "--backend nccl" "no usable CUDA device on 2 of 2 ranks" \
+  "2 ranks on this host but 1 visible GPU"
 # the communicator's init failing on rank 1 (rank 0 waits in its bootstrap until mpirun ends the job)
 case_ init@1 3 30 "rank 1 (host $host, GPU 1)" "ncclCommInitRankConfig failed" ncclSystemError
 # asynchronous errors at the 5th NCCL operation: polled by ncclCommGetAsyncError while waiting on the stream;

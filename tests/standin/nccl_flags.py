@@ -44,8 +44,8 @@ def rows(stdout):
     return r
 
 
-def check(name, args, markers=(), redop=None):
-    p, out = run(args)
+def check(name, args, markers=(), redop=None, env=()):
+    p, out = run(args, env)
     if p.returncode != 0:
         fail(f"{name}: exit {p.returncode}: {p.stderr[-2000:]}")
     got = rows(p.stdout)
@@ -93,6 +93,8 @@ check("-y 1", ["-y", "1"])
 check("-C 1", ["-C", "1"], ["cputime"])
 check("-z 1", ["-z", "1"])
 check("-o mulsum", ["-o", "mulsum"], redop="mulsum")
+# NCCL before 2.19: buffers from cudaMalloc instead of ncclMemAlloc (nccl-tests' AllocateBuffs)
+check("NCCL 2.18", [], env=["NCCL_STANDIN_VERSION=21803"])
 # mulsum in every dtype nccl-tests has, fp8 included on the stand-in's sm90
 p, out = run(["-o", "mulsum", "-d", "int8,uint8,int32,uint32,int64,uint64,half,float,double,bfloat16,f8e4m3,f8e5m2"])
 doc = json.load(open(out)) if p.returncode == 0 else fail(f"mulsum all dtypes: exit {p.returncode}: {p.stderr}")
