@@ -33,6 +33,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -387,11 +388,9 @@ ncclResult_t submit(ncclComm* c, cudaStream_t stream, const Op& op) {
   return ncclSuccess;
 }
 
-/// Validates and translates a call's buffers; the Op is ready to submit.
+/// Validates and translates a call's buffers and op; the Op is ready to submit.
 ncclResult_t prepare(ncclComm* c, Op& op, const void* send, std::size_t send_elems, void* recv,
-                     std::size_t recv_elems, ncclRedOp_t redop, bool reduces) {
-  if (!valid(c)) return fail(ncclInvalidArgument, "enqueue.cc", 2001, 0, "Invalid communicator");
-  if (c->aborted.load()) return FAIL(ncclInvalidUsage, c->device, "communicator was aborted");
+                     std::size_t recv_elems, std::optional<ncclRedOp_t> redop) {
   const std::size_t b = standin::dtype_bytes(op.dt);
   if (b == 0) return FAIL(ncclInvalidArgument, c->device, "Invalid datatype " + std::to_string(op.dt));
   if (send_elems > 0) {
@@ -404,8 +403,8 @@ ncclResult_t prepare(ncclComm* c, Op& op, const void* send, std::size_t send_ele
     if (op.recv == nullptr)
       return FAIL(ncclInvalidArgument, c->device, "recvbuff is not a valid device pointer");
   }
-  if (!reduces) return ncclSuccess;
-  const int r = static_cast<int>(redop);
+  if (!redop) return ncclSuccess;
+  const int r = static_cast<int>(*redop);
   switch (r) {
     case ncclSum:
       op.red = RedKind::kSum;
@@ -444,12 +443,49 @@ ncclResult_t prepare(ncclComm* c, Op& op, const void* send, std::size_t send_ele
   }
 }
 
-ncclResult_t check_rank(ncclComm* c, int r, const char* what) {
-  if (r < 0 || r >= c->nranks)
-    return FAIL(
-        ncclInvalidArgument, c->device,
-        std::string("Invalid ") + what + " " + std::to_string(r) + ", nranks " + std::to_string(c->nranks));
-  return ncclSuccess;
+/// Every collective and send/recv: checked as NCCL checks the call, then enqueued (or added to the open
+/// group). `root` is the root of reduce/broadcast and the peer of send/recv; `redop` is set for reducing
+/// calls.
+ncclResult_t enqueue_call(Kind kind, const void* send, void* recv, std::size_t count, ncclDataType_t dt,
+                          std::optional<ncclRedOp_t> redop, int root, ncclComm* c, cudaStream_t stream) {
+  if (!valid(c)) return fail(ncclInvalidArgument, "enqueue.cc", 2001, 0, "Invalid communicator");
+  if (c->aborted.load()) return FAIL(ncclInvalidUsage, c->device, "communicator was aborted");
+  const bool p2p = kind == Kind::kSend || kind == Kind::kRecv;
+  if ((p2p || kind == Kind::kReduce || kind == Kind::kBroadcast) && (root < 0 || root >= c->nranks)) {
+    return FAIL(ncclInvalidArgument, c->device,
+                std::string("Invalid ") + (p2p ? "peer " : "root ") + std::to_string(root) + ", nranks " +
+                    std::to_string(c->nranks));
+  }
+  const std::size_t all = count * static_cast<std::size_t>(c->nranks);
+  const bool is_root = c->rank == root;
+  std::size_t send_elems = count, recv_elems = count;
+  switch (kind) {
+    case Kind::kAllGather:
+      recv_elems = all;
+      break;
+    case Kind::kReduceScatter:
+      send_elems = all;
+      break;
+    case Kind::kReduce:
+      recv_elems = is_root ? count : 0;
+      break;
+    case Kind::kBroadcast:
+      send_elems = is_root ? count : 0;
+      break;
+    case Kind::kSend:
+      recv_elems = 0;
+      break;
+    case Kind::kRecv:
+      send_elems = 0;
+      break;
+    case Kind::kAllReduce:
+      break;
+  }
+  Op o{kind, nullptr, nullptr, count, dt};
+  o.root = root;
+  if (const ncclResult_t r = prepare(c, o, send, send_elems, recv, recv_elems, redop); r != ncclSuccess)
+    return r;
+  return submit(c, stream, o);
 }
 
 ncclResult_t init_rank(ncclComm_t* out, int nranks, const ncclUniqueId& id, int rank) {
@@ -761,80 +797,40 @@ ncclResult_t ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm) {
 
 ncclResult_t ncclAllReduce(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype,
                            ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
-  Op o{Kind::kAllReduce, nullptr, nullptr, count, datatype};
-  if (const ncclResult_t r = prepare(comm, o, sendbuff, count, recvbuff, count, op, true); r != ncclSuccess)
-    return r;
-  return submit(comm, stream, o);
+  return enqueue_call(Kind::kAllReduce, sendbuff, recvbuff, count, datatype, op, 0, comm, stream);
 }
 
 ncclResult_t ncclReduce(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype,
                         ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream) {
-  Op o{Kind::kReduce, nullptr, nullptr, count, datatype};
-  o.root = root;
-  if (!valid(comm)) return ncclInvalidArgument;
-  if (const ncclResult_t r = check_rank(comm, root, "root"); r != ncclSuccess) return r;
-  const std::size_t recv_elems = comm->rank == root ? count : 0;
-  if (const ncclResult_t r = prepare(comm, o, sendbuff, count, recvbuff, recv_elems, op, true);
-      r != ncclSuccess)
-    return r;
-  return submit(comm, stream, o);
+  return enqueue_call(Kind::kReduce, sendbuff, recvbuff, count, datatype, op, root, comm, stream);
 }
 
 ncclResult_t ncclBroadcast(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype,
                            int root, ncclComm_t comm, cudaStream_t stream) {
-  Op o{Kind::kBroadcast, nullptr, nullptr, count, datatype};
-  o.root = root;
-  if (!valid(comm)) return ncclInvalidArgument;
-  if (const ncclResult_t r = check_rank(comm, root, "root"); r != ncclSuccess) return r;
-  const std::size_t send_elems = comm->rank == root ? count : 0;
-  if (const ncclResult_t r = prepare(comm, o, sendbuff, send_elems, recvbuff, count, ncclSum, false);
-      r != ncclSuccess)
-    return r;
-  return submit(comm, stream, o);
+  return enqueue_call(Kind::kBroadcast, sendbuff, recvbuff, count, datatype, std::nullopt, root, comm,
+                      stream);
 }
 
 ncclResult_t ncclAllGather(const void* sendbuff, void* recvbuff, size_t sendcount, ncclDataType_t datatype,
                            ncclComm_t comm, cudaStream_t stream) {
-  Op o{Kind::kAllGather, nullptr, nullptr, sendcount, datatype};
-  if (!valid(comm)) return ncclInvalidArgument;
-  const std::size_t all = sendcount * static_cast<std::size_t>(comm->nranks);
-  if (const ncclResult_t r = prepare(comm, o, sendbuff, sendcount, recvbuff, all, ncclSum, false);
-      r != ncclSuccess)
-    return r;
-  return submit(comm, stream, o);
+  return enqueue_call(Kind::kAllGather, sendbuff, recvbuff, sendcount, datatype, std::nullopt, 0, comm,
+                      stream);
 }
 
 ncclResult_t ncclReduceScatter(const void* sendbuff, void* recvbuff, size_t recvcount,
                                ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,
                                cudaStream_t stream) {
-  Op o{Kind::kReduceScatter, nullptr, nullptr, recvcount, datatype};
-  if (!valid(comm)) return ncclInvalidArgument;
-  const std::size_t all = recvcount * static_cast<std::size_t>(comm->nranks);
-  if (const ncclResult_t r = prepare(comm, o, sendbuff, all, recvbuff, recvcount, op, true); r != ncclSuccess)
-    return r;
-  return submit(comm, stream, o);
+  return enqueue_call(Kind::kReduceScatter, sendbuff, recvbuff, recvcount, datatype, op, 0, comm, stream);
 }
 
 ncclResult_t ncclSend(const void* sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm,
                       cudaStream_t stream) {
-  Op o{Kind::kSend, nullptr, nullptr, count, datatype};
-  o.root = peer;
-  if (!valid(comm)) return ncclInvalidArgument;
-  if (const ncclResult_t r = check_rank(comm, peer, "peer"); r != ncclSuccess) return r;
-  if (const ncclResult_t r = prepare(comm, o, sendbuff, count, nullptr, 0, ncclSum, false); r != ncclSuccess)
-    return r;
-  return submit(comm, stream, o);
+  return enqueue_call(Kind::kSend, sendbuff, nullptr, count, datatype, std::nullopt, peer, comm, stream);
 }
 
 ncclResult_t ncclRecv(void* recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm,
                       cudaStream_t stream) {
-  Op o{Kind::kRecv, nullptr, nullptr, count, datatype};
-  o.root = peer;
-  if (!valid(comm)) return ncclInvalidArgument;
-  if (const ncclResult_t r = check_rank(comm, peer, "peer"); r != ncclSuccess) return r;
-  if (const ncclResult_t r = prepare(comm, o, nullptr, 0, recvbuff, count, ncclSum, false); r != ncclSuccess)
-    return r;
-  return submit(comm, stream, o);
+  return enqueue_call(Kind::kRecv, nullptr, recvbuff, count, datatype, std::nullopt, peer, comm, stream);
 }
 
 ncclResult_t ncclGroupStart() {
