@@ -16,7 +16,8 @@
 // - a kernel from cudaLibraryLoadData(PTX) cannot run on a CPU: a launch occupies its stream for
 //   CUDA_STANDIN_KERNEL_NS (default 20) ns per unit of its first 64-bit argument (fabcheck_fma_spin's units).
 // Environment: CUDA_STANDIN_DEVICES (per host, default 8), CUDA_STANDIN_SM (default 90),
-// CUDA_STANDIN_MEM_GIB (default 80) or CUDA_STANDIN_MEM_MIB, STANDIN_FAULT=nodevice@RANK (that rank sees no device).
+// CUDA_STANDIN_MEM_GIB (default 80) or CUDA_STANDIN_MEM_MIB, STANDIN_FAULT=nodevice@RANK (that rank sees no
+// device).
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -129,7 +130,8 @@ std::mutex g_mem_mu;
 std::map<std::uintptr_t, Alloc>* g_allocs = new std::map<std::uintptr_t, Alloc>();
 
 std::size_t device_total_bytes() {
-  if (const long mib = env_long("CUDA_STANDIN_MEM_MIB", 0); mib > 0) return static_cast<std::size_t>(mib) << 20;
+  if (const long mib = env_long("CUDA_STANDIN_MEM_MIB", 0); mib > 0)
+    return static_cast<std::size_t>(mib) << 20;
   return static_cast<std::size_t>(env_long("CUDA_STANDIN_MEM_GIB", 80)) << 30;
 }
 std::size_t device_used_bytes(int device) {

@@ -7,7 +7,7 @@ if(NOT FABCHECK_HAVE_NCCL)
 endif()
 set(FABCHECK_STANDIN_DIR ${CMAKE_BINARY_DIR}/standin-lib)
 add_library(fabcheck_cudart_standin SHARED ${CMAKE_CURRENT_LIST_DIR}/cudart_standin.cpp)
-add_library(fabcheck_nccl_standin SHARED ${CMAKE_CURRENT_LIST_DIR}/nccl_standin.cpp
+add_library(fabcheck_nccl_standin SHARED ${CMAKE_CURRENT_LIST_DIR}/nccl_standin_init.cpp ${CMAKE_CURRENT_LIST_DIR}/nccl_standin_ops.cpp
             ${CMAKE_CURRENT_LIST_DIR}/nccl_standin_net.cpp ${CMAKE_CURRENT_LIST_DIR}/nccl_standin_log.cpp
             ${CMAKE_CURRENT_LIST_DIR}/nccl_standin_reduce.cpp)
 foreach(t cudart nccl)
