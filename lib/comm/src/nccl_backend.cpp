@@ -327,9 +327,6 @@ class NcclBackend final : public CollBackend {
 
   // nccl-tests -G (common.cu BenchTime): capture in thread-local mode (NCCL may cudaMalloc while capturing
   // a first connection), instantiate, launch N times on the stream.
-  bool can_capture() const override {
-    return true;
-  }
   void begin_capture() override {
     drop_captured();
     check_cuda(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");

@@ -109,12 +109,11 @@ class CollBackend {
   }
   /// Waits for every started call (mpi: MPI_Waitall). Default: synchronize().
   virtual void wait_started() { synchronize(); }
-  /// CUDA graphs (nccl-tests `-G`, nccl backend only: can_capture()): begin_capture() makes the calls that
+  /// CUDA graphs (nccl-tests `-G`, nccl backend only): begin_capture() makes the calls that
   /// follow be captured on the backend's stream instead of run (cudaStreamBeginCapture, thread-local mode as
   /// nccl-tests); end_capture() ends the capture and instantiates the graph; launch_captured() launches it
   /// once, asynchronously (wait with synchronize()); drop_captured() destroys it. The defaults throw
   /// UsageError (a backend without a device has no graphs).
-  virtual bool can_capture() const { return false; }
   virtual void begin_capture();
   virtual void end_capture();
   virtual void launch_captured();
