@@ -200,6 +200,13 @@ cudaError_t enqueue(cudaStream_t stream, Task task) {
   return cudaSuccess;
 }
 
+bool capturing(cudaStream_t stream) {
+  Stream* s = stream_of(stream);
+  if (s == nullptr) return false;
+  std::lock_guard<std::mutex> lock(s->mu);
+  return s->capture != nullptr;
+}
+
 void* host_view(const void* dev, std::size_t bytes) {
   std::lock_guard<std::mutex> lock(g_mem_mu);
   const Alloc* a = find_alloc(dev);

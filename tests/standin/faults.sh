@@ -19,7 +19,7 @@ case_() {
   t0=$(date +%s%N)
   # shellcheck disable=SC2086
   timeout 120 $MPIEXEC $MPI_FLAGS -np 2 -x LD_LIBRARY_PATH="$STANDIN_LIB" -x STANDIN_FAULT="$fault" -x "${CASE_ENV:-X=}" \
-    -x TMPDIR="$tmp" "$FABCHECK" sweep --backend nccl -b 8 -e 4K -f 8 -n 3 -w 1 --timeout $timeout_s \
+    -x TMPDIR="$tmp" "$FABCHECK" sweep --backend nccl -b 8 -e 4K -f 8 -n 3 -w 1 --timeout $timeout_s ${CASE_ARGS:-} \
     --json "$tmp/$fault.json" >"$tmp/out" 2>"$tmp/err"
   rc=$?
   local took_ms=$((($(date +%s%N) - t0) / 1000000))
@@ -52,6 +52,10 @@ case_ init@1 3 30 "rank 1 (host $host, GPU 1)" "ncclCommInitRankConfig failed" n
 # the peer's consequent ncclRemoteError waits for the origin's line (one line per job)
 case_ remote@1:5 3 30 "rank 1 (host $host, GPU 1)" "NCCL operation (async error) failed" ncclRemoteError
 case_ system@0:5 3 30 "rank 0 (host $host, GPU 0)" "NCCL operation (async error) failed" ncclSystemError
+# the same inside CUDA graphs (-G): NCCL's abort waits until no graph holds a call of the communicator, so the
+# graphs go first (else the job waits for the watchdog; op 12 is the first one launched from a graph)
+CASE_ARGS="-G 2" case_ remote@1:12 3 30 "rank 1 (host $host, GPU 1)" "NCCL operation (async error) failed" \
+  ncclRemoteError
 # an operation that never completes: the watchdog ends the job after --timeout
 case_ hang@1:5 3 $((timeout_s + 10)) "watchdog" "made no progress for" "(--timeout $timeout_s s)" "sweep allreduce"
 # a wrong result from rank 1's GPU: WRONG_DATA naming rank 1, exit 1

@@ -49,6 +49,7 @@ struct ncclComm {
   std::atomic<bool> aborted{false};
   std::atomic<int> async{ncclSuccess};
   std::atomic<long> ops{0};
+  std::atomic<long> persistent_refs{0};  // calls held by CUDA graphs (enqueue_operation)
   std::optional<standin::Fault> fault;
   std::mutex mu;
   std::map<int, standin::nccl::PreMul> premul;

@@ -78,7 +78,7 @@ void log_banner(const standin::net::Iface& ifc) {
     const int dev = standin::current_device();
     standin::log::info(standin::log::kBootstrap, dev, "Bootstrap: Using " + ifc.name + ":" + ifc.ip + "<0>");
     standin::log::info(standin::log::kInit, dev, "cudaDriverVersion " + std::to_string(CUDART_VERSION));
-    standin::log::info(standin::log::kInit, dev, "NCCL version " + version_text());
+    standin::log::info(~0u, dev, "NCCL version " + version_text());  // NCCL_ALL: whatever the subsystems
   });
 }
 
@@ -133,8 +133,8 @@ ncclResult_t init_rank(ncclComm_t* out, int nranks, const ncclUniqueId& id, int 
   log_banner(ifc);
   auto fault = standin::fault_for(rank);
   if (fault && fault->kind == "init") {
-    return fail(ncclSystemError, "misc/socket.cc", 484, dev,
-                std::string("socketStartConnect: Connect to ") + payload.ip + "<" +
+    return fail(ncclSystemError, "misc/socket.cc", 596, dev,
+                std::string("socketStartConnect: connect to ") + payload.ip + "<" +
                     std::to_string(payload.port) +
                     "> failed : Software caused connection abort (injected by STANDIN_FAULT)");
   }
@@ -196,8 +196,8 @@ ncclResult_t init_rank(ncclComm_t* out, int nranks, const ncclUniqueId& id, int 
     std::int32_t r32 = rank;
     if (fd < 0 || !standin::net::send_all(fd, &r32, sizeof r32))
       return fail(
-          ncclSystemError, "misc/socket.cc", 484, dev,
-          std::string("socketStartConnect: Connect to ") + q.ip + "<" + std::to_string(q.port) + "> failed");
+          ncclSystemError, "misc/socket.cc", 596, dev,
+          std::string("socketStartConnect: connect to ") + q.ip + "<" + std::to_string(q.port) + "> failed");
     c->fds[static_cast<std::size_t>(p)] = fd;
   }
   for (int k = rank + 1; k < nranks; ++k) {
@@ -231,7 +231,7 @@ ncclResult_t init_rank(ncclComm_t* out, int nranks, const ncclUniqueId& id, int 
         const bool same = std::string(from.host) == to.host;
         const std::string ends = std::to_string(from.rank) + "[" + std::to_string(from.device) + "] -> " +
                                  std::to_string(to.rank) + "[" + std::to_string(to.device) + "]";
-        info(kInit | kNet, dev,
+        info(same ? kInit | standin::log::kP2p : kInit | kNet, dev,
              chan + ends + (same ? " via P2P/CUMEM" : std::string(" [") + dir + "] via NET/Socket/0"));
       };
       link(prev, me, "receive");
@@ -337,6 +337,18 @@ ncclResult_t ncclCommAbort(ncclComm_t comm) {
   comm->buffers = nullptr;
   for (int fd : comm->fds) {
     if (fd >= 0) ::shutdown(fd, SHUT_RDWR);  // peers see the connection close; our operations stop
+  }
+  // As NCCL's commDestroySync: no return while a CUDA graph still holds a call of this communicator (real
+  // NCCL waits silently; the stand-in says why after 5 s).
+  for (int waited_ms = 0; comm->persistent_refs.load() > 0; waited_ms += 10) {
+    if (waited_ms == 5000) {
+      standin::log::warn("init.cc", 2233, comm->device,
+                         "(stand-in) ncclCommAbort/Destroy waits for " +
+                             std::to_string(comm->persistent_refs.load()) +
+                             " call(s) held by CUDA graphs: destroy the graphs (cudaGraphExecDestroy, "
+                             "cudaGraphDestroy) first");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   std::lock_guard<std::mutex> lock(g_comms_mu);
   g_comms->erase(comm);  // the object itself stays: a stream worker may still be leaving an operation

@@ -30,6 +30,7 @@ unsigned subsys_bit(const std::string& name) {
   if (name == "GRAPH") return kGraph;
   if (name == "ENV") return kEnv;
   if (name == "BOOTSTRAP") return kBootstrap;
+  if (name == "P2P") return kP2p;
   if (name == "ALL") return ~0u;
   return 0;
 }

@@ -7,7 +7,7 @@
 
 namespace standin::log {
 
-enum Subsys : unsigned { kInit = 1, kNet = 2, kGraph = 4, kEnv = 8, kBootstrap = 16 };
+enum Subsys : unsigned { kInit = 1, kNet = 2, kGraph = 4, kEnv = 8, kBootstrap = 16, kP2p = 32 };
 
 /// One INFO line when NCCL_DEBUG is INFO or TRACE and one of `subsys` is in NCCL_DEBUG_SUBSYS (default
 /// INIT,BOOTSTRAP,ENV as NCCL 2.23+).

@@ -28,6 +28,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -59,21 +60,22 @@ struct Op {
   int root = 0;  // root, or the peer of a send/recv
 };
 
-/// A broken connection: the asynchronous error, a WARN line as NCCL's socket transport prints, then the
+/// A broken connection: the asynchronous error ncclRemoteError with the WARN line NCCL's sockets print
+/// (v2.28.9 src/misc/socket.cc:71 for a closed peer, :46 for a failed call; both ncclRemoteError), then the
 /// operation stays pending (a kernel waiting on a peer) until the communicator is aborted.
 void connection_failed(ncclComm* c, standin::net::Outcome o, int peer) {
   if (o == standin::net::Outcome::kAborted) return;
   const PeerInfo& p = c->peers[static_cast<std::size_t>(peer)];
-  const std::string where = std::string(p.host) + "<" + p.ip + ":" + std::to_string(p.port) + ">";
+  const std::string port = "<" + std::to_string(p.port) + ">";
   if (o == standin::net::Outcome::kPeerClosed) {
-    fail(ncclRemoteError, "misc/socket.cc", 67, c->device,
-         "socketProgress: Connection closed by remote peer " + where);
-    c->async = ncclRemoteError;
+    fail(ncclRemoteError, "misc/socket.cc", 71, c->device,
+         "socketProgress: Connection closed by remote peer " + std::string(p.host) + port);
   } else {
-    fail(ncclSystemError, "misc/socket.cc", 69, c->device,
-         "socketProgress: Call to recv from " + where + " failed : Connection reset by peer");
-    c->async = ncclSystemError;
+    fail(ncclRemoteError, "misc/socket.cc", 46, c->device,
+         "socketProgressOpt: Call to recv from " + std::string(p.ip) + port +
+             " failed : Connection reset by peer");
   }
+  c->async = ncclRemoteError;
   block_until_aborted(c);
 }
 
@@ -189,15 +191,19 @@ void run_operation(ncclComm* c, const std::vector<Op>& ops) {
     const std::string& k = c->fault->kind;
     if (k == "hang") return block_until_aborted(c);
     if (k == "remote") {
-      fail(ncclRemoteError, "transport/net_socket.cc", 512, c->device,
-           "NET/Socket : peer " + std::to_string((c->rank + 1) % c->nranks) +
-               " closed the connection (injected by STANDIN_FAULT)");
+      const PeerInfo& p = c->peers[static_cast<std::size_t>((c->rank + 1) % c->nranks)];
+      fail(ncclRemoteError, "misc/socket.cc", 71, c->device,
+           "socketProgress: Connection closed by remote peer " + std::string(p.host) + "<" +
+               std::to_string(p.port) + "> (injected by STANDIN_FAULT)");
       c->async = ncclRemoteError;
       return block_until_aborted(c);
     }
-    if (k == "system") {
-      fail(ncclSystemError, "misc/socket.cc", 69, c->device,
-           "socketProgress: Call to recv failed : Connection reset by peer (injected by STANDIN_FAULT)");
+    if (k ==
+        "system") {  // a host resource failing under a lazily connected channel (src/misc/shmutils.cc:87)
+      fail(ncclSystemError, "misc/shmutils.cc", 87, c->device,
+           "Error: failed to extend /dev/shm/nccl-standin to 9637892 bytes, error: No space left on device "
+           "(28) "
+           "(injected by STANDIN_FAULT)");
       c->async = ncclSystemError;
       return block_until_aborted(c);
     }
@@ -236,13 +242,22 @@ struct Pending {
 thread_local int tl_group_depth = 0;
 thread_local std::vector<Pending> tl_group;
 
+/// One operation onto the stream. Captured into a graph, it holds the communicator as NCCL's persistent work
+/// does (localPersistentRefs, v2.28.9 src/enqueue.cc:1542-1545), until every graph holding it is destroyed
+/// (src/enqueue.cc:1336-1337); ncclCommAbort and ncclCommDestroy wait for that (src/init.cc:2232-2234).
+cudaError_t enqueue_operation(ncclComm* c, cudaStream_t stream, std::vector<Op> ops) {
+  if (!standin::capturing(stream)) return standin::enqueue(stream, [c, ops] { run_operation(c, ops); });
+  ++c->persistent_refs;
+  std::shared_ptr<void> ref(nullptr, [c](void*) { --c->persistent_refs; });
+  return standin::enqueue(stream, [c, ops, ref] { run_operation(c, ops); });
+}
+
 ncclResult_t submit(ncclComm* c, cudaStream_t stream, const Op& op) {
   if (tl_group_depth > 0) {
     tl_group.push_back({c, stream, op});
     return ncclSuccess;
   }
-  const std::vector<Op> ops{op};
-  if (standin::enqueue(stream, [c, ops] { run_operation(c, ops); }) != cudaSuccess)
+  if (enqueue_operation(c, stream, {op}) != cudaSuccess)
     return FAIL(ncclUnhandledCudaError, c->device, "Cuda failure 'invalid resource handle' (stream)");
   return ncclSuccess;
 }
@@ -339,6 +354,16 @@ ncclResult_t enqueue_call(Kind kind, const void* send, void* recv, std::size_t c
       break;
     case Kind::kAllReduce:
       break;
+  }
+  // NCCL refuses fp8 reductions below sm90 (v2.28.9 src/enqueue.cc:2557-2560; empty calls are discarded
+  // first)
+  const bool fp8 = dt == ncclFloat8e4m3 || dt == ncclFloat8e5m2;
+  if (fp8 && count > 0 &&
+      (kind == Kind::kAllReduce || kind == Kind::kReduce || kind == Kind::kReduceScatter)) {
+    int major = 0;
+    (void)cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, c->device);
+    if (major < 9)
+      return FAIL(ncclInvalidArgument, c->device, "FP8 reduction support begins with sm90 capable devices.");
   }
   Op o{kind, nullptr, nullptr, count, dt};
   o.root = root;
@@ -477,7 +502,7 @@ ncclResult_t ncclGroupEnd() {
       first = false;
       ops.push_back(p.op);
     }
-    if (standin::enqueue(stream, [c, ops] { run_operation(c, ops); }) != cudaSuccess)
+    if (enqueue_operation(c, stream, std::move(ops)) != cudaSuccess)
       return FAIL(ncclUnhandledCudaError, c->device, "Cuda failure 'invalid resource handle' (stream)");
   }
   return ncclSuccess;

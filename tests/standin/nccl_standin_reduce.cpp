@@ -63,7 +63,13 @@ void reduce_native(RedKind op, const std::vector<const char*>& in, char* out, st
   for (std::size_t i = 0; i < count; ++i) {
     T acc = load<T>(in[0] + i * sizeof(T));
     for (std::size_t r = 1; r < in.size(); ++r) acc = combine<T>(op, acc, load<T>(in[r] + i * sizeof(T)));
-    if (op == RedKind::kSumPostDiv) acc = static_cast<T>(acc / static_cast<T>(divisor));
+    if (op == RedKind::kSumPostDiv) {  // the divisor is never narrowed to T (NCCL keeps nranks in 31 bits)
+      if constexpr (std::is_signed_v<T>) {
+        acc = static_cast<T>(static_cast<std::int64_t>(acc) / static_cast<std::int64_t>(divisor));
+      } else {
+        acc = static_cast<T>(static_cast<std::uint64_t>(acc) / static_cast<std::uint64_t>(divisor));
+      }
+    }
     store<T>(out + i * sizeof(T), acc);
   }
 }
@@ -230,7 +236,12 @@ void inverse_scalar(ncclDataType_t dt, int nranks, unsigned char* out) {
     case ncclFloat64:
       store<double>(reinterpret_cast<char*>(out), 1.0 / nranks);
       break;
-    default:
+    case ncclFloat8e4m3:  // straight from float, as NCCL (v2.28.9 src/enqueue.cc:2297-2301)
+    case ncclFloat8e5m2:
+      *out = static_cast<unsigned char>(
+          __nv_cvt_float_to_fp8(f, __NV_SATFINITE, dt == ncclFloat8e4m3 ? __NV_E4M3 : __NV_E5M2));
+      break;
+    default:  // half, bfloat16: float(1.0/n) rounded to the type
       narrow_store(dt, reinterpret_cast<char*>(out), static_cast<double>(f));
       break;
   }

@@ -20,6 +20,9 @@ using Task = std::function<void()>;
 /// while the stream is capturing. cudaErrorInvalidResourceHandle for a stream that does not exist.
 cudaError_t enqueue(cudaStream_t stream, Task task);
 
+/// Whether `stream` is capturing: what is enqueued on it goes into a graph (cudaStreamBeginCapture).
+bool capturing(cudaStream_t stream);
+
 /// The stand-in's host view of device memory [dev, dev + bytes), or nullptr when that range is not inside
 /// one allocation. Device pointers themselves are mapped PROT_NONE: the host cannot read them, as on a GPU.
 void* host_view(const void* dev, std::size_t bytes);

@@ -426,6 +426,10 @@ class NcclBackend final : public CollBackend {
 
   /// Aborts the communicator (no further NCCL work can hang on it) and throws the one-line message.
   [[noreturn]] void fail(const char* call, const std::string& error, const std::string& detail = {}) {
+    // The -G graphs go first: NCCL's abort waits until no CUDA graph holds a call of the communicator
+    // ("keep polling until all graphs referencing us die", src/init.cc commDestroySync, v2.28.9), and a graph
+    // that is still running is freed when it completes (cudaGraphExecDestroy), which the abort lets it do.
+    drop_captured();
     if (nccl_ != nullptr) {
       (void)ncclCommAbort(nccl_);  // best effort: we are already failing; its own error cannot help
       nccl_ = nullptr;
