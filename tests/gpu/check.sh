@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# tests/gpu/check.sh — the one check for a machine with NVIDIA GPUs (issue 11). Not part of ci/test.
+# tests/gpu/check.sh — the one check for a machine with NVIDIA GPUs. Not part of ci/test.
 #
 # Builds fabcheck with the NCCL backend ON into its own build folder (${BUILD_DIR:-build-gpu}), then runs
 #   1. a 1-GPU sweep: every collective, float/half/bfloat16, 8 B → 64 MiB;
-#   1b. -o avg (ncclAvg) in every dtype and -m 4 (one ncclGroupStart/End of 4 ops), issue 26;
-#   1c. the NCCL-only nccl-tests flags (issue 26): -o mulsum in every dtype, -G (CUDA graph), -R 1, -x 1,
+#   1b. -o avg (ncclAvg) in every dtype and -m 4 (one ncclGroupStart/End of 4 ops);
+#   1c. the NCCL-only nccl-tests flags: -o mulsum in every dtype, -G (CUDA graph), -R 1, -x 1,
 #       -M 1 (the GPU memory line and report.sweep_gpu_memory), -y 1 (NULL stream), -J's graph field; with 2+
 #       GPUs also -R 2 (symmetric windows) with -G; fp8 (f8e4m3, f8e5m2) in every op on sm90+, refused below;
 #   2. when there are several GPUs, one sweep over all of them (one rank per GPU, mpirun), every op;
-#   3. overlap --backend nccl (issue 23) on 1 GPU (1 rank) and, with 2+ GPUs, on 2 ranks (mpirun);
+#   3. overlap --backend nccl on 1 GPU (1 rank) and, with 2+ GPUs, on 2 ranks (mpirun);
 # and asserts #wrong 0 in every checked row, a transport section drawn from NCCL's own log, and the NCCL
 # version in the report; for overlap: every point's samples, overlap in [0, 1] and equal to the formula of its
 # medians, the GPU kernel's compute_slowdown >= 0.9, no polled variant. Prints the tables, the transport
@@ -90,7 +90,7 @@ echo "== 1 GPU: sweep --backend nccl, every collective, float half bfloat16"
   --per-iter-iters 5 --json "$out/gpu1.json"
 check_report "$out/gpu1.json" 1
 
-echo "== 1 GPU: sweep --backend nccl -o avg -d all -m 4 (issue 26)"
+echo "== 1 GPU: sweep --backend nccl -o avg -d all -m 4"
 "$FAB" sweep --backend nccl --coll allreduce,reducescatter,reduce -d all -o avg -m 4 -b 8 -e 1M -f 8 -n 5 -w 2 \
   --per-iter-iters 5 --json "$out/gpu1avg.json"
 check_report "$out/gpu1avg.json" 1
@@ -117,7 +117,7 @@ if bad:
 PY
 }
 
-echo "== 1 GPU: -o mulsum -d all, -G 10 -R 1 -x 1 -M 1 (issue 26; -J holds one collective)"
+echo "== 1 GPU: -o mulsum -d all, -G 10 -R 1 -x 1 -M 1 (-J holds one collective)"
 "$FAB" sweep --backend nccl --coll allreduce -d all -o sum,mulsum -G 10 -R 1 -x 1 -M 1 \
   -b 8 -e 1M -f 8 -n 5 -w 2 --per-iter-iters 5 --json "$out/gpu1flags.json" -J "$out/gpu1flags.nccl.json" \
   | tee "$out/gpu1flags.txt"
@@ -131,14 +131,14 @@ echo "== 1 GPU: -y 1 (the NULL stream) -o mulsum -m 4"
   --per-iter-iters 5 --json "$out/gpu1y.json"
 check_report "$out/gpu1y.json" 1
 
-# fp8 (issue 26): every op on sm90 or newer GPUs (nccl-tests runs them there); below sm90 one refusal line, exit 2.
+# fp8: every op on sm90 or newer GPUs (nccl-tests runs them there); below sm90 one refusal line, exit 2.
 if [ "${arch:-0}" -ge 90 ]; then
-  echo "== 1 GPU (sm$arch): -d f8e4m3,f8e5m2 -o all, mulsum, -m 4 (issue 26)"
+  echo "== 1 GPU (sm$arch): -d f8e4m3,f8e5m2 -o all, mulsum, -m 4"
   "$FAB" sweep --backend nccl --coll allreduce,reducescatter,reduce,allgather,broadcast -d f8e4m3,f8e5m2 \
     -o sum,prod,min,max,avg,mulsum -m 4 -b 8 -e 1M -f 8 -n 5 -w 2 --per-iter-iters 5 --json "$out/gpu1fp8.json"
   check_report "$out/gpu1fp8.json" 1
 else
-  echo "== 1 GPU (sm${arch:-?}): -d f8e4m3 is refused below sm90 (issue 26)"
+  echo "== 1 GPU (sm${arch:-?}): -d f8e4m3 is refused below sm90"
   rc=0
   "$FAB" sweep --backend nccl -d f8e4m3 -b 8 -e 8 2>"$out/fp8.err" || rc=$?
   [ "$rc" -eq 2 ] && grep -q 'sm90' "$out/fp8.err" || { echo "FAIL: fp8 below sm90: exit $rc"; cat "$out/fp8.err"; exit 1; }
@@ -185,12 +185,12 @@ if bad:
 PY
 }
 
-echo "== 1 GPU: overlap --backend nccl (issue 23)"
+echo "== 1 GPU: overlap --backend nccl"
 "$FAB" overlap --backend nccl --sizes 1M,64M --iters 8 --warmup 2 --json "$out/ov1.json"
 check_overlap "$out/ov1.json" 1 8
 
 if [ "$ngpu" -ge 2 ]; then
-  echo "== 2 GPUs: mpirun -np 2 overlap --backend nccl (issue 23)"
+  echo "== 2 GPUs: mpirun -np 2 overlap --backend nccl"
   mpirun -np 2 --bind-to none "$FAB" overlap --backend nccl --sizes 1M,64M --iters 8 --warmup 2 \
     --json "$out/ov2.json"
   check_overlap "$out/ov2.json" 2 8
@@ -198,7 +198,7 @@ if [ "$ngpu" -ge 2 ]; then
   mpirun -np "$ngpu" --bind-to none "$FAB" sweep --backend nccl --coll all -d float,bfloat16 -o all -b 8 \
     -e 64M -f 8 -n 5 -w 2 --per-iter-iters 5 --json "$out/gpuN.json"
   check_report "$out/gpuN.json" "$ngpu"
-  echo "== $ngpu GPUs: -R 2 (symmetric windows) -G 20 -o mulsum -M 1 (issue 26)"
+  echo "== $ngpu GPUs: -R 2 (symmetric windows) -G 20 -o mulsum -M 1"
   mpirun -np "$ngpu" --bind-to none "$FAB" sweep --backend nccl --coll allreduce \
     -d float,bfloat16,int32 -o sum,mulsum -R 2 -G 20 -M 1 -b 8 -e 16M -f 8 -n 5 -w 2 --per-iter-iters 5 \
     --json "$out/gpuNflags.json" -J "$out/gpuNflags.nccl.json" | tee "$out/gpuNflags.txt"
