@@ -305,12 +305,6 @@ cudaError_t cudaSetDevice(int device) {
   return cudaSuccess;
 }
 
-cudaError_t cudaGetDevice(int* device) {
-  if (device == nullptr) return record(cudaErrorInvalidValue);
-  *device = tl_device;
-  return cudaSuccess;
-}
-
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
   if (prop == nullptr) return record(cudaErrorInvalidValue);
   if (const cudaError_t e = check_device(device); e != cudaSuccess) return record(e);
@@ -354,20 +348,10 @@ cudaError_t cudaRuntimeGetVersion(int* version) {
   return cudaSuccess;
 }
 
-cudaError_t cudaDriverGetVersion(int* version) {
-  if (version == nullptr) return record(cudaErrorInvalidValue);
-  *version = CUDART_VERSION;
-  return cudaSuccess;
-}
-
 cudaError_t cudaGetLastError(void) {
   const cudaError_t e = tl_last_error;
   tl_last_error = cudaSuccess;
   return e;
-}
-
-cudaError_t cudaPeekAtLastError(void) {
-  return tl_last_error;
 }
 
 const char* cudaGetErrorName(cudaError_t e) {
@@ -500,13 +484,6 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, enum cudaM
   return cudaSuccess;
 }
 
-cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, enum cudaMemcpyKind kind) {
-  const cudaError_t e = cudaMemcpyAsync(dst, src, bytes, kind, nullptr);
-  if (e != cudaSuccess) return e;
-  stream_of(nullptr)->wait_idle();
-  return cudaSuccess;
-}
-
 // ---------- streams ----------
 
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int /*flags*/) {
@@ -516,10 +493,6 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int /*flags
   g_streams->insert(s);
   *stream = reinterpret_cast<cudaStream_t>(s);
   return cudaSuccess;
-}
-
-cudaError_t cudaStreamCreate(cudaStream_t* stream) {
-  return cudaStreamCreateWithFlags(stream, cudaStreamDefault);
 }
 
 cudaError_t cudaStreamDestroy(cudaStream_t stream) {
@@ -562,17 +535,6 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
     if (s->capture != nullptr) return record(cudaErrorStreamCaptureUnsupported);
   }
   s->wait_idle();
-  return cudaSuccess;
-}
-
-cudaError_t cudaDeviceSynchronize(void) {
-  std::vector<Stream*> all;
-  {
-    std::lock_guard<std::mutex> lock(g_streams_mu);
-    all.assign(g_streams->begin(), g_streams->end());
-  }
-  for (Stream* s : all) s->wait_idle();
-  if (g_legacy != nullptr) g_legacy->wait_idle();
   return cudaSuccess;
 }
 
@@ -653,10 +615,6 @@ cudaError_t cudaEventCreate(cudaEvent_t* event) {
   return cudaSuccess;
 }
 
-cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int /*flags*/) {
-  return cudaEventCreate(event);
-}
-
 static Event* event_of(cudaEvent_t event) {
   std::lock_guard<std::mutex> lock(g_objs_mu);
   auto* e = reinterpret_cast<Event*>(event);
@@ -684,21 +642,6 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
     e->at = std::chrono::steady_clock::now();
     e->done = true;
   }));
-}
-
-cudaError_t cudaEventQuery(cudaEvent_t event) {
-  Event* e = event_of(event);
-  if (e == nullptr) return record(cudaErrorInvalidResourceHandle);
-  std::lock_guard<std::mutex> lock(e->mu);
-  return !e->recorded || e->done ? cudaSuccess : cudaErrorNotReady;
-}
-
-cudaError_t cudaEventSynchronize(cudaEvent_t event) {
-  while (true) {
-    const cudaError_t q = cudaEventQuery(event);
-    if (q != cudaErrorNotReady) return q;
-    std::this_thread::sleep_for(std::chrono::microseconds(20));
-  }
 }
 
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {

@@ -311,10 +311,6 @@ ncclResult_t ncclGetUniqueId(ncclUniqueId* id) {
   return ncclSuccess;
 }
 
-ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniqueId id, int rank) {
-  return init_rank(comm, nranks, id, rank);
-}
-
 ncclResult_t ncclCommInitRankConfig(ncclComm_t* comm, int nranks, ncclUniqueId id, int rank,
                                     ncclConfig_t* config) {
   if (config != nullptr && (config->magic != 0xcafebeef || config->size != sizeof(ncclConfig_t)))
@@ -357,18 +353,6 @@ ncclResult_t ncclCommAbort(ncclComm_t comm) {
 
 ncclResult_t ncclCommDestroy(ncclComm_t comm) {
   return ncclCommAbort(comm);
-}
-
-ncclResult_t ncclCommCount(const ncclComm_t comm, int* count) {
-  if (!valid(comm) || count == nullptr) return ncclInvalidArgument;
-  *count = comm->nranks;
-  return ncclSuccess;
-}
-
-ncclResult_t ncclCommUserRank(const ncclComm_t comm, int* rank) {
-  if (!valid(comm) || rank == nullptr) return ncclInvalidArgument;
-  *rank = comm->rank;
-  return ncclSuccess;
 }
 
 ncclResult_t ncclMemAlloc(void** ptr, size_t size) {

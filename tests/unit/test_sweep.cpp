@@ -583,7 +583,8 @@ TEST(SweepJson, OneWriterForEveryEntry) {
 // reserve 1 GiB per 16 GiB started, at most 4 GiB.
 TEST(SweepMemoryCap, NcclTestsFormula) {
   constexpr std::uint64_t kGiB = 1ull << 30;
-  EXPECT_EQ(fabcheck::probes::nccl_tests_max_bytes_cap(80 * kGiB, true), 25 * kGiB);  // reserve 4 GiB (capped)
+  // 80 GiB: the reserve is capped at 4 GiB
+  EXPECT_EQ(fabcheck::probes::nccl_tests_max_bytes_cap(80 * kGiB, true), 25 * kGiB);
   EXPECT_EQ(fabcheck::probes::nccl_tests_max_bytes_cap(80 * kGiB, false), 75 * kGiB / 2);
   EXPECT_EQ(fabcheck::probes::nccl_tests_max_bytes_cap(16 * kGiB, true), 14 * kGiB / 3);  // reserve 1 GiB
   EXPECT_EQ(fabcheck::probes::nccl_tests_max_bytes_cap(16 * kGiB + 1, true), (13 * kGiB + 1) / 3);  // 2 GiB

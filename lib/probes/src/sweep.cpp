@@ -791,7 +791,8 @@ SweepResult run_sweep(const comm::Communicator& comm, comm::CollBackend& be, con
   std::optional<std::uint64_t> reduced_to;
   {
     const std::int64_t unknown = std::numeric_limits<std::int64_t>::max();
-    const std::int64_t smallest = comm.allreduce(be.device_total_bytes().value_or(unknown), comm::ScalarOp::kMin);
+    const std::int64_t smallest =
+        comm.allreduce(be.device_total_bytes().value_or(unknown), comm::ScalarOp::kMin);
     const std::uint64_t cap =
         smallest == unknown ? UINT64_MAX
                             : nccl_tests_max_bytes_cap(static_cast<std::uint64_t>(smallest), opts.check > 0);

@@ -48,8 +48,8 @@ std::uint64_t nccl_tests_max_bytes_cap(std::uint64_t device_bytes, bool check);
 
 /// Runs the sweep (collective over `comm`). Validates options, checks -r against nranks and counts against
 /// the backend's limits before measuring anything.
-/// On a backend with a device, -e above nccl_tests_max_bytes_cap of the smallest device is lowered to it (and -b
-/// with it), as nccl-tests does; the result keeps the options as given and says so (max_bytes_reduced_to).
+/// On a backend with a device, -e above nccl_tests_max_bytes_cap of the smallest device is lowered to it (and
+/// -b with it), as nccl-tests does; the result keeps the options as given and says so (max_bytes_reduced_to).
 /// @throws UsageError (same on every rank) for bad options; RuntimeFailure on backend errors.
 SweepResult run_sweep(const comm::Communicator& comm, comm::CollBackend& backend, const SweepOptions& opts);
 
