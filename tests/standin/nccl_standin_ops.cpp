@@ -279,19 +279,14 @@ ncclResult_t prepare(ncclComm* c, Op& op, const void* send, std::size_t send_ele
   }
   if (!redop) return ncclSuccess;
   const int r = static_cast<int>(*redop);
+  // the built-in ops in nccl.h's order: ncclSum, ncclProd, ncclMax, ncclMin
+  static_assert(ncclSum == 0 && ncclProd == 1 && ncclMax == 2 && ncclMin == 3);
+  constexpr RedKind kBuiltin[] = {RedKind::kSum, RedKind::kProd, RedKind::kMax, RedKind::kMin};
+  if (r >= ncclSum && r <= ncclMin) {
+    op.red = kBuiltin[r];
+    return ncclSuccess;
+  }
   switch (r) {
-    case ncclSum:
-      op.red = RedKind::kSum;
-      return ncclSuccess;
-    case ncclProd:
-      op.red = RedKind::kProd;
-      return ncclSuccess;
-    case ncclMax:
-      op.red = RedKind::kMax;
-      return ncclSuccess;
-    case ncclMin:
-      op.red = RedKind::kMin;
-      return ncclSuccess;
     case ncclAvg:
       if (standin::is_floating(op.dt)) {
         op.red = RedKind::kSum;
