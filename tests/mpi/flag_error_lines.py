@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 19, item 7: a flag error under mpirun always prints its one line. 50 launches of `mpirun -np 4 fabcheck sweep
+"""A flag error under mpirun always prints its one line. 50 launches of `mpirun -np 4 fabcheck sweep
 --no-such-flag`, five at a time, with a CPU hog (`yes`) running beside them: every launch exits 2 with exactly one
 `fabcheck: error:` line naming the flag. Prints the count."""
 import os, subprocess, sys, time

@@ -10,6 +10,7 @@ import shlex
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 
 FABCHECK = os.environ["FABCHECK"]
 MPIEXEC = os.environ["MPIEXEC"]
@@ -145,10 +146,11 @@ def badinput():
         (2, ["--pin-cpus", "0,4096"], "--pin-cpus"),
         (2, ["--pin-cpus", "1023"], "--pin-cpus"),  # a CPU number no rank here may run on (checked by every rank)
     ]
-    with tempfile.TemporaryDirectory() as d:
-        for n, args, needle in cases:
-            out = os.path.join(d, "never.json")
-            r = launch(n, args + ["--json", out], timeout=60)
+    with tempfile.TemporaryDirectory() as d, ThreadPoolExecutor(max_workers=3) as pool:
+        out = os.path.join(d, "never.json")
+        # Independent refusals, nothing timed: three launches at a time, checked in order.
+        runs = pool.map(lambda c: launch(c[0], c[1] + ["--json", out], timeout=60), cases)
+        for (n, args, needle), r in zip(cases, runs):
             lines = [l for l in r.stderr.splitlines() if l.strip()]
             tag = f"np {n} {args}"
             check(r.returncode == 2, f"{tag}: exit 2 (got {r.returncode})")

@@ -19,6 +19,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 
 FAB = os.environ["FABCHECK"]
 MPI = [os.environ.get("MPIEXEC", "mpirun")] + os.environ.get("MPI_FLAGS", "").split()
@@ -418,22 +419,25 @@ def mode_bad(np):
         (["--coll", "reduce", "-r", str(np)], "-r/--root"),
         (["--per-iter-rounds", "0"], "--per-iter-rounds"),
     ]
+    launches = []
     for args, flag in cases:
         sizes = [] if ("-b" in args or "-e" in args) else ["-b", "8", "-e", "8"]
         if args[0] == "-b" and "-e" not in args:
             sizes = ["-e", "8"]
-        p = run(np, args + sizes + ["--json", out], timeout=120)
-        check_bad(p, flag, out)
-    p = run(np, ["-b", "8", "-e", "8", "--json", os.path.join(tmp, "missing", "x.json")], timeout=120)
-    check_bad(p, "--json", os.path.join(tmp, "missing", "x.json"))
+        launches.append((args + sizes + ["--json", out], flag, out))
+    missing = os.path.join(tmp, "missing", "x.json")
+    launches.append((["-b", "8", "-e", "8", "--json", missing], "--json", missing))
     ro = os.path.join(tmp, "ro")
     os.mkdir(ro)
     os.chmod(ro, 0o500)
     if os.access(ro, os.W_OK):  # root ignores permissions: use a path under a regular file instead
         ro = os.path.join(tmp, "afile")
         open(ro, "w").close()
-    p = run(np, ["-b", "8", "-e", "8", "--json", os.path.join(ro, "x.json")], timeout=120)
-    check_bad(p, "--json", os.path.join(ro, "x.json"))
+    launches.append((["-b", "8", "-e", "8", "--json", os.path.join(ro, "x.json")], "--json", os.path.join(ro, "x.json")))
+    # Independent refusals, nothing timed: three launches at a time, checked in order.
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        for (args, flag, path), p in zip(launches, pool.map(lambda l: run(np, l[0], timeout=120), launches)):
+            check_bad(p, flag, path)
     # NCCL asked for explicitly where it cannot run: exit 2 and one line (or it runs, on a GPU machine).
     p = run(np, ["-b", "8", "-e", "8", "--backend", "nccl", "--json", out], timeout=300)
     if p.returncode != 0:
