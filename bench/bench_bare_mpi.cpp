@@ -1,5 +1,5 @@
 // Benchmark helper (not a test): bare MPI loops initialised exactly as IMB and OSU initialise MPI (MPI_Init,
-// so MPI_THREAD_SINGLE), the reference fabcheck's small-message figures are held against (issue 21). Driven
+// so MPI_THREAD_SINGLE), the reference fabcheck's small-message figures are held against. Driven
 // by bench/small_messages.py, one process launch per measurement, interleaved with fabcheck's own launches.
 //   allreduce BYTES ITERS  float sum, warm-up ITERS/10, barrier, one timer around ITERS back-to-back ops;
 //   prints

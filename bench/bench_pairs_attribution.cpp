@@ -1,6 +1,6 @@
 // Benchmark (not a test): outlier detection and host attribution on a synthetic 1024-host link matrix
 // (1 047 552 directed bandwidth links, 523 776 latency pairs) with one slow host and one slow link.
-// Prints the time of core::analyze_links (median of 5 runs) against the target of < 1 s (issue 6).
+// Prints the time of core::analyze_links (median of 5 runs) against the target of < 1 s.
 // Usage: bench_pairs_attribution [hosts] [runs]
 #include <fmt/format.h>
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Scales a real fabcheck report to N hosts x R ranks per host (issue 21: reports at scale).
+"""Scales a real fabcheck report to N hosts x R ranks per host (reports at scale).
 
     bench/scale_report.py SEED.json --hosts 2048 --ranks-per-host 8 --out R.json
     bench/scale_report.py SEED.json --hosts 2048 --ranks-per-host 8 --change-links 5 --out R2.json

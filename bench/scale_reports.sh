@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Reports at scale (issue 21): generates N-host x 8-rank reports from the real 4-host report in tests/data
+# Reports at scale: generates N-host x 8-rank reports from the real 4-host report in tests/data
 # (bench/scale_report.py), R and R2 (R with 5 links 30 % slower), and times `report --html`, `compare R R2`
 # and `gate R` with /usr/bin/time -v: wall time, max RSS, page size, console lines, the changed links named.
 #   bench/scale_reports.sh build/apps/fabcheck/fabcheck 512 2048      (work files in ${WORK:-/tmp/fabcheck-scale})
@@ -21,7 +21,7 @@ measure() { # label, command...: one line "label: wall s, max RSS MiB"
   rss=$(awk -F': ' '/Maximum resident set size/{printf "%.0f", $2/1024}' "$WORK/time.txt")
   echo "$label: wall $wall, max RSS ${rss} MiB, exit $(awk -F': ' '/Exit status/{print $2}' "$WORK/time.txt")"
 }
-# The page opened in headless Chromium (issue 21: a 512-host page renders within 10 s): wall time to a screenshot.
+# The page opened in headless Chromium (a 512-host page renders within 10 s): wall time to a screenshot.
 screenshot() { # page: one line "chromium screenshot: N s, PNG bytes" (or why not)
   local exe profile t0 t1
   exe=$(command -v chromium || command -v chromium-browser || true)
@@ -51,7 +51,7 @@ for n in "$@"; do
   python3 - "$WORK/cmp$n.json" "$R2.changed.json" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))["compare"]
-if "links" not in c:  # a fabcheck before issue 21: one row per link
+if "links" not in c:  # an older fabcheck: one row per link
     rows = [m for m in c["metrics"] if m["section"] == "pairs" and "from" in m["key"] and abs(m["delta_pct"] or 0) >= 10]
     print(f"  no compare.links (one row per link: {len(c['metrics'])} rows); pairs rows with |delta| >= 10 %: {len(rows)}")
     sys.exit(0)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark (not a test, issue 21): are fabcheck's small-message figures as low as a bare MPI loop's?
+"""Benchmark (not a test): are fabcheck's small-message figures as low as a bare MPI loop's?
 
 Runs interleaved pairs of process launches — fabcheck's own measurement and bench_bare_mpi's bare loop (MPI_Init,
 as IMB and OSU initialise MPI) — alternating which goes first, and prints per case the median of the per-pair ratios
@@ -10,7 +10,7 @@ A control case runs the bare loop under MPI_THREAD_MULTIPLE against itself under
 On one host the 8 B allreduce of a bare loop is ~10 % slower after an odd number of earlier point-to-point messages
 than after an even one (Open MPI's shared-memory BTL; bench_bare_mpi prep=N): every allreduce and ping-pong pair
 therefore runs the bare loop twice, fresh (prep=0) and after one message (prep=1), and prints the ratio to each.
-Targets (issue 21): 8 B ratios <= 1.05, 1 MiB / 16 MiB <= 1.02.
+Targets: 8 B ratios <= 1.05, 1 MiB / 16 MiB <= 1.02.
 
 Usage: bench/small_messages.py [--build build] [--pairs 9] [--rt] [--cases ar2_8,ar4_8,pp2_8,ar2_1M,ar2_16M,ctl_mt]
 --rt runs every launch under `chrt -f 20` (root): on a shared machine the measured ranks then preempt other work

@@ -1,4 +1,4 @@
-// libFuzzer target: the `ethtool -S` reader (issue 20) on arbitrary bytes. Invariants besides "no crash / no
+// libFuzzer target: the `ethtool -S` reader on arbitrary bytes. Invariants besides "no crash / no
 // sanitizer report": it never throws; every statistic has a non-empty name without a line break and a value
 // >= 0; statistics plus skipped lines never exceed the input's lines.
 #include <cstddef>

@@ -1,4 +1,4 @@
-// libFuzzer target for one peer-benchmark reader (issue 25), chosen at build time by FUZZ_FORMAT
+// libFuzzer target for one peer-benchmark reader, chosen at build time by FUZZ_FORMAT
 // ("perftest-text", "perftest-json", "osu-text", "imb-text"), then the import.
 // Invariants besides "no crash / no sanitizer report": the text readers give the same tables and rows for LF
 // and CRLF line ends, every row points at a line of the input, and an import either throws UsageError or

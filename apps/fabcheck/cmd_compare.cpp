@@ -46,7 +46,7 @@ nlohmann::json side_info(const nlohmann::json& rep) {
 }
 
 // One side, as what the comparison needs of it: each run's metrics (the document is freed once they are
-// taken: issue 21, two 2048-host reports must not be held at once), the first run's identity and each run's
+// taken: two 2048-host reports must not be held at once), the first run's identity and each run's
 // rank count.
 struct LoadedSide {
   std::vector<report::MetricSet> runs;
@@ -163,7 +163,7 @@ std::function<int(const RunContext&)> setup_compare(CLI::App& sub) {
       }
     }
     report::check_distinct_paths(inputs, {{"--json", cli->json}, {"--html", cli->html}});
-    // The two sides are read at once, B on a second thread (a 2048-host report is 171 MB of JSON; issue 21).
+    // The two sides are read at once, B on a second thread (a 2048-host report is 171 MB of JSON).
     // A's error is the one reported when both are bad: its exception leaves this scope first, and the
     // future's destructor waits for B.
     auto loading_b = std::async(std::launch::async, [&] { return load_runs(cli->b, "B"); });

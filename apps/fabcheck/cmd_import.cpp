@@ -1,5 +1,5 @@
 // `fabcheck import FILE... --json OUT`: nccl-tests results (console text in any layout, or the -J JSON file),
-// fabcheck's own sweep console output, and perftest / OSU / IMB outputs (issue 25, recognised by their
+// fabcheck's own sweep console output, and perftest / OSU / IMB outputs (recognised by their
 // headers; several files, e.g. one perftest output per link, make one report) → a fabcheck report, offline
 // (no MPI), so that gate, compare, report and the score work on results users already have.
 #include <fmt/format.h>
@@ -136,7 +136,7 @@ std::function<int(const RunContext&)> setup_import(CLI::App& sub) {
       for (const auto& f : cli->files) ins.emplace_back("file", f);
       report::check_distinct_paths(ins, {{"--json", cli->json}});
     }
-    // perftest / OSU / IMB (issue 25): every file must be one of them.
+    // perftest / OSU / IMB: every file must be one of them.
     std::vector<std::string> texts;
     std::vector<std::string> formats;
     for (const auto& f : cli->files) {

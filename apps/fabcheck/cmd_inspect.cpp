@@ -1,4 +1,4 @@
-// `fabcheck inspect` (issue 4): what the hosts have (inventory per host, under MPI: host leaders collect,
+// `fabcheck inspect`: what the hosts have (inventory per host, under MPI: host leaders collect,
 // rank 0 gathers) and the transport verdict drawn from it, with the MPI signature of a short pairs run
 // between host leaders when there are several hosts; or, with --nccl-log FILE..., the offline verdict from
 // NCCL debug logs (no MPI). Thin: the inventory is lib/probes, findings and text are lib/analysis.

@@ -1,5 +1,5 @@
 // fabcheck latency: point-to-point ping-pong between host leaders and per-iteration small allreduces, with
-// the p99 tail analysis (issue 5; DESIGN §4, §5, §6). Thin: options → probes::run_latency →
+// the p99 tail analysis (DESIGN §4, §5, §6). Thin: options → probes::run_latency →
 // report::add/render_latency.
 
 #include <CLI/CLI.hpp>

@@ -1,5 +1,5 @@
 // `fabcheck nics`: every data NIC pair of every host pair, rail-only fabrics, dead and slow NICs, the
-// management NIC in use (issue 22).
+// management NIC in use.
 
 #include "command.hpp"
 #include "fabcheck/comm/communicator.hpp"

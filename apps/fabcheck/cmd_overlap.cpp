@@ -1,4 +1,4 @@
-// `fabcheck overlap`: how much of a nonblocking collective hides behind compute (issue 23).
+// `fabcheck overlap`: how much of a nonblocking collective hides behind compute.
 
 #include "command.hpp"
 #include "fabcheck/comm/communicator.hpp"

@@ -1,4 +1,4 @@
-// `fabcheck project`: the scaling score's workload model (DESIGN §5, issue 9) on numbers the user types in —
+// `fabcheck project`: the scaling score's workload model (DESIGN §5) on numbers the user types in —
 // no MPI, no measurement. "What if the network gave 4 GB/s busBw at 8 hosts?"
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-// `fabcheck scaling`: the scaling-efficiency score on its own (DESIGN §5, issue 9). Sweeps the collectives
+// `fabcheck scaling`: the scaling-efficiency score on its own (DESIGN §5). Sweeps the collectives
 // the workload model needs (the sweep probe), measures busBw on host groups of 2, 4, … N (the scaling probe),
 // and writes the `sweeps`, `scaling` and `score` sections. Thin: flags → options → probes → report.
 #include <fmt/format.h>

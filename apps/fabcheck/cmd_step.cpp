@@ -1,5 +1,5 @@
 // `fabcheck step`: one training step of a workload profile emulated on the fabric, measured beside its
-// projection (issue 23).
+// projection.
 
 #include "command.hpp"
 #include "fabcheck/comm/communicator.hpp"

@@ -18,7 +18,7 @@ struct SweepFlags {
   std::shared_ptr<BoundOptions<probes::SweepOptions>> opts;
   std::string json;
   double timeout_s = 0;      // nccl-tests -T: the watchdog of `run` over the sweep (0 = off)
-  std::string output_file;   // -J: nccl-tests' JSON layout (issue 26)
+  std::string output_file;   // -J: nccl-tests' JSON layout
   bool no_counters = false;  // --no-counters
 };
 

@@ -1,5 +1,5 @@
 #pragma once
-/// @file Large-report commands on transparent huge pages (issue 21): see restart_on_huge_pages().
+/// @file Large-report commands on transparent huge pages: see restart_on_huge_pages().
 
 namespace fabcheck::app {
 

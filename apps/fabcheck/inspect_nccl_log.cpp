@@ -105,7 +105,7 @@ void check_log_inputs(const std::vector<std::string>& files, const std::string& 
       throw UsageError("--nccl-log: cannot read " + f +
                        " (give an existing, readable NCCL_DEBUG=INFO log file)");
   }
-  // One log given twice (or under two names) would double every count (issue 18 review).
+  // One log given twice (or under two names) would double every count.
   for (std::size_t i = 0; i < files.size(); ++i) {
     struct stat a {};
     if (::stat(files[i].c_str(), &a) != 0) continue;

@@ -1,6 +1,6 @@
 #pragma once
-// `fabcheck --list-options`: every probe's option table next to the flags its subcommand really registered
-// (issue 16), as JSON for tests and tools.
+// `fabcheck --list-options`: every probe's option table next to the flags its subcommand really registered,
+// as JSON for tests and tools.
 #include <CLI/CLI.hpp>
 
 #include <string>

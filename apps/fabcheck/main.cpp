@@ -61,7 +61,7 @@ namespace {
 
 // Rank 0 prints the one line; the other ranks leave a moment later. A launcher (mpirun) kills the job when
 // the first process exits non-zero: were it one of the silent ranks, rank 0 could be killed before its line
-// left (issue 19: "exits 2 with no fabcheck line at all" under load).
+// left (seen under load: exit code 2 and no fabcheck line at all).
 constexpr auto kSilentRankExitDelay = std::chrono::milliseconds(1500);
 
 void print_error_once(const std::string& msg) {

@@ -71,8 +71,7 @@ std::unique_ptr<NcclTestsJsonOutput> NcclTestsJsonOutput::open(bool is_root, con
   for (char** e = environ; e && *e; ++e) run.env.emplace_back(*e);
   run.start_time = now_string();
   run.fabcheck_version = build::kVersion;
-  run.report_cputime =
-      opts.report_cputime != 0;  // the flags of the sweep (issue 26), as nccl-tests records them
+  run.report_cputime = opts.report_cputime != 0;  // the flags of the sweep, as nccl-tests records them
   run.per_iter_timing = opts.per_iter_timing != 0;
   run.per_iter_skip = opts.per_iter_skip;
   run.agg_iters = opts.agg_iters;

@@ -1,5 +1,5 @@
 #pragma once
-/// @file `fabcheck sweep -J FILE` (issue 26): nccl-tests' `-J` file handling (util.cu:317-352
+/// @file `fabcheck sweep -J FILE`: nccl-tests' `-J` file handling (util.cu:317-352
 /// jsonOutputInit) around report::nccl_tests_json — rank 0 opens FILE with "wx" (create, fail if it exists),
 /// else FILE.0, FILE.1, … until one is free, prints `# Writing JSON output to <path>` before the run, and
 /// writes the file from the sweep result when the sweep has finished.

@@ -1,5 +1,5 @@
 #pragma once
-// A probe's option table (lib/model, issue 16) registered as CLI11 options of its subcommand: the flags, help
+// A probe's option table (lib/model) registered as CLI11 options of its subcommand: the flags, help
 // and defaults come from the table, and the given values go through the same normalization as a config's.
 #include <CLI/CLI.hpp>
 
@@ -11,7 +11,7 @@
 
 namespace fabcheck::app {
 
-/// Help of `--no-counters`, which every probe command and `run` take (issue 20; the config key `counters`).
+/// Help of `--no-counters`, which every probe command and `run` take (the config key `counters`).
 inline constexpr const char* kNoCountersHelp =
     "Do not read the hosts' loss counters (TCP, netdev, RDMA port, NIC pause) around each step; config key "
     "counters: false";

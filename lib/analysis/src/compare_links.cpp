@@ -1,4 +1,4 @@
-// compare_links: the per-link matrices of two reports matched by host names and summarized (issue 21):
+// compare_links: the per-link matrices of two reports matched by host names and summarized:
 // counts, the distribution of the per-link deltas, and the links beyond the rule, worst change first.
 #include <algorithm>
 #include <cmath>

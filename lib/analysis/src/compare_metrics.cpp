@@ -159,7 +159,7 @@ void sweeps(const json& doc, Extractor& x) {
                 {"redop", s.value("redop", json())},
                 {"root", s.value("root", json())}};
   };
-  // Series that differ only in their rank count (IMB-MPI1 prints one table per #processes, issue 25) keep
+  // Series that differ only in their rank count (IMB-MPI1 prints one table per #processes) keep
   // apart by nranks; a report with one rank count per series keys as before, so runs at different scales
   // still line up.
   std::map<std::string, std::set<std::string>> nranks_of;
@@ -348,7 +348,7 @@ void scaling(const json& doc, Extractor& x) {
   }
 }
 
-// The hosts' loss counters of each step (issue 20): the step's totals, one row per step. A report written
+// The hosts' loss counters of each step: the step's totals, one row per step. A report written
 // before totals existed has none, and its steps are left out.
 void counters(const json& doc, Extractor& x) {
   const json& sections = member(member(doc, "run"), "sections");

@@ -1,4 +1,4 @@
-// Pause frames and pause storms from the NIC drivers' statistics (counters_pause.hpp; issue 20).
+// Pause frames and pause storms from the NIC drivers' statistics (counters_pause.hpp).
 #include "counters_pause.hpp"
 
 #include <fmt/format.h>

@@ -352,7 +352,7 @@ void add_unique(std::vector<std::string>& v, const std::string& s) {
 }
 
 /// `findings`, when not null, stands for report.findings (a re-gated report without its earlier gate
-/// findings): the report itself is never copied (issue 21: a 2048-host report is 170 MB).
+/// findings): the report itself is never copied (a 2048-host report is 170 MB).
 GateCheckResult evaluate_one(const json& report, const json& check, const json* findings) {
   GateCheckResult r;
   r.metric = check.at("metric").get<std::string>();
@@ -502,7 +502,7 @@ GateResult evaluate_gate(const json& report_in, const json& checks, std::string_
     for (const auto& h : r.failed_hosts) add_unique(g.hosts_failed, h);
   }
   // A host named by a `fail` finding (evidence.host) is not fit for the job whatever the criteria check:
-  // it never reaches the good-hosts file (issue 17).
+  // it never reaches the good-hosts file.
   if (const json* fs = findings ? findings : (report.contains("findings") ? &report["findings"] : nullptr);
       fs && fs->is_array()) {
     for (const auto& f : *fs) {
@@ -569,7 +569,7 @@ void add_gate(Document& doc, const GateResult& g) {
     doc.add_finding(f);
   }
   doc.set_section("gate", SectionStatus::kOk);
-  // The gate's failed checks restate the faults it found: fold them into their headline (issue 17).
+  // The gate's failed checks restate the faults it found: fold them into their headline.
   reconcile_findings(d);
 }
 

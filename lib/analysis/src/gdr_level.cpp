@@ -1,4 +1,4 @@
-// NCCL_NET_GDR_LEVEL → the farthest GPU↔NIC distance that keeps GPUDirect RDMA (issue 24).
+// NCCL_NET_GDR_LEVEL → the farthest GPU↔NIC distance that keeps GPUDirect RDMA.
 #include "gdr_level.hpp"
 
 #include <fmt/format.h>

@@ -1,5 +1,5 @@
 #pragma once
-// NCCL_NET_GDR_LEVEL as NCCL reads it (issue 24): the farthest GPU↔NIC distance at which NCCL still uses
+// NCCL_NET_GDR_LEVEL as NCCL reads it: the farthest GPU↔NIC distance at which NCCL still uses
 // GPUDirect RDMA, on fabcheck's distance scale (model::distance_rank). inventory.cpp judges each GPU's rail
 // with it; gdr_level.cpp cites NCCL's source.
 #include <map>

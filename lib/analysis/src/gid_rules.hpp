@@ -10,7 +10,7 @@
 
 namespace fabcheck::report::detail {
 
-/// The non-empty slot `idx` of `p`, or nullptr (empty slots are not listed, rdma-sysfs.md §3).
+/// The non-empty slot `idx` of `p`, or nullptr (empty slots are not listed).
 const model::GidEntry* gid_at(const model::RdmaPort& p, int idx);
 
 /// A configured index on a RoCE port: "ok" (RoCE v2, not link-local), "empty", "not_rocev2" (RoCE v1 or

@@ -1,5 +1,4 @@
-// Cross-host consistency of interface addresses and Open MPI's TCP interface choice (pcie_findings.hpp;
-// issue 24).
+// Cross-host consistency of interface addresses and Open MPI's TCP interface choice (pcie_findings.hpp).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 

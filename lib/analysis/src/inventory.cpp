@@ -1,4 +1,4 @@
-// Inventory section, its findings and console tables (issue 4; facts from rdma-sysfs.md).
+// Inventory section, its findings and console tables.
 #include "fabcheck/report/inventory.hpp"
 
 #include <fmt/format.h>
@@ -136,7 +136,7 @@ void pcie_findings(const HostInventory& h, std::vector<Finding>& out) {
         "'available PCIe bandwidth')";
     out.push_back(std::move(f));
   }
-  // GPUs: judge width only (idle GPUs drop link speed; rdma-sysfs.md §5).
+  // GPUs: judge width only (idle GPUs drop link speed).
   for (const auto& g : h.gpus) {
     const auto& l = g.pci.link;
     if (!l.width_below_cap) continue;

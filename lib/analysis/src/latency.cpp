@@ -361,7 +361,7 @@ std::string tail_sentence(const model::LatencySection& s, std::uint64_t n) {
 
 namespace {
 
-/// The compact form: the header line and one line per measured size (issue 17).
+/// The compact form: the header line and one line per measured size.
 std::string render_latency_compact(const model::LatencyResult& r) {
   std::string out = fmt::format(
       "# latency: {} ranks on {} host{}, {} ({}); p50/p99/p99.9/max in us (per pair and histograms: "

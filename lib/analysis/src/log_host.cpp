@@ -1,4 +1,4 @@
-// NCCL's log x the hosts it ran on (issue 24, part A): host matching, the per-host facts of the log, the
+// NCCL's log x the hosts it ran on: host matching, the per-host facts of the log, the
 // GID index in effect and NCCL's interface-list syntax. The rules: log_host_gid.cpp, log_host_select.cpp.
 #include "fabcheck/report/log_host.hpp"
 

@@ -1,4 +1,4 @@
-// The GID index NCCL's log shows in effect, judged on each host's GID table (issue 24, part A; the rules'
+// The GID index NCCL's log shows in effect, judged on each host's GID table (the rules'
 // sources are cited in report/log_host.hpp and gid_rules.hpp).
 #include <fmt/format.h>
 #include <fmt/ranges.h>

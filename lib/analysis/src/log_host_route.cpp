@@ -1,4 +1,4 @@
-// NCCL's connection errors tied to the host facts that explain them (issue 24): the GID's netdev and its
+// NCCL's connection errors tied to the host facts that explain them: the GID's netdev and its
 // routes (GID_NETDEV_DOWN, GID_PEER_NO_ROUTE) and LOC_PROT_ERR on a GPU-NIC path that breaks GPUDirect
 // (LOC_PROT_ERR_HOST_FACTS). The kernel rules, with their sources, are on each function.
 #include <fmt/format.h>

@@ -1,5 +1,5 @@
 // NCCL_IB_HCA and NCCL_SOCKET_IFNAME as NCCL's log shows them, against each host's RDMA devices and
-// interfaces (issue 24, part A; NCCL's list syntax: report/log_host.hpp IfaceFilter).
+// interfaces (NCCL's list syntax: report/log_host.hpp IfaceFilter).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 

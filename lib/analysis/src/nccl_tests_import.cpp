@@ -366,9 +366,9 @@ void add_series(ImportAcc& a, ImportSummary& sum, const NcclTestsRun& run, const
       record_block(a, sum, c, s, r, *b, k, placement);
     }
   }
-  // The file's own `# Avg bus bandwidth` (nccl-tests.md §3: the mean busBw of every printed block of the
-  // run) is kept exactly as printed when this series is all the table holds (issue 18, class 11); the
-  // mean of the printed (rounded) rows sits beside it as avg_busbw_recomputed_gbps.
+  // The file's own `# Avg bus bandwidth` (nccl-tests src/common.cu: the mean busBw of every printed block of
+  // the run) is kept exactly as printed when this series is all the table holds; the mean of the printed
+  // (rounded) rows sits beside it as avg_busbw_recomputed_gbps.
   const double recomputed = mean.value().value_or(0.0);
   const auto& t = c.t;
   const bool printed = t.avg_busbw_gbps && only_series;
@@ -551,7 +551,7 @@ void add_number_findings(Document& doc, const ImportAcc& a, const ImportSummary&
 }
 
 /// Step 9: the findings on the input: IMPORT_ROWS_DROPPED (warn: rows the file printed that could not be
-/// read, issue 19), IMPORT_INCOMPLETE (warn: no footer, cut rows, failure lines), IMPORT_COLLECTIVE_INFERRED
+/// read), IMPORT_INCOMPLETE (warn: no footer, cut rows, failure lines), IMPORT_COLLECTIVE_INFERRED
 /// (info).
 void add_input_findings(Document& doc, const ImportAcc& a, const NcclTestsRun& run) {
   std::size_t dropped = 0;

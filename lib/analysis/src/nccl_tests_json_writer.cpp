@@ -143,7 +143,7 @@ void body(Out& o, const char* key, const PlacementResult& p, const NcclTestsJson
     per_iter(o, pi_key, *p.per_iter, run.per_iter_skip);
 }
 
-/// The env list: every entry redacted by value (issue 19), FABCHECK_* entries of ours appended last.
+/// The env list: every entry redacted by value, FABCHECK_* entries of ours appended last.
 std::vector<std::string> env_entries(const NcclTestsJsonRun& run, std::string_view collective) {
   std::vector<std::string> out;
   for (const auto& e : run.env) {

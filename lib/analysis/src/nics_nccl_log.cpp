@@ -1,4 +1,4 @@
-// NCCL's log beside the nics probe (issue 22): the bootstrap / NET-Socket interfaces an NCCL log names per
+// NCCL's log beside the nics probe: the bootstrap / NET-Socket interfaces an NCCL log names per
 // host, mapped to the measured hosts, and NICS_MGMT_IN_USE when one of them is not a data NIC.
 #include "nics_nccl_log.hpp"
 
@@ -132,7 +132,7 @@ void add_nccl_log_mgmt(const NicsResult& r, std::vector<Finding>& out) {
     for (const auto& lh : r.nccl_log_hosts) {
       if (lh.host_index < 0 || static_cast<std::size_t>(lh.host_index) >= r.nics.size()) continue;
       // NET/Socket lists are data interfaces only where the Socket network carries the data (NCCL <= 2.4.7
-      // prints one for its bootstrap too, grammar §4.4).
+      // prints one for its bootstrap too).
       if (rl == "socket" && !lh.network.empty() && lh.network != "Socket") continue;
       const auto& nics = r.nics[static_cast<std::size_t>(lh.host_index)];
       if (std::none_of(nics.begin(), nics.end(), [](const model::NicInfo& n) { return n.data; })) continue;

@@ -1,5 +1,5 @@
 #pragma once
-// NCCL's log beside the nics probe (issue 22): what nics.cpp and nics_findings.cpp call; the public part
+// NCCL's log beside the nics probe: what nics.cpp and nics_findings.cpp call; the public part
 // (nics_nccl_log_hosts) is declared in report/nics.hpp.
 #include <nlohmann/json.hpp>
 

@@ -1,4 +1,4 @@
-// The overlap section: JSON, findings and console text (issue 23).
+// The overlap section: JSON, findings and console text.
 #include "fabcheck/report/overlap.hpp"
 
 #include <fmt/format.h>

@@ -1,4 +1,4 @@
-// PCIe path, IOMMU and GPUDirect findings of one host (pcie_findings.hpp; issue 24).
+// PCIe path, IOMMU and GPUDirect findings of one host (pcie_findings.hpp).
 #include "pcie_findings.hpp"
 
 #include <fmt/format.h>
@@ -215,11 +215,11 @@ void pcie_path_findings(const HostInventory& h, const std::vector<GpuRail>& rail
 }
 
 /// GDR_NO_PEER_MEMORY (warn): GPUs and RDMA devices, but neither nvidia_peermem nor nv_peer_mem in
-/// /sys/module and no memory_peers client (rdma-sysfs.md §7). NCCL troubleshooting guide, "GPU-to-NIC
+/// /sys/module and no memory_peers client. NCCL troubleshooting guide, "GPU-to-NIC
 /// communication": the nvidia-peermem module ships with the driver and must be loaded at every boot
 /// (`modprobe nvidia-peermem`); DMA-BUF (Linux >= 5.12, the open GPU kernel modules, NCCL >= 2.13) is the
 /// other way to GDR. LID_ON_ETHERNET (warn): an Ethernet (RoCE/iWARP) port whose `lid` is non-zero; the
-/// kernel reports LID 0 for RoCE ports (rdma-sysfs.md §3: RoCE `0x0`), so a LID there means a port whose link
+/// kernel reports LID 0 for RoCE ports (`ports/<n>/lid` reads `0x0`), so a LID there means a port whose link
 /// layer or driver state is not what the ports' other files say.
 void rdma_host_findings(const HostInventory& h, std::vector<Finding>& out) {
   if (!h.gpus.empty() && !h.rdma_devices.empty() && !h.gdr.nvidia_peermem_loaded &&

@@ -1,5 +1,5 @@
 #pragma once
-// Host findings of issue 24 (DESIGN §5): the PCIe path between each GPU and its NIC (ACS redirect, relaxed
+// Host findings (DESIGN §5): the PCIe path between each GPU and its NIC (ACS redirect, relaxed
 // ordering), the IOMMU mode, config space not readable, GPUDirect without any peer-memory module, a LID on
 // an Ethernet port; and across hosts, one IPv4 address on several hosts and Open MPI's default TCP interface
 // choice. inventory.cpp calls them; each rule's source is cited where it is defined.
@@ -12,7 +12,7 @@
 
 namespace fabcheck::report::detail {
 
-/// The finding of every rule of issue 24 (severity, code, message, evidence, remedy: DESIGN §5).
+/// The finding of every rule declared here (severity, code, message, evidence, remedy: DESIGN §5).
 Finding host_fact_finding(Severity s, std::string code, std::string message, nlohmann::json evidence,
                           std::string remedy);
 
@@ -29,8 +29,8 @@ void pcie_path_findings(const model::HostInventory& h, const std::vector<GpuRail
 /// GDR_NO_PEER_MEMORY (no peer-memory module at all) and LID_ON_ETHERNET for one host.
 void rdma_host_findings(const model::HostInventory& h, std::vector<Finding>& out);
 
-/// ROCE_LOSSY, ROCE_PFC_WITHOUT_ECN and ROCE_TC_NOT_LOSSLESS for one host's ACTIVE RoCE ports (issue 20;
-/// roce_qos_findings.cpp).
+/// ROCE_LOSSY, ROCE_PFC_WITHOUT_ECN and ROCE_TC_NOT_LOSSLESS for one host's ACTIVE RoCE ports
+/// (roce_qos_findings.cpp).
 void roce_qos_findings(const model::HostInventory& h, std::vector<Finding>& out);
 
 /// RANK_CPU_FAR_FROM_NIC for one host's ranks (when the inventory ran under MPI; rank_binding.cpp).

@@ -1,4 +1,4 @@
-// RANK_CPU_FAR_FROM_NIC (issue 24): a rank bound to CPUs of another NUMA node than the NIC it sends through.
+// RANK_CPU_FAR_FROM_NIC: a rank bound to CPUs of another NUMA node than the NIC it sends through.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 

@@ -32,7 +32,7 @@ int severity_rank(const std::string& s) {
 
 /// Root causes first (DESIGN §5 ordering), the gate's restatement of them last.
 int code_rank(const std::string& c) {
-  // A failed transport (issue 18: QP setup, CQ errors, bootstrap) comes right after wrong data and lost
+  // A failed transport (QP setup, CQ errors, bootstrap) comes right after wrong data and lost
   // ranks; a lost control connection and a job error restate it when it is there.
   static const std::vector<std::string> order = {"WRONG_DATA",
                                                  "WATCHDOG_TIMEOUT",

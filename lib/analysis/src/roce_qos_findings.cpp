@@ -1,4 +1,4 @@
-// RoCE lossless configuration findings (issue 20; DESIGN §5): the priority the job's RDMA traffic lands on,
+// RoCE lossless configuration findings (DESIGN §5): the priority the job's RDMA traffic lands on,
 // against the port's PFC and ECN enables (model::RoceQos, read by the inventory probe).
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -417,7 +417,7 @@ void scaling_findings(Document& doc, const model::ScalingResult& r, const json& 
   }
 }
 
-// The measured step of the reference workload (issue 23): the `step` section when it emulated this workload
+// The measured step of the reference workload: the `step` section when it emulated this workload
 // and measured an efficiency, else null.
 const json* measured_step_for(const json& root, const WorkloadProfile& reference) {
   if (!root.contains("step")) return nullptr;
@@ -429,7 +429,7 @@ const json* measured_step_for(const json& root, const WorkloadProfile& reference
   return &s;
 }
 
-// score.basis (issue 23): "measured" when the step ran for the reference workload — its measured efficiency
+// score.basis: "measured" when the step ran for the reference workload — its measured efficiency
 // is the score (a scaled step keeps compute per byte, so the full step's efficiency is the same; exposed per
 // full step = compute_s · (1/efficiency − 1)) and the projection stays beside it — else "projected".
 void step_basis(json& score, const json* step, const WorkloadProfile& reference, double& efficiency,
@@ -495,7 +495,7 @@ json score_json(Document& doc, const WorkloadProfile& reference, int hosts, int 
   return score;
 }
 
-// The measured overlap beside the profile's assumption (issue 23): score.overlap_basis, the efficiency with
+// The measured overlap beside the profile's assumption: score.overlap_basis, the efficiency with
 // the assumption, and OVERLAP_BELOW_ASSUMPTION (warn) when the measurement falls short of it by more than
 // kOverlapAssumptionGap.
 void overlap_basis(Document& doc, json& score, const WorkloadProfile& assumed, const WorkloadProfile& used,
@@ -545,7 +545,7 @@ void overlap_basis(Document& doc, json& score, const WorkloadProfile& assumed, c
 
 void add_scaling(Document& doc, const model::ScalingResult& r, const WorkloadSet& assumed_workloads) {
   json& root = doc.json();
-  // issue 23: a measured overlap (the overlap step ran before) replaces each profile's assumed one.
+  // A measured overlap (the overlap step ran before) replaces each profile's assumed one.
   const json no_overlap;
   const json& overlap_section = root.contains("overlap") ? root["overlap"] : no_overlap;
   const WorkloadSet workloads = with_measured_overlap(assumed_workloads, overlap_section);

@@ -1,4 +1,4 @@
-// The measured overlap replaces the profile's assumption (issue 23).
+// The measured overlap replaces the profile's assumption.
 #include "fabcheck/report/scaling_overlap.hpp"
 
 #include <fmt/format.h>

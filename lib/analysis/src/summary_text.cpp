@@ -49,7 +49,7 @@ std::string transport_line(const json& doc) {
     if (t[k].is_boolean()) return std::string(t[k].get<bool>() ? "yes" : "no");
     return t[k].dump();
   };
-  // The verdict says what was attempted; the health whether it worked (issue 18).
+  // The verdict says what was attempted; the health whether it worked.
   std::string health;
   if (t.contains("health") && t["health"].is_object()) {
     const auto& h = t["health"];

@@ -131,7 +131,7 @@ nlohmann::json series_json(const SweepBlock& b, nlohmann::json& bad) {
 void add_sweep(Document& doc, const SweepResult& r) {
   auto& j = doc.json();
   add_topology(doc, r.topology);
-  // The sweep's options as its config section (issue 16: a valid --config); a run's enabled/budget_s stay.
+  // The sweep's options as its config section (a valid --config); a run's enabled/budget_s stay.
   auto& cfg = j["run"]["config"];
   if (!cfg.is_object()) cfg = nlohmann::json::object();
   const nlohmann::json opts = model::sweep_option_table().to_json(r.options);
@@ -280,7 +280,7 @@ std::string render_sweep(const SweepResult& r) {
     if (o.blocking == 3) {
       out += "# Blocking Enabled: wait and barrier after each outer iteration (-n); time excludes barrier \n";
     }
-    // What nccl-tests flags mean here (issue 26), said where a reader of the table looks.
+    // What nccl-tests flags mean here, said where a reader of the table looks.
     if (o.backend == "mpi" && (o.parallel_init || o.stream_null)) {
       out +=
           "# fabcheck: -p/--parallel_init and -y/--stream_null have no effect on the mpi backend (one rank "

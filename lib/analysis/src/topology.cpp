@@ -22,7 +22,7 @@ nlohmann::json topology_json(const model::Topology& t) {
 
 void add_topology(Document& doc, const model::Topology& t) {
   doc.json()["topology"] = topology_json(t);
-  // The run section records the thread level MPI provided (issue 21: MULTIPLE inflates small-message
+  // The run section records the thread level MPI provided (MULTIPLE inflates small-message
   // figures).
   if (!t.mpi_thread_level.empty()) doc.json()["run"]["mpi_thread_level"] = t.mpi_thread_level;
   // The allocator policy the ranks ran under (comm::keep_freed_memory: MPI's per-call temporaries of 32 MiB

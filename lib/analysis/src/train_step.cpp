@@ -1,4 +1,4 @@
-// The `step` section: the emulated training step's measurement beside its projection (issue 23).
+// The `step` section: the emulated training step's measurement beside its projection.
 #include "fabcheck/report/train_step.hpp"
 
 #include <fmt/format.h>

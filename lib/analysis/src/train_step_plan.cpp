@@ -1,4 +1,4 @@
-// The plan of an emulated training step from a workload profile (issue 23).
+// The plan of an emulated training step from a workload profile.
 #include <fmt/format.h>
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 // Transport verdict (DESIGN §5) from NCCL logs, inventory evidence, env and the MPI signature: the pipeline
 // (processes → environment → inter_node → the run's and each host's assessment → findings) and the section.
-// Its steps: transport_process.cpp (each process's network; nccl-log-grammar.md §4.3), transport_assess.cpp
+// Its steps: transport_process.cpp (each process's network), transport_assess.cpp
 // (one scope's verdict), transport_inter_node.cpp, transport_findings.cpp, socket_ifname.cpp,
 // transport_checks.cpp and transport_health.cpp.
 #include "fabcheck/report/transport.hpp"
@@ -67,7 +67,7 @@ std::vector<LogSummary> log_summaries(const TransportInput& in) {
 }
 
 // Effective environment: launcher env < inventory env < command lines in the log < NCCL's own `X set by
-// environment to Y` echoes (what the process really saw; issue 18, class 4).
+// environment to Y` echoes (what the process really saw).
 std::map<std::string, std::string> effective_env(const TransportInput& in, const std::vector<Proc>& procs) {
   std::map<std::string, std::string> env = in.env;
   for (const auto& e : in.hosts)
@@ -168,7 +168,7 @@ HostTransport host_transport(const std::string& h, const std::vector<Proc>& proc
     host_procs.push_back(&p);
   }
   {
-    // Errors are what the health counts: INFO chatter and propagation traces are not (class 2).
+    // Errors are what the health counts: INFO chatter and propagation traces are not.
     TransportHealth hh = assess_health(host_procs);
     ht.health = hh.status;
     ht.errors_total = hh.errors;
@@ -352,7 +352,7 @@ void update_transport(Document& doc, const TransportResult& previous, const Tran
 std::string render_transport(const TransportResult& r) {
   std::string out;
   const auto& a = r.run;
-  // First line: what was attempted, and whether it worked (issue 18: a failed job is never "healthy").
+  // First line: what was attempted, and whether it worked (a failed job is never "healthy").
   const std::string head = health_headline(r.health);
   out += fmt::format("transport verdict: {}{}\n", a.verdict,
                      head.empty() ? std::string(" (health ok)") : " \u2014 " + head);

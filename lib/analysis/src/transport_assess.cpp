@@ -30,7 +30,7 @@ struct HwEvidence {
   bool inspected = false, none = true;
 };
 
-// Why sockets (issue 18, class 6), strongest first; `cause` is the report's `cause` value.
+// Why sockets, strongest first; `cause` is the report's `cause` value.
 struct SocketCause {
   bool libibverbs_missing = false, no_device = false, plugin_down = false;
   std::string cause;
@@ -106,7 +106,7 @@ void nccl_hardware_lines(const Scope& s, HwEvidence& found) {
             fmt::format(" [{}]{}:{}/{}", d.index, d.name, d.port, d.link_layer.empty() ? "?" : d.link_layer);
       found.positive.push_back({"nccl_log", h, "HCA listed by NCCL: NET/IB : Using" + devs});
     }
-    // An installed plugin is not hardware: it counts only when it came up (issue 18, class 5).
+    // An installed plugin is not hardware: it counts only when it came up.
     if (plugin_failed(p)) {
       if (!p.net_plugin.empty() || !p.net_plugin_path.empty())
         found.causes.push_back(
@@ -371,7 +371,7 @@ void decide_verdict(const Scope& s, const Ctx& ctx, const HwEvidence& found, con
     a.verdict = "socket_configured";
     add("env", s.host, ctx.configured_by);
   } else if (a.network == "socket") {
-    // Software missing is not hardware missing: with libibverbs absent NCCL could not look (class 6); and
+    // Software missing is not hardware missing: with libibverbs absent NCCL could not look; and
     // `no_rdma_hardware` needs NCCL to have looked and found none (No device found, IB init failed, the
     // inventory) — a log that never shows the IB probe supports only `unknown`.
     const bool looked = why.no_device || why.plugin_down || (found.inspected && found.none);
@@ -380,7 +380,7 @@ void decide_verdict(const Scope& s, const Ctx& ctx, const HwEvidence& found, con
                                                                : "no_rdma_hardware";
   } else if (a.network == "ib_verbs" || a.network == "ofi") {
     // `rdma` needs traffic between hosts attested (or same-host peers forced onto NET): IB chosen with no
-    // NET connection line, no nNodes > 1 and one host's lines says nothing about the fabric (class 3).
+    // NET connection line, no nNodes > 1 and one host's lines says nothing about the fabric.
     if (ctx.inter_node == true || ctx.forced)
       a.verdict = a.gdr == "off" ? "rdma_no_gdr" : "rdma";
     else

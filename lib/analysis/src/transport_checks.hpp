@@ -1,5 +1,5 @@
 #pragma once
-// Checks of the socket paths in NCCL logs (DESIGN §5, issue 18 classes 9 and 10): one NIC carrying every
+// Checks of the socket paths in NCCL logs (DESIGN §5): one NIC carrying every
 // socket connection of a multi-NIC host, and a bootstrap/socket address that cannot route between hosts.
 #include <optional>
 #include <vector>

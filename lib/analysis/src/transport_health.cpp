@@ -1,6 +1,7 @@
 // Transport health (DESIGN §5): error classes, their decoded meaning, the console headline and the findings.
-// Decodings: nccl-log-grammar.md §2.4; `enum ibv_wc_status` (rdma-core libibverbs/verbs.h); ncclResult_t
-// (nccl.h: 1 unhandled CUDA error, 2 system error, 3 internal error, 6 remote error).
+// Decodings: NCCL's error messages as its maintainers read them (report/transport_health.hpp); `enum
+// ibv_wc_status` (rdma-core libibverbs/verbs.h); ncclResult_t (nccl.h: 1 unhandled CUDA error, 2 system
+// error, 3 internal error, 6 remote error).
 #include "fabcheck/report/transport_health.hpp"
 
 #include <fmt/format.h>

@@ -1,4 +1,4 @@
-// Did NCCL's traffic cross hosts (DESIGN §5 `inter_node`; issue 18, class 3): nNodes, distinct machines,
+// Did NCCL's traffic cross hosts (DESIGN §5 `inter_node`): nNodes, distinct machines,
 // nccl-tests' header, NET connection lines, the MPI signature, then what one host's lines can show.
 #include <fmt/format.h>
 
@@ -134,7 +134,7 @@ void decide_inter_node(const std::vector<Proc>& procs, const TransportInput& in,
     r.inter_node_basis = "MPI signature measured between hosts";
   } else if (f.single_host && f.local_conns > 0 && f.net_conns == 0 && !forced) {
     // One host whose connection lines are all P2P/SHM (one process driving several GPUs, or several local
-    // processes): a ring that left the host would show NET lines on this host too (class 3).
+    // processes): a ring that left the host would show NET lines on this host too.
     r.inter_node = false;
     r.inter_node_basis =
         fmt::format("{} connection line(s) from one host, all P2P/SHM (no NET)", f.local_conns);

@@ -38,7 +38,7 @@ bool is_ipoib_or_roce_netdev(const std::string& n);
 
 /// The external net plugin did not come up: a plugin failure line, a plugin that then found no device, or a
 /// failed plugin init propagated from plugin/net.cc (`net.cc:79 -> 3`). Such a plugin is neither the network
-/// in use nor evidence of RDMA hardware (issue 18, class 5).
+/// in use nor evidence of RDMA hardware.
 bool plugin_failed(const parse::NcclProcessLog& p);
 
 /// libfabric providers that move data over kernel sockets (aws-ofi-nccl without EFA): not RDMA.
@@ -52,7 +52,7 @@ struct Proc {
   std::string net_basis;  // the line/rule that decided it
 };
 
-/// The network of one process (nccl-log-grammar.md §4.3: the last `Using network`, else the connection
+/// The network of one process (the last `Using network`, else the connection
 /// lines, else the OFI provider, verbs errors, error traces, the pre-2.6 device list).
 Proc classify_process(const parse::NcclProcessLog& p);
 

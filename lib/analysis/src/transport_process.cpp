@@ -1,4 +1,4 @@
-// Which network each NCCL process used (nccl-log-grammar.md §4.3: the last `Using network`, else the
+// Which network each NCCL process used (the last `Using network`, else the
 // connection lines, else the OFI provider, verbs errors, error traces, the pre-2.6 device list), and the
 // small tests of plugin and device names the verdict shares (transport_internal.hpp).
 #include <fmt/format.h>
@@ -101,7 +101,7 @@ Proc classify_process_raw(const NcclProcessLog& p) {
     }
   }
   // Error traces name the transport code that ran (`transport/net_ib.cu:537 -> 2`, `net_socket.cc`): NCCL
-  // 2.0 - 2.5 logs that print no `Using network` line (issue 18, class 7).
+  // 2.0 - 2.5 logs that print no `Using network` line.
   for (const auto& is : p.issues) {
     if (is.kind != parse::NcclIssueKind::kErrorTrace) continue;
     const bool ib = is.message.find("net_ib") != std::string::npos;
@@ -114,7 +114,7 @@ Proc classify_process_raw(const NcclProcessLog& p) {
     return r;
   }
   // Before 2.6 NCCL printed no `Using network` line; IB is preferred over sockets, so a device list with no
-  // other choice on record means IB was selected (grammar §4.3, class 7).
+  // other choice on record means IB was selected.
   if (!p.ib_devices.empty() && p.network.empty() && !p.ofi && !plugin_failed(p)) {
     r.net_class = "ib_verbs";
     r.net_name = "IB";

@@ -32,7 +32,7 @@ Runtime::Runtime(int* argc, char*** argv) {
   // otherwise). Helper threads exist (the watchdog's, NCCL's) but never call MPI. Not FUNNELED, although that
   // is the standard's name for "threads, MPI from the main one only": Open MPI 4.x turns its internal locks
   // on for any level above SINGLE (ompi/runtime/ompi_mpi_init.c: `if (*provided != MPI_THREAD_SINGLE)
-  // opal_set_using_threads(true)`; 5.x only for MULTIPLE), which slows every small message (issue 21).
+  // opal_set_using_threads(true)`; 5.x only for MULTIPLE), which slows every small message.
   keep_freed_memory();  // before MPI_Init: MPI's own allocations follow the same policy
   int rc = MPI_Init(argc, argv);
   if (rc != MPI_SUCCESS) throw RuntimeFailure("MPI_Init failed");

@@ -1,4 +1,4 @@
-// The overlap probe's GPU compute kernel (issue 23; comm/device_compute.hpp). Built only with the NCCL
+// The overlap probe's GPU compute kernel (comm/device_compute.hpp). Built only with the NCCL
 // backend (FABCHECK_HAVE_NCCL).
 //
 // Why hand-written PTX loaded through the CUDA runtime (cudaLibraryLoadData, CUDA ≥ 12.0) and not a .cu file:

@@ -220,7 +220,7 @@ class MpiBackend final : public CollBackend {
   void run(const CollCall& c) override { run_repeated(c, 1); }
 
   // The arguments are resolved once and each case is a tight loop of one MPI call: the timed table loop is
-  // then the bare loop of IMB's and OSU's (issue 21: per-call dispatch showed in 8 B figures).
+  // then the bare loop of IMB's and OSU's (per-call dispatch showed in 8 B figures).
   void run_repeated(const CollCall& c, int n) override {
     const int cnt = checked_count(c);
     const MPI_Datatype dt = to_mpi(c.dtype);

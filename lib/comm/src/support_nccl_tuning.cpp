@@ -1,4 +1,4 @@
-// The pure rules of the nccl backend's nccl-tests flags (issue 26): which NCCL and CUDA versions have them,
+// The pure rules of the nccl backend's nccl-tests flags: which NCCL and CUDA versions have them,
 // unit-tested without NCCL (tests/unit/nccl_tuning_test.cpp).
 #include <fmt/format.h>
 

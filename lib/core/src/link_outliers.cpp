@@ -229,7 +229,7 @@ LinkAnalysis analyze_links(const LinkMatrix& bw, const LinkMatrix& lat, std::opt
       for (std::size_t i = 0; i < f.size(); ++i)
         if (f[i]) odd[who[i]] = true;
     }
-    // Leave-one-out, bandwidth only (issue 17): with 4 hosts a slow host owns half of the directed links, and
+    // Leave-one-out, bandwidth only: with 4 hosts a slow host owns half of the directed links, and
     // on a noisy fabric the hosts' medians scatter so widely that the rule over 4 medians cannot single it
     // out (seen on the virtual fabric: clean links 0.375-1.27 GB/s, every link of a host throttled to 500
     // Mbit/s at 0.06 GB/s, z = 1.96 on the log scale). A host whose links' median is below half the median of

@@ -1,4 +1,4 @@
-// Overlap fraction and compute-kernel sizing (issue 23).
+// Overlap fraction and compute-kernel sizing.
 #include "fabcheck/core/overlap_math.hpp"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// The pipeline-parallel bubble of 1F1B and GPipe (issue 23).
+// The pipeline-parallel bubble of 1F1B and GPipe.
 #include "fabcheck/core/pipeline_math.hpp"
 
 #include <cmath>

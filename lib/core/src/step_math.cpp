@@ -1,4 +1,4 @@
-// The emulated training step's arithmetic (issue 23).
+// The emulated training step's arithmetic.
 #include "fabcheck/core/step_math.hpp"
 
 #include <algorithm>

@@ -111,7 +111,7 @@ void Document::write_atomic(const std::string& path) const {
 
 namespace {
 
-/// Only regular files (or a new name) are ours to replace (issue 19): a rename over a device node, a FIFO, a
+/// Only regular files (or a new name) are ours to replace: a rename over a device node, a FIFO, a
 /// socket or a directory would replace what is not a report, and a symlink's target is not what the user
 /// named. Refused, with the fix.
 void check_target_kind(const std::string& path, std::string_view flag) {

@@ -1,7 +1,7 @@
 // JSON form of a host inventory: the DESIGN §6 `inventory.hosts[]` object. Also the wire format host leaders
 // send to rank 0, so it round-trips.
 // The inventory section's wire format (host leaders -> rank 0) and the report's `inventory` JSON: one writer
-// and one reader of HostInventory (issue 16: the model defines the schema, not the measurement code).
+// and one reader of HostInventory (the model defines the schema, not the measurement code).
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
@@ -34,7 +34,7 @@ json ints_or_null(const std::vector<int>& v) {
   return v.empty() ? json(nullptr) : json(v);
 }
 
-/// A RoCE port's lossless configuration (issue 20); unknowns are null, each with its `*_source`.
+/// A RoCE port's lossless configuration; unknowns are null, each with its `*_source`.
 json roce_qos_json(const RoceQos& q) {
   return {{"netdev", q.netdev},
           {"trust", q.trust.empty() ? json(nullptr) : json(q.trust)},

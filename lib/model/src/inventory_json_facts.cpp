@@ -1,4 +1,4 @@
-// JSON of the issue-24 host facts (inventory_json_facts.hpp).
+// JSON of the host facts (inventory_json_facts.hpp).
 #include "inventory_json_facts.hpp"
 
 namespace fabcheck::model::detail {

@@ -1,5 +1,5 @@
 #pragma once
-// JSON of the issue-24 host facts (config space, IOMMU, bridges), used by inventory_json.cpp.
+// JSON of the host facts (config space, IOMMU, bridges), used by inventory_json.cpp.
 #include <nlohmann/json.hpp>
 
 #include "fabcheck/model/inventory.hpp"
@@ -25,7 +25,7 @@ nlohmann::json pcie_config_json(const PcieConfig& c);
 PcieConfig pcie_config_from(const nlohmann::json& j);
 /// Adds `pci_bridges`, `iommu` and `ipv4_source` of h to the host object j.
 void add_host_facts(const HostInventory& h, nlohmann::json& j);
-/// Reads what add_host_facts wrote (absent keys: reports from before issue 24).
+/// Reads what add_host_facts wrote (absent keys: reports written before fabcheck recorded these facts).
 void read_host_facts(const nlohmann::json& j, HostInventory& h);
 
 }  // namespace fabcheck::model::detail

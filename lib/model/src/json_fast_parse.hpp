@@ -1,5 +1,5 @@
 #pragma once
-/// @file Parses JSON text with simdjson and builds the nlohmann document every reader uses (issue 21: a
+/// @file Parses JSON text with simdjson and builds the nlohmann document every reader uses (a
 /// 2048-host report is ~170 MB; nlohmann's own parser takes ~3 s and ~1.2 GB on it, most of it in strtod and
 /// in the pairs schedule's two million small arrays). Private to the model library: simdjson never reaches a
 /// public header.

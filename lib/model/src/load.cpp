@@ -117,8 +117,8 @@ json parse_owned(std::string text, std::string_view origin, const LoadOptions& o
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
     throw UsageError(fmt::format("{}: empty file (give a report written by fabcheck --json)", origin));
   }
-  // issue 19: nothing downstream recurses deeper than the cap (the fast path refuses deeper text, and
-  // check_json_depth says where)
+  // No input may crash fabcheck: nothing downstream recurses deeper than the cap (the fast path refuses
+  // deeper text, and check_json_depth says where)
   json doc;
   if (auto fast = detail::fast_parse(text, opts, static_cast<std::size_t>(core::kMaxJsonDepth))) {
     doc = std::move(*fast);
@@ -232,7 +232,7 @@ std::string read_input_file(const std::string& path, std::string_view origin, st
     return UsageError(fmt::format("{}: larger than {}", origin, core::cap_text(cap, kind)));
   };
   if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > cap) throw too_big();
-  // Opened without blocking, so that a FIFO nobody writes to reads as empty instead of hanging (issue 19);
+  // Opened without blocking, so that a FIFO nobody writes to reads as empty instead of hanging;
   // the reads block again (a pipe that is being written is read to its end).
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {

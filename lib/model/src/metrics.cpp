@@ -92,7 +92,7 @@ constexpr std::array kCatalogue = {
   Metric{"pairs", "lat_p50_us", "pairs.lat_p50_us[][]", "", kUnitUs, kL, true,
          "median half round trip per host pair; compared as a matrix"},
   Metric{"pairs", "links.bw_gbps", "pairs.links[].bw_gbps", "pairs.links.test=<test>.bw_gbps", kUnitGBps, kH, false,
-         "an imported link's bandwidth (perftest, OSU, IMB; issue 25)"},
+         "an imported link's bandwidth (perftest, OSU, IMB)"},
   Metric{"pairs", "suspects#count", "", "pairs.suspects#count", kUnitCount, kL, false,
          "hosts owning most of their links' outliers (DESIGN §5)"},
   Metric{"pairs", "outliers#count", "", "pairs.outliers.kind=<bw|lat>#count", kUnitCount, kL, false,
@@ -115,7 +115,7 @@ constexpr std::array kCatalogue = {
   // score (DESIGN §5).
   Metric{"score", "scaling_efficiency", "score.scaling_efficiency", "score.scaling_efficiency", kUnitRatio, kH, true,
          "the reference workload's efficiency (DESIGN §5)"},
-  // counters: the hosts' loss and error counters summed over a step (issue 20; report/counters.hpp).
+  // counters: the hosts' loss and error counters summed over a step (report/counters.hpp).
   Metric{"counters", "tcp_lost_segs", "run.sections.*.counters.totals.tcp_lost_segs",
          "run.sections.<step>.counters.totals.tcp_lost_segs", kUnitCount, kL, true,
          "TCP segments retransmitted less those the receiver had (DSACK), all hosts, during the step"},

@@ -1,4 +1,4 @@
-// Normalization of option values (issue 16): one implementation for config files and command lines.
+// Normalization of option values: one implementation for config files and command lines.
 #include <fmt/format.h>
 
 #include <cerrno>

@@ -1,4 +1,4 @@
-// The incast probe's option table (issue 16).
+// The incast probe's option table.
 #include "fabcheck/model/option_tables.hpp"
 
 namespace fabcheck::model {

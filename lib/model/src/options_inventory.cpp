@@ -1,4 +1,4 @@
-// The inspect step's option table (issue 16).
+// The inspect step's option table.
 #include "fabcheck/model/option_tables.hpp"
 
 namespace fabcheck::model {

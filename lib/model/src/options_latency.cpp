@@ -1,4 +1,4 @@
-// The latency probe's option table (issue 16). Defaults follow osu_latency (LatencyOptions).
+// The latency probe's option table. Defaults follow osu_latency (LatencyOptions).
 #include "fabcheck/model/option_tables.hpp"
 
 #include <fmt/format.h>

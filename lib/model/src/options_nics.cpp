@@ -1,4 +1,4 @@
-// The nics probe's option table (issue 22).
+// The nics probe's option table.
 #include "fabcheck/model/option_tables.hpp"
 
 namespace fabcheck::model {

@@ -1,4 +1,4 @@
-// The overlap probe's option table (issue 23).
+// The overlap probe's option table.
 #include "fabcheck/model/option_tables.hpp"
 
 namespace fabcheck::model {

@@ -1,4 +1,4 @@
-// The pairs probe's option table (issue 16). The window loop follows osu_bw (PairsOptions).
+// The pairs probe's option table. The window loop follows osu_bw (PairsOptions).
 #include "fabcheck/model/option_tables.hpp"
 
 namespace fabcheck::model {

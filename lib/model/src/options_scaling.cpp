@@ -1,4 +1,4 @@
-// The scaling probe's option table (issue 16). The standalone `fabcheck scaling` runs its own sweep first;
+// The scaling probe's option table. The standalone `fabcheck scaling` runs its own sweep first;
 // inside `fabcheck run` the sweep step provides it, so the standalone sweep's range flags are CLI-only.
 #include "fabcheck/model/option_tables.hpp"
 

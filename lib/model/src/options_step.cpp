@@ -1,4 +1,4 @@
-// The emulated training step's option table (issue 23).
+// The emulated training step's option table.
 #include "fabcheck/model/option_tables.hpp"
 
 namespace fabcheck::model {

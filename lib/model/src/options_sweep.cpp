@@ -1,5 +1,5 @@
-// The sweep's option table (issue 16). Flags and meanings follow nccl-tests
-// (../shared/reference/nccl-tests.md as copied into docs/DESIGN.md §7); fabcheck's own spellings with '-' are
+// The sweep's option table. Flags and meanings follow nccl-tests
+// (its README and src/common.cu; docs/DESIGN.md §7); fabcheck's own spellings with '-' are
 // the config keys.
 #include "fabcheck/model/option_tables.hpp"
 
@@ -70,7 +70,7 @@ OptionTable<SweepOptions> make_sweep_table() {
       field({"samples_cap", "--samples-cap", K::kInt, 1, 1e12, "",
              "Per-iteration samples kept per point in the JSON"},
             &O::samples_cap),
-      // nccl-tests' remaining flags (issue 26), their nccl-tests names and meanings.
+      // nccl-tests' remaining flags, their nccl-tests names and meanings.
       field({"agg_iters", "-m,--agg_iters,--agg-iters", K::kInt, 1, 1e6, "",
              "Ops aggregated per timed iteration (nccl-tests -m; only 1 so far)"},
             &O::agg_iters),

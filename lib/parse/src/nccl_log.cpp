@@ -249,7 +249,7 @@ bool find_old_marker(std::string_view l, std::size_t& pos, Level& level, std::si
 Envelope parse_envelope(std::string_view l) {
   Envelope env;
   // NCCL's own lines never start with '#': a comment quoting one (`# previous run: node01:... NCCL WARN ...`)
-  // is not a log line (issue 18, class 8).
+  // is not a log line.
   if (!l.empty() && l.front() == '#') return env;
   std::size_t pos = 0, msg_at = 0;
   Level level{};
@@ -336,8 +336,7 @@ bool parse_tests_rank(std::string_view t, NcclTestsRank& out) {
 
 // True when `t` is a command line: a shell prompt (`user@host:~$ `, `$ `, `root@host:/# `) or a launcher /
 // shell word first (`mpirun`, `srun`, `export`, `env`, `NCCL_X=1 cmd`, ...). Comments (`# ...`), prose and
-// application output are not: an assignment quoted there says nothing about the job's environment (issue
-// 18, class 4).
+// application output are not: an assignment quoted there says nothing about the job's environment.
 bool is_command_line(std::string_view t) {
   t = core::trim_blanks(t);
   if (t.empty() || t.front() == '#') return false;
@@ -466,7 +465,7 @@ NcclLog NcclLogParser::finish() {
 
 void NcclLogParser::drop_phantom_process() {
   // Prefix-less lines that only echo errors (PyTorch's `Last error: Call to ibv_modify_qp failed ...`, an
-  // application's own message) beside prefixed NCCL lines are not a host of their own (issue 18, class 8):
+  // application's own message) beside prefixed NCCL lines are not a host of their own:
   // they repeat what the prefixed processes logged. A prefix-less group with any other fact stays (logs
   // whose prefix was cut, fixture 12).
   auto it = std::find_if(log_.processes.begin(), log_.processes.end(),
@@ -622,7 +621,7 @@ void NcclLogParser::line_one(std::string_view raw) {
 }
 
 void NcclLogParser::note_app_error(std::string_view body, std::size_t lineno) {
-  // Application-level summaries of an NCCL failure (grammar §2.4: ncclGetErrorString texts, nccl-tests'
+  // Application-level summaries of an NCCL failure (ncclGetErrorString texts, nccl-tests'
   // `Test NCCL failure`), and PyTorch's `Last error:` echo of NCCL's last WARN.
   if (log_.app_errors.size() >= 64) return;
   std::size_t last = body.find("Last error:");
@@ -676,7 +675,7 @@ NcclLog parse_nccl_log_file(const std::string& path) {
   }
   NcclLogParser p(path);
   std::string buf(1 << 20, '\0');
-  // Streamed, and bounded (issue 19): a log that never ends (/dev/zero, a pipe left open) stops at the cap.
+  // Streamed, and bounded: a log that never ends (/dev/zero, a pipe left open) stops at the cap.
   const std::uint64_t cap = core::input_cap_bytes(core::kNcclLogCapMiB);
   std::uint64_t total = 0;
   while (in) {

@@ -1,5 +1,4 @@
-// NCCL message catalogue. Every form below is cited in nccl-log-grammar.md (§2 tables, §3 version cheat
-// sheet).
+// NCCL message catalogue: the message forms NCCL prints, with the releases that print them.
 #include "nccl_log_messages.hpp"
 
 #include <algorithm>
@@ -119,7 +118,7 @@ bool parse_ib_device(std::string_view tok, NcclNetDevice& d) {
   return true;
 }
 
-// A merged (virtual) NIC of NCCL 2.19+ (`[0]={[0] mlx5_2:1/RoCE, [1] mlx5_3:1/RoCE}`, grammar §2.1): one NCCL
+// A merged (virtual) NIC of NCCL 2.19+ (`[0]={[0] mlx5_2:1/RoCE, [1] mlx5_3:1/RoCE}`): one NCCL
 // net device `[0]` made of several ports. `group` is the text between the braces. The device is named by
 // its members joined with '+', with the first member's port and the members' link layer.
 bool parse_merged_device(int index, std::string_view group, NcclNetDevice& d) {
@@ -185,7 +184,7 @@ void handle_ib_using(NcclProcessLog& p, std::string_view rest) {
   }
 }
 
-// `GPU Direct RDMA Enabled|Disabled for ...` in any of its forms (grammar §2.2).
+// `GPU Direct RDMA Enabled|Disabled for ...` in any of its forms.
 void handle_gdr(NcclProcessLog& p, std::string_view msg) {
   std::size_t at = msg.find("GPU Direct RDMA ");
   std::string_view rest = msg.substr(at + 16);
@@ -275,7 +274,7 @@ std::optional<long long> read_rank(std::string_view s, std::size_t& p, std::stri
   return r;
 }
 
-// Connection lines (grammar §4.1). Returns false when `msg` is not one.
+// Connection lines. Returns false when `msg` is not one.
 bool handle_connection(NcclProcessLog& p, std::string_view msg, std::size_t lineno) {
   std::size_t via_at = msg.find(" via ");
   std::size_t colon = msg.find(" : ");
@@ -337,7 +336,7 @@ bool handle_connection(NcclProcessLog& p, std::string_view msg, std::size_t line
     c.gdr = contains(via, "/GDRDMA");
     if (contains(via, "(PCI)")) narrow(p, V(2, 26, 0), V(2, 99, 99));
     if (contains(via, "/Shared")) narrow(p, V(2, 12, 0), V(2, 99, 99));
-    // Format-based version hints on NET lines (grammar §3).
+    // Format-based version hints on NET lines.
     if (word == "Ring" && from_br.empty() && c.kind == NcclTransportKind::kNet && !c.direction.empty()) {
       narrow(p, V(2, 4, 0), V(2, 4, 99));
     } else if (word == "Ring" && busid_like(from_br)) {
@@ -625,7 +624,7 @@ bool handle_message_impl(NcclProcessLog& p, std::string_view msg, bool warn, std
     } else if (starts_with(after, "Using ")) {
       p.socket_ifaces = parse_iface_list(after.substr(6));
     } else if (contains(after, "interfaces found")) {
-      // Printed by 2.0.5 (horovod/horovod#57), 2.2.13 (NVIDIA/nccl-tests#15) and 2.3 (grammar §3).
+      // Printed by 2.0.5 (horovod/horovod#57), 2.2.13 (NVIDIA/nccl-tests#15) and 2.3.
       narrow(p, V(2, 0, 0), V(2, 3, 99));
     }
   } else if (starts_with(msg, "NET : Using interface ")) {
@@ -685,7 +684,7 @@ bool handle_message_impl(NcclProcessLog& p, std::string_view msg, bool warn, std
       p.plugin_absent = true;
       narrow(p, V(2, 5, 0), V(2, 16, 99));
     } else if (contains(msg, "No plugin found (libnccl-net.so).")) {
-      // 2.4 (grammar §3) and 2.5.6 (NVIDIA/nccl#333, tests/data/nccl-logs/real/r42).
+      // 2.4 and 2.5.6 (NVIDIA/nccl#333, tests/data/nccl-logs/real/r42).
       p.plugin_absent = true;
       narrow(p, V(2, 4, 0), V(2, 5, 99));
     } else if (contains(msg, "No plugin found") || contains(msg, "Using internal network plugin")) {

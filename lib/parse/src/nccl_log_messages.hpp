@@ -1,7 +1,7 @@
 #pragma once
 // The NCCL message catalogue (private to lib/parse): turns one message (the text after `NCCL INFO `/`NCCL
-// WARN `, or a prefix-less line) into facts of a process. Formats and version ranges: nccl-log-grammar.md
-// §2-§3.
+// WARN `, or a prefix-less line) into facts of a process. Formats and version ranges: the
+// NCCL releases that print them, cited form by form in nccl_log_messages.cpp.
 #include <cstddef>
 #include <string_view>
 

@@ -1,4 +1,4 @@
-// nccl-tests `-J` JSON (util.cu JSON_FILE_VERSION 2/3; reference/nccl-tests.md §3.5), with its quirks:
+// nccl-tests `-J` JSON (nccl-tests src/util.cu, JSON_FILE_VERSION 2/3), with its quirks:
 // booleans written as strings, root as a "%6i" string, doubles as %lf (6 decimals), NaN as "nan".
 #include <fmt/format.h>
 

@@ -1,5 +1,6 @@
-// nccl-tests console text (reference/nccl-tests.md §3): preamble, `# Using devices`, header, rows, footer, in
-// every layout since the legacy ≤ 2.11 one, under launcher prefixes and with NCCL log lines interleaved.
+// nccl-tests console text (the format strings of nccl-tests' src/common.cu): preamble, `# Using devices`,
+// header, rows, footer, in every layout since the legacy ≤ 2.11 one, under launcher prefixes and with NCCL
+// log lines interleaved.
 #include <algorithm>
 #include <cctype>
 #include <map>

@@ -1,4 +1,4 @@
-// The calibrated CPU compute kernel (issue 23).
+// The calibrated CPU compute kernel.
 #include "compute_kernel.hpp"
 
 #include <fmt/format.h>

@@ -1,5 +1,5 @@
 #pragma once
-// Private to lib/probes: the calibrated CPU compute kernel of the overlap and step probes (issue 23).
+// Private to lib/probes: the calibrated CPU compute kernel of the overlap and step probes.
 #include <cstdint>
 #include <string>
 

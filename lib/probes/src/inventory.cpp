@@ -1,5 +1,5 @@
-// Host inventory from sysfs (rdma-sysfs.md). Every path is built from InventoryOptions::sysfs_root; every
-// read tolerates failure one file at a time (§8.1).
+// Host inventory from sysfs. Every path is built from InventoryOptions::sysfs_root; every
+// read tolerates failure one file at a time.
 #include "fabcheck/probes/inventory.hpp"
 
 #include <fmt/format.h>
@@ -239,7 +239,7 @@ GdrInfo read_gdr(const Reader& r, const std::string& nccl_version) {
   if (g.nvidia_peermem_loaded) g.module_version = read_or(r.at(module_ver));
   if (g.module_version.empty() && g.nv_peer_mem_loaded)
     g.module_version = read_or(r.at("module/nv_peer_mem/version"));
-  // NCCL src/transport/net_ib/gdr.cc history (rdma-sysfs.md §7).
+  // The paths NCCL's src/transport/net_ib/gdr.cc checked, release by release.
   g.seen_by_nccl["<=2.9.7"] = has(nv_mem);
   g.seen_by_nccl["2.9.8-2.21"] = has(nv_mem) || has(peermem_dash);
   g.seen_by_nccl["2.22.0-2.23.3"] = has(nv_mem) || has(nv_mem_nc);
@@ -431,7 +431,7 @@ std::map<std::string, std::string> filter_transport_env(const std::vector<std::s
         if (k.rfind(p, 0) == 0) keep = false;
       if (k.find("precondition_transports") != std::string::npos) keep = false;
     }
-    if (keep) out[k] = core::redact_value(k, e.substr(eq + 1));  // issue 19: no secret in any report
+    if (keep) out[k] = core::redact_value(k, e.substr(eq + 1));  // no secret in any report
   }
   return out;
 }
@@ -451,7 +451,7 @@ HostInventory collect_host_inventory(const InventoryOptions& opts, const VerbsBa
   h.sysfs_root = opts.sysfs_root;
   h.uverbs_present = path_exists(r.at("class/infiniband_verbs"));
 
-  // RDMA devices (§1-§4).
+  // RDMA devices.
   const fs::path ibclass = r.at("class/infiniband");
   if (!path_exists(ibclass)) {
     h.rdma_status = "none";
@@ -484,7 +484,7 @@ HostInventory collect_host_inventory(const InventoryOptions& opts, const VerbsBa
     }
   }
 
-  // libibverbs view (§6): fills the IB MTU that sysfs lacks.
+  // libibverbs view: fills the IB MTU that sysfs lacks.
   if (opts.use_verbs) {
     h.verbs = verbs.list();
   } else {
@@ -527,7 +527,7 @@ HostInventory collect_host_inventory(const InventoryOptions& opts, const VerbsBa
     }
   }
 
-  // GPUs (§5): NVIDIA, class 0x0302xx / 0x0300xx; NVSwitch and audio functions skipped.
+  // GPUs: NVIDIA, class 0x0302xx / 0x0300xx; NVSwitch and audio functions skipped.
   for (const auto& bdf : list_dir(r.at("bus/pci/devices"))) {
     fs::path dir = r.at("bus/pci/devices") / bdf;
     if (read_or(dir / "vendor") != "0x10de") continue;

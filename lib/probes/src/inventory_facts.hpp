@@ -11,7 +11,7 @@
 
 namespace fabcheck::probes::detail {
 
-// Issue 24's host facts (inventory_pcie.cpp).
+// Host facts: PCIe config space, IOMMU groups, drivers, interface addresses (inventory_pcie.cpp).
 
 /// Config space, IOMMU group and driver of the PCI function whose sysfs directory is `dir`.
 void read_pci_facts(const std::filesystem::path& root, const std::filesystem::path& dir,
@@ -28,7 +28,7 @@ void classify_rdma_devices(const std::filesystem::path& root, model::HostInvento
 /// IFF_UP of each interface (`flags`) and its IPv4 addresses from the proc root (see InventoryOptions).
 void read_interface_addresses(const model::InventoryOptions& opts, model::HostInventory& h);
 
-// Issue 20's RoCE lossless configuration (inventory_qos.cpp).
+// The RoCE lossless configuration (inventory_qos.cpp).
 
 /// Fills `roce_qos` of every RoCE (Ethernet link layer) port of h whose netdev is known. `live`: root is the
 /// real /sys, so PFC is asked from DCB netlink; otherwise it comes from the recorded `<root>/mlnx_qos/<if>`.

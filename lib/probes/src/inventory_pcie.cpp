@@ -1,4 +1,4 @@
-// Host facts of issue 24 (sysfs_read.hpp): PCIe config space of GPUs, NICs and the bridges between them,
+// Host facts (sysfs_read.hpp): PCIe config space of GPUs, NICs and the bridges between them,
 // IOMMU groups, GPU BAR1, RDMA driver and protocol, interface flags and addresses.
 #include <fmt/format.h>
 
@@ -105,7 +105,7 @@ void classify_rdma_devices(const fs::path& root, model::HostInventory& h) {
     std::set<std::string> kinds;
     for (const auto& p : d.ports) {
       // node_type 4 = RNIC is iWARP (drivers/infiniband/core/sysfs.c node_type_show; RDMA_NODE_RNIC); a CA's
-      // link layer tells InfiniBand from RoCE (rdma-sysfs.md §3).
+      // link layer (`ports/<n>/link_layer`) tells InfiniBand from RoCE.
       if (d.node_type == "RNIC")
         kinds.insert("iWARP");
       else if (p.link_layer == "InfiniBand")

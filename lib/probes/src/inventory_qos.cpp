@@ -1,4 +1,4 @@
-// The lossless configuration of each RoCE port's netdev (issue 20; model::RoceQos): trust mode, DSCP→priority
+// The lossless configuration of each RoCE port's netdev (model::RoceQos): trust mode, DSCP→priority
 // map and receive buffers from MLNX_OFED's mlx5 `qos/` sysfs group, PFC enable bits from DCB netlink (the
 // live host) or a recorded `mlnx_qos -i <if>` output (a tree under --sysfs-root), ECN enables from mlx5's
 // `ecn/roce_np|roce_rp/enable/<prio>`. Missing files are unknown, each with the reason; nothing is guessed.

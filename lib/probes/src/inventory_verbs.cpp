@@ -1,4 +1,5 @@
-// libibverbs backend of the inventory (rdma-sysfs.md §6). Compiled only when FABCHECK_HAVE_IBVERBS.
+// libibverbs backend of the inventory (ibv_query_device(3), ibv_query_port(3)). Compiled only when
+// FABCHECK_HAVE_IBVERBS.
 #include <infiniband/verbs.h>
 
 #include <cerrno>

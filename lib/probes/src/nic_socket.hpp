@@ -1,5 +1,5 @@
 #pragma once
-// Private to lib/probes: TCP sockets bound to one interface, for the nics probe (issue 22). A NicServer
+// Private to lib/probes: TCP sockets bound to one interface, for the nics probe. A NicServer
 // listens on every data NIC of this host in its own thread (no MPI calls there) and answers three requests:
 // a probe (connect, close), a stream (count the bytes to EOF, send the count back) and a ping-pong of 8 B.
 // The client side connects from a given interface (SO_BINDTODEVICE + bind to its address), so that the

@@ -30,7 +30,7 @@ using model::NicInfo;
 using model::NicLink;
 using nlohmann::json;
 
-// The interface settings of NCCL, Open MPI and UCX that decide which NIC carries data (issue 22).
+// The interface settings of NCCL, Open MPI and UCX that decide which NIC carries data.
 constexpr const char* kEnvKeys[] = {"NCCL_SOCKET_IFNAME",
                                     "NCCL_CROSS_NIC",
                                     "NCCL_IB_HCA",

@@ -1,5 +1,5 @@
 #pragma once
-// Private to lib/probes: the RDMA verbs part of the nics probe (issue 22). Implemented by nics_verbs.cpp
+// Private to lib/probes: the RDMA verbs part of the nics probe. Implemented by nics_verbs.cpp
 // where the build has libibverbs (FABCHECK_HAVE_IBVERBS), else by nics_noverbs.cpp; no verbs headers here.
 #include <map>
 #include <optional>

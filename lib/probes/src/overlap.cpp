@@ -1,4 +1,4 @@
-// The overlap probe (issue 23): nonblocking collectives against a calibrated CPU compute kernel.
+// The overlap probe: nonblocking collectives against a calibrated CPU compute kernel.
 #include "fabcheck/probes/overlap.hpp"
 
 #include <fmt/format.h>

@@ -42,9 +42,8 @@ static bool has_fp8(const SweepOptions& o) {
   return std::any_of(o.dtypes.begin(), o.dtypes.end(), core::is_fp8);
 }
 
-/// nccl-tests' flags beyond the table ones (issue 26): each has its nccl-tests meaning on the backend that
-/// has one
-/// (../shared/reference/nccl-tests.md §2), or is refused with one line naming the backend that has it — never
+/// nccl-tests' flags beyond the table ones: each has its nccl-tests meaning on the backend that has one
+/// (nccl-tests' README and src/common.cu), or is refused with one line naming the backend that has it — never
 /// "unknown flag".
 static void validate_nccl_tests_flags(const SweepOptions& o) {
   const bool mpi = o.backend == "mpi";

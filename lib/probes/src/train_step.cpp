@@ -1,4 +1,4 @@
-// The emulated training step probe (issue 23): a StepPlan run with the overlap probe's compute kernel and
+// The emulated training step probe: a StepPlan run with the overlap probe's compute kernel and
 // nonblocking collectives.
 #include "fabcheck/probes/train_step.hpp"
 

@@ -1,5 +1,5 @@
-// The head of the compare page (issue 17: "the compare HTML leads with overlaid busBw curves, the top
-// regressions and improvements, and the per-host/per-link changes; the long table goes below, collapsed"):
+// The head of the compare page (it leads with overlaid busBw curves, the top
+// regressions and improvements, and the per-host/per-link changes; the long table goes below, collapsed):
 // formats rows that compare_reports() computed, computes no statistic.
 #include <fmt/format.h>
 
@@ -110,7 +110,7 @@ std::string top(const CompareResult& c, CompareVerdict want, std::size_t limit, 
   return out + "</ol>\n";
 }
 
-/// Per link (issue 21): for each pairs matrix the counts, the distribution of the per-link deltas and the
+/// Per link: for each pairs matrix the counts, the distribution of the per-link deltas and the
 /// links that changed by min_delta or more, worst first (the first kChangedLinksShown; all in the JSON).
 constexpr std::size_t kChangedLinksShown = 50;
 std::string places(const CompareResult& c) {

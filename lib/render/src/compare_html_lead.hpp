@@ -7,7 +7,7 @@
 namespace fabcheck::report::html {
 
 // Overlaid busBw curves per sweep series, the top tested regressions and improvements, and the per-host and
-// per-link changes (issue 17).
+// per-link changes.
 std::string compare_lead(const CompareResult& c);
 
 // The style rules those need (the page is self-contained).

@@ -111,12 +111,12 @@ std::string summary_rows_text(const CompareResult& c, std::size_t spread) {
           : std::string());
 }
 
-/// A loss counter at 0 in both runs (issue 20): a clean fabric's eight zeros per step are not a finding.
+/// A loss counter at 0 in both runs: a clean fabric's eight zeros per step are not a finding.
 bool quiet_counter(const CompareRow& r) {
   return r.a_metric.section == "counters" && r.a == 0 && r.b == 0;
 }
 
-/// A row the text shows: every row but the per-host/per-pair ones the test did not call (issue 21: 2048 pairs
+/// A row the text shows: every row but the per-host/per-pair ones the test did not call (2048 pairs
 /// are 2048 rows of "within noise"; the JSON keeps them all) and the loss counters at 0 on both sides.
 bool shown(const CompareRow& r) {
   if (quiet_counter(r)) return false;

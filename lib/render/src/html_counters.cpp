@@ -1,4 +1,4 @@
-// HTML report: the hosts' loss and error counters around each step (issue 20; report/counters.hpp judges
+// HTML report: the hosts' loss and error counters around each step (report/counters.hpp judges
 // them). One row per step and host where a loss or error counter moved; the rest are counted, not listed.
 #include <fmt/format.h>
 
@@ -50,7 +50,7 @@ std::string render_host_counters(const json& r) {
     }
   }
   if (records == 0) {
-    out += notice("note", "this report has no counter records (written before issue 20, or imported)");
+    out += notice("note", "this report has no counter records (written by an older fabcheck, or imported)");
   } else {
     if (!rows.empty())
       out += table({"step", "host", "TCP segments sent", "retransmitted", "of them spurious (DSACK)",

@@ -130,7 +130,7 @@ std::string table(const std::vector<std::string>& header, const std::vector<std:
 // ---- pairs heatmaps (html_pairs.cpp draws them, html_pairs_raster.cpp the large ones) ----
 
 /// Up to this many hosts a pairs matrix is one SVG cell per link (with its tooltip and data attributes);
-/// above it, one raster image per matrix (issue 21: 2048 hosts are 4 million links).
+/// above it, one raster image per matrix (2048 hosts are 4 million links).
 inline constexpr std::size_t kSvgHeatmapMaxHosts = 64;
 /// The largest side of a raster heatmap in pixels: above it a pixel stands for a block of hosts.
 inline constexpr std::size_t kRasterMaxSide = 512;

@@ -85,7 +85,7 @@ std::string histogram_plot(const json& e, std::size_t index) {
 }
 
 /// Every entry of a list of up to kPerPairRowsShown; of a longer one the kWorstLinksShown with the highest
-/// `key` (issue 21: 2048 pairs are a table nobody reads; the JSON keeps them all).
+/// `key` (2048 pairs are a table nobody reads; the JSON keeps them all).
 std::vector<const json*> first_or_worst(const json& list, const char* key) {
   std::vector<const json*> v;
   for (const auto& x : list) v.push_back(&x);
@@ -120,7 +120,7 @@ std::string details(const json& e) {
   }
   const auto& pp = as_array(get(e, "per_pair"));
   if (!pp.empty()) {
-    // Many pairs (issue 21): the worst by p99, the rest in the report's JSON.
+    // Many pairs: the worst by p99, the rest in the report's JSON.
     std::vector<const json*> shown = first_or_worst(pp, "p99_us");
     std::vector<std::vector<std::string>> rows;
     for (const json* p : shown) {

@@ -1,4 +1,4 @@
-// HTML report: nics (issue 22) — every data NIC of every host, the rail x rail reachability matrix and per
+// HTML report: nics — every data NIC of every host, the rail x rail reachability matrix and per
 // rail the host x host bandwidth matrix of its NICs, suspects (slow NICs) marked.
 #include <fmt/format.h>
 

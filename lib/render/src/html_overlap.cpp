@@ -1,4 +1,4 @@
-// HTML report: overlap (issue 23) — per collective and size the nonblocking collective alone, the compute
+// HTML report: overlap — per collective and size the nonblocking collective alone, the compute
 // kernel alone, both, and the overlap fraction, with and without MPI_Test polling.
 #include <fmt/format.h>
 

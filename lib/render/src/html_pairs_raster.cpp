@@ -1,4 +1,4 @@
-// HTML report: a pairs matrix of many hosts as one raster image (issue 21): an inline PNG whose pixel is a
+// HTML report: a pairs matrix of many hosts as one raster image: an inline PNG whose pixel is a
 // link, or above kRasterMaxSide hosts a block of hosts coloured by its worst link (a slow link stays
 // visible), the colour legend, and the worst links of the matrix as a table. The numbers stay in the JSON.
 #include <fmt/format.h>

@@ -1,4 +1,4 @@
-// HTML report: the emulated training step (issue 23) — the scaled step, t_step and t_compute, the measured
+// HTML report: the emulated training step — the scaled step, t_step and t_compute, the measured
 // efficiency beside the projection of the same step.
 #include <fmt/format.h>
 

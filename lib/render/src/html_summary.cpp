@@ -52,7 +52,7 @@ std::string transport_card(const json& r) {
       why = as_string(get_path(r, {"run", "sections", "inventory", "reason"}), "no transport verdict");
     return card("transport", "", "Transport verdict", "—", html_escape(why));
   }
-  // The verdict says what was attempted; the health whether it worked (issue 18): an `rdma` whose
+  // The verdict says what was attempted; the health whether it worked: an `rdma` whose
   // connections failed is never shown as good.
   const std::string health = as_string(get_path(r, {"transport", "health", "status"}));
   const std::string headline = as_string(get_path(r, {"transport", "health", "headline"}));

@@ -125,7 +125,7 @@ StepOptions erase(const model::OptionTable<O>& t) {
           [&t](const json& given, const model::KeyNamer& name) { return t.to_json(t.make(given, name)); }};
 }
 
-// The schema of every step section (besides enabled/budget_s): the probes' option tables (issue 16).
+// The schema of every step section (besides enabled/budget_s): the probes' option tables.
 const StepOptions& step_options(StepKind k) {
   static const std::map<StepKind, StepOptions> s = {
       {StepKind::kInspect, erase(model::inventory_option_table())},
@@ -192,7 +192,7 @@ Step make_step(StepKind kind, const json* section, const std::string& ptr) {
 }  // namespace
 
 json parse_json_text(std::string_view text, std::string_view origin) {
-  core::check_json_depth(text, origin);  // issue 19: bounded nesting, also under "_" comment keys
+  core::check_json_depth(text, origin);  // bounded nesting, also under "_" comment keys
   try {
     return json::parse(text.begin(), text.end(), nullptr, true, /*ignore_comments=*/false);
   } catch (const json::out_of_range& e) {  // "number overflow parsing '1e309'"
@@ -431,8 +431,7 @@ std::string render_plan(const Plan& plan, int nranks, int nhosts) {
     for (const auto& [k, v] : st.options.items()) {
       opts += fmt::format(" {}={}", k, v.is_string() ? v.get<std::string>() : v.dump());
     }
-    // The backend decides what a sweep's figures can reach (host buffers or GPU buffers): always shown (issue
-    // 26).
+    // The backend decides what a sweep's figures can reach (host buffers or GPU buffers): always shown.
     if (st.kind == StepKind::kSweep && !st.options.contains("backend") && st.effective.contains("backend")) {
       opts += fmt::format(" backend={} (default)", st.effective["backend"].get<std::string>());
     }

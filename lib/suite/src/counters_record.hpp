@@ -1,5 +1,5 @@
 #pragma once
-// Private to lib/suite: the hosts' loss and error counters around one step (issue 20). Each host leader
+// Private to lib/suite: the hosts' loss and error counters around one step. Each host leader
 // (local rank 0) reads them when the window opens and when it closes; rank 0 gets the record for
 // `run.sections.<section>.counters` (report/counters.hpp). Collective: every rank constructs and finishes it
 // around the same step.

@@ -1,6 +1,6 @@
 #pragma once
 // Private to lib/suite: every rank reads its host's CPU load after a step; rank 0 gets the record for
-// `run.sections.<section>.cpu_load` (issue 17; report/cpu_load.hpp says what it explains). Collective: every
+// `run.sections.<section>.cpu_load` (report/cpu_load.hpp says what it explains). Collective: every
 // rank calls it after the same step.
 #include <nlohmann/json.hpp>
 

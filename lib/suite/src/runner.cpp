@@ -100,7 +100,7 @@ void show_progress(Shared& sh) {
   const double now = comm::now_us();
   const double elapsed = (now - sh.run_start_us) / 1e6;
   const double in_step = (now - sh.step_start_us) / 1e6;
-  // The budgets scaled by what the finished steps took against theirs (issue 17: an estimate that learns),
+  // The budgets scaled by what the finished steps took against theirs (an estimate that learns),
   // and a step that outruns its scaled budget says so instead of counting down to zero.
   const double pace = sh.done_budget_s > 0 ? std::max(0.25, sh.done_actual_s / sh.done_budget_s) : 1.0;
   const double step_left = sh.step_budget_s * pace - in_step;
@@ -326,7 +326,7 @@ bool run_one_step(const comm::Communicator& world, const Plan& plan, const Step&
 /// result (none when the gate step is off or failed) and sets `gate_failed` when it could not be evaluated.
 std::optional<report::GateResult> run_gate_step(report::Document& doc, const Plan& plan,
                                                 const RunOptions& opts, bool& gate_failed) {
-  // One fault, one headline; fail -> warn -> info (issue 17): before the gate counts them.
+  // One fault, one headline; fail -> warn -> info: before the gate counts them.
   report::reconcile_findings(doc.json());
   if (!plan.step(StepKind::kGate).enabled) return std::nullopt;
   try {
@@ -360,7 +360,7 @@ int run_suite(const comm::Communicator& world, const Plan& plan, const RunOption
 
   report::Document doc(opts.argv);
   // The topology section of every command comes from one writer (report::add_topology) with the clocks
-  // aligned as a standalone probe aligns them (issue 16: a run and a standalone probe write the same keys).
+  // aligned as a standalone probe aligns them (a run and a standalone probe write the same keys).
   const comm::ClockAlignment clocks = comm::align_clocks(world);
   if (root) {
     doc.json()["run"]["config"] = effective_config(plan);

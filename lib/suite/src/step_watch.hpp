@@ -1,6 +1,6 @@
 #pragma once
 // Private to lib/suite: what every step of `run` and of a probe command records beside its own section — the
-// hosts' CPU load (cpu_load_record.hpp, issue 17) and their loss counters (counters_record.hpp, issue 20).
+// hosts' CPU load (cpu_load_record.hpp) and their loss counters (counters_record.hpp).
 // One place, so that `fabcheck <probe>` and the same step inside `run` record the same. Collective: every
 // rank constructs and finishes it around the same step.
 #include <nlohmann/json.hpp>

@@ -39,7 +39,7 @@ struct StepContext {
   report::Document* doc = nullptr;  // rank 0 only
   std::string console;              // rank 0: the probe's console text
   SuiteState* state = nullptr;      // rank 0 only (nullptr elsewhere); set exactly when doc is
-  model::ConsoleDetail detail = model::ConsoleDetail::kTables;  // how much ctx.console shows (issue 17)
+  model::ConsoleDetail detail = model::ConsoleDetail::kTables;  // how much ctx.console shows
 };
 
 // Rank 0: redraws the transport section from all evidence in ctx.state (replacing the one written before,
@@ -51,7 +51,7 @@ std::string redraw_transport(StepContext& ctx);
 // there is no signature.
 void add_signatures(StepContext& ctx, const char* probe, std::vector<report::MpiSignature> sigs);
 
-/// The step's options from its config section through the probe's option table (issue 16: the table's
+/// The step's options from its config section through the probe's option table (the table's
 /// defaults, then the section's keys); errors name the key's JSON pointer.
 template <class O>
 O options_of(const model::OptionTable<O>& table, const Step& st) {

@@ -13,7 +13,7 @@ namespace {
 
 probes::LatencyOptions latency_options(const Step& st) {
   auto o = options_of(model::latency_option_table(), st);
-  // Inside a plan with a budget the sections share a time limit (LatencyOptions::time_limit_s, issue 17).
+  // Inside a plan with a budget the sections share a time limit (LatencyOptions::time_limit_s).
   if (st.budget_s > 0) o.time_limit_s = model::kSweepBudgetLimitFactor * st.budget_s;
   return o;
 }

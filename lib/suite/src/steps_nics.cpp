@@ -1,4 +1,4 @@
-// Adapter: config section "nics" -> probes::NicsOptions -> run_nics -> add_nics / render_nics (issue 22).
+// Adapter: config section "nics" -> probes::NicsOptions -> run_nics -> add_nics / render_nics.
 #include "fabcheck/model/option_tables.hpp"
 #include "steps.hpp"
 

@@ -1,5 +1,4 @@
-// Adapter: config section "overlap" -> probes::OverlapOptions -> run_overlap -> add_overlap / render_overlap
-// (issue 23).
+// Adapter: config section "overlap" -> probes::OverlapOptions -> run_overlap -> add_overlap / render_overlap.
 #include "fabcheck/model/option_tables.hpp"
 #include "steps.hpp"
 

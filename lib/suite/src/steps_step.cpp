@@ -1,5 +1,5 @@
 // Adapter: config section "step" -> probes::TrainStepOptions and the workload's StepPlan -> run_train_step ->
-// add_step / render_step (issue 23).
+// add_step / render_step.
 #include "fabcheck/model/option_tables.hpp"
 #include "steps.hpp"
 

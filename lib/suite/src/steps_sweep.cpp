@@ -20,7 +20,7 @@ void validate_sweep(const Step& st) {
 }
 
 // A sweep inside a plan with a budget stops its sizes before model::kSweepBudgetLimitFactor x the budget
-// (issue 17: a throttled host must not turn the default run into minutes; the report names the first size
+// (a throttled host must not turn the default run into minutes; the report names the first size
 // left out). A standalone `sweep` has no budget and measures every size.
 
 void run_sweep_step(StepContext& ctx) {

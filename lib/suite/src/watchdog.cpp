@@ -1,5 +1,5 @@
 // The watchdog thread of `fabcheck run` (see watchdog.hpp). Its MPI part (the side channel to rank 0) is
-// lib/comm's SideChannel: no <mpi.h> here (issue 16).
+// lib/comm's SideChannel: no <mpi.h> here.
 #include "fabcheck/suite/watchdog.hpp"
 
 #include <fmt/format.h>
@@ -86,7 +86,7 @@ struct Watchdog::Impl {
   // Rank 0 writes the report, tells every rank to leave over the side channel and leaves with exit 3; mpirun
   // ends the job on a rank's non-zero exit (Open MPI: "Per user-direction, the job has been aborted"),
   // killing the ranks that cannot hear rank 0 (frozen, unreachable). No MPI call: MPI runs at
-  // MPI_THREAD_SINGLE (issue 21).
+  // MPI_THREAD_SINGLE.
   [[noreturn]] void fire(WatchdogTimeout t) {
     if (comm.rank() == 0) {
       try {

@@ -18,13 +18,13 @@
 ///   congestion_impact.mean ↓, congestion_impact.p99 ↓; no samples.
 /// - pairs, per size_bytes: bw_median_gbps ↑, bw_min_gbps ↑, lat_median_us ↓, lat_p99_max_us ↓; no samples.
 /// - pairs, per directed link (from, to host names): bw_gbps ↑; per host pair: lat_p50_us ↓; no samples.
-///   These are not rows (issue 21: 2048 hosts are 4 million links): each matrix is held compactly
+///   These are not rows (2048 hosts are 4 million links): each matrix is held compactly
 ///   (LinkValues) and summarized (LinkSummary): counts, the distribution of per-link deltas, and every link
 ///   whose |delta| reaches min_delta (and, with several runs, the run-spread rule), worst first.
 /// - scaling, per group (hosts): busbw_gbps ↑, time_us ↓, vs_2host ↑; per workload: efficiency ↑,
 ///   exposed_s ↓; per collective of the alpha-beta model: alpha_us ↓, beta_gbps ↑; no samples.
 /// - score, per workload: scaling_efficiency ↑; no samples.
-/// - counters (run.sections.<step>.counters.totals, issue 20), per step: tcp_lost_segs, tcp_lost_share,
+/// - counters (run.sections.<step>.counters.totals), per step: tcp_lost_segs, tcp_lost_share,
 ///   rdma_link_events, rdma_link_errors, rdma_xmit_discards, roce_seq_errors, netdev_errors, netdev_drops ↓;
 ///   no samples (a step is one reading per host: the verdict is "noise unknown", the values side by side).
 /// A metric is compared when both reports hold a number for it under the same key. Per-host keys (pairs
@@ -126,7 +126,7 @@ struct CompareRule {
   /// two runs per side at ~4 % per metric when runs scatter log-normally (simulated, sigma 5-40 %).
   double run_spread_factor = 3.0;
   /// A row the rule does not call, whose value moved by this factor or more (B/A or A/B), is "inconclusive",
-  /// never "within noise" (issue 17): a 10x busBw drop whose samples overlap (a clean side with TCP stalls,
+  /// never "within noise": a 10x busBw drop whose samples overlap (a clean side with TCP stalls,
   /// seen once in a clean vs throttled-host compare on the virtual fabric, 2026-12-03: -92.4 % "within
   /// noise") is a change the samples could not settle, not the absence of one.
   double inconclusive_factor = 2.0;
@@ -138,7 +138,7 @@ enum class CompareVerdict {
   kBetter,        ///< significant and B is better
   kWithinNoise,   ///< tested, not significant (p ≥ alpha or |delta| < min_delta)
   kNoiseUnknown,  ///< no raw samples on one side: nothing to test against
-  /// Samples too few for the rule ever to call a difference (issue 17): even samples of A all below all of B
+  /// Samples too few for the rule ever to call a difference: even samples of A all below all of B
   /// give a Holm-adjusted p ≥ alpha. Not "within noise": nothing was shown either way.
   kNotTestable,
   /// Tested, not called by the rule, but the value moved by CompareRule::inconclusive_factor or more: the
@@ -249,7 +249,7 @@ CompareResult compare_reports(const nlohmann::json& a, const nlohmann::json& b, 
                               CompareSide side_b, const CompareRule& rule = {});
 
 /// Compares two sides already extracted (extract_metrics per run, merge_runs per side): what the command
-/// uses, so that each report's document can be freed once its metrics are taken (issue 21: bounded memory).
+/// uses, so that each report's document can be freed once its metrics are taken (bounded memory).
 /// @throws UsageError as above.
 CompareResult compare_sides(const SideMetrics& a, const SideMetrics& b, CompareSide side_a,
                             CompareSide side_b, const CompareRule& rule = {});

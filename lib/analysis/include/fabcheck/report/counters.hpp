@@ -1,5 +1,5 @@
 #pragma once
-/// @file What the hosts' own counters say about a step (issue 20: proof of loss). Every step of `run` and of
+/// @file What the hosts' own counters say about a step (proof of loss). Every step of `run` and of
 /// a standalone probe command records `run.sections.<section>.counters` (counters_json: the step's duration
 /// and, per host, the counters that moved). add_counter_findings then judges them; every threshold is below,
 /// with its reason:

@@ -1,5 +1,5 @@
 #pragma once
-/// @file The hosts' CPU load beside each step, and what it explains (issue 17: a clean fabric measured on
+/// @file The hosts' CPU load beside each step, and what it explains (a clean fabric measured on
 /// busy cores must not read as a faulty fabric; "where a property cannot hold under load, measure the load
 /// and say so").
 ///

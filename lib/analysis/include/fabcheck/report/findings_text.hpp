@@ -1,6 +1,6 @@
 #pragma once
 /// @file The findings as console lines, the same for `run`'s summary and every standalone probe command
-/// (issue 17: commands print their conclusions, not only their tables). Comment lines (`#`), so that
+/// (commands print their conclusions, not only their tables). Comment lines (`#`), so that
 /// nccl-tests table parsers skip them.
 #include <nlohmann/json.hpp>
 

@@ -1,5 +1,5 @@
 #pragma once
-/// @file The acceptance gate (issue 8, DESIGN §6 `gate`): checks `{metric, op, threshold}` evaluated against
+/// @file The acceptance gate (DESIGN §6 `gate`): checks `{metric, op, threshold}` evaluated against
 /// a report, fail-closed, with per-host verdicts, JUnit XML and an exclude-hostfile. Never calls MPI.
 ///
 /// Metric path syntax (addresses the report of DESIGN §6):
@@ -62,7 +62,7 @@ struct PathSegment {
   std::string placement;                    ///< ":PLACEMENT" ("" = out_of_place where points have placements)
 };
 
-/// `size_bytes` of "@max": the largest size the entry measured (issue 17: a sweep that stopped its sizes at
+/// `size_bytes` of "@max": the largest size the entry measured (a sweep that stopped its sizes at
 /// the time limit is checked at its largest measured size; the SWEEP_TRUNCATED finding names what was left
 /// out).
 inline constexpr std::uint64_t kLargestSize = ~std::uint64_t{0};

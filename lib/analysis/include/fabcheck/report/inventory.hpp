@@ -1,10 +1,11 @@
 #pragma once
-/// @file The `inventory` report section (DESIGN §6) and the findings drawn from host inventories (DESIGN §5,
-/// issue 4): PORT_DOWN, PCIE_DOWNTRAINED, NIC_SHARED, NIC_GPU_AFFINITY, GID_INDEX_NOT_ROCEV2, GID_LINK_LOCAL,
+/// @file The `inventory` report section (DESIGN §6) and the findings drawn from host inventories (DESIGN §5):
+/// PORT_DOWN, PCIE_DOWNTRAINED, NIC_SHARED, NIC_GPU_AFFINITY, GID_INDEX_NOT_ROCEV2, GID_LINK_LOCAL,
 /// GID_TABLES_DIFFER, MPI_RDMA_EXCLUDED, GDR_MODULE_NOT_SEEN, SOCKET_IFNAME_MGMT (Open MPI's
-/// btl_tcp_if_include); issue 24: PCIE_ACS_REDIRECT, IOMMU_TRANSLATED, PCIE_RELAXED_ORDERING_OFF,
-/// PCIE_CONFIG_NOT_READ, GDR_NO_PEER_MEMORY, LID_ON_ETHERNET, IPV4_DUPLICATE_ACROSS_HOSTS,
-/// MPI_TCP_IF_DEFAULT; issue 20: ROCE_LOSSY, ROCE_PFC_WITHOUT_ECN, ROCE_TC_NOT_LOSSLESS.
+/// btl_tcp_if_include); the PCIe path and host facts: PCIE_ACS_REDIRECT, IOMMU_TRANSLATED,
+/// PCIE_RELAXED_ORDERING_OFF, PCIE_CONFIG_NOT_READ, GDR_NO_PEER_MEMORY, LID_ON_ETHERNET,
+/// IPV4_DUPLICATE_ACROSS_HOSTS, MPI_TCP_IF_DEFAULT; the RoCE lossless configuration: ROCE_LOSSY,
+/// ROCE_PFC_WITHOUT_ECN, ROCE_TC_NOT_LOSSLESS.
 #include <map>
 #include <optional>
 #include <string>
@@ -17,7 +18,7 @@
 namespace fabcheck::report {
 
 /// The NIC a GPU would use: the closest RDMA device (distance rank), ties broken by the faster ACTIVE port,
-/// then by name (rdma-sysfs.md §5: "prefer the faster port; report the tie").
+/// then by name (the faster port is preferred; a tie is reported).
 struct GpuRail {
   int gpu = 0;                    ///< Gpu::index
   std::string nic;                ///< chosen RDMA device, "" when the host has none
@@ -32,7 +33,7 @@ struct GpuRail {
 /// Chooses each GPU's NIC on one host. Empty when the host has no GPU or no RDMA device with a PCI location.
 std::vector<GpuRail> gpu_rails(const model::HostInventory& h);
 
-/// The traffic class a library puts on its RoCE packets (issue 20). The GRH traffic class byte is the IP
+/// The traffic class a library puts on its RoCE packets. The GRH traffic class byte is the IP
 /// header's TOS byte on RoCE v2: DSCP = traffic_class >> 2, the low two bits are ECN (RFC 2474, RFC 3168).
 struct RoceJobTraffic {
   std::string library;    ///< "NCCL" or "UCX"

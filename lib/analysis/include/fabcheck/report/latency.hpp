@@ -28,7 +28,7 @@ void add_latency(Document& doc, const model::LatencyResult& r);
 /// `max_lines` lines result; fine buckets nest exactly in them), one line per bucket from the first to the
 /// last non-empty one: "[lower, upper) us | ####  count". Bars are linear in the count; a non-empty bucket
 /// shows at least one '#'. Empty string for an empty histogram. @param skip_empty leave out the lines of
-/// empty buckets (the console's --verbose form, issue 17).
+/// empty buckets (the console's --verbose form).
 std::string render_histogram(const core::Histogram& h, int bar_width = 50, int max_lines = 40,
                              bool skip_empty = false);
 

@@ -1,5 +1,5 @@
 #pragma once
-/// @file NCCL's log judged against the hosts it ran on (issue 24, part A): each log line's host (the
+/// @file NCCL's log judged against the hosts it ran on: each log line's host (the
 /// `host:pid:tid` prefix) is matched to the inventory of that host, and what NCCL used there — the GID index
 /// in effect, `NCCL_IB_HCA`, `NCCL_SOCKET_IFNAME` — is checked against that host's GID tables, RDMA devices
 /// and interfaces. Pure functions of parsed logs and inventories (no MPI, no file reads); the transport
@@ -66,7 +66,7 @@ IfaceFilter parse_iface_filter(std::string_view value);
 bool iface_filter_selects(const IfaceFilter& f, const std::string& name, int port);
 
 /// Whether two host names name one machine: equal, or equal up to the first '.' (NCCL prints the name cut
-/// there, grammar §1.1: `node01` ↔ `node01.cluster`). "" matches nothing.
+/// there: `node01` ↔ `node01.cluster`). "" matches nothing.
 bool same_host_name(std::string_view a, std::string_view b);
 
 /// Host names that the logs' lines carry (the `host` of `host:pid:tid`), sorted, without "".

@@ -1,6 +1,6 @@
 #pragma once
-/// @file nccl-tests' `-J` JSON from a fabcheck sweep (issue 26): the layout of nccl-tests v2.19.6's writer
-/// (src/util.cu, JSON_FILE_VERSION 3; reference/nccl-tests.md §3.5), byte for byte where the inputs agree, so
+/// @file nccl-tests' `-J` JSON from a fabcheck sweep: the layout of nccl-tests v2.19.6's writer
+/// (src/util.cu, JSON_FILE_VERSION 3), byte for byte where the inputs agree, so
 /// a script that reads nccl-tests' `-J` files reads fabcheck's unchanged. Pure: the sweep result and the
 /// run's facts in, the file's text out (the app opens the file: "wx" with `.0`, `.1` … fallbacks).
 ///
@@ -51,13 +51,14 @@ std::string nccl_tests_json_double(double v);
 
 /// The whole file for a sweep of one collective (nccl-tests' file holds one: its binary is the collective).
 /// Key order and types as util.cu writes them: version 3, start_time, args, env (every value through
-/// core::redact_value: issue 19), nccl_version, config {nthreads, ngpus, minimum_bytes, maximum_bytes,
-/// step_factor | step_bytes, warmup_iters, iterations, aggregated_iterations, validation, graph,
-/// blocking_collectives, per_iter_timing, per_iter_skip, parallel_init, devices[]}, results[] (one per row
-/// of every block in run order: size, count, type, redop, root "%6i", out_of_place {time | cpu_time, alg_bw,
-/// bus_bw, nwrong (null when unchecked)}, [out_of_place_per_iter], in_place, [in_place_per_iter],
-/// actual_iterations, experiment_name ""), out_of_bounds {count, okay}, average_bus_bandwidth {bandwidth,
-/// okay}, errors [""], end_time. No whitespace, no trailing newline (util.cu writes none).
+/// core::redact_value, so that no secret reaches the file), nccl_version, config {nthreads, ngpus,
+/// minimum_bytes, maximum_bytes, step_factor | step_bytes, warmup_iters, iterations, aggregated_iterations,
+/// validation, graph, blocking_collectives, per_iter_timing, per_iter_skip, parallel_init, devices[]},
+/// results[] (one per row of every block in run order: size, count, type, redop, root "%6i", out_of_place
+/// {time | cpu_time, alg_bw, bus_bw, nwrong (null when unchecked)}, [out_of_place_per_iter], in_place,
+/// [in_place_per_iter], actual_iterations, experiment_name ""), out_of_bounds {count, okay},
+/// average_bus_bandwidth {bandwidth, okay}, errors [""], end_time. No whitespace, no trailing newline
+/// (util.cu writes none).
 /// @throws std::invalid_argument when `r` holds blocks of more than one collective.
 std::string nccl_tests_json(const model::SweepResult& r, const NcclTestsJsonRun& run);
 

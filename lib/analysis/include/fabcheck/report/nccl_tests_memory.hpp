@@ -1,5 +1,5 @@
 #pragma once
-/// @file nccl-tests' `-M` GPU memory line (issue 26), written under the sweep table's footer.
+/// @file nccl-tests' `-M` GPU memory line, written under the sweep table's footer.
 #include <cstdint>
 #include <string>
 

@@ -1,5 +1,5 @@
 #pragma once
-/// @file The `nics` section of the report (issue 22): every data NIC pair, the rail × rail reachability
+/// @file The `nics` section of the report: every data NIC pair, the rail × rail reachability
 /// matrix, per-rail bandwidth matrices, and the NIC findings. No MPI.
 #include <nlohmann/json.hpp>
 

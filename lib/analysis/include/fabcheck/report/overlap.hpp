@@ -1,5 +1,5 @@
 #pragma once
-/// @file The `overlap` section of the report (issue 23): per (collective, size) t_comm, t_compute, t_both
+/// @file The `overlap` section of the report: per (collective, size) t_comm, t_compute, t_both
 /// with percentiles and the overlap fraction, and its findings. No MPI.
 #include <nlohmann/json.hpp>
 

@@ -1,5 +1,5 @@
 #pragma once
-/// @file `fabcheck import` of perftest, OSU and IMB outputs (issue 25): parsed files (parse/peer_bench.hpp)
+/// @file `fabcheck import` of perftest, OSU and IMB outputs: parsed files (parse/peer_bench.hpp)
 /// → the report sections that already mean the same thing (DESIGN §6): point-to-point latency rows into
 /// `latency[]` (kind p2p, the statistic each tool printed named beside it), bandwidth tables into `pairs`
 /// (one `pairs.links[]` entry per file, hosts from `--link A:B` or the file name, the matrices filled),

@@ -1,5 +1,5 @@
 #pragma once
-/// @file Reconciling a report's findings before anything shows them (issue 17; DESIGN §5 "one fault, one
+/// @file Reconciling a report's findings before anything shows them (DESIGN §5 "one fault, one
 /// headline"). Every probe writes its own findings; this pass decides what a reader sees first:
 ///
 /// 1. **Refuted symptoms.** A latency-pair finding (`LATENCY_PAIR_OUTLIER`, `LATENCY_PAIR_TAIL`) whose two

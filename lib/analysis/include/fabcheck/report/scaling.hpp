@@ -1,5 +1,5 @@
 #pragma once
-/// @file The `scaling` and `score` sections (DESIGN §5 "Scaling efficiency", §6; issue 9): group scaling from
+/// @file The `scaling` and `score` sections (DESIGN §5 "Scaling efficiency", §6): group scaling from
 /// the scaling probe, and — from the `sweeps` already in the report — the α–β fit per collective, the
 /// workload projection, the projection to 2×, 4×, 8× hosts, DDP bucket advice, and
 /// `score.scaling_efficiency`. Rank 0 only; never calls MPI.
@@ -32,7 +32,7 @@ struct MeasuredCurves {
 /// Reads the curves from `sweeps` (an array; null or absent gives no curves). Malformed entries are skipped.
 MeasuredCurves curves_from_sweeps(const nlohmann::json& sweeps);
 
-/// The console sentence of the score (issue 9): "For <workload> on N hosts this fabric delivers E of ideal
+/// The console sentence of the score: "For <workload> on N hosts this fabric delivers E of ideal
 /// scaling; communication exposes X ms per step." with E in percent (one decimal) and X in ms (one decimal).
 /// @param subject replaces "this fabric" (e.g. "a fabric with busBw 10 GB/s" for `fabcheck project`).
 std::string score_sentence(const std::string& workload, int hosts, double efficiency, double exposed_s,

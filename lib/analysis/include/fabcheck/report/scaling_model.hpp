@@ -1,5 +1,5 @@
 #pragma once
-/// @file The scaling-efficiency model of DESIGN §5 (issue 9): α–β ring model, its least-squares fit,
+/// @file The scaling-efficiency model of DESIGN §5: α–β ring model, its least-squares fit,
 /// communication time curves (measured points interpolated log-log, α–β beyond them), and the
 /// training-workload projection (DDP buckets, FSDP units, `exposed`, `efficiency`). Pure functions: no MPI,
 /// no I/O.

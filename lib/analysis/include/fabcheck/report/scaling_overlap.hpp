@@ -1,5 +1,5 @@
 #pragma once
-/// @file The measured overlap in the scaling score (issue 23): a workload profile's overlap is an
+/// @file The measured overlap in the scaling score: a workload profile's overlap is an
 /// assumption; when the report holds an `overlap` section (report/overlap.hpp), the measured figure at the
 /// profile's message size replaces it. No MPI.
 #include <nlohmann/json.hpp>

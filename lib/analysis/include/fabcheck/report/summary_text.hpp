@@ -1,6 +1,6 @@
 #pragma once
-/// @file The verdict block of `fabcheck run` (issue 17: "the summary is the first thing printed and the
-/// last"): the verdict line (PASS / PASS with warnings / FAIL / INCOMPLETE and why), the headline findings
+/// @file The verdict block of `fabcheck run` (the summary is the first thing printed and the
+/// last): the verdict line (PASS / PASS with warnings / FAIL / INCOMPLETE and why), the headline findings
 /// naming hosts and links (report::render_findings), the transport verdict, the score with what it means, the
 /// steps with their times, the gate, and a last line that repeats the verdict next to the report path. Pure:
 /// reads a finished report document.

@@ -1,6 +1,6 @@
 #pragma once
 /// @file Report and console output of the sweep probe: the `sweeps` section (DESIGN §6), its findings, and
-/// the nccl-tests table layout (reference/nccl-tests.md §3, HEAD v2.19.6 format strings).
+/// the nccl-tests table layout (the format strings of nccl-tests v2.19.6's src/common.cu).
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,7 +24,7 @@ void add_sweep(Document& doc, const model::SweepResult& r);
 /// Rows: "%12li  %12li  %8s  %6s  %6s" then per placement "  %7s  %6s  %6s  %6g" or "  %7s  %6s  %6s    N/A".
 std::string render_sweep(const model::SweepResult& r);
 
-/// The compact console form (`run` without --verbose, issue 17): one `#` line per series — sizes, peak busBw
+/// The compact console form (`run` without --verbose): one `#` line per series — sizes, peak busBw
 /// and where, busBw at the largest size, the nccl-tests average (mean over both placements of every row),
 /// the data check (wrong elements and the ranks that received them) — so that the default run fits on two
 /// screens. The nccl-tests table itself stays in `render_sweep` (--verbose, standalone `sweep`) and the HTML.

@@ -1,5 +1,5 @@
 #pragma once
-/// @file The one writer of the `sweeps` section (DESIGN §6; issue 16: one home for every fact). Each entry is
+/// @file The one writer of the `sweeps` section (DESIGN §6; one home for every fact). Each entry is
 /// {collective, dtype, redop, root, nranks, busbw_factor, avg_busbw_gbps, points: [{size_bytes, count, cycle,
 /// placement, time_us, algbw_gbps, busbw_gbps, wrong | wrong_reason, per_iter | per_iter_reason}]}. The
 /// measured sweep (report/sweep.hpp `add_sweep`), the nccl-tests importer (`add_import`) and the

@@ -1,5 +1,5 @@
 #pragma once
-/// @file The emulated training step (issue 23, `fabcheck step`): the plan of a scaled step from a workload
+/// @file The emulated training step (`fabcheck step`): the plan of a scaled step from a workload
 /// profile, its projection from the curves, the `step` section and its finding. No MPI.
 #include <nlohmann/json.hpp>
 

@@ -1,5 +1,5 @@
 #pragma once
-/// @file One transport verdict per run, drawn from all the evidence its steps brought (issue 16).
+/// @file One transport verdict per run, drawn from all the evidence its steps brought.
 ///
 /// Every step that learns something about the transport appends it here — the inventory (what the hosts
 /// have, the launcher's environment), NCCL's own log (what NCCL used), the MPI signature of latency/pairs

@@ -8,7 +8,7 @@
 /// Every warning/error line the NCCL-log reader recorded (parse::NcclIssue) is put in one error class; each
 /// class present becomes one group with its count, hosts, first line and the decoded meaning of the error
 /// (strerror of a verbs call, `ibv_wc_status` of a completion). Sources of the decodings:
-/// nccl-log-grammar.md §2.4 (message forms and the maintainers' readings of them: NVIDIA/nccl#928, #304 for
+/// NCCL's message forms and its maintainers' readings of them (NVIDIA/nccl#928, #304 for
 /// status 4; #426 for status 12; #769, #718, #622 for ibv_modify_qp), `enum ibv_wc_status` of rdma-core
 /// (`libibverbs/verbs.h`), and ncclResult_t of `nccl.h`.
 #include <cstddef>
@@ -71,7 +71,8 @@ struct TransportHealth {
 /// are not errors (INFO proxy/service chatter, error traces that only propagate an error already counted).
 bool classify_issue(const parse::NcclIssue& is, NcclErrorClass& cls, bool& fatal);
 
-/// Meaning of an `ibv_wc_status` number (DESIGN §5; grammar §2.4): 4 → "local protection error: ...".
+/// Meaning of an `ibv_wc_status` number (DESIGN §5; rdma-core's `enum ibv_wc_status`): 4 → "local protection
+/// error: ...".
 std::string completion_meaning(int status);
 
 /// Meaning of a verbs call's strerror text (`ibv_modify_qp` + "Network is unreachable" → "...").

@@ -1,5 +1,5 @@
 #pragma once
-/// @file Training profiles for the scaling score (configs/workloads.json, DESIGN §5, issue 9). The file is
+/// @file Training profiles for the scaling score (configs/workloads.json, DESIGN §5). The file is
 /// compiled into the binary; `--workloads FILE` reads another in the same format:
 /// `{"default": NAME, "workloads": [{"name", "description", "parallelism": {value, why}, "parameters":
 /// {value, why},

@@ -1,5 +1,5 @@
 #pragma once
-/// @file Agreement on checks that fail alike on every rank (issue 16: one home for "rank 0 checks, every rank
+/// @file Agreement on checks that fail alike on every rank (one home for "rank 0 checks, every rank
 /// throws"). A usage error found by one rank becomes the same UsageError on every rank, so that every rank
 /// exits 2 with one line and none is left waiting in a collective.
 #include <functional>

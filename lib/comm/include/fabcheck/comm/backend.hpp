@@ -82,8 +82,8 @@ class CollBackend {
   /// @throws RuntimeFailure on a backend error.
   virtual void run(const CollCall& call) = 0;
   /// Issues `call` n times back to back, as n run() calls would: the timed table loop (nccl-tests' loop of
-  /// `-n` ops at `-z 0`). mpi resolves the arguments once and loops the bare MPI call, as IMB and OSU do
-  /// (issue 21); the default (nccl: ops enqueued on a stream) loops run().
+  /// `-n` ops at `-z 0`). mpi resolves the arguments once and loops the bare MPI call, as IMB and OSU do;
+  /// the default (nccl: ops enqueued on a stream) loops run().
   virtual void run_repeated(const CollCall& call, int n) {
     for (int i = 0; i < n; ++i) run(call);
   }
@@ -95,7 +95,7 @@ class CollBackend {
   /// True when the calls of one run_group() must not share buffers (mpi: concurrent nonblocking operations on
   /// one receive buffer are erroneous, MPI 4.1 §6.12).
   virtual bool group_needs_own_buffers() const { return false; }
-  /// Starts one call and returns without waiting for it (issue 23, the overlap probe): mpi posts its
+  /// Starts one call and returns without waiting for it (for the overlap probe): mpi posts its
   /// nonblocking form (MPI_Iallreduce, MPI_Iallgather, MPI_Ireduce_scatter_block …, MPI 4.1 §6.12); a
   /// backend without one runs it as run() does. Several calls may be started before they are finished (each
   /// with buffers of its own, as run_group's); test_started() / wait_started() cover all of them.
@@ -143,7 +143,7 @@ class CollBackend {
   /// nccl::plan_log_capture before the communicator was created); nullptr when there is none (mpi).
   virtual const nccl::LogCapture* library_log() const { return nullptr; }
 
-  /// A compute kernel on this backend's device that runs beside its collectives (issue 23, the overlap
+  /// A compute kernel on this backend's device that runs beside its collectives (the overlap
   /// probe's nccl backend: comm/device_compute.hpp); nullptr when the backend has no device (mpi: the probe
   /// computes on the CPU). @throws RuntimeFailure on a device error.
   virtual std::unique_ptr<DeviceCompute> make_device_compute() { return nullptr; }

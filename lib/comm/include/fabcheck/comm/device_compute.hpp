@@ -1,5 +1,5 @@
 #pragma once
-/// @file A compute kernel on the backend's device, beside its collectives (issue 23: the overlap probe's NCCL
+/// @file A compute kernel on the backend's device, beside its collectives (the overlap probe's NCCL
 /// backend). No CUDA or NCCL types appear here; the CUDA implementation (cuda_compute.cpp) is built only with
 /// the NCCL backend.
 #include <cstdint>

@@ -125,8 +125,8 @@ std::string format_call_error(std::string_view host, int rank, int device, std::
 std::string no_device_message(int failing_ranks, int nranks, int first_rank, std::string_view first_host,
                               std::string_view reason);
 
-/// What a sweep asks of the nccl backend beyond plain collectives: nccl-tests' NCCL-only flags (issue 26;
-/// ../shared/reference/nccl-tests.md §2, nccl-tests src/common.cu).
+/// What a sweep asks of the nccl backend beyond plain collectives: nccl-tests' NCCL-only flags (nccl-tests
+/// src/common.cu).
 struct Tuning {
   int local_register = 0;  ///< -R: 0 none, 1 ncclCommRegister, 2 symmetric window (ncclCommWindowRegister)
   int cta_policy = -1;     ///< -x: ncclConfig_t.CTAPolicy 0/1/2; −1 = not set

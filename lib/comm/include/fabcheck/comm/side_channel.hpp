@@ -1,8 +1,8 @@
 #pragma once
-/// @file The watchdog's side channel to rank 0 (issue 21): plain TCP connections from every rank to rank 0,
+/// @file The watchdog's side channel to rank 0: plain TCP connections from every rank to rank 0,
 /// set up collectively by the main thread, then used by a helper thread with no MPI call at all — so MPI runs
 /// at MPI_THREAD_SINGLE (as nccl-tests, IMB, OSU) and small-message figures are not inflated by
-/// MPI_THREAD_MULTIPLE's locking (measured in issue 21: 1.33-1.57x on 8 B). Fixed-size records; rank 0 can
+/// MPI_THREAD_MULTIPLE's locking (measured: 1.33-1.57x on 8 B). Fixed-size records; rank 0 can
 /// also tell every rank to leave (an abort that needs no MPI_Abort from a second thread). Rank 0's addresses
 /// are chosen as MPI's TCP data path would (side_channel_addr.hpp), so a rank whose data link is cut falls
 /// silent.

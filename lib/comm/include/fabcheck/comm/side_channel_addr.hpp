@@ -1,5 +1,5 @@
 #pragma once
-/// @file Which of rank 0's addresses the watchdog's side channel uses (issue 21: the watchdog talks TCP, not
+/// @file Which of rank 0's addresses the watchdog's side channel uses (the watchdog talks TCP, not
 /// MPI, from its thread). The heartbeats should travel the path MPI's data travels, so that a rank whose data
 /// link is cut falls silent: Open MPI's TCP BTL picks interfaces by `btl_tcp_if_include` (a list of interface
 /// names or CIDR blocks) or else by `btl_tcp_if_exclude` (default `127.0.0.1/8,sppp`; Open MPI

@@ -123,9 +123,9 @@ double algbw_gbps(std::uint64_t size_bytes, double seconds);
 /// busBw in GB/s: algbw · busbw_factor(c, n).
 double busbw_gbps(Collective c, int nranks, double algbw);
 
-/// nccl-tests' `# Avg bus bandwidth` (reference/nccl-tests.md §3; common.cu:895-896, 1831): the plain
+/// nccl-tests' `# Avg bus bandwidth` (nccl-tests src/common.cu:895-896, 1831): the plain
 /// arithmetic mean of busBw over every block it is given — out-of-place and in-place, every size, type, op,
-/// root and cycle — summed in the order added and divided once. The one average rule of fabcheck (issue 16):
+/// root and cycle — summed in the order added and divided once. The one average rule of fabcheck:
 /// the sweep probe's SweepBlock::avg_busbw_gbps, the console footer, and the importers' recomputation all
 /// use it; the HTML and compare only read the stored value.
 class BusbwMean {

@@ -1,8 +1,8 @@
 #pragma once
-/// @file How busy a host's CPUs are (issue 17: "where a property cannot hold under load, measure the load and
-/// say so"). A ping-pong's p50, a retest and a step's duration measure the CPUs as much as the fabric when
-/// other work competes for the cores; fabcheck records the load beside every step so that its verdicts can
-/// say so. Sources: proc(5) `/proc/loadavg` (the 1-minute load average; "number of currently runnable
+/// @file How busy a host's CPUs are (where a property cannot hold under load, fabcheck measures the load
+/// and says so). A ping-pong's p50, a retest and a step's duration measure the CPUs as much as the fabric
+/// when other work competes for the cores; fabcheck records the load beside every step so that its verdicts
+/// can say so. Sources: proc(5) `/proc/loadavg` (the 1-minute load average; "number of currently runnable
 /// kernel scheduling entities / number that exist"), sysconf(3) `_SC_NPROCESSORS_ONLN`, and
 /// `/proc/sys/kernel/random/boot_id` (random(4): one value per boot of a kernel; network namespaces on one
 /// machine, as the virtual fabric's hosts, share it: they share the cores) and the CPU time of the kernel's

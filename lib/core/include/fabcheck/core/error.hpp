@@ -21,7 +21,7 @@ class UsageError : public std::runtime_error {
   explicit UsageError(const std::string& message) : std::runtime_error(message) {}
 };
 
-/// An error line fit for a terminal (issue 19, item 7): a word longer than 160 characters — a 100k-character
+/// An error line fit for a terminal: a word longer than 160 characters — a 100k-character
 /// value echoed back — keeps its first 120 characters and says how long it was; control characters become
 /// '?'; the line stops at 2000 characters.
 inline std::string clip_error_line(const std::string& line) {

@@ -1,5 +1,5 @@
 #pragma once
-/// @file Bounded reading (issue 19: no input may crash fabcheck, hang it or grow it without limit). Every
+/// @file Bounded reading (no input may crash fabcheck, hang it or grow it without limit). Every
 /// file fabcheck reads has a size cap by kind; JSON has a nesting cap checked before parsing, so that
 /// copying, rendering and hashing a document never recurse deeper than kMaxJsonDepth. Over a cap: one
 /// UsageError line naming the file and the cap (exit 2).

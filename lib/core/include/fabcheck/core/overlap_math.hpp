@@ -1,5 +1,5 @@
 #pragma once
-/// @file Compute/communication overlap (issue 23): the overlap fraction of a nonblocking collective and the
+/// @file Compute/communication overlap: the overlap fraction of a nonblocking collective and the
 /// sizing of the calibrated compute kernel. Pure functions, no I/O.
 #include <cstdint>
 #include <optional>

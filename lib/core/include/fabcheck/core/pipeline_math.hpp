@@ -1,5 +1,5 @@
 #pragma once
-/// @file The pipeline-parallel bubble (issue 23). Pure functions, no I/O.
+/// @file The pipeline-parallel bubble. Pure functions, no I/O.
 #include <optional>
 #include <string>
 

@@ -1,8 +1,8 @@
 #pragma once
-/// @file CPU time used by the other processes of a kernel (issue 17: "where a property cannot hold under
-/// load, measure the load and say so"). Sources: proc(5) `/proc/[pid]/stat` (field 4 ppid, 14 utime, 15 stime
-/// in clock ticks, 22 starttime; the times of a process include those of its threads, exited ones too) and
-/// sysconf(3) `_SC_CLK_TCK`.
+/// @file CPU time used by the other processes of a kernel (where a property cannot hold under
+/// load, fabcheck measures the load and says so). Sources: proc(5) `/proc/[pid]/stat` (field 4 ppid, 14
+/// utime, 15 stime in clock ticks, 22 starttime; the times of a process include those of its threads, exited
+/// ones too) and sysconf(3) `_SC_CLK_TCK`.
 ///
 /// Why not the kernel's busy time (`/proc/stat`) minus fabcheck's own (`CLOCK_PROCESS_CPUTIME_ID`): on the
 /// virtual fabric 22 % of the busy ticks of a quiet sweep were softirq (veth and TCP work for fabcheck's own

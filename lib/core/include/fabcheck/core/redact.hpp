@@ -1,5 +1,5 @@
 #pragma once
-/// @file Secrets never reach a report (issue 19): the environment variables fabcheck records (NCCL_*, UCX_*,
+/// @file Secrets never reach a report: the environment variables fabcheck records (NCCL_*, UCX_*,
 /// OMPI_MCA_*, and NCCL's own "set by environment" echoes) keep their names, but a value whose name or
 /// content looks secret is replaced by kRedacted before anything is written (JSON, HTML, JUnit, hostfile).
 #include <map>

@@ -45,7 +45,7 @@ std::optional<double> median_midpoint(std::span<const double> values);
 /// Direction in which a value is "worse" for outlier tests.
 enum class Worse { kLower, kHigher };
 
-/// The outlier rule of DESIGN §4, defined once (issue 16) and used by every outlier test (core::outliers,
+/// The outlier rule of DESIGN §4, defined once and used by every outlier test (core::outliers,
 /// core::find_link_outliers, the pairs retest): robust z = (x − median)/(kMadScale·MAD), ±∞ when MAD = 0 and
 /// x ≠ median; x is an outlier when it is worse than the median by more than kMinZ robust z **and** by more
 /// than kMinRelative of the median; at least kMinValues values. kMadScale = 1/Φ⁻¹(3/4) ≈ 1.4826 makes the MAD
@@ -84,8 +84,8 @@ struct RunningStats {
   double stdev() const;
 };
 
-/// nccl-tests' per-iteration statistics (`-I`; util.cu 535-557 computeIterStats,
-/// ../shared/reference/nccl-tests.md §4.7), defined once for the `-I` table columns and the `-J` file's
+/// nccl-tests' per-iteration statistics (`-I`; nccl-tests src/util.cu 535-557,
+/// computeIterStats), defined once for the `-I` table columns and the `-J` file's
 /// `*_per_iter` objects.
 struct NcclTestsIterStats {
   std::size_t skipped = 0;  ///< leading samples left out (-K)

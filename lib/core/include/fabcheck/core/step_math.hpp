@@ -1,5 +1,5 @@
 #pragma once
-/// @file The emulated training step (issue 23, `fabcheck step`): its efficiency, exposed communication, the
+/// @file The emulated training step (`fabcheck step`): its efficiency, exposed communication, the
 /// scaling of a step down to a budget, and the agreement of a measurement with a projection. Pure functions,
 /// no I/O.
 #include <cstdint>

@@ -1,5 +1,5 @@
 #pragma once
-/// @file How much a probe's console text shows (issue 17: the default run fits on two screens; `--verbose`
+/// @file How much a probe's console text shows (the default run fits on two screens; `--verbose`
 /// restores the detail; the HTML and the JSON always keep everything).
 
 namespace fabcheck::model {

@@ -1,5 +1,5 @@
 #pragma once
-/// @file The hosts' own loss and error counters around a probe step (issue 20): what lib/probes reads on each
+/// @file The hosts' own loss and error counters around a probe step: what lib/probes reads on each
 /// host leader before and after a step, and the per-host deltas the report keeps in
 /// `run.sections.<section>.counters` (report/counters.hpp judges them).
 #include <cstdint>

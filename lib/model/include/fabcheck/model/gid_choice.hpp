@@ -1,7 +1,7 @@
 #pragma once
-/// @file Which GID index NCCL uses on an RDMA port (issue 22: the nics probe's verbs part uses the same one;
+/// @file Which GID index NCCL uses on an RDMA port (the nics probe's verbs part uses the same one;
 /// the inventory's and the log × host findings judge it). Pure: works on the GID table as model::RdmaPort
-/// holds it (rdma-sysfs.md §3), whether read from sysfs or from ibv_query_gid_ex.
+/// holds it, whether read from sysfs or from ibv_query_gid_ex.
 #include <array>
 #include <cstdint>
 #include <map>

@@ -1,5 +1,5 @@
 #pragma once
-/// @file Result structs of the inventory probe, as the report model holds them (issue 16: the model owns
+/// @file Result structs of the inventory probe, as the report model holds them (the model owns
 /// every probe's data; lib/probes fills them, lib/analysis and lib/render read them, without MPI).
 #include <cstdint>
 #include <map>
@@ -11,7 +11,8 @@
 #include "fabcheck/model/options_inventory.hpp"
 
 namespace fabcheck::model {
-/// One non-empty GID slot (rdma-sysfs.md §3). Empty slots (all-zero GID) are not listed.
+/// One non-empty GID slot (`ports/<n>/gids/<idx>`, Linux drivers/infiniband/core/sysfs.c). Empty slots
+/// (all-zero GID) are not listed.
 struct GidEntry {
   int index = 0;            ///< slot index in gids/
   std::string gid;          ///< 8 groups of 4 hex digits as sysfs prints it
@@ -20,7 +21,7 @@ struct GidEntry {
   bool link_local = false;  ///< fe80::/64
   std::string ipv4;         ///< dotted IPv4 for an IPv4-mapped GID (::ffff:a.b.c.d), else ""
 };
-/// The lossless configuration of a RoCE port's netdev (issue 20), as the host shows it; nothing is guessed:
+/// The lossless configuration of a RoCE port's netdev, as the host shows it; nothing is guessed:
 /// an empty vector or nullopt is "unknown" and its `*_source` says why. Priorities are IEEE 802.1p 0..7.
 /// Sources: MLNX_OFED's mlx5 sysfs `qos/` group (`trust`, `dscp2prio`, `prio2buffer`: Mellanox/mlnx-tools
 /// python/mlnx_qos reads them), the kernel's DCB netlink (PFC enable bits `struct ieee_pfc.pfc_en` and the
@@ -40,7 +41,7 @@ struct RoceQos {
   std::optional<int> ecn_rp_mask;  ///< bit p = ecn/roce_rp/enable/<p> is 1 (reaction point: slows on CNPs)
   std::string ecn_source;          ///< "sysfs ecn/", or why unknown (a missing or unreadable file of the 16)
 };
-/// One port of an RDMA device (rdma-sysfs.md §3).
+/// One port of an RDMA device (`class/infiniband/<dev>/ports/<n>`, Linux drivers/infiniband/core/sysfs.c).
 struct RdmaPort {
   int port = 1;                     ///< port number (from 1)
   std::string state;                ///< "ACTIVE", "DOWN", ... (text after "N: ")
@@ -56,10 +57,10 @@ struct RdmaPort {
   std::vector<GidEntry> gids;       ///< non-empty slots, by index
   std::optional<int>
       rocev2_gid_index;             ///< first routable RoCE v2 GID (NCCL validGid && !linkLocal), RoCE only
-  std::optional<RoceQos> roce_qos;  ///< lossless configuration of the netdev, RoCE ports only (issue 20)
+  std::optional<RoceQos> roce_qos;  ///< lossless configuration of the netdev, RoCE ports only
   bool active() const { return state_num == 4; }
 };
-/// A PCIe link as sysfs shows it (rdma-sysfs.md §5). Speeds in GT/s.
+/// A PCIe link as sysfs shows it (Linux drivers/pci/pci-sysfs.c). Speeds in GT/s.
 struct PcieLink {
   std::optional<double> current_gts;     ///< current_link_speed
   std::optional<int> current_width;      ///< current_link_width
@@ -74,7 +75,7 @@ struct PcieLink {
   std::optional<double> current_gbit;  ///< usable bandwidth at the current link (kernel pcie_bandwidth maths)
   std::optional<double> cap_gbit;      ///< usable bandwidth at the capability
 };
-/// The PCI Express registers fabcheck reads from a function's config space (`<bdf>/config`; issue 24). The
+/// The PCI Express registers fabcheck reads from a function's config space (`<bdf>/config`). The
 /// kernel serves an unprivileged reader only the first 64 bytes (drivers/pci/pci-sysfs.c `pci_read_config`:
 /// "Only root can read the rest"), so every register below is nullopt unless the file was read far enough:
 /// the Express capability lives in 0x40-0xff, extended capabilities (ACS) in 0x100-0xfff.
@@ -103,7 +104,7 @@ struct PciLocation {
   std::string local_cpulist;              ///< "0-47,96-143"
   std::string vendor, device, pci_class;  ///< "0x15b3", "0x1021", "0x020700"
   PcieLink link;                          ///< PCIe link of the function
-  PcieConfig config;                      ///< registers from the function's config space (issue 24)
+  PcieConfig config;                      ///< registers from the function's config space
   std::optional<int> iommu_group;         ///< number of the `iommu_group` link's target, nullopt without one
   std::string iommu_group_type;           ///< that group's `type` file: "DMA", "DMA-FQ", "identity", ...
   std::string driver;  ///< basename of the `driver` link ("mlx5_core", "nvidia"), "" unbound
@@ -120,7 +121,7 @@ struct IommuInfo {
   std::vector<std::string> units;  ///< <root>/class/iommu entries ("dmar0", "ivhd0"); empty = no IOMMU unit
   int group_count = 0;             ///< entries of <root>/kernel/iommu_groups (0 = IOMMU off or absent)
 };
-/// An RDMA device (rdma-sysfs.md §1-§2).
+/// An RDMA device (`class/infiniband/<dev>`, Linux drivers/infiniband/core/sysfs.c).
 struct RdmaDevice {
   std::string name;    ///< ibdev name ("mlx5_0", "mlx5_bond_0")
   std::string driver;  ///< kernel driver of its PCI function ("mlx5_core", "irdma", "bnxt_en")
@@ -142,7 +143,7 @@ struct Gpu {
   PciLocation pci;                          ///< location, NUMA node and link
   std::optional<std::uint64_t> bar1_bytes;  ///< size of BAR1 (line 2 of `resource`), the GPUDirect window
 };
-/// Distance of a GPU to an RDMA device, as `nvidia-smi topo -m` prints it (rdma-sysfs.md §5).
+/// Distance of a GPU to an RDMA device, as `nvidia-smi topo -m` prints it.
 struct GpuNicDistance {
   int gpu = 0;        ///< Gpu::index
   std::string nic;    ///< RdmaDevice::name
@@ -155,7 +156,8 @@ int distance_rank(const std::string& level);
 /// The netdev of an RDMA port: the first GID entry's netdev, else the device's first netdev, else "" (one
 /// rule for the inventory's MTU reading and its console table).
 std::string port_netdev(const RdmaDevice& d, const RdmaPort& p);
-/// GPUDirect RDMA readiness (rdma-sysfs.md §7).
+/// GPUDirect RDMA readiness: the peer-memory modules loaded, and which NCCL releases would see them (NCCL
+/// src/transport/net_ib/gdr.cc).
 struct GdrInfo {
   bool nvidia_peermem_loaded = false;      ///< <root>/module/nvidia_peermem exists
   bool nv_peer_mem_loaded = false;         ///< <root>/module/nv_peer_mem exists (legacy Mellanox module)
@@ -194,7 +196,7 @@ struct MpiConfig {
   std::map<std::string, std::string> origin;     ///< key → "file <path>" or "env OMPI_MCA_<key>"
   std::vector<std::string> rdma_excluded;        ///< e.g. "pml ^ucx", "btl ^uct,openib,ofi"
 };
-/// libibverbs' view of one port (rdma-sysfs.md §6).
+/// libibverbs' view of one port (ibv_query_port(3)).
 struct VerbsPort {
   int port = 1;              ///< port number
   int state = 0;             ///< enum ibv_port_state (4 = ACTIVE)

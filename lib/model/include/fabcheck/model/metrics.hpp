@@ -1,6 +1,6 @@
 #pragma once
-/// @file The metric catalogue (issue 16: "ONE metric catalogue {path, unit, better_is} used by gate and
-/// compare"): every comparable or gateable leaf number of the report (DESIGN §6), with its unit, the
+/// @file The metric catalogue (one catalogue of {path, unit, better_is}, used by both gate and
+/// compare): every comparable or gateable leaf number of the report (DESIGN §6), with its unit, the
 /// direction that is better and a one-line meaning. `compare` takes each extracted metric's direction from it
 /// (an unknown metric is a programming error), `gate` the unit of a check's values, `fabcheck gate
 /// --list-metrics` prints it. No MPI.

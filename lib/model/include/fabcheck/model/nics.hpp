@@ -1,5 +1,5 @@
 #pragma once
-/// @file Result structs of the nics probe (issue 22), as the report model holds them: lib/probes fills them,
+/// @file Result structs of the nics probe, as the report model holds them: lib/probes fills them,
 /// lib/analysis and lib/render read them, without MPI.
 #include <map>
 #include <optional>

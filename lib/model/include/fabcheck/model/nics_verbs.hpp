@@ -1,5 +1,5 @@
 #pragma once
-/// @file Result structs of the nics probe's RDMA verbs part (issue 22): every active RDMA port of every host
+/// @file Result structs of the nics probe's RDMA verbs part: every active RDMA port of every host
 /// against every active port of every other host, over RC queue pairs. No verbs headers: lib/probes fills
 /// them (src/nics_verbs.cpp, compiled only with libibverbs), lib/analysis reads them.
 #include <nlohmann/json.hpp>

@@ -1,5 +1,5 @@
 #pragma once
-/// @file One option table per probe (issue 16): the single definition of every probe option.
+/// @file One option table per probe: the single definition of every probe option.
 ///
 /// A table row is `{key, flags, kind, range, help, member}`. From it come the CLI11 options of the probe's
 /// subcommand (apps/fabcheck/option_cli.hpp), the config schema of the probe's `run` section with its
@@ -119,8 +119,8 @@ OptionSpec<O> names(OptionInfo info, std::vector<T> O::*member, Parse parse) {
 /// Names a key for an error message: a JSON pointer in a config, a flag on the command line.
 using KeyNamer = std::function<std::string(std::string_view key)>;
 
-/// The CLI-only entry every probe command shares: `--no-counters` is the suite's top-level `counters: false`
-/// (issue 20), not an option of any one step.
+/// The CLI-only entry every probe command shares: `--no-counters` is the suite's top-level `counters: false`,
+/// not an option of any one step.
 inline std::pair<std::string, std::string> no_counters_cli_only() {
   return {"no-counters", "the config's top-level counters: false, around every step (run: --no-counters)"};
 }

@@ -1,5 +1,5 @@
 #pragma once
-/// @file The option table of every probe (issue 16; DESIGN §7): one definition of each flag and config key.
+/// @file The option table of every probe (DESIGN §7): one definition of each flag and config key.
 /// Kept apart from the Options structs so that the measurement code, which includes those, does not compile
 /// the tables' JSON machinery.
 #include "fabcheck/model/option_table.hpp"
@@ -24,11 +24,11 @@ const OptionTable<LatencyOptions>& latency_option_table();
 /// The option table of `fabcheck pairs` and of the `pairs` section of a config.
 const OptionTable<PairsOptions>& pairs_option_table();
 
-/// The option table of `fabcheck nics` and of the `nics` section of a config (issue 22).
+/// The option table of `fabcheck nics` and of the `nics` section of a config.
 const OptionTable<NicsOptions>& nics_option_table();
-/// The option table of `fabcheck overlap` and of the `overlap` section of a config (issue 23).
+/// The option table of `fabcheck overlap` and of the `overlap` section of a config.
 const OptionTable<OverlapOptions>& overlap_option_table();
-/// The option table of `fabcheck step` and of the `step` section of a config (issue 23).
+/// The option table of `fabcheck step` and of the `step` section of a config.
 const OptionTable<TrainStepOptions>& step_option_table();
 
 /// The option table of `fabcheck incast` and of the `incast` section of a config.

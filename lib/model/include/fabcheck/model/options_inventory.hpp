@@ -1,5 +1,5 @@
 #pragma once
-/// @file Options of the inventory probe (issue 16: the model owns every probe's Options; its option table is
+/// @file Options of the inventory probe (the model owns every probe's Options; its option table is
 /// inventory_option_table() in model/option_tables.hpp, the one definition of every flag and config key).
 #include <cstddef>
 #include <cstdint>

@@ -1,5 +1,5 @@
 #pragma once
-/// @file Options of the nics probe (issue 22); its option table is nics_option_table() in
+/// @file Options of the nics probe; its option table is nics_option_table() in
 /// model/option_tables.hpp.
 #include <cstdint>
 #include <string>

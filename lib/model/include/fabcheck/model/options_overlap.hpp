@@ -1,5 +1,5 @@
 #pragma once
-/// @file Options of the overlap probe (issue 23); its option table is overlap_option_table() in
+/// @file Options of the overlap probe; its option table is overlap_option_table() in
 /// model/option_tables.hpp.
 #include <cstdint>
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-/// @file Options of the emulated training step (issue 23, `fabcheck step`); its option table is
+/// @file Options of the emulated training step (`fabcheck step`); its option table is
 /// step_option_table() in model/option_tables.hpp.
 #include <string>
 

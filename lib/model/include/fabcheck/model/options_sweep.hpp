@@ -1,5 +1,5 @@
 #pragma once
-/// @file Options of the sweep probe (issue 16: the model owns every probe's Options; its option table is
+/// @file Options of the sweep probe (the model owns every probe's Options; its option table is
 /// sweep_option_table() in model/option_tables.hpp, the one definition of every flag and config key).
 #include <cstddef>
 #include <cstdint>
@@ -11,12 +11,12 @@
 
 namespace fabcheck::model {
 
-/// Inside a plan a timed step's limit is this factor times its budget_s (issue 17): the one place the factor
+/// Inside a plan a timed step's limit is this factor times its budget_s: the one place the factor
 /// is written; the sweep and latency steps set their options' time_limit_s from it, the report states it.
 inline constexpr double kSweepBudgetLimitFactor = 1.5;
 
-/// Sweep options: nccl-tests flags with nccl-tests defaults (reference/nccl-tests.md §2), plus fabcheck's
-/// own.
+/// Sweep options: nccl-tests flags with nccl-tests defaults (nccl-tests' README and src/common.cu), plus
+/// fabcheck's own.
 struct SweepOptions {
   std::vector<core::Collective> collectives{core::Collective::kAllReduce};  ///< `--coll` (table order)
   std::uint64_t min_bytes = 32u << 20;  ///< `-b/--minbytes` (binary suffixes)
@@ -39,15 +39,16 @@ struct SweepOptions {
   /// be compared on them (`fabcheck compare`); 1 = the whole pass right after the point's timed loop.
   int per_iter_rounds = 10;
   /// Time limit of the whole sweep in seconds (0 = none; not a flag: `run` sets it from the step's budget,
-  /// issue 17). Before each size the series predicts what the size will take (the previous size's time,
-  /// scaled by the size ratio and by the per-iteration rounds still to come) and stops when it would exceed
-  /// its share of what is left; the report names the first size left out (sweeps[].truncated).
+  /// so that a slow host cannot stretch the run). Before each size the series predicts what the size will
+  /// take (the previous size's time, scaled by the size ratio and by the per-iteration rounds still to come)
+  /// and stops when it would exceed its share of what is left; the report names the first size left out
+  /// (sweeps[].truncated).
   double time_limit_s = 0;
   std::size_t samples_cap = 10000;  ///< per-iteration samples kept in the result (statistics use all)
   std::string backend = "mpi";      ///< `--backend` mpi | nccl
   int nthreads = 1;                 ///< `-t/--nthreads`: nccl-tests' threads per process (only 1)
   int ngpus = 1;                    ///< `-g/--ngpus`: nccl-tests' GPUs per thread (only 1)
-  // nccl-tests flags (issue 26; ../shared/reference/nccl-tests.md §2 as in docs/DESIGN.md §7), nccl-tests'
+  // nccl-tests flags (nccl-tests' src/common.cu; docs/DESIGN.md §7), nccl-tests'
   // defaults.
   int agg_iters = 1;  ///< `-m/--agg_iters`: ops per timed iteration (probes::time_group_loop)
   int per_iter_timing =

@@ -1,5 +1,5 @@
 #pragma once
-/// @file Result structs of the overlap probe (issue 23), as the report model holds them: lib/probes fills
+/// @file Result structs of the overlap probe, as the report model holds them: lib/probes fills
 /// them, lib/analysis reads them, without MPI.
 #include <cstdint>
 #include <string>

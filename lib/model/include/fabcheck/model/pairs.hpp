@@ -1,5 +1,5 @@
 #pragma once
-/// @file Result structs of the pairs probe, as the report model holds them (issue 16: the model owns every
+/// @file Result structs of the pairs probe, as the report model holds them (the model owns every
 /// probe's data; lib/probes fills them, lib/analysis and lib/render read them, without MPI).
 #include <cstdint>
 #include <optional>
@@ -32,7 +32,7 @@ struct PairsSuspect {
   std::optional<bool> confirmed;  ///< most re-measured links still bad; nullopt when not retested
   /// Blamed for its bandwidth: most of its outgoing or of its incoming links are outliers. A host blamed for
   /// its latency pairs alone is a warning, never a failed host (an 8 B p50 measures the CPUs and scheduler
-  /// as much as the link; issue 17, DESIGN §5).
+  /// as much as the link; DESIGN §5).
   bool by_bandwidth() const {
     return 2 * host.out_flagged > host.out_links || 2 * host.in_flagged > host.in_links;
   }

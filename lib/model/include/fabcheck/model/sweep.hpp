@@ -1,5 +1,5 @@
 #pragma once
-/// @file Result structs of the sweep probe, as the report model holds them (issue 16: the model owns every
+/// @file Result structs of the sweep probe, as the report model holds them (the model owns every
 /// probe's data; lib/probes fills them, lib/analysis and lib/render read them, without MPI).
 #include <cstddef>
 #include <cstdint>

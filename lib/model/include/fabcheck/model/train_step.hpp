@@ -1,5 +1,5 @@
 #pragma once
-/// @file The emulated training step (issue 23): the plan of one scaled step (what lib/analysis builds from a
+/// @file The emulated training step: the plan of one scaled step (what lib/analysis builds from a
 /// workload profile and lib/probes runs) and the probe's result. No MPI.
 #include <cstdint>
 #include <string>

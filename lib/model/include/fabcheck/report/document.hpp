@@ -73,7 +73,7 @@ void write_text_atomic(const std::string& path, const std::string& text, std::st
 /// Current UTC time as ISO 8601 ("2026-11-29T09:45:30Z").
 std::string utc_now_iso8601();
 
-/// Refuses an output that is one of the inputs or another output of the same command (issue 19), compared by
+/// Refuses an output that is one of the inputs or another output of the same command, compared by
 /// device and inode where the files exist, by name where they do not yet. Each entry is {flag, path}; empty
 /// paths are skipped. @throws UsageError naming both flags and the fix.
 void check_distinct_paths(const std::vector<std::pair<std::string, std::string>>& inputs,

@@ -1,5 +1,5 @@
 #pragma once
-/// @file Reader of `ethtool -S <if>` output (issue 20): the NIC driver's own statistics, as the ethtool
+/// @file Reader of `ethtool -S <if>` output: the NIC driver's own statistics, as the ethtool
 /// utility prints what the kernel's ETHTOOL_GSTRINGS/ETHTOOL_GSTATS return — a title line `NIC statistics:`
 /// and one `     <name>: <value>` line per statistic (ethtool's ethtool.c do_gnicstats/dump_stats). A
 /// recorded host keeps one such file per interface; the live reader asks the kernel directly.

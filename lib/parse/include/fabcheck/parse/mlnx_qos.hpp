@@ -1,5 +1,5 @@
 #pragma once
-/// @file The lossless configuration of RoCE netdevs (issue 20): pure parsers of the text formats (the
+/// @file The lossless configuration of RoCE netdevs: pure parsers of the text formats (the
 /// inventory probe reads the files, lib/probes/src/inventory_qos.cpp), unit-tested on strings. Formats:
 /// - MLNX_OFED mlx5 `qos/dscp2prio` and `qos/prio2buffer`: one header line, then one "<key> <value>" pair per
 ///   line, whitespace separated (Mellanox/mlnx-tools python/mlnx_qos `print_dscp2prio_sysfs`,

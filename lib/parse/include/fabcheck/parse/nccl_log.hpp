@@ -4,7 +4,7 @@
 /// per-channel/per-peer connection, warnings and errors. The verdict is drawn in lib/analysis
 /// (report/transport.hpp).
 ///
-/// Accepted envelopes (reference: nccl-log-grammar.md §1): `host:pid:tid [dev] NCCL INFO msg`,
+/// Accepted envelopes (NCCL src/debug.cc writes the prefix): `host:pid:tid [dev] NCCL INFO msg`,
 /// `host:pid:tid [dev] file:line [(func)] NCCL WARN msg`, TRACE and CALL lines, any opaque text before the
 /// host
 /// (`mpirun --tag-output` `[1,R]<stdout>:`, `[rank]` labels, pdsh `addr: `, 2.26+ `[date time] ` WARN
@@ -253,7 +253,7 @@ class NcclLogParser {
   bool overlong_ = false;
   std::map<std::string, std::size_t> index_;
   /// A bare `NCCL version X` line waiting for the next prefixed line: it belongs to the host whose lines
-  /// surround it (grammar §1: 2.3 - 2.21 print it from rank 0's stdout without a prefix).
+  /// surround it (2.3 - 2.21 print it from rank 0's stdout without a prefix).
   struct PendingVersion {
     std::string version;
     std::optional<std::size_t> before;  ///< process of the prefixed line before it

@@ -1,11 +1,12 @@
 #pragma once
-/// @file Readers of nccl-tests results (reference/nccl-tests.md §3): the text table in every layout (legacy
-/// ≤ 2.11 with its `error` column and no root column, 2.13 – 2.17.2 single-space `#wrong`, 2.17.3+, `-I`
-/// per-iteration columns, `-S` timestamps, `-C` cputime, hypercube's empty redop), wrapped by `mpirun
-/// --tag-output` (`[1,R]<stdout>:`) or `srun --label` (`R: `) prefixes, with NCCL INFO/WARN lines, ssh and
-/// launcher noise interleaved; fabcheck's own `sweep` console output (the same layout); and the JSON file of
-/// `-J` (versions 2 and 3). Facts only: the numbers as printed, with their printed precision. Checking them
-/// (busBw recomputation) and building a report happens in lib/analysis (report/nccl_tests_import.hpp).
+/// @file Readers of nccl-tests results (the format strings of nccl-tests' src/common.cu): the text table in
+/// every layout (legacy ≤ 2.11 with its `error` column and no root column, 2.13 – 2.17.2 single-space
+/// `#wrong`, 2.17.3+, `-I` per-iteration columns, `-S` timestamps, `-C` cputime, hypercube's empty redop),
+/// wrapped by `mpirun --tag-output` (`[1,R]<stdout>:`) or `srun --label` (`R: `) prefixes, with NCCL
+/// INFO/WARN lines, ssh and launcher noise interleaved; fabcheck's own `sweep` console output (the same
+/// layout); and the JSON file of `-J` (versions 2 and 3). Facts only: the numbers as printed, with their
+/// printed precision. Checking them (busBw recomputation) and building a report happens in lib/analysis
+/// (report/nccl_tests_import.hpp).
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -72,7 +73,7 @@ struct NcclTestsTable {
   std::optional<PrintedNumber> avg_busbw_gbps;  ///< `# Avg bus bandwidth : X` (nullopt: footer missing)
   std::size_t partial_rows = 0;   ///< rows cut short (a crash or hang leaves the row preamble only)
   std::size_t rejected_rows = 0;  ///< row-shaped lines whose numbers could not be read (nan, inf, negative,
-                                  ///< out of range): not imported, reported (issue 19)
+                                  ///< out of range): not imported, reported
   std::size_t first_rejected_line = 0;  ///< 1-based line number of the first of them
   std::string first_rejected;           ///< its text (first 200 characters)
 };

@@ -1,7 +1,7 @@
 #pragma once
 /// @file Reader of `nvidia-smi topo -m` output: the device matrix (GPUn / NICn / mlx5_n columns), the
-/// affinity columns and the "NIC Legend" that maps NICn to RDMA device names (new style, rdma-sysfs.md
-/// [F09]); the old style names the NIC column after the device itself ([F10]).
+/// affinity columns and the "NIC Legend" that maps NICn to RDMA device names (new style); the old
+/// style names the NIC column after the device itself.
 #include <map>
 #include <string>
 #include <string_view>

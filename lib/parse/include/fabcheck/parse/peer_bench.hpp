@@ -1,6 +1,6 @@
 #pragma once
-/// @file Readers of the point-to-point and collective benchmarks teams already run beside nccl-tests
-/// (issue 25): perftest (linux-rdma/perftest: `ib_write_bw`, `ib_read_bw`, `ib_send_bw`, `ib_*_lat`; the
+/// @file Readers of the point-to-point and collective benchmarks teams already run beside nccl-tests:
+/// perftest (linux-rdma/perftest: `ib_write_bw`, `ib_read_bw`, `ib_send_bw`, `ib_*_lat`; the
 /// console table in MiB/sec (older builds print "MB/sec" for the same 2^20 B/s), with `--report_gbits`
 /// (Gb/sec = 1e9 bit/s), `-a` sweeps, and the `--out_json` file, whose keys and strings were unquoted from
 /// 2021-05 (perftest 45e574b) until 2024-01 (f9e82f7)), OSU Micro-Benchmarks 5.x – 7.x (`# OSU MPI ...

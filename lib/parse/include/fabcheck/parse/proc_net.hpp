@@ -1,6 +1,6 @@
 #pragma once
-/// @file Reader of the kernel's per-namespace protocol counters, `/proc/net/snmp` and `/proc/net/netstat`
-/// (issue 20). Both files are pairs of lines: a header `Tcp: RtoAlgorithm RtoMin ... RetransSegs ...` and a
+/// @file Reader of the kernel's per-namespace protocol counters, `/proc/net/snmp` and `/proc/net/netstat`.
+/// Both files are pairs of lines: a header `Tcp: RtoAlgorithm RtoMin ... RetransSegs ...` and a
 /// value line `Tcp: 1 200 ... 160 ...` with the same prefix (Linux net/ipv4/proc.c: snmp_seq_show_tcp_udp,
 /// netstat_seq_show). A counter is named `<Prefix>.<Field>`, e.g. `Tcp.RetransSegs`, `TcpExt.TCPTimeouts`.
 #include <cstdint>

@@ -1,5 +1,5 @@
 #pragma once
-/// @file The local IPv4 addresses of a host from `/proc/net/fib_trie` and `/proc/net/route` (issue 24): sysfs
+/// @file The local IPv4 addresses of a host from `/proc/net/fib_trie` and `/proc/net/route`: sysfs
 /// holds no addresses, and these two files are what a network namespace shows without netlink (so a recorded
 /// host model can carry them). fib_trie (net/ipv4/fib_trie.c `fib_trie_seq_show`) prints each leaf as
 /// `|-- A.B.C.D` followed by one line per alias, `/32 host LOCAL` for an address of this host; route

@@ -1,5 +1,5 @@
 #pragma once
-/// @file Reads a host's own loss and error counters (issue 20): the TCP stack of this network namespace,
+/// @file Reads a host's own loss and error counters: the TCP stack of this network namespace,
 /// every netdev's statistics, its driver's pause and discard statistics (ethtool), and every RDMA port's
 /// counters. The host leader reads them before and after each
 /// probe step (suite); report/counters.hpp judges the deltas.

@@ -1,10 +1,10 @@
 #pragma once
-/// @file Host inventory (issue 4, DESIGN §2 `inventory`): RDMA devices and ports, GID tables, PCIe links,
+/// @file Host inventory (DESIGN §2 `inventory`): RDMA devices and ports, GID tables, PCIe links,
 /// NVIDIA GPUs and their distance to each NIC, GPUDirect RDMA readiness, Ethernet interfaces, the
 /// transport-steering environment and Open MPI's MCA parameter files. Every sysfs read goes through
-/// `InventoryOptions::sysfs_root` (facts and formats: shared reference rdma-sysfs.md, cited by section).
-/// libibverbs is reached only through the `VerbsBackend` interface, so tests use a fake and builds without
-/// libibverbs use a stub.
+/// `InventoryOptions::sysfs_root` (file formats: Linux drivers/infiniband/core/sysfs.c,
+/// drivers/pci/pci-sysfs.c). libibverbs is reached only through the `VerbsBackend` interface, so tests use a
+/// fake and builds without libibverbs use a stub.
 #include <map>
 #include <memory>
 #include <optional>
@@ -48,7 +48,7 @@ void validate(const InventoryOptions& opts);
 /// Mb/s per lane). Example: 16 GT/s x16 → 252.048. Returns nullopt for an unknown speed.
 std::optional<double> pcie_gbit(double gts, int width);
 
-/// Computes the distance between two PCI locations (lowest common ancestor; rdma-sysfs.md §5).
+/// Computes the distance between two PCI locations (lowest common ancestor).
 GpuNicDistance pci_distance(const PciLocation& gpu, const PciLocation& nic);
 
 /// Which `seen_by_nccl` key a NCCL version falls into ("2.18.5" → "2.9.8-2.21"); "" when unparseable.
@@ -73,7 +73,7 @@ std::map<std::string, std::string> filter_transport_env(const std::vector<std::s
 /// This process's environment as "KEY=VALUE" entries.
 std::vector<std::string> process_environment();
 
-/// Reads one host's inventory (no MPI). Unreadable files are tolerated one by one (rdma-sysfs.md §8).
+/// Reads one host's inventory (no MPI). Unreadable files are tolerated one by one.
 /// @param env transport environment (already filtered, see filter_transport_env).
 /// @throws UsageError when the options are invalid (see validate).
 HostInventory collect_host_inventory(const InventoryOptions& opts, const VerbsBackend& verbs,

@@ -1,5 +1,5 @@
 #pragma once
-/// @file The latency probe (issue 5; DESIGN §4, §5): point-to-point ping-pong between host leaders (half
+/// @file The latency probe (DESIGN §4, §5): point-to-point ping-pong between host leaders (half
 /// round trip per iteration, like osu_latency) and the per-iteration latency of small allreduces (span on
 /// aligned clocks), with the tail analysis of lib/core (percentiles, histogram, spikes, straggler ranking,
 /// tail cost at scale). Measurement only: nothing here prints.

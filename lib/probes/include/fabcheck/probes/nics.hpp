@@ -1,5 +1,5 @@
 #pragma once
-/// @file `fabcheck nics` (issue 22): every data NIC of every host against every data NIC of every other
+/// @file `fabcheck nics`: every data NIC of every host against every data NIC of every other
 /// host, in the circle schedule of disjoint host pairs (n−1 rounds for even n), over TCP sockets bound to the
 /// two interfaces: reachability within a timeout, bandwidth each way, 8 B round-trip latency. Measurement
 /// only: returns plain structs, never prints.

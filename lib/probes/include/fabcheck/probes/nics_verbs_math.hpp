@@ -1,5 +1,5 @@
 #pragma once
-/// @file The result maths of the nics probe's verbs part (issue 22), after perftest's ib_write_bw and
+/// @file The result maths of the nics probe's verbs part, after perftest's ib_write_bw and
 /// ib_write_lat (linux-rdma/perftest 00b55b6, src/perftest_parameters.c print_report_bw / print_report_lat).
 /// No verbs headers.
 #include <cstdint>

@@ -1,5 +1,5 @@
 #pragma once
-/// @file The RC queue-pair attributes of the nics probe's verbs part (issue 22), as plain structs: what each
+/// @file The RC queue-pair attributes of the nics probe's verbs part, as plain structs: what each
 /// side tells the other (QpInfo, exchanged over MPI between the two host leaders, nics_verbs_wire.hpp) and
 /// the RTR/RTS attribute sets both sides derive from it. No verbs headers: src/nics_verbs.cpp copies these
 /// into `struct ibv_qp_attr`. The values follow NCCL's net_ib transport (NVIDIA/nccl v2.30.7-1

@@ -1,6 +1,6 @@
 #pragma once
 /// @file The wire format of QpInfo (nics_verbs_qp.hpp) that the two host leaders exchange over MPI before
-/// connecting their RC queue pairs (issue 22). One fixed-size message (kQpWireBytes), NUL-padded text so that
+/// connecting their RC queue pairs. One fixed-size message (kQpWireBytes), NUL-padded text so that
 /// a mismatch is readable in a debugger:
 ///   `fabcheck-qp1 qpn=<hex> psn=<hex> lid=<hex> gid=<32 hex> gid_index=<int> mtu=<int> ll=eth|ib rkey=<hex>
 ///   addr=<hex> len=<int> err=<text to the end>`

@@ -1,5 +1,5 @@
 #pragma once
-/// @file Compute/communication overlap probe (issue 23): per (collective, size) the nonblocking collective
+/// @file Compute/communication overlap probe: per (collective, size) the nonblocking collective
 /// alone (t_comm), a calibrated CPU compute kernel alone (t_compute), and both (post, compute, wait:
 /// t_both) without any MPI call during compute and, with `poll_us` > 0, with MPI_Test every poll_us µs of
 /// compute; overlap = core::overlap_fraction (OSU's osu_iallreduce definition).

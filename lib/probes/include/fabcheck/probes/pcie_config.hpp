@@ -1,5 +1,5 @@
 #pragma once
-/// @file PCI config-space decoding (issue 24): the Express capability's Device Control and Device
+/// @file PCI config-space decoding: the Express capability's Device Control and Device
 /// Capabilities registers and the ACS extended capability, from the bytes of a function's sysfs `config`
 /// file. Register layout: PCI Express Base Specification r5.0, §7.5.3 (PCI Express Capability Structure;
 /// Device Capabilities §7.5.3.3, Device Control §7.5.3.4) and §7.7.8 (ACS Extended Capability; ACS Capability

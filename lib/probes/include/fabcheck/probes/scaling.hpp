@@ -1,5 +1,5 @@
 #pragma once
-/// @file Bandwidth-scaling probe (DESIGN §5 "Scaling efficiency", step 1; issue 9): busBw of the reference
+/// @file Bandwidth-scaling probe (DESIGN §5 "Scaling efficiency", step 1): busBw of the reference
 /// collective at one size (the largest the sweep measured) on host groups of 2, 4, 8 … N hosts — communicator
 /// splits of the same run, measured one group after another with the sweep probe's own table loop (run_sweep
 /// on the split). With one host the groups are local ranks (2, 4, … n) and are marked `intra_node_only`. The

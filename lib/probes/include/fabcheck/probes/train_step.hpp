@@ -1,5 +1,5 @@
 #pragma once
-/// @file The emulated training step (issue 23, `fabcheck step`): runs a model::StepPlan (built by
+/// @file The emulated training step (`fabcheck step`): runs a model::StepPlan (built by
 /// report::plan_train_step from a workload profile) on the fabric — the calibrated CPU kernel of the overlap
 /// probe for compute, nonblocking collectives posted where the plan says, waits — and measures t_step and the
 /// same compute alone, per iteration, the slowest rank's.

@@ -1,5 +1,5 @@
 #pragma once
-/// @file The HTML report (issue 10): one self-contained page rendered from a report document (DESIGN §6) —
+/// @file The HTML report: one self-contained page rendered from a report document (DESIGN §6) —
 /// inline CSS and SVG only, no script, no network, readable offline. At the top the score, the transport
 /// verdict, the gate result and the findings; then one section per probe (sweeps, latency, pairs, incast,
 /// scaling) and the environment (topology, inventory). A section whose `run.sections` entry is skipped or

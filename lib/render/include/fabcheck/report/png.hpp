@@ -1,5 +1,5 @@
 #pragma once
-/// @file A tiny PNG writer for the HTML report's raster heatmaps (issue 21: a matrix of 2048 hosts is one
+/// @file A tiny PNG writer for the HTML report's raster heatmaps (a matrix of 2048 hosts is one
 /// image, not four million SVG elements). Palette images only (colour type 3, 8 bits per pixel), the image
 /// data in zlib "stored" blocks (no compression: the project links no zlib; a 512 × 512 image is 257 KiB),
 /// CRC-32 per chunk and Adler-32 over the data as the PNG and zlib specifications require (RFC 2083, 1950,

@@ -1,15 +1,15 @@
 #pragma once
-/// @file Suite configuration (issue 8, DESIGN §1/§2 `lib/suite`): a config JSON turned into a validated plan.
+/// @file Suite configuration (DESIGN §1/§2 `lib/suite`): a config JSON turned into a validated plan.
 ///
 /// A config is one JSON object. Top-level keys: `extends` ("default": start from the embedded default and
 /// override it section by section, RFC 7386 merge patch), `timeout_s` (watchdog: seconds an operation may
 /// take before the run is stopped), `counters` (bool, default true: the hosts' loss counters read around each
-/// step, issue 20; false: not read, `run.sections.<step>.counters` absent), `name`, and one section per step
-/// in the fixed order inspect → sweep → latency → incast → pairs → scaling → gate. Every probe section takes
-/// `enabled` (bool) and `budget_s` (seconds it is expected to take; used for the plan, the progress estimate
-/// and an over-budget note). Keys starting with `_` are comments, allowed anywhere. Any other unknown key is
-/// an error. Errors name the RFC 6901 JSON pointer of the bad value: `/sweep/max_bytes: "64Q" is not a size
-/// (...)`.
+/// step, so that a report can prove loss; false: not read, `run.sections.<step>.counters` absent), `name`,
+/// and one section per step in the fixed order inspect → sweep → latency → incast → pairs → scaling → gate.
+/// Every probe section takes `enabled` (bool) and `budget_s` (seconds it is expected to take; used for the
+/// plan, the progress estimate and an over-budget note). Keys starting with `_` are comments, allowed
+/// anywhere. Any other unknown key is an error. Errors name the RFC 6901 JSON pointer of the bad value:
+/// `/sweep/max_bytes: "64Q" is not a size (...)`.
 #include <nlohmann/json.hpp>
 
 #include <string>

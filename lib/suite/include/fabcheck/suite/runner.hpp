@@ -1,5 +1,5 @@
 #pragma once
-/// @file The suite runner of `fabcheck run` (issue 8, DESIGN §1/§2): runs the plan's probes in order on every
+/// @file The suite runner of `fabcheck run` (DESIGN §1/§2): runs the plan's probes in order on every
 /// rank, contains each probe's failure (its `run.sections` entry says `failed` with the reason, the rest
 /// runs), makes all ranks agree on each outcome before going on, rewrites the report atomically after every
 /// probe (status `incomplete` until the end), evaluates the gate and prints the summary (rank 0).

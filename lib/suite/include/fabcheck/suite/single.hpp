@@ -1,5 +1,5 @@
 #pragma once
-/// @file One pipeline per probe (issue 16): `fabcheck sweep | latency | pairs | incast | scaling` run their
+/// @file One pipeline per probe: `fabcheck sweep | latency | pairs | incast | scaling` run their
 /// probe through the same step adapter as `fabcheck run` (options → validate → measure → section writers →
 /// console text; steps are made with make_single_step() of config.hpp), so a standalone command and the same
 /// step inside `run` write identical sections. What the standalone form leaves out is the suite around the
@@ -28,7 +28,7 @@ struct SingleOptions {
   /// > 0: run's watchdog over the steps with this timeout (nccl-tests' `-T`); on expiry every rank leaves
   /// with exit 3 (nccl-tests: 4) after one stderr line naming the operation and the ranks.
   double timeout_s = 0;
-  /// Rank 0: called with each sweep step's result after its section is written (`sweep -J`, issue 26).
+  /// Rank 0: called with each sweep step's result after its section is written (`sweep -J`).
   std::function<void(const model::SweepResult&)> on_sweep;
 
   /// The usual form: the command line and the report path.

@@ -1,7 +1,7 @@
 #pragma once
-/// @file The watchdog of `fabcheck run` (issue 8: "no hangs, ever"). Every rank runs a thread that reports
+/// @file The watchdog of `fabcheck run` (so that no run ever hangs). Every rank runs a thread that reports
 /// its arrivals at operations (comm::enter_phase / current_phase) to rank 0 over a TCP side channel
-/// (comm::SideChannel; no MPI call from the thread, so MPI stays at MPI_THREAD_SINGLE — issue 21); rank 0's
+/// (comm::SideChannel; no MPI call from the thread, so MPI stays at MPI_THREAD_SINGLE); rank 0's
 /// thread detects an operation that made no progress for `timeout_s` seconds, calls the on_timeout callback
 /// (which writes the report with `status: incomplete`), tells every rank to leave and leaves with exit code 3
 /// (mpirun ends the job on a non-zero exit). When the side channel cannot be set up every rank watches only
