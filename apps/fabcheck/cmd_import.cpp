@@ -165,7 +165,7 @@ std::function<int(const RunContext&)> setup_import(CLI::App& sub) {
       po.report_gbits = cli->report_gbits;
       report::Document doc(ctx.argv);
       const auto sum = report::add_peer_import(doc, files, po);
-      const int code = doc.has_fail() ? static_cast<int>(ExitCode::kFail) : static_cast<int>(ExitCode::kOk);
+      const int code = doc.exit_code();
       doc.finish("complete", code,
                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       doc.write_atomic(cli->json);
@@ -203,7 +203,7 @@ std::function<int(const RunContext&)> setup_import(CLI::App& sub) {
       in.nccl_logs.push_back(parse::parse_nccl_log(text, file));
       report::add_transport(doc, report::analyze_transport(in));
     }
-    const int code = doc.has_fail() ? static_cast<int>(ExitCode::kFail) : static_cast<int>(ExitCode::kOk);
+    const int code = doc.exit_code();
     doc.finish("complete", code,
                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     doc.write_atomic(cli->json);

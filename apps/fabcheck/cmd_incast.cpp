@@ -31,8 +31,7 @@ std::function<int(const RunContext&)> setup_incast(CLI::App& sub) {
   };
 }
 
-const Registrar kIncast{{"incast", "Incast stress: k senders to one receiver, fairness, bystander congestion",
-                         true, 40, setup_incast}};
+const Registrar kIncast{probe_command(suite::StepKind::kIncast, setup_incast)};
 
 }  // namespace
 }  // namespace fabcheck::app

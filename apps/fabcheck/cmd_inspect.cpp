@@ -91,7 +91,7 @@ int run_inventory_mode(const RunContext& ctx) {
     acc.add_signatures(sigs);
     const report::TransportResult tr = acc.result();
     report::add_transport(doc, tr);
-    code = doc.has_fail() ? static_cast<int>(ExitCode::kFail) : static_cast<int>(ExitCode::kOk);
+    code = doc.exit_code();
     doc.finish("complete", code,
                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     if (!fl.quiet) {
@@ -108,9 +108,8 @@ int run_inventory_mode(const RunContext& ctx) {
   return static_cast<int>(c);
 }
 
-const Registrar kInspect{CommandSpec{
-    "inspect", "What the hosts have and what NCCL/MPI actually used (inventory + transport verdict)", true,
-    60, [](CLI::App& sub) -> std::function<int(const RunContext&)> {
+const Registrar kInspect{
+    probe_command(suite::StepKind::kInspect, [](CLI::App& sub) -> std::function<int(const RunContext&)> {
       auto& fl = flags();
       fl.opts = bind_options(sub, model::inventory_option_table());
       // With --nccl-log the flag names one recorded host per use (host=DIR); its raw values are read below.
@@ -134,7 +133,7 @@ const Registrar kInspect{CommandSpec{
           return run_inspect_nccl_logs(f.nccl_logs, f.sysfs_root->results(), f.json, f.quiet);
         return run_inventory_mode(ctx);
       };
-    }}};
+    })};
 
 // MPI unless --nccl-log (decided after parsing).
 const bool kInspectMpi = [] {

@@ -37,17 +37,15 @@ int run_latency_command(const RunContext& ctx, const LatencyFlags& f) {
   return suite::run_single(comm, {step}, so).exit_code;
 }
 
-const Registrar kLatency{CommandSpec{
-    "latency",
-    "Point-to-point and small-collective latency with p99 tail analysis (histogram, stragglers, tail cost)",
-    true, 30, [](CLI::App& sub) -> std::function<int(const RunContext&)> {
+const Registrar kLatency{
+    probe_command(suite::StepKind::kLatency, [](CLI::App& sub) -> std::function<int(const RunContext&)> {
       auto f = std::make_shared<LatencyFlags>();
       f->opts = bind_options(sub, model::latency_option_table());
       sub.add_option("--json,-J,--out", f->json, "Write the JSON report (DESIGN §6) to FILE");
       sub.add_flag("--no-counters", f->no_counters, kNoCountersHelp);
       sub.add_flag("--verbose", f->verbose, "Also print the latency histograms (non-empty buckets)");
       return [f](const RunContext& ctx) { return run_latency_command(ctx, *f); };
-    }}};
+    })};
 
 }  // namespace
 }  // namespace fabcheck::app

@@ -28,16 +28,14 @@ int run(const NicsFlags& fl, const RunContext& ctx) {
   return out.exit_code;
 }
 
-const Registrar kNics{CommandSpec{
-    "nics",
-    "Every NIC pair of every host pair: rail-only fabrics, dead or slow NICs, the management NIC in use",
-    true, 55, [](CLI::App& sub) -> std::function<int(const RunContext&)> {
+const Registrar kNics{
+    probe_command(suite::StepKind::kNics, [](CLI::App& sub) -> std::function<int(const RunContext&)> {
       auto fl = std::make_shared<NicsFlags>();
       fl->opts = bind_options(sub, model::nics_option_table());
       sub.add_option("--json,-J,--out", fl->json_path, "Write the JSON report to FILE (atomically)");
       sub.add_flag("--no-counters", fl->no_counters, kNoCountersHelp);
       return [fl](const RunContext& ctx) { return run(*fl, ctx); };
-    }}};
+    })};
 
 }  // namespace
 }  // namespace fabcheck::app

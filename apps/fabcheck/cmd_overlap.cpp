@@ -27,15 +27,14 @@ int run_overlap_cmd(const OverlapFlags& fl, const RunContext& ctx) {
       .exit_code;
 }
 
-const Registrar kOverlap{CommandSpec{
-    "overlap", "Compute/communication overlap of nonblocking collectives (OSU osu_iallreduce's definition)",
-    true, 57, [](CLI::App& sub) -> std::function<int(const RunContext&)> {
+const Registrar kOverlap{
+    probe_command(suite::StepKind::kOverlap, [](CLI::App& sub) -> std::function<int(const RunContext&)> {
       auto fl = std::make_shared<OverlapFlags>();
       fl->opts = bind_options(sub, model::overlap_option_table());
       sub.add_option("--json,-J,--out", fl->json_path, "Write the JSON report to FILE (atomically)");
       sub.add_flag("--no-counters", fl->no_counters, kNoCountersHelp);
       return [fl](const RunContext& ctx) { return run_overlap_cmd(*fl, ctx); };
-    }}};
+    })};
 
 }  // namespace
 }  // namespace fabcheck::app

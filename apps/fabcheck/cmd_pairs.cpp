@@ -43,9 +43,8 @@ int run(const PairsFlags& fl, const RunContext& ctx) {
   return out.exit_code;
 }
 
-const Registrar kPairs{CommandSpec{
-    "pairs", "Every host pair: bandwidth and latency matrix, outliers, the slow link or bad host", true, 50,
-    [](CLI::App& sub) -> std::function<int(const RunContext&)> {
+const Registrar kPairs{
+    probe_command(suite::StepKind::kPairs, [](CLI::App& sub) -> std::function<int(const RunContext&)> {
       auto fl = std::make_shared<PairsFlags>();
       fl->opts = bind_options(sub, model::pairs_option_table());
       sub.add_option("--exclude-hostfile", fl->exclude_hostfile,
@@ -53,7 +52,7 @@ const Registrar kPairs{CommandSpec{
       sub.add_option("--json,-J,--out", fl->json_path, "Write the JSON report to FILE (atomically)");
       sub.add_flag("--no-counters", fl->no_counters, kNoCountersHelp);
       return [fl](const RunContext& ctx) { return run(*fl, ctx); };
-    }}};
+    })};
 
 }  // namespace
 }  // namespace fabcheck::app

@@ -1,5 +1,5 @@
-// `fabcheck report REPORT.json --html OUT.html`: renders a report as one self-contained HTML page (offline,
-// no MPI).
+// `fabcheck report REPORT.json [--html OUT.html]`: prints a saved report's first screen and renders it as one
+// self-contained HTML page (offline, no MPI).
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -10,6 +10,7 @@
 #include "fabcheck/report/document.hpp"
 #include "fabcheck/report/html.hpp"
 #include "fabcheck/report/load.hpp"
+#include "fabcheck/report/summary_text.hpp"
 
 namespace fabcheck::app {
 namespace {
@@ -23,26 +24,33 @@ std::function<int(const RunContext&)> setup_report(CLI::App& sub) {
   sub.add_option("report", cli->report, "A report JSON written by fabcheck (run, sweep, import, ...)")
       ->required();
   sub.add_option("--html", cli->html,
-                 "Write one self-contained HTML page (inline SVG plots, no script, works offline)")
-      ->required();
+                 "Also write one self-contained HTML page (inline SVG plots, no script, works offline)");
   sub.footer(
-      "The page shows at the top the score, the transport verdict, the gate result and the findings; then\n"
-      "busBw vs size per collective, latency histograms and percentiles, the pairs heatmap, incast, scaling\n"
-      "and the environment. Sections the run skipped or failed say why.\n"
-      "Exit: 0 written, 2 bad input (not a report, a newer schema_version, a truncated file, unwritable "
-      "path).");
+      "Prints the report's first screen again, as `fabcheck run` printed it: the verdict, the headline\n"
+      "findings, the transport verdict, the score, the steps and the gate. The page shows the same at the "
+      "top;\n"
+      "then busBw vs size per collective, latency histograms and percentiles, the pairs heatmap, incast,\n"
+      "scaling and the environment. Sections the run skipped or failed say why.\n"
+      "Exit: 0 printed (and written), 2 bad input (not a report, a newer schema_version, a truncated file,\n"
+      "unwritable path).");
   return [cli](const RunContext&) -> int {
-    report::check_writable(cli->html, "--html");
-    report::check_distinct_paths({{"report", cli->report}}, {{"--html", cli->html}});
-    // the page never lists the host-pair schedules (hosts² entries): they stay out of memory
+    if (!cli->html.empty()) {
+      report::check_writable(cli->html, "--html");
+      report::check_distinct_paths({{"report", cli->report}}, {{"--html", cli->html}});
+    }
+    // the first screen and the page never list the host-pair schedules (hosts² entries): they stay out of
+    // memory
     const auto rep = report::load_report(cli->report, "report", report::html_load_options());
-    report::write_html(cli->html, rep, "--html");
+    if (!cli->html.empty()) report::write_html(cli->html, rep, "--html");
+    const std::string screen = report::render_summary(rep, report::summary_facts_of(rep, cli->report));
+    std::fwrite(screen.data(), 1, screen.size(), stdout);
     return 0;
   };
 }
 
-const Registrar kReport{{"report", "Render a report as one self-contained HTML page: --html FILE (offline)",
-                         false, 92, setup_report}};
+const Registrar kReport{
+    {"report", "Print a saved report's first screen again; --html FILE: as one self-contained page (offline)",
+     false, 92, setup_report}};
 
 }  // namespace
 }  // namespace fabcheck::app

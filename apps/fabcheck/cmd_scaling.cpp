@@ -65,9 +65,8 @@ int run_scaling_cmd(const RunContext& ctx, const ScalingCli& f) {
   return suite::run_single(world, steps, so).exit_code;
 }
 
-const Registrar kScaling{CommandSpec{
-    "scaling", "Scaling-efficiency score: sweep, host-group busBw, training-workload projection", true, 60,
-    [](CLI::App& sub) -> std::function<int(const RunContext&)> {
+const Registrar kScaling{
+    probe_command(suite::StepKind::kScaling, [](CLI::App& sub) -> std::function<int(const RunContext&)> {
       auto f = std::make_shared<ScalingCli>();
       f->opts = bind_options(sub, model::scaling_option_table());
       sub.add_option("-b,--minbytes", f->min_bytes, "Smallest size of the command's own sweep (K M G)")
@@ -82,7 +81,7 @@ const Registrar kScaling{CommandSpec{
       sub.add_option("-J,--json,--out", f->json, "Write the JSON report here (atomically)");
       sub.add_flag("--no-counters", f->no_counters, kNoCountersHelp);
       return [f](const RunContext& ctx) { return run_scaling_cmd(ctx, *f); };
-    }}};
+    })};
 
 }  // namespace
 }  // namespace fabcheck::app

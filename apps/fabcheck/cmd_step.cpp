@@ -28,16 +28,14 @@ int run_step_cmd(const StepFlags& fl, const RunContext& ctx) {
       .exit_code;
 }
 
-const Registrar kStep{CommandSpec{
-    "step",
-    "One training step of a workload profile emulated on the fabric: measured vs projected efficiency", true,
-    58, [](CLI::App& sub) -> std::function<int(const RunContext&)> {
+const Registrar kStep{
+    probe_command(suite::StepKind::kStep, [](CLI::App& sub) -> std::function<int(const RunContext&)> {
       auto fl = std::make_shared<StepFlags>();
       fl->opts = bind_options(sub, model::step_option_table());
       sub.add_option("--json,-J,--out", fl->json_path, "Write the JSON report to FILE (atomically)");
       sub.add_flag("--no-counters", fl->no_counters, kNoCountersHelp);
       return [fl](const RunContext& ctx) { return run_step_cmd(*fl, ctx); };
-    }}};
+    })};
 
 }  // namespace
 }  // namespace fabcheck::app

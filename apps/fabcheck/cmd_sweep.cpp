@@ -35,9 +35,8 @@ int run_sweep_cmd(const RunContext& ctx, const SweepFlags& flags) {
   return suite::run_single(world, {step}, so).exit_code;
 }
 
-const Registrar kSweep{CommandSpec{
-    "sweep", "nccl-tests-style collective sweep: algBw/busBw tables, exact data check, per-iteration tails",
-    true, 20, [](CLI::App& sub) -> std::function<int(const RunContext&)> {
+const Registrar kSweep{
+    probe_command(suite::StepKind::kSweep, [](CLI::App& sub) -> std::function<int(const RunContext&)> {
       auto f = std::make_shared<SweepFlags>();
       f->opts = bind_options(sub, model::sweep_option_table());
       sub.add_option("--json,--out", f->json, "Write the JSON report here (atomically)");
@@ -50,7 +49,7 @@ const Registrar kSweep{CommandSpec{
              "(nccl-tests: 4) naming the operation and the ranks (0 = off)")
           ->check(CLI::Range(0.0, 86400.0));
       return [f](const RunContext& ctx) { return run_sweep_cmd(ctx, *f); };
-    }}};
+    })};
 
 }  // namespace
 }  // namespace fabcheck::app

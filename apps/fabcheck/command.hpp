@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "fabcheck/suite/config.hpp"
+
 namespace fabcheck::app {
 
 /// What a subcommand's runner gets.
@@ -24,6 +26,10 @@ struct CommandSpec {
   int order = 100;         ///< position in --help (DESIGN §7 order)
   std::function<std::function<int(const RunContext&)>(CLI::App& sub)> setup;
 };
+
+/// A probe's command: its name, help line and place in --help from the probe's row (suite::probe_spec).
+CommandSpec probe_command(suite::StepKind kind,
+                          std::function<std::function<int(const RunContext&)>(CLI::App& sub)> setup);
 
 /// All registered commands.
 std::vector<CommandSpec>& registry();

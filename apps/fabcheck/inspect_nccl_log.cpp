@@ -134,7 +134,7 @@ int judge_logs(std::vector<parse::NcclLog> logs, const model::InventoryResult& i
   report::Document doc(argv);
   if (!inv.hosts.empty()) report::add_inventory(doc, inv);
   report::add_transport(doc, r);
-  int code = doc.has_fail() ? static_cast<int>(ExitCode::kFail) : static_cast<int>(ExitCode::kOk);
+  int code = doc.exit_code();
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   doc.finish("complete", code, secs);
   if (!quiet) {

@@ -18,6 +18,7 @@
 #include "fabcheck/core/collective.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/core/input_limits.hpp"
+#include "fabcheck/suite/probe_spec.hpp"
 #include "huge_pages.hpp"
 #include "list_options.hpp"
 
@@ -26,6 +27,12 @@ namespace fabcheck::app {
 std::vector<CommandSpec>& registry() {
   static std::vector<CommandSpec> r;
   return r;
+}
+
+CommandSpec probe_command(suite::StepKind kind,
+                          std::function<std::function<int(const RunContext&)>(CLI::App& sub)> setup) {
+  const auto& spec = suite::probe_spec(kind);
+  return {std::string(spec.command), std::string(spec.help), true, spec.help_order, std::move(setup)};
 }
 
 std::map<std::string, std::function<bool()>>& mpi_deciders() {
@@ -64,10 +71,16 @@ namespace {
 // left (seen under load: exit code 2 and no fabcheck line at all).
 constexpr auto kSilentRankExitDelay = std::chrono::milliseconds(1500);
 
-void print_error_once(const std::string& msg) {
+/// `mpi`: MPI is initialized, and every rank throws its usage error alike (options are validated on every
+/// rank, files on rank 0 and agreed): the silent ranks leave as soon as every rank has arrived here, after
+/// rank 0's line is out, instead of the full delay.
+void print_error_once(const std::string& msg, bool mpi) {
   if (launcher_rank() == 0) {
     std::fprintf(stderr, "fabcheck: error: %s\n", clip_error_line(msg).c_str());
     std::fflush(stderr);
+    if (mpi) comm::all_arrive_within(std::chrono::duration<double>(kSilentRankExitDelay).count());
+  } else if (mpi) {
+    comm::all_arrive_within(std::chrono::duration<double>(kSilentRankExitDelay).count());
   } else if (under_launcher()) {
     std::this_thread::sleep_for(kSilentRankExitDelay);
   }
@@ -124,7 +137,7 @@ int main_impl(int argc, char** argv) {
     return 0;
   } catch (const CLI::ParseError& e) {
     // One line naming the flag; CLI11's messages already name it.
-    print_error_once(fmt::format("{} (see fabcheck --help)", e.what()));
+    print_error_once(fmt::format("{} (see fabcheck --help)", e.what()), false);
     return static_cast<int>(ExitCode::kUsage);
   }
 
@@ -162,7 +175,7 @@ int main_impl(int argc, char** argv) {
       }
       return runners[i].second(ctx);
     } catch (const UsageError& e) {
-      print_error_once(e.what());
+      print_error_once(e.what(), ctx.mpi && comm::Runtime::initialized());
       return static_cast<int>(ExitCode::kUsage);
     } catch (const RuntimeFailure& e) {
       std::fprintf(stderr, "fabcheck: error: %s\n", clip_error_line(e.what()).c_str());

@@ -129,6 +129,30 @@ std::string gate_line(const json& doc, const SummaryFacts& f) {
 
 }  // namespace
 
+SummaryFacts summary_facts_of(const json& doc, std::string report_path) {
+  SummaryFacts f;
+  const auto number = [](const json& o, const char* k) {
+    return o.is_object() && o.contains(k) && o[k].is_number() ? o[k].get<double>() : 0.0;
+  };
+  const json& topo = doc.contains("topology") ? doc["topology"] : json();
+  f.nranks = static_cast<int>(number(topo, "nranks"));
+  f.nhosts = topo.is_object() && topo.contains("hosts") && topo["hosts"].is_array()
+                 ? static_cast<int>(topo["hosts"].size())
+                 : 0;
+  const json& run = doc.contains("run") ? doc["run"] : json();
+  f.duration_s = number(run, "duration_s");
+  f.budget_s = number(run, "budget_s");
+  f.report_path = std::move(report_path);
+  if (run.is_object() && run.contains("sections") && run["sections"].is_object() &&
+      run["sections"].contains("gate")) {
+    const json& g = run["sections"]["gate"];
+    if (g.is_object() && g.value("status", "") == "skipped" && g.contains("reason") &&
+        g["reason"].is_string())
+      f.gate_disabled_reason = g["reason"].get<std::string>();
+  }
+  return f;
+}
+
 std::string verdict_word(const json& doc) {
   const int code =
       doc.contains("run") && doc["run"].contains("exit_code") && doc["run"]["exit_code"].is_number()

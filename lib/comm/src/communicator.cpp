@@ -80,6 +80,20 @@ bool Runtime::initialized() {
   return init && !fin;
 }
 
+bool all_arrive_within(double timeout_s) {
+  if (!Runtime::initialized()) return false;
+  MPI_Request req = MPI_REQUEST_NULL;
+  if (MPI_Ibarrier(MPI_COMM_WORLD, &req) != MPI_SUCCESS) return false;
+  const double deadline_us = now_us() + timeout_s * 1e6;
+  for (;;) {
+    int done = 0;
+    if (MPI_Test(&req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return false;
+    if (done) return true;
+    if (now_us() > deadline_us) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
 void abort_world(int exit_code) {
   MPI_Abort(MPI_COMM_WORLD, exit_code);
   std::_Exit(exit_code);

@@ -97,6 +97,11 @@ bool Document::has_fail() const {
   return false;
 }
 
+int Document::exit_code(bool step_failed) const {
+  const ExitCode c = step_failed ? ExitCode::kRuntime : has_fail() ? ExitCode::kFail : ExitCode::kOk;
+  return static_cast<int>(c);
+}
+
 void Document::finish(std::string_view status, int exit_code, double duration_s) {
   doc_["run"]["status"] = std::string(status);
   doc_["run"]["exit_code"] = exit_code;

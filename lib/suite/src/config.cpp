@@ -5,8 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
-#include <functional>
-#include <map>
 #include <sstream>
 
 #include "fabcheck/core/collective.hpp"
@@ -14,56 +12,29 @@
 #include "fabcheck/core/input_limits.hpp"
 #include "fabcheck/core/size.hpp"
 #include "fabcheck/model/json_value.hpp"
-#include "fabcheck/model/option_tables.hpp"
 #include "fabcheck/report/gate.hpp"
 #include "fabcheck/report/load.hpp"
+#include "fabcheck/suite/probe_spec.hpp"
 
 namespace fabcheck::suite {
 
 using nlohmann::json;
 
 const std::vector<StepKind>& all_steps() {
-  static const std::vector<StepKind> k = {
-      StepKind::kInspect, StepKind::kSweep,   StepKind::kLatency, StepKind::kIncast,  StepKind::kPairs,
-      StepKind::kNics,    StepKind::kOverlap, StepKind::kStep,    StepKind::kScaling, StepKind::kGate};
+  static const std::vector<StepKind> k = [] {
+    std::vector<StepKind> out;
+    for (const auto& s : probe_specs()) out.push_back(s.kind);
+    return out;
+  }();
   return k;
 }
 
 std::string_view config_key(StepKind k) {
-  switch (k) {
-    case StepKind::kInspect:
-      return "inspect";
-    case StepKind::kSweep:
-      return "sweep";
-    case StepKind::kLatency:
-      return "latency";
-    case StepKind::kIncast:
-      return "incast";
-    case StepKind::kPairs:
-      return "pairs";
-    case StepKind::kNics:
-      return "nics";
-    case StepKind::kOverlap:
-      return "overlap";
-    case StepKind::kStep:
-      return "step";
-    case StepKind::kScaling:
-      return "scaling";
-    case StepKind::kGate:
-      return "gate";
-  }
-  return "?";
+  return probe_spec(k).config_key;
 }
 
 std::string_view section_name(StepKind k) {
-  switch (k) {
-    case StepKind::kInspect:
-      return "inventory";
-    case StepKind::kSweep:
-      return "sweeps";
-    default:
-      return config_key(k);
-  }
+  return probe_spec(k).section;
 }
 
 double Plan::total_budget_s() const {
@@ -112,34 +83,8 @@ bool is_comment_key(std::string_view k) {
   return !k.empty() && k.front() == '_';
 }
 
-// A probe's option table without its Options type: what the config layer needs.
-struct StepOptions {
-  std::vector<model::OptionInfo> infos;
-  // normalized given options -> every option's effective value (the table's make + to_json; runs `finish`)
-  std::function<json(const json& given, const model::KeyNamer& name)> effective;
-};
-
-template <class O>
-StepOptions erase(const model::OptionTable<O>& t) {
-  return {t.infos(),
-          [&t](const json& given, const model::KeyNamer& name) { return t.to_json(t.make(given, name)); }};
-}
-
-// The schema of every step section (besides enabled/budget_s): the probes' option tables.
-const StepOptions& step_options(StepKind k) {
-  static const std::map<StepKind, StepOptions> s = {
-      {StepKind::kInspect, erase(model::inventory_option_table())},
-      {StepKind::kSweep, erase(model::sweep_option_table())},
-      {StepKind::kLatency, erase(model::latency_option_table())},
-      {StepKind::kIncast, erase(model::incast_option_table())},
-      {StepKind::kPairs, erase(model::pairs_option_table())},
-      {StepKind::kNics, erase(model::nics_option_table())},
-      {StepKind::kOverlap, erase(model::overlap_option_table())},
-      {StepKind::kStep, erase(model::step_option_table())},
-      {StepKind::kScaling, erase(model::scaling_option_table())},
-      {StepKind::kGate, StepOptions{{}, [](const json&, const model::KeyNamer&) { return json::object(); }}},
-  };
-  return s.at(k);
+const ProbeOptions& step_options(StepKind k) {
+  return probe_spec(k).options;
 }
 
 std::string known_keys(StepKind k) {
@@ -312,13 +257,12 @@ Plan make_plan(const json& config_in, std::string_view source) {
       } else if (key == "extends") {
         // resolved above
       } else {
-        auto steps = all_steps();
-        auto it = std::find_if(steps.begin(), steps.end(), [&](StepKind k) { return key == config_key(k); });
-        if (it == steps.end()) {
-          bad(kp,
-              "unknown key (known: extends, name, timeout_s, counters, inspect, sweep, latency, incast, "
-              "pairs, "
-              "nics, overlap, step, scaling, gate; comments start with _)");
+        const auto& specs = probe_specs();
+        if (std::none_of(specs.begin(), specs.end(),
+                         [&](const ProbeSpec& p) { return key == p.config_key; })) {
+          std::string known = "extends, name, timeout_s, counters";
+          for (const auto& p : specs) known += fmt::format(", {}", p.config_key);
+          bad(kp, fmt::format("unknown key (known: {}; comments start with _)", known));
         }
       }
     }

@@ -389,11 +389,10 @@ int run_suite(const comm::Communicator& world, const Plan& plan, const RunOption
     sh.current_section = "gate";
     sh.current_step = "gate";
   }
-  std::optional<report::GateResult> gate;
-  ExitCode code = ExitCode::kOk;
+  int code = static_cast<int>(ExitCode::kOk);
   if (root) {
-    gate = run_gate_step(doc, plan, opts, any_failed);
-    code = any_failed ? ExitCode::kRuntime : doc.has_fail() ? ExitCode::kFail : ExitCode::kOk;
+    run_gate_step(doc, plan, opts, any_failed);
+    code = doc.exit_code(any_failed);
   }
   const int exit_code =
       static_cast<int>(world.allreduce(static_cast<std::int64_t>(code), comm::ScalarOp::kMax));
@@ -403,13 +402,8 @@ int run_suite(const comm::Communicator& world, const Plan& plan, const RunOption
     const double duration = (comm::now_us() - sh.run_start_us) / 1e6;
     doc.finish(any_failed ? "failed" : "complete", exit_code, duration);
     doc.write_atomic(opts.json_path);
-    report::SummaryFacts facts;
-    facts.nranks = world.size();
-    facts.nhosts = static_cast<int>(world.hosts().size());
-    facts.duration_s = duration;
-    facts.budget_s = plan.total_budget_s();
-    facts.report_path = opts.json_path;
-    if (!gate) facts.gate_disabled_reason = plan.step(StepKind::kGate).disabled_reason;
+    // From the report as written: `fabcheck report FILE` prints this same screen again.
+    const auto facts = report::summary_facts_of(doc.json(), opts.json_path);
     std::fputs(report::render_summary(doc.json(), facts).c_str(), stdout);
     std::fflush(stdout);
   }

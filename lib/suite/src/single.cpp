@@ -69,8 +69,7 @@ SingleOutcome run_single(const comm::Communicator& world, const std::vector<Step
   }
   if (watchdog) watchdog->stop();
   SingleOutcome out;
-  const int mine =
-      root && doc.has_fail() ? static_cast<int>(ExitCode::kFail) : static_cast<int>(ExitCode::kOk);
+  const int mine = root ? doc.exit_code() : static_cast<int>(ExitCode::kOk);
   // Every rank returns the same exit code.
   out.exit_code = static_cast<int>(world.allreduce(static_cast<std::int64_t>(mine), comm::ScalarOp::kMax));
   if (!root) return out;

@@ -24,6 +24,11 @@ struct SummaryFacts {
 /// "FAIL" (exit 1), "INCOMPLETE" (exit 3 or a run that did not finish).
 std::string verdict_word(const nlohmann::json& doc);
 
+/// The facts as a finished report records them (topology.nranks, topology.hosts, run.duration_s,
+/// run.budget_s, the reason of a skipped run.sections.gate): `run` prints its first screen from them, and
+/// `fabcheck report FILE` prints the same screen again from the saved file.
+SummaryFacts summary_facts_of(const nlohmann::json& doc, std::string report_path);
+
 /// The block (every line starts with '#', so nccl-tests parsers skip it). `doc` is the finished report
 /// (run.exit_code set, findings reconciled).
 std::string render_summary(const nlohmann::json& doc, const SummaryFacts& facts);

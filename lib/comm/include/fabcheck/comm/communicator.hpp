@@ -28,6 +28,11 @@ class Runtime {
   static bool initialized();
 };
 
+/// Waits until every rank of MPI_COMM_WORLD has called this too (MPI_Ibarrier, polled), or `timeout_s` has
+/// passed. True when all arrived. For an error path that every rank takes alike: a rank that never arrives
+/// costs the others `timeout_s`, never a hang (the barrier is left outstanding then).
+bool all_arrive_within(double timeout_s);
+
 /// Aborts every rank of MPI_COMM_WORLD with the given exit code (MPI_Abort). Never returns.
 [[noreturn]] void abort_world(int exit_code);
 

@@ -49,6 +49,9 @@ class Document {
   void add_finding(const Finding& f);
   /// True when any finding has severity fail.
   bool has_fail() const;
+  /// The exit code of every command that writes a report, decided here only: 3 (core::ExitCode::kRuntime)
+  /// when a step failed, 1 (kFail) when a finding has severity fail, else 0. DESIGN §7.
+  int exit_code(bool step_failed = false) const;
   /// Sets run.status (complete | incomplete | failed), run.exit_code and run.duration_s.
   void finish(std::string_view status, int exit_code, double duration_s);
 
