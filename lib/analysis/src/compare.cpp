@@ -16,42 +16,12 @@ namespace fabcheck::report {
 
 using json = nlohmann::json;
 
-std::string_view name(CompareVerdict v) {
-  switch (v) {
-    case CompareVerdict::kWorse:
-      return "worse";
-    case CompareVerdict::kBetter:
-      return "better";
-    case CompareVerdict::kWithinNoise:
-      return "within_noise";
-    case CompareVerdict::kNoiseUnknown:
-      return "noise_unknown";
-    case CompareVerdict::kNotTestable:
-      return "not_testable";
-    case CompareVerdict::kInconclusive:
-      return "inconclusive";
-  }
-  return "noise_unknown";
-}
-
 double min_attainable_p_holm(std::size_t n_a, std::size_t n_b, std::size_t tests) {
   if (n_a == 0 || n_b == 0) return 1.0;
   const double a = static_cast<double>(n_a), b = static_cast<double>(n_b);
   const double log_choose = std::lgamma(a + b + 1) - std::lgamma(a + 1) - std::lgamma(b + 1);
   const double p = 2.0 * std::exp(-log_choose) * static_cast<double>(std::max<std::size_t>(tests, 1));
   return std::min(1.0, p);
-}
-
-std::size_t CompareResult::count(CompareVerdict v) const {
-  std::size_t n = 0;
-  for (const auto& r : rows) n += r.verdict == v;
-  return n;
-}
-
-std::size_t CompareResult::count_within_run_spread() const {
-  std::size_t n = 0;
-  for (const auto& r : rows) n += r.within_run_spread;
-  return n;
 }
 
 namespace {

@@ -204,16 +204,9 @@ json moved(const std::map<std::string, std::int64_t>& m, Names names) {
   return j;
 }
 
-/// The counters shown when they moved (is_shown_counter), by where they sit.
-constexpr std::string_view kShownRdma[] = {
-    "symbol_error",       "link_error_recovery", "link_downed",       "port_rcv_errors",
-    "port_xmit_discards", "hw.out_of_sequence",  "hw.packet_seq_err", "hw.local_ack_timeout_err",
-    "hw.np_cnp_sent",     "hw.rp_cnp_handled"};
-constexpr std::string_view kShownNetdev[] = {"rx_dropped", "rx_missed_errors", "rx_crc_errors",
-                                             "tx_dropped", "rx_errors",        "tx_errors"};
-
+/// The counters of `m` among `names` (model::kShownRdmaCounters, model::kShownNetdevStats) that moved.
 template <std::size_t N>
-json shown(const std::map<std::string, std::int64_t>& m, const std::string_view (&names)[N]) {
+json shown(const std::map<std::string, std::int64_t>& m, const std::array<std::string_view, N>& names) {
   json j = json::object();
   for (auto n : names) {
     const auto it = m.find(std::string(n));
@@ -392,23 +385,6 @@ void add_counter_findings(Document& doc, std::string_view section) {
   }
 }
 
-bool is_shown_counter(std::string_view name) {
-  const auto in = [&](std::string_view prefix, std::string_view rest, const auto& names) {
-    return name.substr(0, prefix.size()) == prefix &&
-           std::find(std::begin(names), std::end(names), rest) != std::end(names);
-  };
-  if (name.rfind("rdma.", 0) == 0) {  // rdma.<dev>.<port>.<name>
-    const auto a = name.find('.', 5), b = a == std::string_view::npos ? a : name.find('.', a + 1);
-    return b != std::string_view::npos && in("rdma.", name.substr(b + 1), kShownRdma);
-  }
-  if (name.rfind("ethtool.", 0) == 0) {  // ethtool.<if>/<stat>
-    const auto slash = name.find('/');
-    return slash != std::string_view::npos && detail::is_shown_ethtool_stat(name.substr(slash + 1));
-  }
-  const auto dot = name.rfind('.');  // net.<if>.<file>
-  return dot != std::string_view::npos && dot > 4 && in("net.", name.substr(dot + 1), kShownNetdev);
-}
-
 std::string render_counters(const json& record, std::string_view step) {
   std::string out;
   for (const auto& h : record.value("hosts", json::array())) {
@@ -419,11 +395,11 @@ std::string render_counters(const json& record, std::string_view step) {
       parts.push_back(fmt::format("TCP lost {} of {} segments ({} retransmitted, {} spurious)", l.lost, l.out,
                                   l.retrans, l.spurious));
     for (const auto& [port, m] : rdma_ports(d)) {
-      const json ev = shown(m, kShownRdma);
+      const json ev = shown(m, model::kShownRdmaCounters);
       if (!ev.empty()) parts.push_back(fmt::format("{} {}", port, ev.dump()));
     }
     for (const auto& [ifname, m] : netdevs(d)) {
-      const json ev = shown(m, kShownNetdev);
+      const json ev = shown(m, model::kShownNetdevStats);
       if (!ev.empty()) parts.push_back(fmt::format("{} {}", ifname, ev.dump()));
     }
     // Pause durations (µs) only from a tenth of the finding's share: a healthy lossless port pauses in
@@ -433,7 +409,7 @@ std::string render_counters(const json& record, std::string_view step) {
       json ev = json::object();
       for (const auto& [stat, v] : m) {
         const bool duration = stat.find("pause_duration") != std::string::npos;
-        if (v > 0 && detail::is_shown_ethtool_stat(stat) &&
+        if (v > 0 && model::is_shown_ethtool_stat(stat) &&
             (!duration || static_cast<double>(v) >= min_pause_us))
           ev[stat] = v;
       }

@@ -65,13 +65,6 @@ std::map<std::string, StatDeltas> ethtool_ifs(const json& deltas) {
   return out;
 }
 
-bool is_shown_ethtool_stat(std::string_view stat) {
-  static const std::regex shown(
-      R"(^(rx|tx)_prio[0-7]_pause_duration$|^(rx|tx)_global_pause_duration$|pause_storm|^rx_discards_phy$|)"
-      R"(^rx_prio[0-7]_(buf|cong)_discard$)");
-  return std::regex_search(std::string(stat), shown);
-}
-
 /// The rules (report/counters.hpp):
 /// - PFC_PAUSE_STORM: the NIC's PFC stall prevention counted an event during the step. mlx5 counts
 ///   `tx_pause_storm_warning_events` when "the device is stalled for a period longer than a pre-configured

@@ -15,9 +15,6 @@ namespace fabcheck::report::detail {
 /// `ethtool.<if>/<stat>` → {if: {stat: delta}}.
 std::map<std::string, std::map<std::string, std::int64_t>> ethtool_ifs(const nlohmann::json& deltas);
 
-/// The pause/storm/discard statistics shown when they moved (console, HTML).
-bool is_shown_ethtool_stat(std::string_view stat);
-
 /// PFC_PAUSE_STORM / PFC_PAUSE_HIGH for one host's deltas over a step of `duration_s`.
 void add_pause_findings(Document& doc, std::string_view section, const std::string& host,
                         const nlohmann::json& deltas, double duration_s);

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <regex>
 
 namespace fabcheck::model {
 
@@ -42,6 +43,30 @@ CounterSnapshot counter_snapshot_from_line(const std::string& line) {
     s.skipped.push_back("counters: this host sent no reading");
   }
   return s;
+}
+
+bool is_shown_ethtool_stat(std::string_view stat) {
+  static const std::regex shown(
+      R"(^(rx|tx)_prio[0-7]_pause_duration$|^(rx|tx)_global_pause_duration$|pause_storm|^rx_discards_phy$|)"
+      R"(^rx_prio[0-7]_(buf|cong)_discard$)");
+  return std::regex_search(std::string(stat), shown);
+}
+
+bool is_shown_counter(std::string_view name) {
+  const auto in = [&](std::string_view prefix, std::string_view rest, const auto& names) {
+    return name.substr(0, prefix.size()) == prefix &&
+           std::find(std::begin(names), std::end(names), rest) != std::end(names);
+  };
+  if (name.rfind("rdma.", 0) == 0) {  // rdma.<dev>.<port>.<name>
+    const auto a = name.find('.', 5), b = a == std::string_view::npos ? a : name.find('.', a + 1);
+    return b != std::string_view::npos && in("rdma.", name.substr(b + 1), kShownRdmaCounters);
+  }
+  if (name.rfind("ethtool.", 0) == 0) {  // ethtool.<if>/<stat>
+    const auto slash = name.find('/');
+    return slash != std::string_view::npos && is_shown_ethtool_stat(name.substr(slash + 1));
+  }
+  const auto dot = name.rfind('.');  // net.<if>.<file>
+  return dot != std::string_view::npos && dot > 4 && in("net.", name.substr(dot + 1), kShownNetdevStats);
 }
 
 }  // namespace fabcheck::model

@@ -2,7 +2,7 @@
 // Private to lib/render: the head of the compare page (compare_html_lead.cpp).
 #include <string>
 
-#include "fabcheck/report/compare.hpp"
+#include "fabcheck/model/compare.hpp"
 
 namespace fabcheck::report::html {
 

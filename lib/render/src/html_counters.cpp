@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "fabcheck/report/counters.hpp"
+#include "fabcheck/model/counters.hpp"
 #include "html_internal.hpp"
 
 namespace fabcheck::report::html {
@@ -39,7 +39,7 @@ std::string render_host_counters(const json& r) {
       std::string moved;
       if (dp && dp->is_object())
         for (const auto& [k, v] : dp->items())
-          if (is_shown_counter(k)) moved += (moved.empty() ? "" : ", ") + k + " +" + v.dump();
+          if (model::is_shown_counter(k)) moved += (moved.empty() ? "" : ", ") + k + " +" + v.dump();
       if (retrans == 0 && moved.empty()) {
         ++quiet;
         continue;

@@ -1,7 +1,7 @@
 // HTML report: the page skeleton (head, inline CSS, title block) and the section order.
 #include <fmt/format.h>
 
-#include "fabcheck/report/gate.hpp"
+#include "fabcheck/report/document.hpp"
 #include "fabcheck/report/html.hpp"
 #include "html_internal.hpp"
 

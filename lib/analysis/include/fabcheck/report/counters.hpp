@@ -66,10 +66,9 @@ inline constexpr double kPauseShare = 0.10;
 /// with a lossy one (metric catalogue section `counters`).
 nlohmann::json counters_json(const model::StepCounters& sc);
 
-/// Whether a counter name (model/counters.hpp) is one of the loss or error counters the console and the HTML
-/// show when it moved: RDMA link errors, discards, RoCE sequence errors and CNPs; netdev drops and errors;
-/// the drivers' pause durations, pause-storm events and buffer discards.
-bool is_shown_counter(std::string_view name);
+/// Which counters the console and the HTML show when they moved: a classification of names, in the model
+/// (lib/render reads it there).
+using model::is_shown_counter;
 
 /// Adds the findings of `run.sections.<section>.counters` (see the file comment); none without a record.
 void add_counter_findings(Document& doc, std::string_view section);

@@ -2,9 +2,11 @@
 /// @file The hosts' own loss and error counters around a probe step: what lib/probes reads on each
 /// host leader before and after a step, and the per-host deltas the report keeps in
 /// `run.sections.<section>.counters` (report/counters.hpp judges them).
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace fabcheck::model {
@@ -46,5 +48,24 @@ HostCounterDelta counter_delta(const std::string& host, const CounterSnapshot& b
 /// whose `skipped` says so.
 std::string to_line(const CounterSnapshot& s);
 CounterSnapshot counter_snapshot_from_line(const std::string& line);
+
+/// The loss and error counters the console and the HTML show when they moved, by where they sit: the RDMA
+/// port counters (`rdma.<dev>.<port>.<name>`: link errors, discards, RoCE sequence errors and CNPs) and the
+/// netdev statistics (`net.<if>.<file>`: drops and errors).
+inline constexpr std::array<std::string_view, 10> kShownRdmaCounters = {
+    "symbol_error",       "link_error_recovery", "link_downed",       "port_rcv_errors",
+    "port_xmit_discards", "hw.out_of_sequence",  "hw.packet_seq_err", "hw.local_ack_timeout_err",
+    "hw.np_cnp_sent",     "hw.rp_cnp_handled"};
+inline constexpr std::array<std::string_view, 6> kShownNetdevStats = {
+    "rx_dropped", "rx_missed_errors", "rx_crc_errors", "tx_dropped", "rx_errors", "tx_errors"};
+
+/// Whether a driver statistic (`ethtool.<if>/<stat>`'s stat) is one shown when it moved: the pause
+/// durations, pause-storm events and buffer discards.
+bool is_shown_ethtool_stat(std::string_view stat);
+
+/// Whether a counter name (above) is one of the loss or error counters the console and the HTML show when it
+/// moved: kShownRdmaCounters, kShownNetdevStats, is_shown_ethtool_stat. A classification of names: the report
+/// judges the counters (report/counters.hpp), the HTML lists those that moved.
+bool is_shown_counter(std::string_view name);
 
 }  // namespace fabcheck::model

@@ -3,7 +3,7 @@
 /// compare_reports() computed, computes nothing).
 #include <string>
 
-#include "fabcheck/report/compare.hpp"
+#include "fabcheck/model/compare.hpp"
 
 namespace fabcheck::report {
 
