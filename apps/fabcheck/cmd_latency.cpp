@@ -20,7 +20,7 @@ struct LatencyFlags {
   std::shared_ptr<BoundOptions<probes::LatencyOptions>> opts;
   std::string json;
   bool verbose = false;
-  bool no_counters = false;  // --no-counters
+  ReportOutputs out;  // --html, --junit, --no-counters
 };
 
 int run_latency_command(const RunContext& ctx, const LatencyFlags& f) {
@@ -32,7 +32,9 @@ int run_latency_command(const RunContext& ctx, const LatencyFlags& f) {
         "hosts)");
   }
   const suite::Step step = suite::make_single_step(suite::StepKind::kLatency, f.opts->given_json());
-  auto so = suite::SingleOptions::of(ctx.argv, f.json, true).with_counters(!f.no_counters);
+  auto so = suite::SingleOptions::of(ctx.argv, f.json, true)
+                .with_counters(!f.out.no_counters)
+                .with_outputs(f.out.html, f.out.junit);
   so.verbose = f.verbose;
   return suite::run_single(comm, {step}, so).exit_code;
 }
@@ -42,7 +44,7 @@ const Registrar kLatency{
       auto f = std::make_shared<LatencyFlags>();
       f->opts = bind_options(sub, model::latency_option_table());
       sub.add_option("--json,-J,--out", f->json, "Write the JSON report (DESIGN §6) to FILE");
-      sub.add_flag("--no-counters", f->no_counters, kNoCountersHelp);
+      add_report_outputs(sub, f->out);
       sub.add_flag("--verbose", f->verbose, "Also print the latency histograms (non-empty buckets)");
       return [f](const RunContext& ctx) { return run_latency_command(ctx, *f); };
     })};

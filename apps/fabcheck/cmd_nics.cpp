@@ -15,7 +15,7 @@ namespace {
 struct NicsFlags {
   std::shared_ptr<BoundOptions<probes::NicsOptions>> opts;
   std::string json_path;
-  bool no_counters = false;  // --no-counters
+  ReportOutputs out;  // --html, --junit, --no-counters
 };
 
 int run(const NicsFlags& fl, const RunContext& ctx) {
@@ -23,8 +23,10 @@ int run(const NicsFlags& fl, const RunContext& ctx) {
   const auto comm = comm::Communicator::world();
   if (auto why = probes::nics_skip_reason(comm)) throw UsageError(*why);
   const suite::Step step = suite::make_single_step(suite::StepKind::kNics, fl.opts->given_json());
-  const auto out = suite::run_single(
-      comm, {step}, suite::SingleOptions::of(ctx.argv, fl.json_path).with_counters(!fl.no_counters));
+  const auto out = suite::run_single(comm, {step},
+                                     suite::SingleOptions::of(ctx.argv, fl.json_path)
+                                         .with_counters(!fl.out.no_counters)
+                                         .with_outputs(fl.out.html, fl.out.junit));
   return out.exit_code;
 }
 
@@ -33,7 +35,7 @@ const Registrar kNics{
       auto fl = std::make_shared<NicsFlags>();
       fl->opts = bind_options(sub, model::nics_option_table());
       sub.add_option("--json,-J,--out", fl->json_path, "Write the JSON report to FILE (atomically)");
-      sub.add_flag("--no-counters", fl->no_counters, kNoCountersHelp);
+      add_report_outputs(sub, fl->out);
       return [fl](const RunContext& ctx) { return run(*fl, ctx); };
     })};
 

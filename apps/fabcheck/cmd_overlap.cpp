@@ -14,7 +14,7 @@ namespace {
 struct OverlapFlags {
   std::shared_ptr<BoundOptions<probes::OverlapOptions>> opts;
   std::string json_path;
-  bool no_counters = false;  // --no-counters
+  ReportOutputs out;  // --html, --junit, --no-counters
 };
 
 int run_overlap_cmd(const OverlapFlags& fl, const RunContext& ctx) {
@@ -23,7 +23,9 @@ int run_overlap_cmd(const OverlapFlags& fl, const RunContext& ctx) {
   if (auto why = probes::overlap_skip_reason(comm, fl.opts->options().backend)) throw UsageError(*why);
   const suite::Step step = suite::make_single_step(suite::StepKind::kOverlap, fl.opts->given_json());
   return suite::run_single(comm, {step},
-                           suite::SingleOptions::of(ctx.argv, fl.json_path).with_counters(!fl.no_counters))
+                           suite::SingleOptions::of(ctx.argv, fl.json_path)
+                               .with_counters(!fl.out.no_counters)
+                               .with_outputs(fl.out.html, fl.out.junit))
       .exit_code;
 }
 
@@ -32,7 +34,7 @@ const Registrar kOverlap{
       auto fl = std::make_shared<OverlapFlags>();
       fl->opts = bind_options(sub, model::overlap_option_table());
       sub.add_option("--json,-J,--out", fl->json_path, "Write the JSON report to FILE (atomically)");
-      sub.add_flag("--no-counters", fl->no_counters, kNoCountersHelp);
+      add_report_outputs(sub, fl->out);
       return [fl](const RunContext& ctx) { return run_overlap_cmd(*fl, ctx); };
     })};
 

@@ -20,7 +20,7 @@ struct PairsFlags {
   std::shared_ptr<BoundOptions<probes::PairsOptions>> opts;
   std::string json_path;
   std::string exclude_hostfile;
-  bool no_counters = false;  // --no-counters
+  ReportOutputs out;  // --html, --junit, --no-counters
 };
 
 int run(const PairsFlags& fl, const RunContext& ctx) {
@@ -31,8 +31,10 @@ int run(const PairsFlags& fl, const RunContext& ctx) {
     comm::agree_on_root(comm, [&] { report::check_writable(fl.exclude_hostfile, "--exclude-hostfile"); });
   if (auto why = probes::pairs_skip_reason(comm)) throw UsageError(*why);
   const suite::Step step = suite::make_single_step(suite::StepKind::kPairs, fl.opts->given_json());
-  const auto out = suite::run_single(
-      comm, {step}, suite::SingleOptions::of(ctx.argv, fl.json_path).with_counters(!fl.no_counters));
+  const auto out = suite::run_single(comm, {step},
+                                     suite::SingleOptions::of(ctx.argv, fl.json_path)
+                                         .with_counters(!fl.out.no_counters)
+                                         .with_outputs(fl.out.html, fl.out.junit));
   if (comm.rank() == 0 && !fl.exclude_hostfile.empty()) {
     std::string text;
     for (const auto& h : out.pairs_passed_hosts) text += h + "\n";
@@ -50,7 +52,7 @@ const Registrar kPairs{
       sub.add_option("--exclude-hostfile", fl->exclude_hostfile,
                      "Write the hosts that passed (one per line) for the next job's hostfile");
       sub.add_option("--json,-J,--out", fl->json_path, "Write the JSON report to FILE (atomically)");
-      sub.add_flag("--no-counters", fl->no_counters, kNoCountersHelp);
+      add_report_outputs(sub, fl->out);
       return [fl](const RunContext& ctx) { return run(*fl, ctx); };
     })};
 

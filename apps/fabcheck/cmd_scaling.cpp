@@ -26,7 +26,7 @@ struct ScalingCli {
   long long step_factor = 2;
   int sweep_iters = 5;
   std::string json;
-  bool no_counters = false;  // --no-counters
+  ReportOutputs out;  // --html, --junit, --no-counters
 };
 
 // --coll: read as the sweep's collectives option reads it (one normalizer), limited to those with a ring
@@ -60,7 +60,9 @@ int run_scaling_cmd(const RunContext& ctx, const ScalingCli& f) {
   const std::vector<suite::Step> steps = {
       suite::make_single_step(suite::StepKind::kSweep, sweep),
       suite::make_single_step(suite::StepKind::kScaling, f.opts->given_json())};
-  auto so = suite::SingleOptions::of(ctx.argv, f.json).with_counters(!f.no_counters);
+  auto so = suite::SingleOptions::of(ctx.argv, f.json)
+                .with_counters(!f.out.no_counters)
+                .with_outputs(f.out.html, f.out.junit);
   so.silent = {suite::StepKind::kSweep};
   return suite::run_single(world, steps, so).exit_code;
 }
@@ -79,7 +81,7 @@ const Registrar kScaling{
                      "Collectives of the command's own sweep (the workload model uses these)")
           ->capture_default_str();
       sub.add_option("-J,--json,--out", f->json, "Write the JSON report here (atomically)");
-      sub.add_flag("--no-counters", f->no_counters, kNoCountersHelp);
+      add_report_outputs(sub, f->out);
       return [f](const RunContext& ctx) { return run_scaling_cmd(ctx, *f); };
     })};
 

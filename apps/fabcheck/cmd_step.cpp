@@ -15,7 +15,7 @@ namespace {
 struct StepFlags {
   std::shared_ptr<BoundOptions<probes::TrainStepOptions>> opts;
   std::string json_path;
-  bool no_counters = false;  // --no-counters
+  ReportOutputs out;  // --html, --junit, --no-counters
 };
 
 int run_step_cmd(const StepFlags& fl, const RunContext& ctx) {
@@ -24,7 +24,9 @@ int run_step_cmd(const StepFlags& fl, const RunContext& ctx) {
   if (auto why = probes::step_skip_reason(comm)) throw UsageError(*why);
   const suite::Step step = suite::make_single_step(suite::StepKind::kStep, fl.opts->given_json());
   return suite::run_single(comm, {step},
-                           suite::SingleOptions::of(ctx.argv, fl.json_path).with_counters(!fl.no_counters))
+                           suite::SingleOptions::of(ctx.argv, fl.json_path)
+                               .with_counters(!fl.out.no_counters)
+                               .with_outputs(fl.out.html, fl.out.junit))
       .exit_code;
 }
 
@@ -33,7 +35,7 @@ const Registrar kStep{
       auto fl = std::make_shared<StepFlags>();
       fl->opts = bind_options(sub, model::step_option_table());
       sub.add_option("--json,-J,--out", fl->json_path, "Write the JSON report to FILE (atomically)");
-      sub.add_flag("--no-counters", fl->no_counters, kNoCountersHelp);
+      add_report_outputs(sub, fl->out);
       return [fl](const RunContext& ctx) { return run_step_cmd(*fl, ctx); };
     })};
 

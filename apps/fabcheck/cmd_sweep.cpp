@@ -17,9 +17,9 @@ namespace {
 struct SweepFlags {
   std::shared_ptr<BoundOptions<probes::SweepOptions>> opts;
   std::string json;
-  double timeout_s = 0;      // nccl-tests -T: the watchdog of `run` over the sweep (0 = off)
-  std::string output_file;   // -J: nccl-tests' JSON layout
-  bool no_counters = false;  // --no-counters
+  double timeout_s = 0;     // nccl-tests -T: the watchdog of `run` over the sweep (0 = off)
+  std::string output_file;  // -J: nccl-tests' JSON layout
+  ReportOutputs out;        // --html, --junit, --no-counters
 };
 
 int run_sweep_cmd(const RunContext& ctx, const SweepFlags& flags) {
@@ -27,7 +27,9 @@ int run_sweep_cmd(const RunContext& ctx, const SweepFlags& flags) {
   (void)core::fault_from_env();             // a malformed test hook is a usage error before anything runs
   const auto world = comm::Communicator::world();
   const suite::Step step = suite::make_single_step(suite::StepKind::kSweep, flags.opts->given_json());
-  auto so = suite::SingleOptions::of(ctx.argv, flags.json).with_counters(!flags.no_counters);
+  auto so = suite::SingleOptions::of(ctx.argv, flags.json)
+                .with_counters(!flags.out.no_counters)
+                .with_outputs(flags.out.html, flags.out.junit);
   so.timeout_s = flags.timeout_s;
   const auto jout =
       NcclTestsJsonOutput::open(world.rank() == 0, flags.output_file, ctx.argv, flags.opts->options());
@@ -40,7 +42,7 @@ const Registrar kSweep{
       auto f = std::make_shared<SweepFlags>();
       f->opts = bind_options(sub, model::sweep_option_table());
       sub.add_option("--json,--out", f->json, "Write the JSON report here (atomically)");
-      sub.add_flag("--no-counters", f->no_counters, kNoCountersHelp);
+      add_report_outputs(sub, f->out);
       sub.add_option("-J,--output_file", f->output_file,
                      "Write nccl-tests' JSON (its -J layout) here; FILE.0, FILE.1, ... when FILE exists");
       sub.add_option(

@@ -16,6 +16,24 @@ inline constexpr const char* kNoCountersHelp =
     "Do not read the hosts' loss counters (TCP, netdev, RDMA port, NIC pause) around each step; config key "
     "counters: false";
 
+/// What every probe command writes besides its `--json` report (whose spellings differ: `sweep -J` is
+/// nccl-tests' own file), and `--no-counters`.
+struct ReportOutputs {
+  std::string html;          ///< --html: the report as one self-contained page
+  std::string junit;         ///< --junit: JUnit XML of the exit code's rule
+  bool no_counters = false;  ///< --no-counters
+};
+
+/// Adds `--html`, `--junit` and `--no-counters` to a probe command.
+inline void add_report_outputs(CLI::App& sub, ReportOutputs& out) {
+  sub.add_option("--html", out.html,
+                 "Also write the report as one self-contained HTML page (as fabcheck report --html)");
+  sub.add_option("--junit", out.junit,
+                 "Write JUnit XML: one test case, findings.severity=fail#count == 0, failed exactly when the "
+                 "command exits 1");
+  sub.add_flag("--no-counters", out.no_counters, kNoCountersHelp);
+}
+
 /// The table's options on one subcommand. Create it in the command's setup; call options() after parsing.
 template <class O>
 class BoundOptions {

@@ -16,7 +16,7 @@ if p.returncode not in (0, 1):
     fail(f"exit {p.returncode}: {p.stderr[-2000:]}")
 doc = load(rep)
 run = doc["run"]
-# Issue 21: only the main thread calls MPI (the watchdog talks TCP): MPI_Init (MPI_THREAD_SINGLE), as IMB/OSU.
+# Only the main thread calls MPI (the watchdog talks TCP): MPI_Init (MPI_THREAD_SINGLE), as IMB/OSU.
 if run.get("mpi_thread_level") != "single":
     fail(f"run.mpi_thread_level {run.get('mpi_thread_level')}, want single")
 # DESIGN §3: the ranks keep freed memory in the heap (MPI's per-call temporaries of 32 MiB are not faulted in
@@ -24,12 +24,23 @@ if run.get("mpi_thread_level") != "single":
 if run.get("heap") != {"mmap_threshold_bytes": 1 << 30, "set_by": "fabcheck"}:
     fail(f"run.heap {run.get('heap')}, want mmap_threshold_bytes 1 GiB set by fabcheck")
 rep_defaults = os.path.join(d, "defaults.json")
-pd, _ = mpirun(2, ["latency", "--sizes", "8", "--iters", "10", "--json", rep_defaults],
+page, xml = os.path.join(d, "latency.html"), os.path.join(d, "latency.xml")
+pd, _ = mpirun(2, ["latency", "--sizes", "8", "--iters", "10", "--json", rep_defaults, "--html", page, "--junit", xml],
                env={"FABCHECK_MALLOC_DEFAULTS": "1"}, timeout=60, extra_mpi=["-x", "FABCHECK_MALLOC_DEFAULTS"])
 heap_defaults = load(rep_defaults)["run"].get("heap") if pd.returncode in (0, 1) else pd.stderr[-500:]
 if heap_defaults != {"mmap_threshold_bytes": None, "set_by": "defaults"}:
     fail(f"FABCHECK_MALLOC_DEFAULTS=1: run.heap {heap_defaults}, want the defaults")
 print(f"run.heap {run['heap']}; with FABCHECK_MALLOC_DEFAULTS=1 {heap_defaults}")
+# A probe command writes the same outputs as run: the page, and JUnit whose one case is the exit code's rule.
+cases = ET.parse(xml).getroot().findall(".//testcase") if os.path.exists(xml) else []
+if not (os.path.exists(page) and "<html" in open(page).read(4096)) or [c.get("name") for c in cases] != [
+        "findings.severity=fail#count == 0"] or (cases[0].find("failure") is None) != (pd.returncode == 0):
+    fail(f"latency --html --junit: exit {pd.returncode}, page {os.path.exists(page)}, JUnit cases {cases}")
+# `fabcheck report FILE` prints the first screen run printed (its last block), from the saved report.
+screen = p.stdout[p.stdout.rfind("#\n# fabcheck run: "):]
+again = fabcheck(["report", rep])
+if again.returncode != 0 or not screen or again.stdout != screen:
+    fail(f"report {rep}: exit {again.returncode}, first screen differs:\n{again.stdout}\n--- run printed:\n{screen}")
 if run["status"] != "complete" or run["exit_code"] != p.returncode:
     fail(f"status {run['status']} exit_code {run['exit_code']} vs {p.returncode}")
 for s in SECTIONS:

@@ -13,6 +13,8 @@
 #include "fabcheck/probes/topology.hpp"
 #include "fabcheck/report/document.hpp"
 #include "fabcheck/report/findings_text.hpp"
+#include "fabcheck/report/gate.hpp"
+#include "fabcheck/report/html.hpp"
 #include "fabcheck/report/reconcile.hpp"
 #include "fabcheck/report/topology.hpp"
 #include "fabcheck/suite/watchdog.hpp"
@@ -20,6 +22,25 @@
 #include "steps.hpp"
 
 namespace fabcheck::suite {
+
+namespace {
+
+/// Rank 0: the page and the JUnit file of a finished report. The JUnit check is the exit code's rule, so a CI
+/// job that reads JUnit fails exactly when the command exits 1.
+void write_outputs(const report::Document& doc, const SingleOptions& opts) {
+  if (!opts.html_path.empty()) report::write_html(opts.html_path, doc.json(), "--html");
+  if (!opts.junit_path.empty()) {
+    const nlohmann::json checks = nlohmann::json::array(
+        {{{"metric", "findings.severity=fail#count"},
+          {"op", "=="},
+          {"threshold", 0},
+          {"why", "a fail finding: not fit for the job, evidence confirmed (docs/DESIGN.md §5)"}}});
+    const auto g = report::evaluate_gate(doc.json(), checks, "the command's findings");
+    report::write_text_atomic(opts.junit_path, report::junit_xml(g), "--junit");
+  }
+}
+
+}  // namespace
 
 SingleOutcome run_single(const comm::Communicator& world, const std::vector<Step>& steps,
                          const SingleOptions& opts) {
@@ -31,8 +52,14 @@ SingleOutcome run_single(const comm::Communicator& world, const std::vector<Step
       throw UsageError(fmt::format("{}: this probe is not built into this binary", config_key(st.kind)));
     a->validate(st);  // the same options on every rank: every rank throws alike
   }
-  if (!opts.json_path.empty())
-    comm::agree_on_root(world, [&] { report::check_writable(opts.json_path, "--json"); });
+  comm::agree_on_root(world, [&] {
+    for (const auto& [path, flag] : {std::pair{opts.json_path, "--json"}, std::pair{opts.html_path, "--html"},
+                                     std::pair{opts.junit_path, "--junit"}}) {
+      if (!path.empty()) report::check_writable(path, flag);
+    }
+    report::check_distinct_paths(
+        {}, {{"--json", opts.json_path}, {"--html", opts.html_path}, {"--junit", opts.junit_path}});
+  });
 
   const comm::ClockAlignment clocks = comm::align_clocks(world);
   report::Document doc(opts.argv);
@@ -86,6 +113,7 @@ SingleOutcome run_single(const comm::Communicator& world, const std::vector<Step
     if (opts.announce_report)
       std::fprintf(stderr, "fabcheck: report written to %s\n", opts.json_path.c_str());
   }
+  write_outputs(doc, opts);
   return out;
 }
 

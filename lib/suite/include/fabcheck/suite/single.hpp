@@ -21,10 +21,14 @@ namespace fabcheck::suite {
 struct SingleOptions {
   std::vector<std::string> argv;  ///< the command line (run.argv)
   std::string json_path;          ///< report file ("" = none), written atomically at the end
-  bool announce_report = false;   ///< say on stderr where the report was written
-  std::vector<StepKind> silent;   ///< steps whose console text is not printed (e.g. scaling's own sweep)
-  bool verbose = false;           ///< histograms too (default: the command's tables)
-  bool counters = true;           ///< the hosts' loss counters around each step (`--no-counters`: not read)
+  std::string html_path;          ///< the report as one HTML page ("" = none), as `fabcheck report --html`
+  /// JUnit XML ("" = none): the check every fail finding fails, `findings.severity=fail#count == 0` (the exit
+  /// code's rule as a test case), in the gate's layout (report::junit_xml)
+  std::string junit_path;
+  bool announce_report = false;  ///< say on stderr where the report was written
+  std::vector<StepKind> silent;  ///< steps whose console text is not printed (e.g. scaling's own sweep)
+  bool verbose = false;          ///< histograms too (default: the command's tables)
+  bool counters = true;          ///< the hosts' loss counters around each step (`--no-counters`: not read)
   /// > 0: run's watchdog over the steps with this timeout (nccl-tests' `-T`); on expiry every rank leaves
   /// with exit 3 (nccl-tests: 4) after one stderr line naming the operation and the ranks.
   double timeout_s = 0;
@@ -37,6 +41,13 @@ struct SingleOptions {
     o.argv = std::move(argv);
     o.json_path = std::move(json_path);
     o.announce_report = announce;
+    return o;
+  }
+  /// A copy with the HTML page and JUnit outputs set (a command's `--html`, `--junit`; "" = none).
+  SingleOptions with_outputs(std::string html, std::string junit) const {
+    SingleOptions o = *this;
+    o.html_path = std::move(html);
+    o.junit_path = std::move(junit);
     return o;
   }
   /// A copy with `counters` set (a command's `--no-counters`).
