@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 17's first-screen promises, read from a run's report and its --exclude-hostfile.
+"""The first-screen promises, read from a run's report and its --exclude-hostfile.
 
 usage: first_screen_check.py REPORT HOSTFILE clean
        first_screen_check.py REPORT HOSTFILE host HOST

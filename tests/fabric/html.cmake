@@ -1,4 +1,4 @@
-# `fabcheck run --html` on the 4-host virtual fabric, checked in headless Chromium (issue 10). Label fabric, one at
+# `fabcheck run --html` on the 4-host virtual fabric, checked in headless Chromium. Label fabric, one at
 # a time (RESOURCE_LOCK vfabric); exit 77 = skipped (no root / namespaces).
 fabcheck_script_test(NAME fabric_run_html LABEL fabric TIMEOUT 180 LOCK vfabric
                      COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_html_run.sh)

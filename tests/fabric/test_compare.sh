@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `fabcheck compare` on a 4-host virtual fabric (issue 10): four clean allreduce sweeps and one with a host
+# `fabcheck compare` on a 4-host virtual fabric: four clean allreduce sweeps and one with a host
 # throttled. compare(clean1,clean3 ; clean2,clean4) — two clean reports per side, taken in alternation — flags
 # <= 5 % of the metrics; compare(clean1,clean3 ; throttled) calls every busBw point >= 1 MiB worse (Mann-Whitney
 # on the per-iteration samples, Holm, p < 0.01 and |delta| >= 10 %, and with several runs per side |ln(B/A)| >= 3x

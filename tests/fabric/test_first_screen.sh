@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 17's first screen, with the embedded default config (`fabcheck run`, no --config) on a 4-host virtual
+# The first screen, with the embedded default config (`fabcheck run`, no --config) on a 4-host virtual
 # fabric:
 #   clean                          -> exit 0, no warn or fail finding about the fabric (HOST_CPU_BUSY, about the
 #                                     hosts' CPUs, may stand: it states the load it measured);
@@ -53,7 +53,7 @@ for c in $CASES; do
   *) fail "FS_CASES: unknown case $c (clean, host, link)" ;;
   esac
 done
-# compare of the clean run and the throttled-host run, default config, one run each (issue 17): a busBw point of
+# compare of the clean run and the throttled-host run, default config, one run each: a busBw point of
 # 1 MiB or more that fell by half or more is "worse" (or "not testable" when its samples cannot reach the
 # rule's significance, or "inconclusive" when its samples overlap), never "within noise", and most such points
 # are called worse.

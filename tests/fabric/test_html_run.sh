@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `fabcheck run --html` on a 4-host virtual fabric (issue 10): a short suite (tests/data/run-html-short.json) whose
+# `fabcheck run --html` on a 4-host virtual fabric: a short suite (tests/data/run-html-short.json) whose
 # gate fails on purpose (exit 1); the page is written anyway, renders in headless Chromium with every section,
 # one busBw point per measured size, the pairs heatmap of 4 hosts, incast and scaling points, and says FAILED.
 # `fabcheck report` renders the same page from the report file offline.

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Issue 7 acceptance on a 6-host virtual fabric (receiver h1, senders h2..h5, victim h6):
+# Acceptance on a 6-host virtual fabric (receiver h1, senders h2..h5, victim h6):
 #   3 clean runs (fan-in 4), then the receiver throttled to 200mbit with its queue shortened to 300 packets
 #   (fan-in 1,2,4): median-based congestion_impact at k=4 >= 5 and >= 3x the largest clean one (of the clean runs
 #   whose CPUs fabcheck did not find busy; the median of the three when all were); overlap >= 0.9;
 #   goodput <= 1.1x the tbf rate for every k (a timing sanity check). Clean goodput is printed, not asserted.
-#   Issue 20: the congested run's senders retransmitted (their TCP counters) and one INCAST_LOSS names the
+#   The congested run's senders retransmitted (their TCP counters) and one INCAST_LOSS names the
 #   receiver; the clean runs raise no loss finding.
 # The victim's pings from h6 cross the same tbf queue (root-side veth egress toward h1) as the incast.
 # Queue: 300 packets (450 KB, ~18 ms at 200mbit; the default limit is ~870 packets). A clean incast at 1-4 GB/s
@@ -53,7 +53,7 @@ work, recv = sys.argv[1], sys.argv[2]
 rate_gbps = 200e6 / 8 / 1e9  # 200 Mbit/s in GB/s
 def pts(f):
     return {p["fan_in"]: p for p in json.load(open(f"{work}/{f}.json"))["incast"]}
-def busy(f):  # the CPU load fabcheck recorded beside the step (issue 17): other work per core
+def busy(f):  # the CPU load fabcheck recorded beside the step: other work per core
     cl = json.load(open(f"{work}/{f}.json"))["run"]["sections"]["incast"].get("cpu_load") or {}
     return cl.get("excess_per_core", 0.0), bool(cl.get("busy"))
 def victim(p):
@@ -92,7 +92,7 @@ check(p["victim"]["overlap"] >= 0.9, f"overlap {p['victim']['overlap']:.3f} >= 0
 for k, q in sorted(cong.items()):
     check(q["goodput_gbps"] <= 1.1 * rate_gbps,
           f"k={k} goodput {q['goodput_gbps']:.4f} GB/s <= 1.1x tbf rate {rate_gbps:.4f}")
-# Issue 20, proof of loss: the senders' own TCP counters show the retransmissions the short queue caused, and
+# Proof of loss: the senders' own TCP counters show the retransmissions the short queue caused, and
 # one INCAST_LOSS names the receiver; the clean runs raise no loss finding at all.
 def loss(f):
     d = json.load(open(f"{work}/{f}.json"))

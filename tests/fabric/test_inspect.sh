@@ -35,7 +35,7 @@ print("inventory hosts:", got, "verdict:", t["verdict"], "|", sig[0]["message"])
 PYEOF
 note "one inventory per host, sockets-like signature: ok"
 
-# Issue 24: inspect --nccl-log under mpirun judges the log against the live hosts: NCCL_SOCKET_IFNAME=eth9 (no
+# Inspect --nccl-log under mpirun judges the log against the live hosts: NCCL_SOCKET_IFNAME=eth9 (no
 # such interface anywhere) on the 2nd host and eth0 (each namespace's interface) on the 3rd: one
 # SOCKET_IFNAME_NO_MATCH naming the 2nd host only.
 h2=${hosts[1]} h3=${hosts[2]}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# fabcheck latency on a 4-host virtual fabric (issue 5), LAT_RUNS times (default 3):
+# fabcheck latency on a 4-host virtual fabric, LAT_RUNS times (default 3):
 #  clean fabric  -> no pair's p50 is a DESIGN §4 outlier and no pair's p99 exceeds 3x the median
 #                   pair p99 (printed, not judged, when fabcheck measured the step's CPUs busy: HOST_CPU_BUSY);
 #  one host's link throttled to 20mbit with iperf3 pushing bulk data into it for the whole measurement

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# fabcheck nics on 4 virtual hosts x 2 rails + a management network (issue 22), NICS_RUNS (default 3) runs each:
+# fabcheck nics on 4 virtual hosts x 2 rails + a management network, NICS_RUNS (default 3) runs each:
 #   clean rail-only fabric       -> NICS_RAIL_ONLY, no other warn or fail finding, exit 0;
 #   cross-rail on                -> no finding at all;
 #   host 2's rail 1 throttled    -> NICS_SLOW_NIC naming that host and eth1 (not NICS_SLOW_HOST), confirmed, exit 1;
@@ -31,7 +31,7 @@ check() {
   "$PY" - "$FAB_TMP/$tag.json" "${H[@]}" <<PYEOF || { cat "$FAB_TMP/$tag.out" >&2; fail "$tag"; }
 import json, sys
 d = json.load(open(sys.argv[1])); n = d["nics"]; hosts = sys.argv[2:]
-# HOST_CPU_BUSY is the step's measured CPU load (issue 17), not a NIC finding: under a CPU hog it is right to say so.
+# HOST_CPU_BUSY is the step's measured CPU load, not a NIC finding: under a CPU hog it is right to say so.
 codes = sorted(x["code"] for x in d["findings"] if x["severity"] in ("warn", "fail") and x["code"] != "HOST_CPU_BUSY")
 busy = [x for x in d["findings"] if x["code"] == "HOST_CPU_BUSY"]
 def f(c): return [x for x in d["findings"] if x["code"] == c]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# fabcheck overlap on 4 virtual hosts (issue 23): nonblocking allreduce/allgather/reducescatter over TCP between
+# fabcheck overlap on 4 virtual hosts: nonblocking allreduce/allgather/reducescatter over TCP between
 # namespaces, with and without MPI_Test polling. Asserts what holds on any machine: the points, percentiles in
 # order, overlap = clamp(1 - (t_both - t_compute)/t_comm) of the reported medians, every host in the run, the
 # only possible finding OVERLAP_NO_PROGRESS (warn, never fail), exit 0. The overlap figures themselves depend on
@@ -32,7 +32,7 @@ for p in o["points"]:
     assert abs(p["overlap"] - cl(1 - (b - m) / c)) < 1e-12, p
     assert abs(p["overlap_poll"] - cl(1 - (bp - m) / c)) < 1e-12, p
     print("%-13s %8d  t_comm %9.1f  t_compute %9.1f  overlap %.2f  polled %.2f" % (p["coll"], p["size_bytes"], c, m, p["overlap"], p["overlap_poll"]))
-# HOST_CPU_BUSY is the step's measured CPU load (issue 17), right to report under a CPU hog.
+# HOST_CPU_BUSY is the step's measured CPU load, right to report under a CPU hog.
 bad = [f for f in d["findings"] if f["severity"] in ("warn", "fail") and f["code"] not in ("OVERLAP_NO_PROGRESS", "HOST_CPU_BUSY")]
 assert not bad, bad
 assert all(f["severity"] == "warn" for f in d["findings"] if f["code"] == "OVERLAP_NO_PROGRESS")

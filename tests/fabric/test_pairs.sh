@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# fabcheck pairs on 6 virtual hosts (issue 6), --size 8M:
+# fabcheck pairs on 6 virtual hosts, --size 8M:
 #   clean (PAIRS_CLEAN_RUNS times, default 3) -> no outliers, no suspects;
 #   throttle-link A -> B 50mbit, --bidir -> exactly one bandwidth outlier, A -> B, no suspect host; the pair's
 #     simultaneous both-way figure is bounded by its slow direction;

@@ -3,7 +3,7 @@
 # reason), the gate passes on the clean fabric (exit 0) and fails with exit 1, naming the failing checks, with one
 # host throttled to 100mbit (both busBw floors named as failing, in the console and in JUnit). One virtual fabric for
 # both runs; the acceptance config keeps each run near 15 s clean and 30 s throttled (measured on 2 busy cores).
-# Issue 17's first screen with this config (first_screen_check.py): clean is quiet; the throttled host is the first
+# The first screen with this config (first_screen_check.py): clean is quiet; the throttled host is the first
 # finding and is left out of the good-hosts file; one link direction at 100mbit is the first finding, no host blamed.
 source "$(dirname "$0")/lib.sh"
 fab_init frun 280
@@ -54,7 +54,7 @@ grep -q 'GATE_CHECK_FAILED' "$FAB_TMP/slow.out" || fail "no GATE_CHECK_FAILED fi
 [ "$(grep -c '<failure ' "$FAB_TMP/slow.xml")" -ge 2 ] || fail "JUnit lacks the failures"
 grep -q '^  FAIL  sweeps.allgather.busbw_gbps@2M' "$FAB_TMP/slow.out" || fail "the allgather busBw check is not named as failing"
 note "throttled $slow: gate failed with: $(grep '^  FAIL' "$FAB_TMP/slow.out" | awk '{print $2}' | tr '\n' ' ')"
-# issue 17's first screen holds with this config too: the throttled host is the first finding (fail, confirmed by
+# the first screen holds with this config too: the throttled host is the first finding (fail, confirmed by
 # the pairs retest) and is not in the good-hosts file, whatever the criteria check
 "$PY" "$FAB_DIR/first_screen_check.py" "$FAB_TMP/clean.json" "$FAB_TMP/clean.hosts" clean ||
   fail "clean: the first screen is not quiet"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Scaling score on a 4-host virtual fabric (issue 9): `fabcheck scaling --workload vfabric-demo` on the clean fabric
+# Scaling score on a 4-host virtual fabric: `fabcheck scaling --workload vfabric-demo` on the clean fabric
 # scores in [0.2, 0.9]; with one host throttled the score is < 0.8x the clean score (unrounded, from the JSON).
 # Also: 4 distinct hosts, host groups of 2 and 4 (not intra_node_only), the score's inputs beside it.
 source "$(dirname "$0")/lib.sh"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# fabcheck step on 4 virtual hosts (issue 23): one training step of the vfabric-demo profile (DDP, 4 buckets of
+# fabcheck step on 4 virtual hosts: one training step of the vfabric-demo profile (DDP, 4 buckets of
 # 4 MiB, 150 ms of compute) emulated over TCP between namespaces, clean and then with one host throttled
-# (FABCHECK_STEP_THROTTLE, default 500mbit), FABCHECK_STEP_RUNS runs of each (default 3, as issue 23 asks). Asserts on every run:
+# (FABCHECK_STEP_THROTTLE, default 500mbit), FABCHECK_STEP_RUNS runs of each (default 3). Asserts on every run:
 # measured_efficiency = t_compute / t_step of the reported medians, the projection of the same step from the
 # step's own curves and measured overlap present, measured and projected within the report's agreement factor
 # (DESIGN §5 "Training step"; no STEP_PROJECTION_MISMATCH), no fail finding; and the throttled step's measured

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 19: a data link pulled while `fabcheck run` measures — during the sweep, and during the pairs step — ends
+# A data link pulled while `fabcheck run` measures — during the sweep, and during the pairs step — ends
 # the job: mpirun returns 3 within (link-down + --timeout + 20 s), the report is
 # `incomplete` and names the unreachable host (run.watchdog.silent and missing_hosts; WATCHDOG_TIMEOUT with
 # evidence.host). The hosts have a management network beside the data network (vfabric up --mgmt), as a cluster's

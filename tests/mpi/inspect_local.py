@@ -39,7 +39,7 @@ if h["verbs"]["status"] not in ("unavailable", "not_compiled"):
     fail(f"verbs status {h['verbs']['status']}")
 if h["verbs"]["status"] == "unavailable" and h["verbs"]["error"] != "Function not implemented":
     fail(f"verbs error {h['verbs']['error']}")
-# Every rank's CPU binding (issue 24): both ranks, local ranks 0 and 1, a CPU list within the host's CPUs.
+# Every rank's CPU binding: both ranks, local ranks 0 and 1, a CPU list within the host's CPUs.
 b = sorted(h["rank_bindings"], key=lambda x: x["rank"])
 if [(x["rank"], x["local_rank"]) for x in b] != [(0, 0), (1, 1)]:
     fail(f"rank_bindings {b}")
@@ -84,7 +84,7 @@ if p.returncode != 0:
 # 4. bad input: one stderr line, exit 2, nothing written.
 bad = os.path.join(tmp, "bad.json")
 for args in (["--sysfs-root", "/nonexistent/sysfs"], ["--nccl-log", "/nonexistent/nccl.log"],
-             # a recorded host that no line of the log comes from (issue 24: --sysfs-root host=DIR)
+             # a recorded host that no line of the log comes from (--sysfs-root host=DIR)
              ["--nccl-log", f"{DATA}/nccl-logs/01-ib-gdrdma-loopback-2.7.6.log",
               "--sysfs-root", f"nosuchhost={DATA}/sysfs/c-no-rdma"]):
     p = run([FAB, "inspect", "--json", bad] + args)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 24: `mpirun -np 2 fabcheck inspect --nccl-log LOG` judges the log against the live inventory of this host
+"""`mpirun -np 2 fabcheck inspect --nccl-log LOG` judges the log against the live inventory of this host
 (no --sysfs-root): a log of this host with NCCL_SOCKET_IFNAME naming no interface here gives SOCKET_IFNAME_NO_MATCH
 naming the host (exit 1); the same log naming an interface this host has gives none; a missing log is one line and
 exit 2 under mpirun; without mpirun the log is judged offline (no inventory)."""

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""MPI tests of `fabcheck latency` on local ranks (issue 5).
+"""MPI tests of `fabcheck latency` on local ranks.
 
 Usage: latency_test.py basic|duration|straggler|badinput
 Environment (from fabcheck_script_test): FABCHECK, MPIEXEC, MPI_FLAGS.

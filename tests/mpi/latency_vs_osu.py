@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 25: `fabcheck compare` of a fabcheck `latency` run on 2 local ranks against the import of an osu_latency
+"""`fabcheck compare` of a fabcheck `latency` run on 2 local ranks against the import of an osu_latency
 run on 2 local ranks of this kind of machine (tests/data/peers/local/osu74_latency.txt, OSU 7.4 built from source)
 lines up the sizes: every size of the OSU file is one compared row with both values, keyed as fabcheck latency
 keys its own rows (kind p2p, pattern ring, size_bytes); nothing of the OSU latency is left unmatched."""

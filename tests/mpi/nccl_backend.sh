@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `--backend nccl` where it cannot run (issue 11): `sweep`, `run` and `overlap` (issue 23) under mpirun -np 2
+# `--backend nccl` where it cannot run: `sweep`, `run` and `overlap` under mpirun -np 2
 # on a machine without a usable GPU write ONE fabcheck stderr line naming --backend nccl and the reason, print nothing on stdout, write
 # no report, exit 2. With NCCL compiled in: the reason is the CUDA runtime's own (no driver / no device), the
 # binary needs libnccl and libcudart but never libcuda, and --version lists nccl. On a GPU machine the sweep
@@ -48,7 +48,7 @@ check() {  # check NAME ARGS...: exit 2, one line, nothing written
 }
 
 check sweep sweep --backend nccl -b 8 -e 8
-# issue 26: nccl-tests' NCCL-only flags pass the sweep's checks and reach the backend (no GPU here: the line
+# Nccl-tests' NCCL-only flags pass the sweep's checks and reach the backend (no GPU here: the line
 # above); -D and the combinations nccl-tests disables are refused first, one line naming the flag.
 check sweep-nccl-flags sweep --backend nccl -G 10 -R 1 -x 1 -M 1 -o sum,mulsum -V 8 -b 8 -e 8 -z 0
 check sweep-nccl-null-stream sweep --backend nccl -y 1 -o mulsum -m 4 -b 8 -e 8

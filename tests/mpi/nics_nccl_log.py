@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`fabcheck nics --nccl-log` on 2 local ranks given distinct host names (fake_hosts.sh, issue 22):
+"""`fabcheck nics --nccl-log` on 2 local ranks given distinct host names (fake_hosts.sh):
   a log whose hosts fh0/fh1 bootstrap on lo -> NICS_MGMT_IN_USE naming lo, the log's hosts mapped to the measured
   hosts in nics.nccl_log; the same log with the bootstrap on the host's measured data NIC -> no NICS_MGMT_IN_USE;
   an unreadable --nccl-log -> exit 2 with one line naming --nccl-log, before anything is measured.

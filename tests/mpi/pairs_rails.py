@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`fabcheck pairs --all-ranks --bidir` on local ranks given distinct host names (fake_hosts.sh, issue 6):
+"""`fabcheck pairs --all-ranks --bidir` on local ranks given distinct host names (fake_hosts.sh):
   2 hosts x 2 ranks, --all-ranks --bidir: one matrix set per local rank ("rails"), rail r measured by local rank r
   of every host, bidir matrices present, symmetric and positive (their bound is checked by the fabric test), topology section names the hosts and ranks;
   3 + 2 ranks (uneven), --all-ranks: as many rails as the smallest host has ranks, local rank 2 of the first host

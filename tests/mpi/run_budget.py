@@ -1,4 +1,4 @@
-"""Issue 17 on a real run (2 local ranks): the latency step keeps to its budget (sections share
+"""On a real run (2 local ranks): the latency step keeps to its budget (sections share
 1.5 x budget_s, each stops there and says so: LATENCY_TIME_LIMITED, info), and every step records the hosts' CPU
 load beside it (run.sections.<s>.cpu_load)."""
 import json, os, sys

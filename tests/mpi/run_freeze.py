@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Watchdog (issue 19): rank 2's whole process stops (FABCHECK_TEST_FAULT=freeze:rank=2:after=3, a SIGSTOP to
+"""Watchdog: rank 2's whole process stops (FABCHECK_TEST_FAULT=freeze:rank=2:after=3, a SIGSTOP to
 itself, as a frozen or unreachable host would look) and `--timeout 5` -> exit 3 soon after 5 s (rank 0 leaves at once, mpirun kills the frozen rank), the
 report names rank 2 and its host as silent (stopped reporting), one stderr line says so, no process left."""
 import os, socket, sys

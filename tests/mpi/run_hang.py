@@ -15,7 +15,7 @@ wd = run["watchdog"]
 host = socket.gethostname().split(".")[0]
 if not wd["operation"]:
     fail("operation not named")
-# Issue 21: the watchdog's arrival table travels a TCP side channel, MPI stays at MPI_THREAD_SINGLE.
+# The watchdog's arrival table travels a TCP side channel, MPI stays at MPI_THREAD_SINGLE.
 if wd["arrival_table"] is not True or run.get("mpi_thread_level") != "single":
     fail(f"arrival_table {wd['arrival_table']}, mpi_thread_level {run.get('mpi_thread_level')}")
 if [m["rank"] for m in wd["missing"]] != [2] or wd["missing"][0]["host"] != host or wd["missing_hosts"] != [host]:

@@ -63,7 +63,7 @@ if pe["status"] != "skipped" or "pairs needs two hosts" not in (pe.get("reason")
     fail(f"pairs on one host: want skipped with 'pairs needs two hosts', got {pe}")
 if doc["topology"]["nranks"] != 4 or len(doc["topology"]["hosts"]) != 1:
     fail("topology")
-# The verdict block (issue 17): the verdict line heads it and the last line repeats it beside the report path; the
+# The verdict block: the verdict line heads it and the last line repeats it beside the report path; the
 # whole default run fits on two screens without --verbose.
 lines = p.stdout.splitlines()
 word = "FAIL" if p.returncode == 1 else "PASS"

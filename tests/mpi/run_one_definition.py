@@ -1,7 +1,7 @@
-"""Issue 16 on a real run (2 local ranks): (1) the report's run.config, written to a file, is a valid --config
+"""On a real run (2 local ranks): (1) the report's run.config, written to a file, is a valid --config
 with the same effective config as the run's own (`--show-config` equal); (2) `fabcheck latency` and `fabcheck
 run` with only latency enabled write the same section keys (the latency entries and the topology alike);
-(3) issue 20's counters switch is one option of both: by default each step's counters record holds its totals,
+(3) the counters switch is one option of both: by default each step's counters record holds its totals,
 `--no-counters` on either command leaves the record out and says `counters: false` in run.config."""
 import json, os, sys
 

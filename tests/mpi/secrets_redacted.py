@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Secret-looking values of recorded variables appear in no output file (issue 19): `fabcheck run` on 2 local ranks
+"""Secret-looking values of recorded variables appear in no output file: `fabcheck run` on 2 local ranks
 with NCCL_*/UCX_*/OMPI_MCA_* values that are tokens, with --json, --html, --junit and --exclude-hostfile; every file
 is searched for each secret, and the JSON must name the variables with the value "<redacted>"."""
 import json, os, subprocess, sys, tempfile

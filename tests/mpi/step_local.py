@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""fabcheck step on 4 local ranks (issue 23): the DDP step of vfabric-demo (the plan, t_step and t_compute,
+"""fabcheck step on 4 local ranks: the DDP step of vfabric-demo (the plan, t_step and t_compute,
 measured_efficiency and exposed recomputed from the medians the report holds, the projection of the same step
 beside it), an auto-scaled llama-7b step (real bucket size, fewer buckets, compute scaled with them), an FSDP
 step from a workloads file (2 allgathers and 1 reducescatter per unit), the run step with score.basis

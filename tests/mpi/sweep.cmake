@@ -1,4 +1,4 @@
-# fabcheck sweep on local ranks (issue 2): every row recomputed, every collective/dtype/op checked exactly,
+# fabcheck sweep on local ranks: every row recomputed, every collective/dtype/op checked exactly,
 # corrupt and delay test faults, bad input. Sizes and iteration counts are as small as each assertion allows.
 foreach(np 2 4)
   fabcheck_script_test(NAME mpi.sweep.rows.np${np} LABEL mpi TIMEOUT 600
@@ -18,7 +18,7 @@ fabcheck_script_test(NAME mpi.sweep.delay.np4 LABEL mpi TIMEOUT 300
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/sweep_check.py delay 4)
 fabcheck_script_test(NAME mpi.sweep.bad.np2 LABEL mpi TIMEOUT 600
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/sweep_check.py bad 2)
-# Issue 26: real nccl-tests command lines and every nccl-tests flag: run with the nccl-tests meaning or one line
+# Real nccl-tests command lines and every nccl-tests flag: run with the nccl-tests meaning or one line
 # naming the backend that has it, never "unknown flag".
 fabcheck_script_test(NAME mpi.sweep.nccl_tests_cmdlines LABEL mpi TIMEOUT 300
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/nccl_tests_cmdlines.py)

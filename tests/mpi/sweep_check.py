@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""MPI tests of `fabcheck sweep` (issue 2). Usage: sweep_check.py MODE NP
+"""MPI tests of `fabcheck sweep`. Usage: sweep_check.py MODE NP
 
 MODE rows     -b 8 -e 64M -f 2: recomputes every printed row (algbw from size/time, busbw from the busBw factor),
               and the JSON's unrounded values to 1e-9; 24 rows per placement, #wrong 0, footers.
@@ -231,7 +231,7 @@ def mode_all(np):
 
 
 def mode_avg(np):
-    """-o avg (issue 26): the exact data check holds in every dtype for every reducing collective and root, and
+    """-o avg: the exact data check holds in every dtype for every reducing collective and root, and
     it is not vacuous: one corrupted element per rank-1 result shows as exactly 1 wrong."""
     tmp = tempfile.mkdtemp()
     out = os.path.join(tmp, "avg.json")
@@ -273,7 +273,7 @@ def expect_one_wrong(np, args, nrows, what):
 
 
 def mode_agg(np):
-    """-m 4 (issue 26): every collective, op (avg included), dtype and root aggregated 4 ops per iteration
+    """-m 4: every collective, op (avg included), dtype and root aggregated 4 ops per iteration
     (nonblocking collectives + MPI_Waitall, each on its own buffers) passes the exact data check of every one
     of the 4 results; the preamble and the JSON record agg iters 4; a corrupted element still shows as 1."""
     tmp = tempfile.mkdtemp()
@@ -333,7 +333,7 @@ def mode_corrupt(np):
     codes = [(f["severity"], f["code"]) for f in doc["findings"]]
     if ("fail", "WRONG_DATA") not in codes or doc["run"]["exit_code"] != 1:
         fail(f"findings {codes}, exit_code {doc['run']['exit_code']}")
-    # The console names the rank that received wrong data (issue 17), and so does the finding.
+    # The console names the rank that received wrong data, and so does the finding.
     host1 = [h["host"] for h in doc["topology"]["hosts"] if 1 in h["ranks"]][0]
     lines = [l for l in p.stdout.splitlines() if l.startswith("#   [fail] WRONG_DATA:")]
     if len(lines) != 1 or f"received on rank 1 ({host1})" not in lines[0]:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`fabcheck sweep -J` end to end (issue 26): nccl-tests' JSON layout from a real 2-rank sweep.
+"""`fabcheck sweep -J` end to end: nccl-tests' JSON layout from a real 2-rank sweep.
 
 1. `sweep -b 8 -e 1M -f 2 -J x.json --json r.json` prints `# Writing JSON output to x.json` before its table and
    writes both files; x.json has nccl-tests' layout (util.cu v2.19.6; tests/data/nccl-tests-json/README.md):
