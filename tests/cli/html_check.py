@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks a fabcheck HTML page in a real browser against the report it was rendered from (issue 10).
+"""Checks a fabcheck HTML page in a real browser against the report it was rendered from.
 
 Usage: html_check.py REPORT.json PAGE.html [--expect-gate passed|failed] [--expect-text TEXT ...]
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `fabcheck import` of perftest / OSU / IMB outputs (issue 25): a directory of perftest outputs, one per link,
+# `fabcheck import` of perftest / OSU / IMB outputs: a directory of perftest outputs, one per link,
 # gated "ib_write_bw >= 90 % of 400 Gbit/s on every link"; an OSU latency import compared with itself lines
 # up the sizes; errors exit 1 with their finding; a foreign file is one stderr line, exit 2, nothing written.
 # Env: FABCHECK, FABCHECK_TEST_DATA.

@@ -7,7 +7,7 @@ trap 'rm -rf "$tmp"' EXIT
 logs="$FABCHECK_TEST_DATA/nccl-logs"
 
 # RDMA hardware present but sockets used is a fail (exit 1); the first line also says the job's control
-# connection broke (issue 18: the verdict says what was attempted, the health whether it worked).
+# connection broke (the verdict says what was attempted, the health whether it worked).
 set +e
 "$FABCHECK" inspect --nccl-log "$logs/06-hpcx-ibext-no-device-socket-2.18.log" --json "$tmp/r.json" >"$tmp/out" 2>"$tmp/err"
 rc=$?
@@ -51,7 +51,7 @@ refused "$tmp/err4" 'nodir' --nccl-log "$logs/02-socket-no-ib-gcp-2.7.8.log" --j
 refused "$tmp/err5" 'same file' --nccl-log "$logs/02-socket-no-ib-gcp-2.7.8.log" \
   "$logs/../nccl-logs/02-socket-no-ib-gcp-2.7.8.log" --json "$tmp/dup.json"
 test ! -e "$tmp/dup.json"
-# Log x host (issue 24): one recorded host, unnamed (the log's only host) or named; several hosts by name.
+# Log x host: one recorded host, unnamed (the log's only host) or named; several hosts by name.
 sysfs="$FABCHECK_TEST_DATA/sysfs"
 lh="$logs/log-host"
 "$FABCHECK" inspect --nccl-log "$lh/lh01-roce-gid-default-0-2.18.3.log" --sysfs-root "$sysfs/h-roce-bond-gid0-linklocal" \

@@ -1,4 +1,4 @@
-"""Issue 26: the shipped deployment recipes do what they say, checked where they cannot run.
+"""The shipped deployment recipes do what they say, checked where they cannot run.
 - every shipped config states its sweep backend, and `run --dry-run` shows it;
 - deploy/Dockerfile: known instructions, builds with ci/setup + ci/build, puts fabcheck on PATH and the configs where
   configs/k8s-mpijob.yaml reads them, and its documented tag is the image the MPIJob names;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Hostile input (issue 19) against every offline command and `run --dry-run`: nesting bombs, endless and
+"""Hostile input against every offline command and `run --dry-run`: nesting bombs, endless and
 oversized input, non-finite numbers, device/FIFO/symlink targets, an output equal to an input or to another output.
 Each must end in exit 2 with one fabcheck line on stderr, in under 10 s, with a 1 GiB address-space limit (no
 crash, no runaway memory), and change nothing outside this test's own temp folder: the device node, FIFO and

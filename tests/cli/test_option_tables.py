@@ -1,4 +1,4 @@
-"""Issue 16: one definition per option. For every probe command, read its option table and the flags the
+"""One definition per option. For every probe command, read its option table and the flags the
 subcommand really registered (`fabcheck --list-options`), and `fabcheck run --show-config` of a config that
 enables every step with empty sections (no extends: the tables' defaults). Checks:
 - every long flag of `fabcheck <probe>` is an option of the table (key = a long flag with '_') or is listed as

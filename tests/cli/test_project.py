@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""`fabcheck project` reproduces the worked example of issue 9 and refuses bad input with one line, exit 2.
+"""`fabcheck project` reproduces the scaling model's worked example below and refuses bad input with one line, exit 2.
 
-Worked example, by hand (also in tests/unit/test_report_scaling_model.cpp):
+Worked example, by hand (also in tests/unit/analysis/test_scaling_model.cpp):
   alpha = 20 us, beta = busBw = 10 GB/s, n = 8 ranks (8 hosts x 1), ring allreduce
   DDP: 7e9 parameters x 2 B = 14e9 B in 25 MiB buckets: 534 full + 1 of 1 510 400 B
   t(25 MiB) = 14*20 us + 1.75*26214400/1e10 s = 4867.52 us; t(rem) = 280 + 264.32 = 544.32 us
@@ -86,7 +86,7 @@ with tempfile.TemporaryDirectory() as tmp:
             "compute_s": {"value": -0.5, "why": "t"}, "overlap": {"value": 0.5, "why": "t"}}]}, f)
     bad_cases.append(["--busbw", "10", "--hosts", "8", "--workloads", wl_file])
 
-    # Pipeline parallel (issue 23): the worked example of tests/unit/test_pipeline.cpp, p = 4, m = 8,
+    # Pipeline parallel: the worked example of tests/unit/analysis/test_pipeline.cpp, p = 4, m = 8,
     # t_f = 10 ms, t_b = 20 ms, one hop 1000 us: bubble 96 / 336 = 2/7, efficiency 240 / 336 = 5/7.
     pp_file = os.path.join(os.environ["FABCHECK_TEST_DATA"], "workloads", "pp_worked_example.json")
     pp_json = os.path.join(tmp, "pp.json")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `fabcheck report REPORT --html OUT` offline (issue 10): checked-in reports (a real 2-rank run; the same edited to
+# `fabcheck report REPORT --html OUT` offline: checked-in reports (a real 2-rank run; the same edited to
 # have failed/skipped sections, an RDMA port rate, a size-0 point and markup in its strings) render in headless
 # Chromium with every section and one busBw point per measured size; bad input (not a report, a newer
 # schema_version, a truncated file, a missing file, an unwritable page) is one stderr line, exit 2, nothing written.

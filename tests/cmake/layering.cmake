@@ -1,4 +1,4 @@
-# Layering (issue 16): the MPI-free modules never link MPI, NCCL, CUDA, libibverbs or the measurement code.
+# Layering: the MPI-free modules never link MPI, NCCL, CUDA, libibverbs or the measurement code.
 # At configure time the transitive link closure of each such target is written to a file; the test reads it and
 # fails on a forbidden entry (so a new dependency breaks `ctest`, not only a review).
 function(_fabcheck_link_closure target out_var)

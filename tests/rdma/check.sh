@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/rdma/check.sh — the RDMA verbs path of `fabcheck nics` (issue 22) on hosts with RDMA devices. Not part of
+# tests/rdma/check.sh — the RDMA verbs path of `fabcheck nics` on hosts with RDMA devices. Not part of
 # ci/test: it cannot run on the development machine (no RDMA device, a kernel without InfiniBand), where it
 # exits 77 before building anything.
 #

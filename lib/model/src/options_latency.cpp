@@ -73,7 +73,9 @@ OptionTable<LatencyOptions> make_latency_table() {
   t.cli_only = {{"json", "the report file of the standalone command (run: --json)"},
                 {"out", "alias of --json"},
                 {"verbose", "console detail of the standalone command (run: --verbose)"},
-                no_counters_cli_only()};
+                no_counters_cli_only(),
+                html_cli_only(),
+                junit_cli_only()};
   t.finish = [](O& o, const json& given, const KeyNamer& name) {
     if (given.contains("sweep") && given["sweep"].get<bool>()) {
       if (given.contains("sizes") && o.sizes != latency_sweep_sizes())

@@ -48,7 +48,9 @@ OptionTable<PairsOptions> make_pairs_table() {
       {"json", "the report file of the standalone command (run: --json)"},
       {"out", "alias of --json"},
       {"exclude-hostfile", "the good-hosts file of the standalone command (run: --exclude-hostfile)"},
-      no_counters_cli_only()};
+      no_counters_cli_only(),
+      html_cli_only(),
+      junit_cli_only()};
   return t;
 }
 

@@ -39,7 +39,9 @@ OptionTable<ScalingOptions> make_scaling_table() {
                 {"sweep-iters", "the standalone command's own sweep, -n (run: the sweep step's iters)"},
                 {"stepfactor", "the standalone command's own sweep (run: the sweep step's step_factor)"},
                 {"coll", "the standalone command's own sweep (run: the sweep step's collectives)"},
-                no_counters_cli_only()};
+                no_counters_cli_only(),
+                html_cli_only(),
+                junit_cli_only()};
   return t;
 }
 

@@ -32,7 +32,9 @@ OptionTable<TrainStepOptions> make_step_table() {
   };
   t.cli_only = {{"json", "the report file of the standalone command (run: --json)"},
                 {"out", "alias of --json"},
-                no_counters_cli_only()};
+                no_counters_cli_only(),
+                html_cli_only(),
+                junit_cli_only()};
   return t;
 }
 

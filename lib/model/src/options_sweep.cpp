@@ -117,7 +117,9 @@ OptionTable<SweepOptions> make_sweep_table() {
       {"out", "alias of --json"},
       {"output_file", "alias of --json (nccl-tests' -J long name)"},
       {"timeout", "nccl-tests' -T for the standalone sweep (run: its own --timeout watches every step)"},
-      no_counters_cli_only()};
+      no_counters_cli_only(),
+      html_cli_only(),
+      junit_cli_only()};
   t.finish = [](O& o, const json& given, const KeyNamer& name) {
     // A config that names only step_bytes asks for additive steps (nccl-tests: -i without -f).
     if (given.contains("step_bytes") && !given.contains("step_factor")) o.step_factor = 1;

@@ -112,7 +112,7 @@ TEST(Compare, BetterAndDirectionConflict) {
   const auto r = compare_reports(a, b, {"a", "roce", {}}, {"b", "ib", {}});
   EXPECT_EQ(find(r, 1 << 20, "busbw_gbps")->verdict, CompareVerdict::kBetter);
   EXPECT_EQ(find(r, 1 << 20, "busbw_gbps")->better, "b");
-  // Moved 2x against its samples: not called, and too large a move to be "within noise" (issue 17).
+  // Moved 2x against its samples: not called, and too large a move to be "within noise".
   EXPECT_EQ(find(r, 2 << 20, "busbw_gbps")->verdict, CompareVerdict::kInconclusive);
   const std::string text = render_compare(r);
   EXPECT_NE(text.find("ib better"), std::string::npos);
@@ -353,7 +353,7 @@ TEST(CompareRuns, UnknownSpreadFailsClosedAndPartialMetricsAreListedPerSide) {
 
 TEST(Compare, TooFewSamplesAreNotTestableNeverWithinNoise) {
   // The default run's 3 samples per point: a 2x slower B is "not testable (n = 3/3)", not "within noise" —
-  // even A's 3 samples all below B's 3 give exact p = 2/C(6,3) = 0.1 > 0.01 (issue 17).
+  // even A's 3 samples all below B's 3 give exact p = 2/C(6,3) = 0.1 > 0.01.
   EXPECT_NEAR(report::min_attainable_p_holm(3, 3, 1), 0.1, 1e-12);
   EXPECT_DOUBLE_EQ(report::min_attainable_p_holm(3, 3, 20), 1.0);                        // capped
   EXPECT_NEAR(report::min_attainable_p_holm(10, 10, 100), 100 * 2.0 / 184756.0, 1e-12);  // C(20,10)
@@ -378,7 +378,7 @@ TEST(Compare, TooFewSamplesAreNotTestableNeverWithinNoise) {
 }
 
 TEST(Compare, AValueMovedTwofoldWhoseSamplesOverlapIsInconclusiveNeverWithinNoise) {
-  // Issue 17: a busBw point 10x lower in B whose per-iteration samples do not differ (the clean side stalled)
+  // A busBw point 10x lower in B whose per-iteration samples do not differ (the clean side stalled)
   // is "inconclusive", not "within noise"; a 1.5x move with the same samples stays "within noise".
   const json a = report_with_rc(
       {point(1 << 20, "out_of_place", 1000, 12, 1000), point(2 << 20, "out_of_place", 1000, 12, 1000)});
@@ -397,7 +397,7 @@ TEST(Compare, AValueMovedTwofoldWhoseSamplesOverlapIsInconclusiveNeverWithinNois
 }
 
 TEST(Compare, SeriesThatDifferOnlyInRankCountKeepApart) {
-  // IMB-MPI1 prints one Allreduce table per #processes block (issue 25): imported, they are two sweeps
+  // IMB-MPI1 prints one Allreduce table per #processes block: imported, they are two sweeps
   // entries with the same collective/dtype/redop/root. Their metrics must not collide; a report with one rank
   // count per series keys exactly as before (no np=), so runs at different scales still match.
   json two = report_with_rc(json::array({point(1024, "out_of_place", 10.0, 0, 0)}));

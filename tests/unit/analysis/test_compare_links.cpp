@@ -1,4 +1,4 @@
-// compare per link (issue 21): the pairs matrices are summarized, not one row per link: counts, the
+// compare per link: the pairs matrices are summarized, not one row per link: counts, the
 // distribution of the per-link deltas, and exactly the links that changed by min_delta or more, matched by
 // host name (another host order, a missing host), in the JSON, the console text and the HTML.
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
-// The acceptance gate (issue 8): metric path syntax, fail-closed rule, per-host verdicts, JUnit XML, round
-// trip.
+// The acceptance gate: metric path syntax, fail-closed rule, per-host verdicts, JUnit XML, the gate section
+// and findings. The round trip through a written report: tests/unit/suite/test_gate_round_trip.cpp.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -7,10 +7,10 @@
 #include <sstream>
 #include <string>
 
+#include "../support/gate_sample_report.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/report/document.hpp"
 #include "fabcheck/report/gate.hpp"
-#include "fabcheck/suite/config.hpp"
 
 using fabcheck::UsageError;
 using nlohmann::json;
@@ -18,33 +18,7 @@ namespace report = fabcheck::report;
 
 namespace {
 
-// A report in the DESIGN §6 shape with hand-picked numbers.
-json sample_report() {
-  return json::parse(R"({
-    "schema_version": 1,
-    "run": {"status": "complete", "sections": {"sweeps": {"status": "ok", "reason": null}}},
-    "topology": {"nranks": 8, "hosts": [{"host": "n1", "ranks": [0, 1]}, {"host": "n2", "ranks": [2, 3]},
-                                        {"host": "n3", "ranks": [4, 5]}, {"host": "n4", "ranks": [6, 7]}]},
-    "transport": {"verdict": "rdma", "network": "ib_verbs",
-                  "per_host": [{"host": "n1", "verdict": "rdma"}, {"host": "n2", "verdict": "socket_fallback"},
-                               {"host": "n3", "verdict": "rdma"}, {"host": "n4", "verdict": "rdma"}]},
-    "sweeps": [
-      {"collective": "allreduce", "dtype": "float", "avg_busbw_gbps": 150.5, "points": [
-        {"size_bytes": 1048576, "placement": "out_of_place", "busbw_gbps": 90.0, "wrong": 0},
-        {"size_bytes": 1048576, "placement": "in_place", "busbw_gbps": 91.0, "wrong": 0},
-        {"size_bytes": 1073741824, "placement": "out_of_place", "busbw_gbps": 180.25, "wrong": 0},
-        {"size_bytes": 1073741824, "placement": "in_place", "busbw_gbps": 170.0, "wrong": null}]},
-      {"collective": "allgather", "dtype": "float", "avg_busbw_gbps": 120.0, "points": [
-        {"size_bytes": 1073741824, "placement": "out_of_place", "busbw_gbps": 160.0, "wrong": 0}]}],
-    "latency": [
-      {"kind": "p2p", "pattern": "ring", "size_bytes": 8, "p50_us": 2.0, "p99_us": 3.5},
-      {"kind": "p2p", "pattern": "ring", "size_bytes": 4096, "p50_us": 4.0, "p99_us": 9.0},
-      {"kind": "collective", "pattern": "allreduce", "size_bytes": 8, "p50_us": 12.0, "p99_us": 30.0}],
-    "pairs": {"suspects": [{"host": "n2", "links": 3, "confirmed": true}]},
-    "score": {"scaling_efficiency": 0.82},
-    "findings": [{"severity": "warn", "code": "X"}, {"severity": "info", "code": "Y"}]
-  })");
-}
+using fabcheck::testing_fixtures::gate_sample_report;
 
 json check(const std::string& metric, const std::string& op, const json& threshold) {
   return json::array({{{"metric", metric}, {"op", op}, {"threshold", threshold}}});
@@ -84,7 +58,7 @@ TEST(GatePath, Syntax) {
 }
 
 TEST(Gate, ReadsTheDocumentedExamples) {
-  const auto rep = sample_report();
+  const auto rep = gate_sample_report();
   auto c = one_rg(rep, "sweeps.allreduce.busbw_gbps@1G", ">=", 180);
   EXPECT_TRUE(c.passed) << c.reason;
   EXPECT_EQ(c.value, 180.25);
@@ -107,10 +81,10 @@ TEST(Gate, ReadsTheDocumentedExamples) {
   EXPECT_FALSE(one_rg(rep, "findings.severity=warn#count", "==", 0).passed);
 }
 
-// "@max" (issue 17): the largest size measured, with the placement rule of @SIZE; a sweep that stopped early
+// "@max": the largest size measured, with the placement rule of @SIZE; a sweep that stopped early
 // is read where it stopped.
 TEST(Gate, AtMaxReadsTheLargestMeasuredSize) {
-  auto rep = sample_report();
+  auto rep = gate_sample_report();
   EXPECT_EQ(*report::parse_metric_path("sweeps.allreduce.busbw_gbps@max").segments[2].size_bytes,
             report::kLargestSize);
   auto c = one_rg(rep, "sweeps.allreduce.busbw_gbps@max", ">=", 180);
@@ -140,7 +114,7 @@ TEST(Gate, AtMaxReadsTheLargestMeasuredSize) {
 }
 
 TEST(Gate, SeveralValuesMustAllPass) {
-  const auto rep = sample_report();
+  const auto rep = gate_sample_report();
   // Both collectives at 1 GiB: 180.25 and 160.
   auto c = one_rg(rep, "sweeps.*.busbw_gbps@1G", ">=", 170);
   EXPECT_FALSE(c.passed);
@@ -150,7 +124,7 @@ TEST(Gate, SeveralValuesMustAllPass) {
 }
 
 TEST(Gate, FailClosedOnMissingAndNull) {
-  const auto rep = sample_report();
+  const auto rep = gate_sample_report();
   for (const char* metric :
        {"incast.goodput_gbps@4M", "sweeps.alltoall.busbw_gbps@1G", "sweeps.allreduce.busbw_gbps@2G",
         "score.no_such_field", "latency.p2p.p99_us@64K", "nothing#count"}) {
@@ -181,7 +155,7 @@ TEST(Gate, FailClosedOnMissingAndNull) {
 }
 
 TEST(Gate, PerHostVerdictsAndExcludeHostfile) {
-  const auto rep = sample_report();
+  const auto rep = gate_sample_report();
   json checks =
       json::array({{{"metric", "transport.per_host.*.verdict"}, {"op", "=="}, {"threshold", "rdma"}},
                    {{"metric", "score.scaling_efficiency"}, {"op", ">="}, {"threshold", 0.5}}});
@@ -211,7 +185,7 @@ TEST(Gate, PerHostVerdictsAndExcludeHostfile) {
 
 TEST(Gate, AHostWithAFailFindingNeverReachesTheGoodHostsFile) {
   // The criteria check nothing per host, yet a confirmed slow host (a `fail` finding naming it) is left out.
-  auto rep = sample_report();
+  auto rep = gate_sample_report();
   rep["findings"] = json::array({{{"severity", "fail"},
                                   {"code", "PAIRS_SLOW_HOST"},
                                   {"message", "host n3: ..."},
@@ -231,7 +205,7 @@ TEST(Gate, AHostWithAFailFindingNeverReachesTheGoodHostsFile) {
 }
 
 TEST(Gate, JUnitHasOneTestcasePerCheck) {
-  const auto rep = sample_report();
+  const auto rep = gate_sample_report();
   json checks = json::array({{{"metric", "transport.verdict"}, {"op", "=="}, {"threshold", "rdma"}},
                              {{"metric", "sweeps.allreduce.busbw_gbps@1G"},
                               {"op", ">="},
@@ -272,30 +246,4 @@ TEST(Gate, AddGateWritesSectionAndFindings) {
   report::add_gate(doc, g);
   EXPECT_FALSE(doc.has_fail());
   EXPECT_EQ(doc.json()["gate"]["passed"], true);
-}
-
-TEST(Gate, RoundTripThroughAWrittenReport) {
-  // A report written by this version (Document::write_atomic) and read back the way `fabcheck gate` reads it.
-  report::Document doc({"fabcheck", "run"});
-  doc.json()["sweeps"] = sample_report()["sweeps"];
-  doc.json()["topology"] = sample_report()["topology"];
-  doc.set_section("sweeps", report::SectionStatus::kOk);
-  doc.finish("complete", 0, 1.5);
-  const std::string path = ::testing::TempDir() + "gate_roundtrip.json";
-  doc.write_atomic(path);
-  const auto back = fabcheck::suite::load_json_file(path, "report");
-  EXPECT_EQ(back["schema_version"], report::kSchemaVersion);
-  json checks = json::array({{{"metric", "sweeps.allreduce.busbw_gbps@1G"}, {"op", ">="}, {"threshold", 100}},
-                             {{"metric", "run.status"}, {"op", "=="}, {"threshold", "complete"}},
-                             {{"metric", "run.sections.sweeps.status"}, {"op", "=="}, {"threshold", "ok"}},
-                             {{"metric", "latency.p2p.p99_us@8"}, {"op", "<="}, {"threshold", 10}}});
-  const auto g = report::evaluate_gate(back, checks, path);
-  ASSERT_EQ(g.checks.size(), 4u);
-  EXPECT_TRUE(g.checks[0].passed);
-  EXPECT_EQ(g.checks[0].value, 180.25);
-  EXPECT_TRUE(g.checks[1].passed);
-  EXPECT_TRUE(g.checks[2].passed);
-  EXPECT_FALSE(g.checks[3].passed);  // no latency section in this report: fail-closed
-  EXPECT_EQ(g.checks[3].reason.rfind("missing", 0), 0u);
-  std::remove(path.c_str());
 }

@@ -1,4 +1,4 @@
-// The gate's units (issue 16): a check's value carries the unit of its metric from the metric catalogue
+// The gate's units: a check's value carries the unit of its metric from the metric catalogue
 // (model/metrics.hpp), in the console line (after the parts tests match) and in JUnit; a check whose operator
 // runs against the metric's direction still runs.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// `fabcheck import` (issue 10): every nccl-tests fixture in tests/data/nccl-tests parses and imports; row
+// `fabcheck import`: every nccl-tests fixture in tests/data/nccl-tests parses and imports; row
 // counts, sizes, rank counts and hosts match what the files say; every row's busBw recomputed from size, time
 // and nranks agrees with the file at its printed precision; edits to a busBw or #wrong value become findings.
 #include <gtest/gtest.h>
@@ -473,8 +473,8 @@ TEST(ParseNcclTests, PrintedPrecision) {
 }  // namespace
 
 TEST(Import, AvgBusBandwidthIsTheFilesOwnPrintedValue) {
-  // Issue 18, class 11: the footer `# Avg bus bandwidth : 66.4834` is stored exactly as printed; the mean of
-  // the rounded rows sits beside it under its own name.
+  // The footer `# Avg bus bandwidth : 66.4834` is stored exactly as printed; the mean of the rounded rows
+  // sits beside it under its own name.
   const auto doc = import_text(read("allreduce_16rank_a100_2node_rdma_v2.13.txt"));
   const auto& s = doc.json()["sweeps"].at(0);
   const auto run = parse::parse_nccl_tests_text(read("allreduce_16rank_a100_2node_rdma_v2.13.txt"));
@@ -493,7 +493,7 @@ TEST(Import, AvgBusBandwidthIsTheFilesOwnPrintedValue) {
 }
 
 TEST(Import, RowsThatCannotBeReadAreCountedInAFinding) {
-  // Issue 19: a row with nan, or a negative size, is not imported — and the report says so, with the count
+  // A row with nan, or a negative size, is not imported — and the report says so, with the count
   // and the first line.
   std::string text = read("allreduce_16rank_a100_2node_rdma_v2.13.txt");
   const auto at = text.find("126.90  237.94");

@@ -1,4 +1,4 @@
-// `fabcheck sweep -J` (issue 26): the nccl-tests JSON writer against files written by nccl-tests' own writer
+// `fabcheck sweep -J`: the nccl-tests JSON writer against files written by nccl-tests' own writer
 // (tests/data/nccl-tests-json/, made by its src/util.cu v2.19.6: README.md there). The sweep results below
 // carry the numbers the harness fed that writer, so the files must come out byte for byte (env aside:
 // fabcheck appends its two entries); every key, its order, its JSON type and its quirks (string booleans,
@@ -280,7 +280,7 @@ TEST(NcclTestsJsonWriter, StringsAndDoublesAsUtilCuWritesThem) {
   EXPECT_EQ(report::nccl_version_code(std::nullopt), 0);  // the MPI backend: common.cu:34's initial value
 }
 
-// issue 19: every env value through core::redact_value; inherited FABCHECK_* entries replaced, not repeated;
+// Every env value through core::redact_value; inherited FABCHECK_* entries replaced, not repeated;
 // one collective per file.
 TEST(NcclTestsJsonWriter, EnvRedactedAndOneCollectivePerFile) {
   const auto ref = ojson::parse(read_rntjw("allreduce_plain.json"));

@@ -1,4 +1,4 @@
-// The nics probe's pure parts (issue 22): interface filters, subnets, rails and the NIC findings.
+// The nics probe's pure parts: interface filters, subnets, rails and the NIC findings.
 #include <gtest/gtest.h>
 
 #include <algorithm>

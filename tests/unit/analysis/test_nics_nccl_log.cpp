@@ -1,4 +1,4 @@
-// `nics --nccl-log` (issue 22): NCCL's bootstrap / NET-Socket interfaces from a log, mapped to the measured
+// `nics --nccl-log`: NCCL's bootstrap / NET-Socket interfaces from a log, mapped to the measured
 // hosts and judged by NICS_MGMT_IN_USE. Real logs: tests/data/nccl-logs/real (r01, r03, r22; each file's
 // `# source:` line names its public thread) and tests/data/nccl-logs/17-k8s-mpijob-ib-2.25.1.log (README
 // there). Lines built in this file are CONSTRUCTED (not from a real run): they copy the real `Bootstrap :

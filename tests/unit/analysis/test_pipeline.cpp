@@ -1,4 +1,4 @@
-// The pipeline bubble (issue 23): a worked example computed by hand, through core::pipeline_step, the
+// The pipeline bubble: a worked example computed by hand, through core::pipeline_step, the
 // workloads parser and project_workload.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Findings reconciled before they are shown (issue 17): one fault gives one headline with the other probes'
+// Findings reconciled before they are shown: one fault gives one headline with the other probes'
 // evidence folded into it, refuted latency symptoms are context, the order is fail -> warn -> info with root
 // causes first; and the run's verdict block states it first and last.
 #include <gtest/gtest.h>
@@ -252,7 +252,7 @@ TEST(Reconcile, ALinkKeepsItsOwnPairOnlyAHostKeepsAllItsPairs) {
   EXPECT_EQ(d["findings"][0]["evidence"]["corroborated_by"][0]["severity"], "warn");
 }
 
-// Issue 20: the retransmissions a slow link's sending host counted are that link's evidence; the receiving
+// The retransmissions a slow link's sending host counted are that link's evidence; the receiving
 // host's own loss is another symptom and stays.
 TEST(Reconcile, SenderCountersFoldIntoTheirLink) {
   json d;

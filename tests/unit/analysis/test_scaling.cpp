@@ -1,4 +1,4 @@
-// Unit tests of the `scaling` and `score` sections (issue 9): curves read from a report's sweeps, group
+// Unit tests of the `scaling` and `score` sections: curves read from a report's sweeps, group
 // scaling, the score and its inputs, the projection, findings, console text.
 #include <gtest/gtest.h>
 
@@ -195,7 +195,7 @@ TEST(ScalingSection, BusbwDropIsAWarning) {
                UsageError);
 }
 
-// issue 23: the measured overlap (an `overlap` section) replaces the profile's assumed one.
+// The measured overlap (an `overlap` section) replaces the profile's assumed one.
 namespace {
 
 json overlap_section_for_test() {

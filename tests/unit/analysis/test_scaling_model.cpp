@@ -1,4 +1,4 @@
-// Unit tests of the scaling model (issue 9, DESIGN §5): ring model, α–β fit, curves, workload projection,
+// Unit tests of the scaling model (DESIGN §5): ring model, α–β fit, curves, workload projection,
 // bucket advice, workloads file.
 #include <gtest/gtest.h>
 
@@ -18,7 +18,7 @@ using core::Collective;
 
 namespace {
 
-// Rounds to 3 significant digits (how the issue states the worked example).
+// Rounds to 3 significant digits (the precision the worked example below is stated in).
 double sig3(double x) {
   const double e = std::floor(std::log10(std::abs(x)));
   const double scale = std::pow(10.0, 2.0 - e);
@@ -60,7 +60,7 @@ TEST(RingModel, Coefficients) {
   }
 }
 
-// Worked example, by hand (issue 9):
+// Worked example, by hand:
 //   α = 20 µs, β = 10 GB/s = 1e10 B/s, n = 8, S = 1 GiB = 1073741824 B, ring allreduce:
 //   t = 2(n−1)α + 2(n−1)/n · S/β = 14 · 20 µs + 1.75 · 1073741824 / 1e10 s
 //     = 280 µs + 1.75 · 0.1073741824 s = 0.00028 s + 0.1879048192 s = 0.1881848192 s = 188184.8192 µs  (0.188

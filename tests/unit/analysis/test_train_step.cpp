@@ -1,4 +1,4 @@
-// Unit tests of the emulated training step (issue 23): the step arithmetic (efficiency, exposed
+// Unit tests of the emulated training step: the step arithmetic (efficiency, exposed
 // communication, scaling of buckets), the plan of a scaled DDP and FSDP step, the `step` section's projection
 // and finding, and score.basis.
 #include <gtest/gtest.h>

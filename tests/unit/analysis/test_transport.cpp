@@ -78,7 +78,7 @@ TEST_P(NcclLogExpected, NetworkLinkLayerGdrInterNodeVerdict) {
     for (const auto& f : doc.at("findings")) got.insert(f.at("code").get<std::string>());
     EXPECT_EQ(got, want) << c.file << "\n" << report::render_transport(r);
   }
-  // Issue 18: whether the attempted transport worked, why sockets, and which error classes the log shows.
+  // Whether the attempted transport worked, why sockets, and which error classes the log shows.
   if (expected.contains("health")) {
     EXPECT_EQ(t.at("health").at("status"), expected.at("health")) << c.file << "\n"
                                                                   << report::render_transport(r);
@@ -112,8 +112,8 @@ TEST_P(NcclLogExpected, NetworkLinkLayerGdrInterNodeVerdict) {
 INSTANTIATE_TEST_SUITE_P(Logs, NcclLogExpected, testing::ValuesIn(cases()), case_name);
 
 TEST(NcclLogExpectedFiles, CoverEveryLogInTheFolders) {
-  // 13 copied fixtures + 6 public logs + 21 real and 9 constructed logs of issue 18; a log without an
-  // expected entry would be silently untested.
+  // 13 copied fixtures + 6 public logs + 21 real and 9 constructed logs (nccl-logs/real,
+  // nccl-logs/constructed); a log without an expected entry would be silently untested.
   EXPECT_EQ(cases().size(), 49u);
 }
 
@@ -339,7 +339,7 @@ TEST(TransportVerdict, OfiTcpProviderIsSocketsNotRdma) {
   EXPECT_EQ(e.run.verdict, "rdma");
 }
 
-// The transport accumulator (issue 16): every step's evidence joins one input and the verdict is redrawn
+// The transport accumulator: every step's evidence joins one input and the verdict is redrawn
 // from all of it. The case behind it: `run --backend nccl` on several hosts wrote NCCL's verdict in the
 // sweep, then latency/pairs redrew the verdict from the inventory-time input alone and NCCL's evidence was
 // lost.

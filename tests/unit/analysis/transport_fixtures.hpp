@@ -1,5 +1,5 @@
 #pragma once
-// Shared test inputs of the transport tests (test_report_transport*.cpp).
+// Shared test inputs of the transport tests (analysis/test_transport*.cpp).
 #include <string>
 
 #include "fabcheck/report/signature.hpp"

@@ -1,4 +1,4 @@
-// Issue 26: the pure parts of nccl-tests' NCCL-only flags — the version rules of -R, -x, -G and mulsum
+// The pure parts of nccl-tests' NCCL-only flags — the version rules of -R, -x, -G and mulsum
 // (nccl-tests src/common.cu), the `-M` memory line (src/util.cu getMemString / writeMemInfo), and the mulsum
 // data pattern that keeps Σ scalar·x exact in every dtype.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Unit tests of the watchdog side channel's address choice (issue 21): rank 0's addresses the other ranks try
+// Unit tests of the watchdog side channel's address choice: rank 0's addresses the other ranks try
 // are the ones Open MPI's TCP BTL would use — btl_tcp_if_include (names or CIDR) else btl_tcp_if_exclude
 // (default 127.0.0.1/8,sppp) — so that the heartbeats share the data path.
 #include <gtest/gtest.h>

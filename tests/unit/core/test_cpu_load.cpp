@@ -1,4 +1,4 @@
-// The hosts' CPU load (issue 17): /proc/loadavg parsing, grouping by kernel, and what HOST_CPU_BUSY explains.
+// The hosts' CPU load: /proc/loadavg parsing, grouping by kernel, and what HOST_CPU_BUSY explains.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -198,7 +198,7 @@ TEST(CpuLoad, GroupsRanksByKernelAndSubtractsOwnRanks) {
 }
 
 TEST(CpuLoad, AStepTooShortForCpuTimeIsNotJudgedByTheRunnableCount) {
-  // Issue 17: a quiet run's 0.01 s inventory step read 0.32 other runnable tasks per core (the launch's own
+  // A quiet run's 0.01 s inventory step read 0.32 other runnable tasks per core (the launch's own
   // start-up); too short for the CPU-time measure, it is recorded but not called busy. The same reading over
   // a window of unknown length (no CPU-time reader) or a long one still is.
   auto sample = [](double wall_s) {

@@ -1,4 +1,4 @@
-// Circle-method schedule and the outlier/attribution rules on synthetic link matrices (issue 6).
+// Circle-method schedule and the outlier/attribution rules on synthetic link matrices.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -194,7 +194,7 @@ TEST(LinkOutliers, FourHostsHostStageThreeHostLimitNoted) {
   ASSERT_EQ(a.suspects.size(), 1u);
   EXPECT_EQ(a.suspects[0].host, 0);
   EXPECT_EQ(a.outliers.size(), 6u);
-  // The host stage's note names the host (issue 17: "host(s) 1 stand out" printed an index), by its index
+  // The host stage's note names the host (a note "host(s) 1 stand out" would print an index), by its index
   // when no names are given.
   auto noted = [](const auto& notes, const std::string& text) {
     for (const auto& n : notes)

@@ -1,4 +1,4 @@
-// The shared report loader (issue 10): every offline command reads report files through load_report, so a
+// The shared report loader: every offline command reads report files through load_report, so a
 // missing, truncated, foreign or too-new file gives the same one-line UsageError everywhere.
 #include <gtest/gtest.h>
 #include <unistd.h>

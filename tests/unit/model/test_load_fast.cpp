@@ -1,7 +1,8 @@
-// The report loader's fast path (issue 21): simdjson, part by part, builds exactly the document nlohmann's
-// parser builds (same values, same number types), refuses what nlohmann refuses with nlohmann's message, and
-// each reader's LoadOptions leave out only what that reader never reads (its output is the same as with the
-// whole document).
+// The report loader's fast path: simdjson, part by part, builds exactly the document nlohmann's parser builds
+// (same values, same number types), refuses what nlohmann refuses with nlohmann's message, and each reader's
+// LoadOptions leave out only what that reader never reads (its output is the same as with the whole
+// document). The gate reader's options, whose checks come from the suite config's validator:
+// tests/unit/suite/test_gate_load_options.cpp.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,14 +10,13 @@
 #include <sstream>
 #include <string>
 
-#include "../../lib/model/src/json_fast_parse.hpp"
+#include "../../../lib/model/src/json_fast_parse.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/report/compare.hpp"
 #include "fabcheck/report/compare_render.hpp"
 #include "fabcheck/report/gate.hpp"
 #include "fabcheck/report/html.hpp"
 #include "fabcheck/report/load.hpp"
-#include "fabcheck/suite/config.hpp"
 
 using nlohmann::json;
 namespace report = fabcheck::report;
@@ -198,20 +198,6 @@ TEST(LoadFast, CompareIsTheSameWithoutWhatItsOptionsLeaveOut) {
     EXPECT_EQ(report::render_compare(part), report::render_compare(whole));
     ASSERT_FALSE(part.links.empty());
   }
-}
-
-TEST(LoadFast, GateIsTheSameWithoutWhatItsOptionsLeaveOut) {
-  const std::string text = read("reports/vfabric-4x2.json");
-  const json whole = json::parse(text);
-  const json checks =
-      fabcheck::suite::validate_gate_block(whole["run"]["config"]["gate"], "/run/config/gate");
-  const json part = report::parse_report_text(text, "r", report::gate_load_options());
-  EXPECT_FALSE(part["pairs"].contains("bw_gbps"));
-  EXPECT_EQ(report::render_gate(report::evaluate_gate(part, checks, "config")),
-            report::render_gate(report::evaluate_gate(whole, checks, "config")));
-  // a check that names a matrix makes the reader load the whole document
-  EXPECT_TRUE(report::names_skipped(report::gate_load_options(), {"pairs.bw_gbps[][]"}));
-  EXPECT_FALSE(report::names_skipped(report::gate_load_options(), {"sweeps.allreduce.busbw_gbps@2M"}));
 }
 
 }  // namespace

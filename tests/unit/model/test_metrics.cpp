@@ -1,4 +1,4 @@
-// The metric catalogue (issue 16, model/metrics.hpp): lookups, the suffix -> unit rule over the whole table,
+// The metric catalogue (model/metrics.hpp): lookups, the suffix -> unit rule over the whole table,
 // and compare's coverage: every metric extract_metrics takes from the real reports of tests/data is a
 // compared catalogue entry with the same direction.
 #include <gtest/gtest.h>

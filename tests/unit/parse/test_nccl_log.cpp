@@ -1,5 +1,6 @@
-// NCCL debug-log reader: one test per line form of nccl-log-grammar.md §1-§2 (per NCCL version range), the
-// connection lines of §4.1, and robustness (truncated, binary, 10 MB single line, any chunking).
+// NCCL debug-log reader: one test per line form (the envelope, the version line, network selection,
+// GPUDirect RDMA, topology and summary lines, errors and warnings, per NCCL version range), the connection
+// lines per version, and robustness (truncated, binary, 10 MB single line, any chunking).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -31,7 +32,7 @@ std::string warn(const std::string& file, const std::string& msg) {
 
 }  // namespace
 
-// ---------------------------------------------------------------- §1 envelope
+// ---------------------------------------------------------------- envelope
 
 TEST(NcclEnvelope, InfoPrefixHostPidTidDev) {
   NcclLog log = parse_nccl_log("gpu-node-7:4242:4250 [3] NCCL INFO Using network IB\n");
@@ -153,7 +154,7 @@ TEST(NcclEnvelope, UnknownInfoMessageIsCountedUnparsed) {
   EXPECT_EQ(log.stats.unparsed, 1u);
 }
 
-// ---------------------------------------------------------------- §1.3 version line
+// ---------------------------------------------------------------- version line
 
 TEST(NcclVersion, BareLine_2_3_to_2_21) {
   NcclLog log = parse_nccl_log("NCCL version 2.7.6+cuda11.1\n");
@@ -174,10 +175,10 @@ TEST(NcclVersion, CodeParsing) {
   EXPECT_EQ(nccl_version_code("2"), 0);
 }
 
-// ---------------------------------------------------------------- §2.1 network selection
+// ---------------------------------------------------------------- network selection
 
 TEST(NcclNet, PluginAbsent_2_4_and_2_5_6) {
-  // 2.4 (grammar §3) and 2.5.6 (NVIDIA/nccl#333) print the short form.
+  // NCCL 2.4 and 2.5.6 (NVIDIA/nccl#333) print the short form.
   auto p = one(info_pnl("NET/Plugin : No plugin found (libnccl-net.so)."));
   EXPECT_TRUE(p.plugin_absent);
   EXPECT_EQ(p.version_min, V(2, 4, 0));
@@ -397,7 +398,7 @@ TEST(NcclNet, CommandLineEnvInForeignLines) {
   EXPECT_EQ(log.command_env.at("NCCL_SOCKET_IFNAME"), "eth0");
 }
 
-// ---------------------------------------------------------------- §2.2 GPUDirect RDMA
+// ---------------------------------------------------------------- GPUDirect RDMA
 
 TEST(NcclGdr, PerPairNoModule_2_4) {
   auto p = one(info_pnl(
@@ -458,7 +459,7 @@ TEST(NcclGdr, ConnectedAllRingsGdrFlag_2_24_plus) {
   EXPECT_EQ(p.version_min, V(2, 24, 0));
 }
 
-// ---------------------------------------------------------------- §2.3 topology and summary lines
+// ---------------------------------------------------------------- topology and summary lines
 
 TEST(NcclTopo, RingOrderAndChannelListAreNotConnections) {
   auto p = one(info_pnl("Channel 00/02 :    0   1") + info_pnl("Ring 00 : 1 -> 0 -> 1") +
@@ -513,7 +514,7 @@ TEST(NcclTopo, PerQpLidMeansInfiniBand_GidMeansRoce) {
   EXPECT_EQ(g.version_min, V(2, 20, 0));
 }
 
-// ---------------------------------------------------------------- §2.4 errors and warnings
+// ---------------------------------------------------------------- errors and warnings
 
 TEST(NcclErrors, ErrorTraceLine) {
   auto p = one(info_pnl("transport/net.cc:592 -> 2") + info_pnl("proxy.cc:858 -> 6 [Proxy Thread]"));
@@ -600,7 +601,7 @@ TEST(NcclErrors, WcStatusNames) {
   EXPECT_EQ(ibv_wc_status_name(-1), "");
 }
 
-// ---------------------------------------------------------------- §4.1 connection lines per version
+// ---------------------------------------------------------------- connection lines per version
 
 TEST(NcclConn, Ring_2_3_NoDirection) {
   auto p = one(info_pnl("Ring 00 : 0 -> 1 via NET/IB/0/GDRDMA"));

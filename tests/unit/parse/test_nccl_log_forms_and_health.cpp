@@ -1,7 +1,7 @@
-// Issue 18 (reading real NCCL logs right): the reader's new line forms (merged NICs, NCCL 2.0 - 2.2
+// Reading real NCCL logs right: the reader's line forms seen in real logs (merged NICs, NCCL 2.0 - 2.2
 // envelopes, empty host fields, retries, proxy INFO, env echoes with trailing text, command lines vs prose,
-// bare version lines, error echoes) and the health classes, decodings, headline and findings of
-// report/transport_health.hpp.
+// bare version lines, error echoes), the health classes, decodings, headline and findings of
+// report/transport_health.hpp, and the edge cases a hostile reader raised against both.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -40,7 +40,7 @@ bool has_code(const report::TransportResult& r, const std::string& code) {
 
 // ---------------------------------------------------------------- reader
 
-TEST(Issue18Reader, MergedNicListIsOneNetDevicePerGroup) {
+TEST(NcclLogRealForms, MergedNicListIsOneNetDevicePerGroup) {
   auto log =
       parse_nccl_log(info("n1",
                           "NET/IB : Using [0]={[0] mlx5_2:1/RoCE, [1] mlx5_3:1/RoCE} [1]={[2] mlx5_4:1/RoCE, "
@@ -56,7 +56,7 @@ TEST(Issue18Reader, MergedNicListIsOneNetDevicePerGroup) {
   EXPECT_GE(log.processes[0].version_min, 21900);
 }
 
-TEST(Issue18Reader, OldEnvelopeWithoutTheNcclWord) {
+TEST(NcclLogRealForms, OldEnvelopeWithoutTheNcclWord) {
   // NCCL 2.0 - 2.2 (horovod/horovod#57, #147): `host:pid:tid [dev] INFO msg`, `... file:line WARN msg`.
   auto log = parse_nccl_log(
       "node01:54573:54696 [1] include/socket.h:194 WARN Call to recv failed : Connection reset by peer\n"
@@ -71,7 +71,7 @@ TEST(Issue18Reader, OldEnvelopeWithoutTheNcclWord) {
   EXPECT_EQ(log.stats.foreign_lines, 1u);
 }
 
-TEST(Issue18Reader, EmptyHostFieldKeepsThePid) {
+TEST(NcclLogRealForms, EmptyHostFieldKeepsThePid) {
   auto log = parse_nccl_log(
       ":1701:1740 [0] NCCL INFO Using network IB\n:1802:1840 [0] NCCL INFO Using network IB\n");
   ASSERT_EQ(log.processes.size(), 2u);
@@ -80,7 +80,7 @@ TEST(Issue18Reader, EmptyHostFieldKeepsThePid) {
   EXPECT_EQ(log.processes[1].pid, 1802);
 }
 
-TEST(Issue18Reader, RetriesAndProxyAffinityLinesAreNotIssues) {
+TEST(NcclLogRealForms, RetriesAndProxyAffinityLinesAreNotIssues) {
   auto log = parse_nccl_log(
       info("n1", "[Proxy Service] Device 1 CPU core 142") +
       info("n1", "[Proxy Service UDS] Device 1 CPU core 6") +
@@ -97,14 +97,14 @@ TEST(Issue18Reader, RetriesAndProxyAffinityLinesAreNotIssues) {
   EXPECT_EQ(p.issues[0].kind, NcclIssueKind::kProxy);
 }
 
-TEST(Issue18Reader, EnvEchoValueIsTheFirstWord) {
+TEST(NcclLogRealForms, EnvEchoValueIsTheFirstWord) {
   auto log = parse_nccl_log(info("n1", "NCCL_IB_DISABLE set by environment to 1. [rank 0 of 2]") +
                             info("n1", "NCCL_SOCKET_IFNAME set by environment to eth0"));
   EXPECT_EQ(log.processes.at(0).env.at("NCCL_IB_DISABLE"), "1");
   EXPECT_EQ(log.processes.at(0).env.at("NCCL_SOCKET_IFNAME"), "eth0");
 }
 
-TEST(Issue18Reader, CommandEnvOnlyFromCommandLines) {
+TEST(NcclLogRealForms, CommandEnvOnlyFromCommandLines) {
   auto log = parse_nccl_log(
       "# we tried NCCL_IB_DISABLE=1 first\n"
       "The wrapper sets NCCL_NET=Socket sometimes\n"
@@ -117,13 +117,13 @@ TEST(Issue18Reader, CommandEnvOnlyFromCommandLines) {
   EXPECT_EQ(log.command_env.at("NCCL_DEBUG"), "INFO");
 }
 
-TEST(Issue18Reader, NcclEchoBeatsACommandLine) {
+TEST(NcclLogRealForms, NcclEchoBeatsACommandLine) {
   auto r = analyze("NCCL_IB_DISABLE=0 ./app\n" + info("n1", "NCCL_IB_DISABLE set by environment to 1.") +
                    info("n1", "Using network Socket"));
   EXPECT_EQ(r.env.at("NCCL_IB_DISABLE"), "1");
 }
 
-TEST(Issue18Reader, BareVersionGoesToTheSurroundingHost) {
+TEST(NcclLogRealForms, BareVersionGoesToTheSurroundingHost) {
   auto log = parse_nccl_log(info("node04", "Bootstrap : Using eth0:192.0.2.1<0>") +
                             "NCCL version 2.19.3+cuda12.3\n" + info("node04", "Using network IB") +
                             info("node03", "Using network IB"));
@@ -137,7 +137,7 @@ TEST(Issue18Reader, BareVersionGoesToTheSurroundingHost) {
   EXPECT_EQ(between.bare_versions.size(), 1u);
 }
 
-TEST(Issue18Reader, BareVersionUnderTagOutputGoesToThatRank) {
+TEST(NcclLogRealForms, BareVersionUnderTagOutputGoesToThatRank) {
   auto log = parse_nccl_log(
       "[1,1]<stdout>:node02:200:201 [0] NCCL INFO Using network IB\n"
       "[1,0]<stdout>:node01:100:101 [0] NCCL INFO Using network IB\n"
@@ -148,7 +148,7 @@ TEST(Issue18Reader, BareVersionUnderTagOutputGoesToThatRank) {
   EXPECT_EQ(log.processes[0].version, "2.4.2+cuda10.0");
 }
 
-TEST(Issue18Reader, ErrorEchoWithoutPrefixIsNoHost) {
+TEST(NcclLogRealForms, ErrorEchoWithoutPrefixIsNoHost) {
   auto log =
       parse_nccl_log(warn_line("node01", "Call to ibv_modify_qp failed with error Network is unreachable") +
                      "Last error:\nCall to ibv_modify_qp failed with error Network is unreachable\n"
@@ -167,14 +167,14 @@ TEST(Issue18Reader, ErrorEchoWithoutPrefixIsNoHost) {
   EXPECT_EQ(cut.processes.size(), 2u);
 }
 
-TEST(Issue18Reader, TopologyNetBandwidth) {
+TEST(NcclLogRealForms, TopologyNetBandwidth) {
   auto log = parse_nccl_log(info("n1", "                + NET[1.2] - NET/0 (0/0/1.250000)"));
   EXPECT_DOUBLE_EQ(log.processes.at(0).topo_net_gbps.at(0), 1.25);
 }
 
 // ---------------------------------------------------------------- health
 
-TEST(Issue18Health, ClassesOfEachIssueKind) {
+TEST(NcclLogHealth, ClassesOfEachIssueKind) {
   auto cls_of = [](NcclIssueKind k, const std::string& msg, bool warn_level, const std::string& fn = "") {
     parse::NcclIssue is;
     is.kind = k;
@@ -209,7 +209,7 @@ TEST(Issue18Health, ClassesOfEachIssueKind) {
   EXPECT_EQ(cls_of(NcclIssueKind::kErrorTrace, "transport/net_ib.cc:1054 -> 2", false), "-");
 }
 
-TEST(Issue18Health, DecodingsSayWhatTheErrorMeans) {
+TEST(NcclLogHealth, DecodingsSayWhatTheErrorMeans) {
   EXPECT_NE(report::completion_meaning(4).find("PCIe ACS"), std::string::npos);
   EXPECT_NE(report::completion_meaning(4).find("not the fabric"), std::string::npos);
   EXPECT_NE(report::completion_meaning(12).find("lossy RoCE"), std::string::npos);
@@ -226,7 +226,7 @@ TEST(Issue18Health, DecodingsSayWhatTheErrorMeans) {
             std::string::npos);
 }
 
-TEST(Issue18Health, FailedConnectionIsAFailFindingWithCountHostsAndFirstLine) {
+TEST(NcclLogHealth, FailedConnectionIsAFailFindingWithCountHostsAndFirstLine) {
   std::string text = info("node01", "NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:192.0.2.1<0>") +
                      info("node01", "Using network IB") +
                      info("node01", "comm 0x1 rank 0 nRanks 2 nNodes 2 localRanks 1 localRank 0 MNNVL 0");
@@ -254,7 +254,7 @@ TEST(Issue18Health, FailedConnectionIsAFailFindingWithCountHostsAndFirstLine) {
   EXPECT_FALSE(has_code(r, "NCCL_PEER_CONNECTION_LOST"));
 }
 
-TEST(Issue18Health, HealthyLogIsOkWithZeroErrors) {
+TEST(NcclLogHealth, HealthyLogIsOkWithZeroErrors) {
   auto r = analyze(info("n1", "Using network IB") + info("n1", "[Proxy Service] Device 0 CPU core 142") +
                    info("n1", "NET/Plugin: Could not find: libnccl-net.so. Using internal network plugin."));
   EXPECT_EQ(r.health.status, "ok");
@@ -265,7 +265,7 @@ TEST(Issue18Health, HealthyLogIsOkWithZeroErrors) {
   EXPECT_EQ(r.per_host[0].health, "ok");
 }
 
-TEST(Issue18Health, LibibverbsMissingIsNotNoHardware) {
+TEST(NcclLogHealth, LibibverbsMissingIsNotNoHardware) {
   auto r = analyze(info("a", "Failed to open libibverbs.so[.1]") +
                    info("a", "NET/Socket : Using [0]eth0:192.0.2.1<0>") + info("a", "Using network Socket") +
                    info("b", "Failed to open libibverbs.so[.1]") + info("b", "Using network Socket"));
@@ -280,7 +280,7 @@ TEST(Issue18Health, LibibverbsMissingIsNotNoHardware) {
     }
 }
 
-TEST(Issue18Health, IbChosenWithNothingInterNodeIsUnknown) {
+TEST(NcclLogHealth, IbChosenWithNothingInterNodeIsUnknown) {
   auto r = analyze(info("n1", "NET/IB : Using [0]mlx5_0:1/IB [RO]; OOB ib0:192.0.2.1<0>") +
                    info("n1", "Using network IB"));
   EXPECT_EQ(r.run.network, "ib_verbs");
@@ -288,7 +288,7 @@ TEST(Issue18Health, IbChosenWithNothingInterNodeIsUnknown) {
   EXPECT_EQ(r.run.verdict, "unknown");
 }
 
-TEST(Issue18Health, OneProcessSeveralGpusOnlyP2pIsIntraNode) {
+TEST(NcclLogHealth, OneProcessSeveralGpusOnlyP2pIsIntraNode) {
   auto r =
       analyze(info("n1", "Using network IB") + info("n1", "Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read") +
               info("n1", "Channel 00/0 : 1[1] -> 0[0] via P2P/CUMEM/read"));
@@ -297,7 +297,7 @@ TEST(Issue18Health, OneProcessSeveralGpusOnlyP2pIsIntraNode) {
   EXPECT_EQ(r.run.verdict, "intra_node_only");
 }
 
-TEST(Issue18Health, SocketOnOneOfSeveralNicsNamesTheCeiling) {
+TEST(NcclLogHealth, SocketOnOneOfSeveralNicsNamesTheCeiling) {
   std::string text;
   for (const char* h : {"node01", "node02"}) {
     text += info(h, "NET/Socket : Using [0]eth0:192.0.2.1<0> [1]eth1:198.51.100.1<0>");
@@ -317,7 +317,7 @@ TEST(Issue18Health, SocketOnOneOfSeveralNicsNamesTheCeiling) {
   EXPECT_NE(f->message.find("NET/Socket/0 (eth0)"), std::string::npos) << f->message;
 }
 
-TEST(Issue18Health, InstalledPluginWithNoDeviceIsNotHardware) {
+TEST(NcclLogHealth, InstalledPluginWithNoDeviceIsNotHardware) {
   std::string text;
   for (const char* h : {"vm1", "vm2"}) {
     text += info(h, "Plugin Path : /opt/hpcx/nccl_rdma_sharp_plugin/lib/libnccl-net.so");
@@ -333,7 +333,7 @@ TEST(Issue18Health, InstalledPluginWithNoDeviceIsNotHardware) {
   EXPECT_EQ(r.per_host[0].net_plugin, "IBext (did not come up)");
 }
 
-TEST(Issue18Health, HealthJsonCarriesClassesAndHeadline) {
+TEST(NcclLogHealth, HealthJsonCarriesClassesAndHeadline) {
   auto r =
       analyze(info("n1", "Using network IB") + info("n1", "comm 0x1 rank 0 nRanks 2 nNodes 2") +
               warn_line("n1",
@@ -349,8 +349,7 @@ TEST(Issue18Health, HealthJsonCarriesClassesAndHeadline) {
   EXPECT_EQ(h["headline"], "data transfer FAILED on n1 (RETRY_EXC_ERR (12) \u00d71)");
 }
 
-// ---------------------------------------------------------------- review of issue 18 (a hostile reader's
-// cases)
+// ---------------------------------------------------------------- edge cases (a hostile reader's cases)
 
 namespace {
 
@@ -373,7 +372,7 @@ const report::Finding* finding_nli(const report::TransportResult& r, const std::
 
 }  // namespace
 
-TEST(Issue18Review, AsyncFatalEventsFailNonFatalOnesDoNot) {
+TEST(NcclLogEdgeCases, AsyncFatalEventsFailNonFatalOnesDoNot) {
   for (const char* m :
        {"NET/IB : mlx5_0:1 async fatal event: local catastrophic error",
         "NET/IB : mlx5_0:1 async fatal event on QP (0x1a2b): local access violation work queue error",
@@ -392,7 +391,7 @@ TEST(Issue18Review, AsyncFatalEventsFailNonFatalOnesDoNot) {
   }
 }
 
-TEST(Issue18Review, ALateRootCauseIsNotLostBehindManyWarnings) {
+TEST(NcclLogEdgeCases, ALateRootCauseIsNotLostBehindManyWarnings) {
   std::string t = two_host_ib();
   for (int i = 0; i < 300; ++i) t += warn_line("node01", "nvmlDeviceGetFieldValues() failed: Unknown Error");
   t += warn_line("node01", "Call to ibv_modify_qp failed with error Network is unreachable");
@@ -415,7 +414,7 @@ TEST(Issue18Review, ALateRootCauseIsNotLostBehindManyWarnings) {
   EXPECT_EQ(q.health.groups[0].count, 301u);
 }
 
-TEST(Issue18Review, OfiDataPathErrorIsATransferFailure) {
+TEST(NcclLogEdgeCases, OfiDataPathErrorIsATransferFailure) {
   auto r = analyze(
       info("a", "Using network AWS Libfabric") + info("a", "comm 0x1 rank 0 nRanks 2 nNodes 2") +
       warn_line("a",
@@ -426,7 +425,7 @@ TEST(Issue18Review, OfiDataPathErrorIsATransferFailure) {
   EXPECT_EQ(finding_nli(r, "NCCL_NET_PLUGIN_FAILED"), nullptr);
 }
 
-TEST(Issue18Review, ApplicationErrorsCountOnlyWithoutNcclsOwn) {
+TEST(NcclLogEdgeCases, ApplicationErrorsCountOnlyWithoutNcclsOwn) {
   // PyTorch's summary and its `Last error:` echo are all the log shows of the failure.
   auto r =
       analyze(two_host_ib() +
@@ -451,7 +450,7 @@ TEST(Issue18Review, ApplicationErrorsCountOnlyWithoutNcclsOwn) {
   EXPECT_EQ(u.health.groups[0].count, 1u);
 }
 
-TEST(Issue18Review, SocketAndProbeWarnings) {
+TEST(NcclLogEdgeCases, SocketAndProbeWarnings) {
   auto truncated =
       analyze(two_host_ib() + warn_line("node02",
                                         "NET/Socket : peer 192.0.2.11<40123> message truncated : "
@@ -472,7 +471,7 @@ TEST(Issue18Review, SocketAndProbeWarnings) {
   EXPECT_EQ(finding_nli(oob, "NCCL_BOOTSTRAP_FAILED"), nullptr);
 }
 
-TEST(Issue18Review, IbDisableIsNcclsIntegerParse) {
+TEST(NcclLogEdgeCases, IbDisableIsNcclsIntegerParse) {
   auto base = [](const std::string& v) {
     return info("a", "NCCL_IB_DISABLE set by environment to " + v + ".") + info("a", "Using network Socket") +
            info("b", "Using network Socket") + info("a", "Bootstrap : Using ib0:192.0.2.1<0>");
@@ -483,7 +482,7 @@ TEST(Issue18Review, IbDisableIsNcclsIntegerParse) {
   EXPECT_NE(analyze(base("true")).run.verdict, "socket_configured");  // strtoll("true") is 0
 }
 
-TEST(Issue18Review, QuotedOrCommentedLinesAreNotNccl) {
+TEST(NcclLogEdgeCases, QuotedOrCommentedLinesAreNotNccl) {
   auto r = analyze(
       two_host_ib() +
       "# previous run: node01:100:102 [0] misc/ibvwrap.cc:190 NCCL WARN Call to ibv_modify_qp failed\n"
@@ -493,7 +492,7 @@ TEST(Issue18Review, QuotedOrCommentedLinesAreNotNccl) {
   for (const auto& h : r.per_host) EXPECT_EQ(h.host.find('"'), std::string::npos) << h.host;
 }
 
-TEST(Issue18Review, GluedTagOutputLinesKeepTheirHosts) {
+TEST(NcclLogEdgeCases, GluedTagOutputLinesKeepTheirHosts) {
   auto log = parse_nccl_log(
       "[1,0]<stdout>:node01:1:2 [0] NCCL INFO Connected all trees[1,1]<stderr>:node02:3:4 [0] "
       "misc/ibvwrap.cc:190 NCCL WARN Call to ibv_modify_qp failed with error Network is "
@@ -507,7 +506,7 @@ TEST(Issue18Review, GluedTagOutputLinesKeepTheirHosts) {
   EXPECT_EQ(log.stats.nccl_lines, 1u);
 }
 
-TEST(Issue18Review, NoNcclLineIsHealthUnknownAndOneRootCarriesTheConsequences) {
+TEST(NcclLogEdgeCases, NoNcclLineIsHealthUnknownAndOneRootCarriesTheConsequences) {
   auto empty = analyze("");
   EXPECT_EQ(empty.health.status, "unknown");
   EXPECT_NE(report::render_transport(empty).find("no NCCL line"), std::string::npos);

@@ -1,4 +1,4 @@
-// perftest / OSU / IMB readers and their import (issue 25): every real output under tests/data/peers imports
+// perftest / OSU / IMB readers and their import: every real output under tests/data/peers imports
 // with every row exact against the file (each parsed row is checked against its own line, and the number of
 // rows against the row-shaped lines of the file); units, statistics, hosts and the error findings.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Issue 20: the hosts' own counters around a step — the /proc/net parser, the sysfs/procfs reader on recorded
+// The hosts' own counters around a step — the /proc/net parser, the sysfs/procfs reader on recorded
 // trees (tests/data/counters, README there), the deltas, and the findings each recorded case gives.
 #include <gtest/gtest.h>
 

@@ -1,5 +1,6 @@
-// Issue 20: a step's counter totals (report/counters.hpp `totals`), `compare` of two runs' counters, and the
-// `counters` switch of the suite config (`--no-counters`).
+// A step's counter totals (report/counters.hpp `totals`) and `compare` of two runs' counters, over the
+// recorded trees of tests/data/counters read by the probe's reader, and the `counters` switch of the suite
+// config (`--no-counters`).
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>

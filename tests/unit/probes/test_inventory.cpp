@@ -1,4 +1,4 @@
-// Host inventory over the sysfs host models of rdma-sysfs.md §9 (tests/data/sysfs/<model>/, each with a
+// Host inventory over the recorded sysfs host models (tests/data/sysfs/<model>/, each with a
 // README that states its source, its expected inventory and the expected findings on an `expect-findings:`
 // line).
 #include <gtest/gtest.h>

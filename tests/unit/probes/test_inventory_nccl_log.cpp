@@ -1,6 +1,6 @@
-// NCCL's log judged against the recorded hosts it ran on (issue 24, part A): the GID index in effect by NCCL
-// version, NCCL_IB_HCA and NCCL_SOCKET_IFNAME syntax, over tests/data/sysfs models and the logs of
-// tests/data/nccl-logs/log-host (README there: which thread each rebuilds).
+// NCCL's log judged against the recorded hosts it ran on: the GID index in effect by NCCL version,
+// NCCL_IB_HCA and NCCL_SOCKET_IFNAME syntax, over tests/data/sysfs models (read by the inventory probe) and
+// the logs of tests/data/nccl-logs/log-host (README there: which thread each rebuilds).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -117,7 +117,7 @@ TEST(LogHost, AutomaticSelectionReplaysNccl) {
             0);
 }
 
-// The issue's case: one host whose index 0 is link-local; NCCL 2.18 uses 0, NCCL 2.23 selects 3 itself.
+// One host whose index 0 is link-local: NCCL 2.18 uses 0, NCCL 2.23 selects 3 itself.
 TEST(LogHost, Roce218DefaultIndexZeroVersus223Automatic) {
   const std::vector<std::pair<std::string, std::string>> host = {{"gpu-a", "h-roce-bond-gid0-linklocal"}};
   auto f = lh_judge("lh01-roce-gid-default-0-2.18.3.log", host);
@@ -133,7 +133,7 @@ TEST(LogHost, Roce218DefaultIndexZeroVersus223Automatic) {
 }
 
 // NVIDIA/nccl#769: NCCL_IB_GID_INDEX=1 is the link-local RoCE v2 GID; the modify_qp timeout confirms it.
-TEST(LogHost, Issue769LinkLocalIndexWithTimeoutIsFail) {
+TEST(LogHost, LinkLocalIndexWithTimeoutIsFail) {
   auto f = lh_judge("lh03-roce-gid1-linklocal-timeout.log", {{"gpu-a", "h-roce-bond-gid0-linklocal"}});
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].code, "GID_LINK_LOCAL");
@@ -145,7 +145,7 @@ TEST(LogHost, Issue769LinkLocalIndexWithTimeoutIsFail) {
 
 // NVIDIA/nccl#890 / PR #1427: one job-wide index (7) fits container A, names an empty slot on container B
 // (11).
-TEST(LogHost, Issue890JobWideIndexRemedyByVersion) {
+TEST(LogHost, JobWideIndexRemedyByVersion) {
   const std::vector<std::pair<std::string, std::string>> pods = {{"pod-a", "b3-roce-sparse-gid-pod"},
                                                                  {"pod-b", "b5-roce-sparse-gid-pod-at-11"}};
   auto old_nccl = lh_judge("lh04-macvlan-job-wide-gid7-2.18.6.log", pods);
@@ -182,7 +182,7 @@ TEST(LogHost, IbHcaMatchingNoDeviceIsFailWhenNcclFellToSockets) {
 }
 
 // NVIDIA/nccl#1837: NCCL_SOCKET_IFNAME=eth2 on a host without eth2.
-TEST(LogHost, Issue1837SocketIfnameMatchingNoInterface) {
+TEST(LogHost, SocketIfnameMatchingNoInterface) {
   auto f = lh_judge("lh07-socket-ifname-eth2-missing-2.27.7.log", {{"twshared1016", "b-roce-2nic"}});
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].code, "SOCKET_IFNAME_NO_MATCH");
@@ -274,7 +274,7 @@ std::vector<std::string> lh_codes(const std::vector<report::Finding>& f) {
 // NVIDIA/nccl-tests#185: ibv_modify_qp "Network is unreachable" with NCCL_IB_GID_INDEX=3, rebuilt as index 3
 // on a VLAN netdev that is down (the kernel's ENETUNREACH): one fail naming the netdev, the remedy to bring
 // it up.
-TEST(LogHost, Issue185UnreachableIsTheGidsNetdevDown) {
+TEST(LogHost, UnreachableIsTheGidsNetdevDown) {
   const auto f =
       lh_judge("lh08-roce-gid-netdev-down-unreachable.log", {{"dgxh100-3", "n-roce-gid-vlan-down"}});
   ASSERT_EQ(lh_codes(f), std::vector<std::string>{"GID_NETDEV_DOWN"});
@@ -327,7 +327,7 @@ TEST(LogHost, RoutesPerInterfaceFromProcNetRoute) {
 
 // NVIDIA/nccl#928: completion status 4 (LOC_PROT_ERR) on a host whose GPU-NIC path has ACS redirect (or an
 // IOMMU translating DMA): one fail naming the fact; the host with ACS off gives nothing.
-TEST(LogHost, Issue928LocalProtectionErrorTiedToAcs) {
+TEST(LogHost, LocalProtectionErrorTiedToAcs) {
   const auto f = lh_judge("lh10-ib-loc-prot-err-acs.log", {{"gpu-n1", "h-acs-redirect-plx"}});
   ASSERT_EQ(lh_codes(f), std::vector<std::string>{"LOC_PROT_ERR_HOST_FACTS"});
   EXPECT_EQ(f[0].severity, Severity::kFail);

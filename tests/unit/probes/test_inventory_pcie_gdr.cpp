@@ -1,5 +1,5 @@
-// Issue 24 part B: PCIe config space, IOMMU, GPUDirect refinements and cross-host consistency, over the host
-// models h-* .. l-* of tests/data/sysfs (each README says what it rebuilds) and hand-built config bytes.
+// The inventory's PCIe config space, IOMMU, GPUDirect RDMA refinements and cross-host consistency, over the
+// host models h-* .. l-* of tests/data/sysfs (each README says what it rebuilds) and hand-built config bytes.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -17,21 +17,22 @@ namespace {
 
 const std::string kSysfs = std::string(FABCHECK_TEST_DATA) + "/sysfs";
 
-class NoVerbs24 : public probes::VerbsBackend {
+class NoVerbsPcie : public probes::VerbsBackend {
  public:
   probes::VerbsListing list() const override { return {"unavailable", 38, "Function not implemented", {}}; }
 };
 
-model::HostInventory host24(const std::string& model, const std::string& host = "host", bool proc = false) {
+model::HostInventory pcie_host(const std::string& model, const std::string& host = "host",
+                               bool proc = false) {
   probes::InventoryOptions o;
   o.sysfs_root = kSysfs + "/" + model;
   o.etc_root = kSysfs + "/" + model + "/no-etc";
   o.run_nvidia_smi = false;
   if (proc) o.proc_root = kSysfs + "/" + model + "/proc";
-  return probes::collect_host_inventory(o, NoVerbs24{}, {}, host);
+  return probes::collect_host_inventory(o, NoVerbsPcie{}, {}, host);
 }
 
-std::vector<report::Finding> findings24(const std::vector<model::HostInventory>& hosts) {
+std::vector<report::Finding> pcie_findings(const std::vector<model::HostInventory>& hosts) {
   model::InventoryResult r;
   r.hosts = hosts;
   return report::inventory_findings(r);
@@ -73,7 +74,7 @@ std::vector<std::uint8_t> cfg(std::size_t size, int devctl, int acs = -1, std::s
 
 /// The findings of one model, asserting their count and that all are warnings with `code`.
 std::vector<report::Finding> warns_of(const std::string& model, std::size_t n, const std::string& code) {
-  auto f = findings24({host24(model)});
+  auto f = pcie_findings({pcie_host(model)});
   EXPECT_EQ(f.size(), n) << model;
   for (const auto& x : f) {
     EXPECT_EQ(x.code, code) << model;
@@ -147,10 +148,10 @@ TEST(ProcNet, LocalAddressesFromFibTrieAndRoute) {
   EXPECT_TRUE(parse::parse_local_ipv4("garbage", "").empty());
 }
 
-TEST(Inventory24, H_AcsRedirectOnPlxSwitch) {
-  auto h = host24("h-acs-redirect-plx");
+TEST(InventoryPcieGdr, H_AcsRedirectOnPlxSwitch) {
+  auto h = pcie_host("h-acs-redirect-plx");
   ASSERT_EQ(h.pci_bridges.size(), 8u);  // 2 x (root port, USP, 2 DSPs)
-  auto f = with_code(findings24({h}), "PCIE_ACS_REDIRECT");
+  auto f = with_code(pcie_findings({h}), "PCIE_ACS_REDIRECT");
   ASSERT_EQ(f.size(), 2u);
   EXPECT_EQ(f[0].severity, report::Severity::kWarn);
   EXPECT_EQ(f[0].evidence["gpu"], 0);
@@ -171,8 +172,8 @@ TEST(Inventory24, H_AcsRedirectOnPlxSwitch) {
     EXPECT_EQ(r.gdr_blocked_by.rfind("ACS ", 0), 0u);
   }
   // The control: ACS off → nothing, GDR eligible; the other registers decoded from the files.
-  auto off = host24("h2-acs-off-plx");
-  EXPECT_TRUE(findings24({off}).empty());
+  auto off = pcie_host("h2-acs-off-plx");
+  EXPECT_TRUE(pcie_findings({off}).empty());
   for (const auto& r : report::gpu_rails(off)) EXPECT_TRUE(r.gdr_eligible);
   const auto& nic = *off.rdma_devices[0].pci;
   EXPECT_TRUE(*nic.config.relaxed_ordering);
@@ -192,8 +193,8 @@ TEST(Inventory24, H_AcsRedirectOnPlxSwitch) {
   EXPECT_EQ(*back.pci_bridges[2].config.acs_ctrl, 0x001d);
 }
 
-TEST(Inventory24, I_IommuTranslated) {
-  auto h = host24("i-iommu-translated");
+TEST(InventoryPcieGdr, I_IommuTranslated) {
+  auto h = pcie_host("i-iommu-translated");
   EXPECT_EQ(h.iommu.units, (std::vector<std::string>{"dmar0"}));
   EXPECT_EQ(h.iommu.group_count, 12);
   auto f = warns_of("i-iommu-translated", 1, "IOMMU_TRANSLATED");
@@ -205,7 +206,7 @@ TEST(Inventory24, I_IommuTranslated) {
   EXPECT_NE(f[0].remedy.find("iommu=pt"), std::string::npos);
 }
 
-TEST(Inventory24, J_RelaxedOrderingOffOnAmd) {
+TEST(InventoryPcieGdr, J_RelaxedOrderingOffOnAmd) {
   auto f = warns_of("j-amd-relaxed-ordering-off", 2, "PCIE_RELAXED_ORDERING_OFF");
   ASSERT_EQ(f.size(), 2u);
   EXPECT_EQ(f[0].evidence["device"], "mlx5_0");
@@ -216,18 +217,18 @@ TEST(Inventory24, J_RelaxedOrderingOffOnAmd) {
   EXPECT_NE(f[0].remedy.find("setpci -s 0000:05:00.0 CAP_EXP+8.w=0010:0010"), std::string::npos);
   EXPECT_EQ(f[1].evidence["device"], "mlx5_1");
   // The same NICs below Intel root ports: no finding (the rule is AMD's).
-  EXPECT_TRUE(with_code(findings24({host24("h2-acs-off-plx")}), "PCIE_RELAXED_ORDERING_OFF").empty());
+  EXPECT_TRUE(with_code(pcie_findings({pcie_host("h2-acs-off-plx")}), "PCIE_RELAXED_ORDERING_OFF").empty());
 }
 
-TEST(Inventory24, K_Docker0SameAddressOnTwoHosts) {
-  auto h1 = host24("k-docker0-virbr0-host1", "node1", true);
-  auto h2 = host24("k2-docker0-virbr0-host2", "node2", true);
+TEST(InventoryPcieGdr, K_Docker0SameAddressOnTwoHosts) {
+  auto h1 = pcie_host("k-docker0-virbr0-host1", "node1", true);
+  auto h2 = pcie_host("k2-docker0-virbr0-host2", "node2", true);
   auto docker = std::find_if(h1.net_interfaces.begin(), h1.net_interfaces.end(),
                              [](const auto& n) { return n.name == "docker0"; });
   ASSERT_NE(docker, h1.net_interfaces.end());
   EXPECT_EQ(docker->ipv4, (std::vector<std::string>{"172.17.0.1/16"}));
   EXPECT_TRUE(*docker->admin_up);
-  auto f = findings24({h1, h2});
+  auto f = pcie_findings({h1, h2});
   auto dup = with_code(f, "IPV4_DUPLICATE_ACROSS_HOSTS");
   ASSERT_EQ(dup.size(), 2u);
   EXPECT_EQ(dup[0].evidence["address"], "172.17.0.1");
@@ -246,28 +247,28 @@ TEST(Inventory24, K_Docker0SameAddressOnTwoHosts) {
   // btl_tcp_if_include set (here through the environment): MPI's choice is made, the duplicate stays.
   h1.mpi_config.effective["btl_tcp_if_include"] = "eno1";
   h2.mpi_config.effective["btl_tcp_if_include"] = "eno1";
-  f = findings24({h1, h2});
+  f = pcie_findings({h1, h2});
   EXPECT_TRUE(with_code(f, "MPI_TCP_IF_DEFAULT").empty());
   EXPECT_EQ(with_code(f, "IPV4_DUPLICATE_ACROSS_HOSTS").size(), 2u);
   // Without --proc-root a model tree has no addresses: nothing is claimed.
-  auto bare = host24("k-docker0-virbr0-host1");
+  auto bare = pcie_host("k-docker0-virbr0-host1");
   EXPECT_EQ(bare.ipv4_source, "not read: a model tree without --proc-root");
-  EXPECT_TRUE(findings24({bare}).empty());
+  EXPECT_TRUE(pcie_findings({bare}).empty());
 }
 
-TEST(Inventory24, L_NoPeerMemoryModule) {
-  auto h = host24("l-no-peer-memory");
+TEST(InventoryPcieGdr, L_NoPeerMemoryModule) {
+  auto h = pcie_host("l-no-peer-memory");
   auto f = warns_of("l-no-peer-memory", 1, "GDR_NO_PEER_MEMORY");
   ASSERT_EQ(f.size(), 1u);
   EXPECT_NE(f[0].remedy.find("modprobe nvidia-peermem"), std::string::npos);
   for (const auto& r : report::gpu_rails(h)) EXPECT_EQ(r.gdr_blocked_by, "no peer memory");
   // "Loaded but not registered" stays GDR_MODULE_NOT_SEEN, never both.
   EXPECT_TRUE(
-      with_code(findings24({host24("g-peermem-without-memory-peers")}), "GDR_NO_PEER_MEMORY").empty());
+      with_code(pcie_findings({pcie_host("g-peermem-without-memory-peers")}), "GDR_NO_PEER_MEMORY").empty());
 }
 
-TEST(Inventory24, RailNicDownIsNotGdrEligible) {
-  auto h = host24("d-ib-port-down-polling");
+TEST(InventoryPcieGdr, RailNicDownIsNotGdrEligible) {
+  auto h = pcie_host("d-ib-port-down-polling");
   for (const auto& r : report::gpu_rails(h)) {
     EXPECT_EQ(r.gdr_eligible, r.nic != "mlx5_3") << r.nic;
     if (r.nic == "mlx5_3") {
@@ -276,12 +277,12 @@ TEST(Inventory24, RailNicDownIsNotGdrEligible) {
   }
 }
 
-TEST(Inventory24, LidOnEthernetPortAndRoceProtocol) {
-  auto h = host24("b-roce-2nic");
+TEST(InventoryPcieGdr, LidOnEthernetPortAndRoceProtocol) {
+  auto h = pcie_host("b-roce-2nic");
   EXPECT_EQ(h.rdma_devices[0].protocol, "RoCE");
-  EXPECT_TRUE(findings24({h}).empty());
+  EXPECT_TRUE(pcie_findings({h}).empty());
   h.rdma_devices[1].ports[0].lid = "0x1a";
-  auto f = findings24({h});
+  auto f = pcie_findings({h});
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].code, "LID_ON_ETHERNET");
   EXPECT_EQ(f[0].severity, report::Severity::kWarn);
@@ -289,13 +290,13 @@ TEST(Inventory24, LidOnEthernetPortAndRoceProtocol) {
   EXPECT_EQ(f[0].evidence["lid"], "0x1a");
   h.rdma_devices[1].node_type = "RNIC";  // iWARP (irdma, cxgb4): node_type 4
   h.rdma_devices[1].ports[0].lid = "0x0";
-  EXPECT_TRUE(findings24({h}).empty());
+  EXPECT_TRUE(pcie_findings({h}).empty());
 }
 
-TEST(Inventory24, ShortConfigReadIsInfo) {
-  auto h = host24("h2-acs-off-plx");
+TEST(InventoryPcieGdr, ShortConfigReadIsInfo) {
+  auto h = pcie_host("h2-acs-off-plx");
   h.pci_bridges[0].config = probes::parse_pcie_config(std::vector<std::uint8_t>(64, 0));
-  auto f = findings24({h});
+  auto f = pcie_findings({h});
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].code, "PCIE_CONFIG_NOT_READ");
   EXPECT_EQ(f[0].severity, report::Severity::kInfo);

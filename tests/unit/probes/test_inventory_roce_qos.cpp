@@ -1,4 +1,4 @@
-// Issue 20: the RoCE lossless configuration of the inventory — the qos/ and mlnx_qos parsers, the job's
+// The RoCE lossless configuration of the inventory — the qos/ and mlnx_qos parsers, the job's
 // traffic class from the environment, and ROCE_LOSSY / ROCE_PFC_WITHOUT_ECN / ROCE_TC_NOT_LOSSLESS over the
 // m-* host models of tests/data/sysfs (each README says what it rebuilds).
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// The pure parts of the nics probe's RDMA verbs path (issue 22): NCCL's GID index choice, the RC queue-pair
+// The pure parts of the nics probe's RDMA verbs path: NCCL's GID index choice, the RC queue-pair
 // attributes, the QpInfo wire format, the ib_write_bw / ib_write_lat maths, and the report's verbs member.
 #include <gtest/gtest.h>
 
@@ -28,7 +28,7 @@ Gid ipv6_global(std::uint8_t last) {
 }
 
 // A RoCE port as mlx5 fills it for one netdev with an IPv6 link-local and an IPv4 address: each address once
-// as RoCE v1 and once as RoCE v2 (rdma-sysfs.md §3).
+// as RoCE v1 and once as RoCE v2.
 model::RdmaPort roce_port() {
   model::RdmaPort p;
   p.link_layer = "Ethernet";

@@ -1,4 +1,5 @@
-// The `pairs` report section and console text on synthetic probe results (issue 6).
+// The `pairs` report section and console text on synthetic probe results, their suspects' owners assigned
+// by the probe (probes::assign_owners).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -115,7 +116,7 @@ TEST(ReportPairs, SlowHostFindingAndLinkFinding) {
   for (const auto& h : passed) EXPECT_NE(h, "h5");
 }
 
-// Issue 17, measured on the 4-host vfabric with one link direction throttled and the 2 cores busy: the
+// Measured on the 4-host vfabric with one link direction throttled and the 2 cores busy: the
 // latency pairs of three hosts were 214-363 us against 7 us and stayed slow on retest, their bandwidth in
 // line. Such a host is a warning (its 8 B p50 measures the CPUs as much as the link), never a failed host:
 // the headline is the slow link, and the good-hosts file keeps the hosts.

@@ -505,11 +505,12 @@ TEST(Console, CompactFormIsOneLinePerSeries) {
   EXPECT_NE(lines[1].find("sizes from 2K not measured (time limit)"), std::string::npos) << lines[1];
 }
 
-// --- the average busBw rule and the one writer of sweeps[] (issue 16)
+// --- the average busBw rule and the one writer of sweeps[]
 // ------------------------------------------------------------------------
 
 TEST(BusbwMean, IsTheMeanOfEveryBlockInOrder) {
-  // nccl-tests.md §3: the plain mean of busBw over every printed block (out-of-place and in-place rows).
+  // nccl-tests' `# Avg bus bandwidth`: the plain mean of busBw over every printed block (out-of-place and
+  // in-place rows).
   core::BusbwMean m;
   EXPECT_EQ(m.count(), 0u);
   EXPECT_FALSE(m.value().has_value());  // nothing added: no average (nccl-tests divides 0 by 0)

@@ -1,4 +1,4 @@
-// Unit tests of the data check's `-o avg` expectation on the floating types (issue 26): a host model of how
+// Unit tests of the data check's `-o avg` expectation on the floating types: a host model of how
 // NCCL computes ncclAvg — every input times 1/nranks rounded to the type (src/enqueue.cc:
 // __float2half(float(1.0 / nRanks)), __float2bfloat16, __nv_cvt_float_to_fp8, float, double), each product
 // rounded, then the products summed in any order with a rounding after every step

@@ -1,5 +1,5 @@
 #pragma once
-// Test helper (issue 21): an independent decoder of what fabcheck's PNG writer produces (palette, 8 bits,
+// Test helper: an independent decoder of what fabcheck's PNG writer produces (palette, 8 bits,
 // filter 0, zlib stored blocks), with bitwise CRC-32 and plain Adler-32, and base64 decoding, so that tests
 // can read the pixels back out of a page's data URI.
 #include <cstdint>

@@ -1,4 +1,4 @@
-// The HTML renderer (issue 10) without a browser: escaping, robustness on any report shape, one SVG point per
+// The HTML renderer without a browser: escaping, robustness on any report shape, one SVG point per
 // measured size (also size 0 on the log2 axis), the line-rate line, skipped/failed sections with their
 // reasons.
 #include <gtest/gtest.h>
@@ -192,7 +192,7 @@ TEST(ReportHtml, CitesTheDesignDocumentThatIsInTheRepository) {
 }
 
 TEST(ReportHtml, FailedTransportIsNeverAGoodCard) {
-  // Issue 18: the verdict says what was attempted (rdma), the health whether it worked (failed).
+  // The verdict says what was attempted (rdma), the health whether it worked (failed).
   json r = {{"schema_version", 1},
             {"transport",
              {{"verdict", "rdma"},
@@ -232,7 +232,7 @@ TEST(ReportHtml, OverlapSectionTablesEveryPointOrSaysItIsAbsent) {
   EXPECT_NE(empty.find("no overlap measurement in this report"), std::string::npos);
 }
 
-// Issue 22: the nics section lists every NIC, the rail x rail reachability and each rail's bandwidth matrix
+// The nics section lists every NIC, the rail x rail reachability and each rail's bandwidth matrix
 // with its suspect marked; a report without it says so (the real local report's nics is null: one host).
 // The section is written by the probe's own writer (report::nics_json) from a 2-host, 2-rail result whose
 // rails cannot reach each other; rail 1's suspect (h1 eth1) is set by hand (2 hosts are too few for the
@@ -286,7 +286,7 @@ TEST(ReportHtml, NicsSectionShowsReachabilityAndRailMatrices) {
   EXPECT_NE(real.find("no NIC measurement in this report"), std::string::npos);
 }
 
-// Issue 22: the nics section's RDMA verbs part — the skip reason as a note, or one row per directed port pair
+// The nics section's RDMA verbs part — the skip reason as a note, or one row per directed port pair
 // with an unreachable one in red — written by the probe's own writer (report::nics_json).
 TEST(ReportHtml, NicsSectionShowsTheVerbsPart) {
   fabcheck::model::NicsResult res;

@@ -1,4 +1,4 @@
-// The pairs heatmaps at scale (issue 21): up to 64 hosts one SVG cell per link, as before; above, one inline
+// The pairs heatmaps at scale: up to 64 hosts one SVG cell per link, as before; above, one inline
 // PNG per matrix (a pixel per link, or per block of hosts coloured by its worst link), no per-cell element,
 // the worst links and a capped outlier table; the page of 1200 hosts stays small.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// The PNG writer of the raster heatmaps (issue 21): the bytes decode as a PNG (signature, IHDR, PLTE, IDAT of
+// The PNG writer of the raster heatmaps: the bytes decode as a PNG (signature, IHDR, PLTE, IDAT of
 // zlib stored blocks, IEND), every chunk's CRC-32 and the data's Adler-32 check out against independent
 // bitwise implementations, and the pixels come back as written; base64 as RFC 4648's test vectors.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Config validation of `fabcheck run` (issue 8): JSON pointers in errors, wrong types, unknown keys, bad
+// Config validation of `fabcheck run`: JSON pointers in errors, wrong types, unknown keys, bad
 // sizes.
 #include <gtest/gtest.h>
 
@@ -38,7 +38,7 @@ TEST(SuiteConfig, EmbeddedDefaultIsValidAndOrdered) {
                          "nics",    "overlap", "step",    "scaling", "gate"};
   for (std::size_t i = 0; i < 10; ++i) {
     EXPECT_EQ(suite::config_key(plan.steps[i].kind), order[i]);
-    // nics (issue 22), overlap and step (issue 23) run where a config asks for them: the default leaves them
+    // nics, overlap and step run where a config asks for them: the default leaves them
     // out (the default suite's 30 s budget), configs/extended.json has them.
     const bool extended = plan.steps[i].kind == suite::StepKind::kNics ||
                           plan.steps[i].kind == suite::StepKind::kOverlap ||
@@ -220,7 +220,7 @@ TEST(SuiteConfig, DryRunPlanShowsBudget) {
   }
 }
 
-// The option tables of lib/model (issue 16): one definition per option. Every key is one of its long flags
+// The option tables of lib/model: one definition per option. Every key is one of its long flags
 // with '_', keys and flags are unique, the defaults are the Options struct's and survive JSON → Options →
 // JSON, normalization names the field, and cross-key rules hold.
 namespace model_options_tests {

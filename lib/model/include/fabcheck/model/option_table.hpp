@@ -125,6 +125,15 @@ inline std::pair<std::string, std::string> no_counters_cli_only() {
   return {"no-counters", "the config's top-level counters: false, around every step (run: --no-counters)"};
 }
 
+/// The CLI-only entries of the outputs every probe command writes after its report (run takes the same
+/// flags).
+inline std::pair<std::string, std::string> html_cli_only() {
+  return {"html", "the report as one HTML page, an output of the command (run: --html)"};
+}
+inline std::pair<std::string, std::string> junit_cli_only() {
+  return {"junit", "JUnit XML of the exit code's rule, an output of the command (run: --junit, the gate's)"};
+}
+
 /// The option table of one probe.
 template <class O>
 struct OptionTable {
