@@ -1,5 +1,5 @@
 // The pure rules of the nccl backend's nccl-tests flags: which NCCL and CUDA versions have them,
-// unit-tested without NCCL (tests/unit/nccl_tuning_test.cpp).
+// unit-tested without NCCL (tests/unit/comm/test_nccl_tuning.cpp).
 #include <fmt/format.h>
 
 #include "fabcheck/comm/nccl_support.hpp"

@@ -46,7 +46,7 @@ std::optional<DenseMatrix> dense_matrix(const nlohmann::json& v);
 // What each offline reader leaves out: the pairs schedules and matrices grow with the square of the host
 // count (a 2048-host report: ~170 MB, two million schedule entries and four 4-million-cell matrices), and
 // most readers read few of them. Each set is checked by a test that the reader's output is the same with the
-// whole document (tests/unit/test_report_load_options.cpp).
+// whole document (tests/unit/model/test_load_fast.cpp).
 
 /// `report --html`, `run --html`: the page draws `bw_gbps` and `lat_p50_us` (DESIGN §6 "Reports at scale");
 /// leaves out the schedules, `lat_min_us`, `lat_p99_us` and `bidir_gbps` (of the pairs section and each
