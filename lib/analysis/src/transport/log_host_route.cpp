@@ -11,7 +11,7 @@
 #include "fabcheck/report/log_host.hpp"
 #include "gid_rules.hpp"
 #include "log_host_internal.hpp"
-#include "pcie_findings.hpp"
+#include "host/pcie_findings.hpp"
 
 namespace fabcheck::report::detail {
 
@@ -45,7 +45,7 @@ std::vector<GidInUse> gids_in_use(const LogHost& h) {
     g.host = &h;
     g.dev = d;
     g.port = p;
-    g.index = effect.index ? *effect.index : nccl_auto_gid_index(*p, h.env);
+    g.index = effect.index ? *effect.index : detail::nccl_auto_gid_index(*p, h.env);
     g.gid = gid_at(*p, g.index);
     if (g.gid && !g.gid->netdev.empty()) {
       g.netdev = g.gid->netdev;

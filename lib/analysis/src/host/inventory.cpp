@@ -9,10 +9,10 @@
 #include <map>
 #include <set>
 
-#include "gdr_level.hpp"
-#include "gid_rules.hpp"
+#include "transport/gdr_level.hpp"
+#include "transport/gid_rules.hpp"
 #include "pcie_findings.hpp"
-#include "socket_ifname.hpp"
+#include "transport/socket_ifname.hpp"
 
 namespace fabcheck::report {
 

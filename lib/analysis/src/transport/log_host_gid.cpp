@@ -45,7 +45,7 @@ std::vector<GidPortCheck> checks_of(const std::vector<LogHost>& hosts) {
       c.dev = d;
       c.port = p;
       c.effect = effect;
-      c.index = effect.index ? *effect.index : nccl_auto_gid_index(*p, h.env);
+      c.index = effect.index ? *effect.index : detail::nccl_auto_gid_index(*p, h.env);
       c.verdict = judge_gid(*p, c.index);
       c.ipv4_index = ipv4_rocev2_index(*p);
       const auto* g = gid_at(*p, c.index);
@@ -93,7 +93,7 @@ std::string gid_remedy(const std::vector<GidPortCheck>& checks) {
     const bool automatic = c.effect.automatic || c.host->version_code >= kNcclAutoGidVersion ||
                            c.host->version_min >= kNcclAutoGidVersion;
     if (!automatic) auto_release = false;
-    const int picked = nccl_auto_gid_index(*c.port, c.host->env);
+    const int picked = detail::nccl_auto_gid_index(*c.port, c.host->env);
     if (!c.ipv4_index || picked != *c.ipv4_index) auto_right = false;
   }
   if (!any_ipv4)

@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "fabcheck/model/json_value.hpp"
-#include "nics_nccl_log.hpp"
+#include "transport/nics_nccl_log.hpp"
 
 namespace fabcheck::report {
 

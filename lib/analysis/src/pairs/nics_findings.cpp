@@ -9,7 +9,7 @@
 #include "fabcheck/core/ifname_filter.hpp"
 #include "fabcheck/model/json_value.hpp"
 #include "fabcheck/report/nics.hpp"
-#include "nics_nccl_log.hpp"
+#include "transport/nics_nccl_log.hpp"
 
 namespace fabcheck::report {
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "fabcheck/core/cpulist.hpp"
-#include "pcie_findings.hpp"
+#include "host/pcie_findings.hpp"
 
 namespace fabcheck::report::detail {
 namespace {

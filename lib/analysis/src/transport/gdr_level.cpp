@@ -7,7 +7,7 @@
 #include <cctype>
 #include <cstdlib>
 
-#include "pcie_findings.hpp"
+#include "host/pcie_findings.hpp"
 
 namespace fabcheck::report::detail {
 
