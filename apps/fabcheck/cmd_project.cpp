@@ -74,8 +74,8 @@ std::string pipeline_lines(const report::WorkloadProjection& w) {
   return out;
 }
 
-int run_project(const ProjectCli& cli, const RunContext& ctx) {
-  // Validate everything before computing or writing anything.
+/// Checks the fabric numbers (busBw, hosts, ranks per host, alpha); returns hosts x ranks per host.
+long long project_checked_nranks(const ProjectCli& cli) {
   if (!(cli.busbw_gbps > 0) || !std::isfinite(cli.busbw_gbps)) {
     throw UsageError(fmt::format("--busbw: {} must be > 0 (bus bandwidth in GB/s, e.g. 10)", cli.busbw_gbps));
   }
@@ -91,7 +91,12 @@ int run_project(const ProjectCli& cli, const RunContext& ctx) {
     throw UsageError(
         fmt::format("--alpha-us: {} must be >= 0 (latency per ring step in microseconds)", cli.alpha_us));
   }
-  const report::WorkloadSet set = report::load_workloads(cli.workloads_file, "--workloads");
+  return nranks_ll;
+}
+
+/// The workload profile of --workload with the command line's overrides (each noted as an assumption),
+/// checked; throws UsageError for an override that does not fit the profile.
+report::WorkloadProfile project_profile(const ProjectCli& cli, const report::WorkloadSet& set) {
   report::WorkloadProfile p = report::find_workload(set, cli.workload, "--workload");
   auto override_note = [&](const std::string& field, const std::string& value) {
     for (auto& a : p.assumptions) {
@@ -142,26 +147,24 @@ int run_project(const ProjectCli& cli, const RunContext& ctx) {
         p.name));
   }
   report::validate(p, fmt::format("--workload {}", p.name));
-  if (!cli.json.empty()) report::check_writable(cli.json, "--json");
+  return p;
+}
 
-  const int nranks = static_cast<int>(nranks_ll);
+/// The workload's projection at `n` ranks on the typed-in alpha-beta fabric.
+report::WorkloadProjection project_at(const ProjectCli& cli, const report::WorkloadProfile& p, int n) {
   const report::AlphaBeta m{cli.alpha_us, cli.busbw_gbps};
-  auto curves_at = [&](int n) {
-    struct Set {
-      report::CommCurve ar, ag, rs;
-    };
-    return Set{report::CommCurve::model(core::Collective::kAllReduce, n, m),
-               report::CommCurve::model(core::Collective::kAllGather, n, m),
-               report::CommCurve::model(core::Collective::kReduceScatter, n, m)};
-  };
-  auto project_at = [&](int n) {
-    const auto c = curves_at(n);
-    report::WorkloadCurves v{&c.ar, &c.ag, &c.rs, std::nullopt, ""};
-    if (pp) std::tie(v.p2p_us, v.p2p_source) = pipeline_hop_us(cli, p);
-    return report::project_workload(p, v);
-  };
-  const report::WorkloadProjection w = project_at(nranks);
+  const report::CommCurve ar = report::CommCurve::model(core::Collective::kAllReduce, n, m);
+  const report::CommCurve ag = report::CommCurve::model(core::Collective::kAllGather, n, m);
+  const report::CommCurve rs = report::CommCurve::model(core::Collective::kReduceScatter, n, m);
+  report::WorkloadCurves v{&ar, &ag, &rs, std::nullopt, ""};
+  if (p.parallelism == report::Parallelism::kPp) std::tie(v.p2p_us, v.p2p_source) = pipeline_hop_us(cli, p);
+  return report::project_workload(p, v);
+}
 
+/// The text's header and model lines: the inputs, the model, the work of one step and its totals.
+std::string project_model_lines(const ProjectCli& cli, const report::WorkloadProfile& p,
+                                const report::WorkloadProjection& w, int nranks) {
+  const bool pp = p.parallelism == report::Parallelism::kPp;
   std::string out;
   out += fmt::format("# fabcheck project: {} ({}), typed-in numbers, nothing measured\n", p.name,
                      report::parallelism_name(p.parallelism));
@@ -188,15 +191,26 @@ int run_project(const ProjectCli& cli, const RunContext& ctx) {
         "#   t_compute_s {:.6f}  overlap {:.4f}  t_comm_s {:.6f}  t_last_bucket_s {:.6f}  exposed_s {:.6f}"
         "  efficiency {:.6f}\n",
         w.t_compute_s, w.overlap, w.t_comm_s, w.t_last_bucket_s, w.exposed_s, w.efficiency);
-  const std::string sentence =
-      pp ? fmt::format(
-               "For {} ({} stages, {} micro-batches) the pipeline bubble idles every stage {:.1f} % of the "
-               "step ({:.1f} ms of {:.1f} ms, {:.1f} ms of it activation hops): {:.1f} % of ideal.",
-               p.name, w.pipeline->stages, w.pipeline->micro_batches, 100 * w.pipeline->bubble_fraction_1f1b,
-               1e3 * w.exposed_s, 1e3 * w.pipeline->t_step_s, 1e3 * w.t_comm_s, 100 * w.efficiency)
-         : report::score_sentence(p.name, cli.hosts, w.efficiency, w.exposed_s,
-                                  fmt::format("a fabric with busBw {} GB/s", cli.busbw_gbps));
-  out += sentence + "\n";
+  return out;
+}
+
+/// The one-sentence verdict: the pipeline bubble for pp, the scaling score otherwise.
+std::string project_sentence(const ProjectCli& cli, const report::WorkloadProfile& p,
+                             const report::WorkloadProjection& w) {
+  if (p.parallelism == report::Parallelism::kPp)
+    return fmt::format(
+        "For {} ({} stages, {} micro-batches) the pipeline bubble idles every stage {:.1f} % of the "
+        "step ({:.1f} ms of {:.1f} ms, {:.1f} ms of it activation hops): {:.1f} % of ideal.",
+        p.name, w.pipeline->stages, w.pipeline->micro_batches, 100 * w.pipeline->bubble_fraction_1f1b,
+        1e3 * w.exposed_s, 1e3 * w.pipeline->t_step_s, 1e3 * w.t_comm_s, 100 * w.efficiency);
+  return report::score_sentence(p.name, cli.hosts, w.efficiency, w.exposed_s,
+                                fmt::format("a fabric with busBw {} GB/s", cli.busbw_gbps));
+}
+
+/// The projection to more hosts (none for pp): its lines go to `out`, its rows are returned for the JSON.
+nlohmann::json project_scaling_table(const ProjectCli& cli, const report::WorkloadProfile& p,
+                                     long long nranks_ll, std::string& out) {
+  const bool pp = p.parallelism == report::Parallelism::kPp;
   if (pp) {
     out += "# projection: none for pp (the bubble does not depend on the data-parallel width)\n";
   } else {
@@ -209,7 +223,7 @@ int run_project(const ProjectCli& cli, const RunContext& ctx) {
     if (pp) break;
     const long long n2 = nranks_ll * k;
     if (n2 > 8000000) break;
-    const report::WorkloadProjection pk = project_at(static_cast<int>(n2));
+    const report::WorkloadProjection pk = project_at(cli, p, static_cast<int>(n2));
     out += fmt::format("#  {:>6}  {:>7}  {:>12.6f}  {:>12.6f}  {:>10.6f}\n", cli.hosts * k, n2, pk.t_comm_s,
                        pk.exposed_s, pk.efficiency);
     proj.push_back({{"hosts_factor", k},
@@ -220,29 +234,51 @@ int run_project(const ProjectCli& cli, const RunContext& ctx) {
                     {"t_comm_s", pk.t_comm_s},
                     {"exposed_s", pk.exposed_s}});
   }
+  return proj;
+}
+
+/// Writes the projection as the --json document.
+void write_project_json(const ProjectCli& cli, const RunContext& ctx, const report::WorkloadSet& set,
+                        const report::WorkloadProfile& p, const report::WorkloadProjection& w, int nranks,
+                        const std::string& sentence, const nlohmann::json& proj) {
+  report::Document doc(ctx.argv);
+  doc.json()["project"] = {
+      {"inputs",
+       {{"busbw_gbps", cli.busbw_gbps},
+        {"alpha_us", cli.alpha_us},
+        {"hosts", cli.hosts},
+        {"ranks_per_host", cli.ranks_per_host},
+        {"nranks", nranks},
+        {"workload", p.name},
+        {"p2p_us", w.pipeline ? nlohmann::json(w.pipeline->p2p_us) : nlohmann::json(nullptr)},
+        {"workloads_source", set.source}}},
+      {"result", report::projection_json(w)},
+      {"sentence", sentence},
+      {"projection", proj},
+      {"assumptions", report::assumptions_json(p, false, false)}};
+  doc.set_section("project", report::SectionStatus::kOk);
+  doc.finish("complete", 0, 0.0);
+  doc.write_atomic(cli.json);
+}
+
+int run_project(const ProjectCli& cli, const RunContext& ctx) {
+  // Validate everything before computing or writing anything.
+  const long long nranks_ll = project_checked_nranks(cli);
+  const report::WorkloadSet set = report::load_workloads(cli.workloads_file, "--workloads");
+  const report::WorkloadProfile p = project_profile(cli, set);
+  if (!cli.json.empty()) report::check_writable(cli.json, "--json");
+
+  const int nranks = static_cast<int>(nranks_ll);
+  const report::WorkloadProjection w = project_at(cli, p, nranks);
+
+  std::string out = project_model_lines(cli, p, w, nranks);
+  const std::string sentence = project_sentence(cli, p, w);
+  out += sentence + "\n";
+  const nlohmann::json proj = project_scaling_table(cli, p, nranks_ll, out);
   std::fputs(out.c_str(), stdout);
   std::fflush(stdout);
 
-  if (!cli.json.empty()) {
-    report::Document doc(ctx.argv);
-    doc.json()["project"] = {
-        {"inputs",
-         {{"busbw_gbps", cli.busbw_gbps},
-          {"alpha_us", cli.alpha_us},
-          {"hosts", cli.hosts},
-          {"ranks_per_host", cli.ranks_per_host},
-          {"nranks", nranks},
-          {"workload", p.name},
-          {"p2p_us", w.pipeline ? nlohmann::json(w.pipeline->p2p_us) : nlohmann::json(nullptr)},
-          {"workloads_source", set.source}}},
-        {"result", report::projection_json(w)},
-        {"sentence", sentence},
-        {"projection", proj},
-        {"assumptions", report::assumptions_json(p, false, false)}};
-    doc.set_section("project", report::SectionStatus::kOk);
-    doc.finish("complete", 0, 0.0);
-    doc.write_atomic(cli.json);
-  }
+  if (!cli.json.empty()) write_project_json(cli, ctx, set, p, w, nranks, sentence, proj);
   return 0;
 }
 

@@ -156,10 +156,8 @@ void flag_far_links(LinkKind kind, const std::vector<Cell>& cells, const std::ve
   }
 }
 
-}  // namespace
-
-LinkAnalysis analyze_links(const LinkMatrix& bw, const LinkMatrix& lat, std::optional<double> expected_gbps,
-                           const std::vector<std::string>& host_names) {
+/// Throws std::invalid_argument unless `bw` is square and `lat` is empty or square of the same size.
+void check_link_matrices(const LinkMatrix& bw, const LinkMatrix& lat) {
   const std::size_t n = bw.size();
   for (const auto& row : bw)
     if (row.size() != n) throw std::invalid_argument("analyze_links: bandwidth matrix is not square");
@@ -168,144 +166,144 @@ LinkAnalysis analyze_links(const LinkMatrix& bw, const LinkMatrix& lat, std::opt
     for (const auto& row : lat)
       if (row.size() != n) throw std::invalid_argument("analyze_links: latency matrix is not square");
   }
-  LinkAnalysis a;
-  a.hosts = static_cast<int>(n);
+}
 
-  // Bandwidth: every measured directed link.
-  std::vector<Cell> bw_cells;
-  std::vector<double> bw_values;
-  bw_cells.reserve(n * (n > 0 ? n - 1 : 0));
-  bw_values.reserve(bw_cells.capacity());
+/// The measured links of one kind: cells[k] measured values[k].
+struct MeasuredLinks {
+  std::vector<Cell> cells;
+  std::vector<double> values;
+};
+
+/// Bandwidth: every measured directed link.
+MeasuredLinks bandwidth_links(const LinkMatrix& bw) {
+  const std::size_t n = bw.size();
+  MeasuredLinks l;
+  l.cells.reserve(n * (n > 0 ? n - 1 : 0));
+  l.values.reserve(l.cells.capacity());
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t j = 0; j < n; ++j)
       if (i != j && bw[i][j]) {
-        bw_cells.push_back({static_cast<int>(i), static_cast<int>(j)});
-        bw_values.push_back(*bw[i][j]);
+        l.cells.push_back({static_cast<int>(i), static_cast<int>(j)});
+        l.values.push_back(*bw[i][j]);
       }
-  // Latency: one value per unordered pair.
-  std::vector<Cell> lat_cells;
-  std::vector<double> lat_values;
-  if (!lat.empty()) {
-    for (std::size_t i = 0; i < n; ++i)
-      for (std::size_t j = i + 1; j < n; ++j) {
-        const auto& v = lat[i][j] ? lat[i][j] : lat[j][i];
-        if (!v) continue;
-        lat_cells.push_back({static_cast<int>(i), static_cast<int>(j)});
-        lat_values.push_back(*v);
-      }
-  }
-  a.bw = stats_of(bw_values);
-  a.lat = stats_of(lat_values);
+  return l;
+}
 
-  // Host stage: a host whose median link (outgoing, incoming, or latency) is an outlier among the hosts'
-  // medians (the same §4 rule over n values) contaminates the link statistics — with a third of the links
-  // slow the MAD inflates until a 10× slower link scores under 3 z. The link median and MAD are then
-  // re-estimated from the links that touch none of those hosts (when at least 3 remain), and every link is
-  // judged against them.
-  std::vector<bool> bw_odd(n, false), lat_odd(n, false);
-  auto host_stage = [&](const std::vector<Cell>& cells, const std::vector<double>& values, Worse worse,
-                        bool split, LinkStats& st, const char* what, std::vector<bool>& odd_out) {
-    if (n < 4 || values.size() < 3) return;
-    std::vector<std::vector<double>> out(n), in(n);
-    for (std::size_t h = 0; h < n; ++h) {
-      out[h].reserve(split ? n - 1 : 2 * (n - 1));
-      if (split) in[h].reserve(n - 1);
+/// Latency: one value per unordered pair (either direction's), none when `lat` is empty.
+MeasuredLinks latency_links(const LinkMatrix& lat, std::size_t n) {
+  MeasuredLinks l;
+  if (lat.empty()) return l;
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = i + 1; j < n; ++j) {
+      const auto& v = lat[i][j] ? lat[i][j] : lat[j][i];
+      if (!v) continue;
+      l.cells.push_back({static_cast<int>(i), static_cast<int>(j)});
+      l.values.push_back(*v);
     }
-    for (std::size_t k = 0; k < cells.size(); ++k) {
-      out[static_cast<std::size_t>(cells[k].from)].push_back(values[k]);
-      (split ? in : out)[static_cast<std::size_t>(cells[k].to)].push_back(values[k]);
-    }
-    std::vector<bool> odd(n, false);
-    for (auto* side : {&out, &in}) {
-      if (!split && side == &in) continue;
-      std::vector<double> med;
-      std::vector<std::size_t> who;
-      for (std::size_t h = 0; h < n; ++h)
-        if (!(*side)[h].empty()) {
-          med.push_back(select_median((*side)[h]));
-          who.push_back(h);
-        }
-      const auto f = host_median_outliers(med, worse);
-      for (std::size_t i = 0; i < f.size(); ++i)
-        if (f[i]) odd[who[i]] = true;
-    }
-    // Leave-one-out, bandwidth only: with 4 hosts a slow host owns half of the directed links, and
-    // on a noisy fabric the hosts' medians scatter so widely that the rule over 4 medians cannot single it
-    // out (seen on the virtual fabric: clean links 0.375-1.27 GB/s, every link of a host throttled to 500
-    // Mbit/s at 0.06 GB/s, z = 1.96 on the log scale). A host whose links' median is below half the median of
-    // the links that do not touch it is odd too; its links are then judged against the clean ones below, and
-    // the pairs retest against good partners still decides whether it is confirmed.
-    if (split) {
-      for (std::size_t h = 0; h < n; ++h) {
-        std::vector<double> mine, rest;
-        for (std::size_t k = 0; k < cells.size(); ++k) {
-          const bool touches =
-              static_cast<std::size_t>(cells[k].from) == h || static_cast<std::size_t>(cells[k].to) == h;
-          (touches ? mine : rest).push_back(values[k]);
-        }
-        if (mine.size() < 2 || rest.size() < 3) continue;
-        if (2.0 * select_median(mine) < select_median(rest)) odd[h] = true;
-      }
-    }
-    std::vector<double> clean;
-    std::string names;
-    for (std::size_t k = 0; k < cells.size(); ++k)
-      if (!odd[static_cast<std::size_t>(cells[k].from)] && !odd[static_cast<std::size_t>(cells[k].to)])
-        clean.push_back(values[k]);
+  return l;
+}
+
+/// The hosts whose median link (outgoing and incoming apart when `split`, else all links together) is an
+/// outlier among the hosts' medians, plus, with `split`, the hosts that fail the leave-one-out test.
+std::vector<bool> odd_hosts(std::size_t n, const MeasuredLinks& links, Worse worse, bool split) {
+  const auto& cells = links.cells;
+  const auto& values = links.values;
+  std::vector<std::vector<double>> out(n), in(n);
+  for (std::size_t h = 0; h < n; ++h) {
+    out[h].reserve(split ? n - 1 : 2 * (n - 1));
+    if (split) in[h].reserve(n - 1);
+  }
+  for (std::size_t k = 0; k < cells.size(); ++k) {
+    out[static_cast<std::size_t>(cells[k].from)].push_back(values[k]);
+    (split ? in : out)[static_cast<std::size_t>(cells[k].to)].push_back(values[k]);
+  }
+  std::vector<bool> odd(n, false);
+  for (auto* side : {&out, &in}) {
+    if (!split && side == &in) continue;
+    std::vector<double> med;
+    std::vector<std::size_t> who;
     for (std::size_t h = 0; h < n; ++h)
-      if (odd[h])
-        names += (names.empty() ? "" : ", ") + (h < host_names.size() ? host_names[h] : std::to_string(h));
-    if (names.empty() || clean.size() < 3) return;
-    st = stats_of(clean);
-    st.values = values.size();
-    odd_out = odd;
-    a.notes.push_back(
-        std::string(what) + ": host(s) " + names +
-        " stand out among the hosts' median links; median and MAD re-estimated without their links");
-  };
-  host_stage(bw_cells, bw_values, Worse::kLower, true, a.bw, "bandwidth", bw_odd);
-  host_stage(lat_cells, lat_values, Worse::kHigher, false, a.lat, "latency", lat_odd);
-
-  std::optional<double> floor;
-  if (expected_gbps && *expected_gbps > 0) floor = 0.8 * *expected_gbps;
-  flag(LinkKind::kBandwidth, bw_cells, bw_values, Worse::kLower, floor, a.bw, a.outliers);
-  flag_odd_host_links(LinkKind::kBandwidth, bw_cells, bw_values, Worse::kLower, bw_odd, a.bw, a.outliers);
-  flag_far_links(LinkKind::kBandwidth, bw_cells, bw_values, Worse::kLower, bw_odd, a.bw, a.outliers);
-  const std::size_t bw_flagged = a.outliers.size();
-  flag(LinkKind::kLatency, lat_cells, lat_values, Worse::kHigher, std::nullopt, a.lat, a.outliers);
-
-  if (bw_values.size() < 3)
-    a.notes.push_back("fewer than 3 bandwidth links: the robust outlier rule needs 3 values");
-  if (!lat.empty() && lat_values.size() < 3)
-    a.notes.push_back("fewer than 3 latency pairs: the robust outlier rule needs 3 values");
-  if (n < 3) {
-    a.notes.push_back("fewer than 3 hosts: a slow link cannot be told from a slow host, no host is blamed");
-    return a;
+      if (!(*side)[h].empty()) {
+        med.push_back(select_median((*side)[h]));
+        who.push_back(h);
+      }
+    const auto f = host_median_outliers(med, worse);
+    for (std::size_t i = 0; i < f.size(); ++i)
+      if (f[i]) odd[who[i]] = true;
   }
-  if (n == 3)
-    a.notes.push_back(
-        "with 3 hosts a host slow in both directions owns 4 of the 6 directed links, so the median itself is "
-        "slow and "
-        "neither the link rule nor the host stage can single that host out (DESIGN §5 limit; from 4 hosts on "
-        "the "
-        "host stage re-estimates the statistics without it)");
-  // Fabric-wide slowness is judged on the links that touch no host the host stage singled out: a slow host
-  // owns half of the links of 4 hosts, and one more noisy link flagged beside its 6 must not turn it into
-  // "the whole fabric is slow" (seen on the virtual fabric: 7 of 12 flagged, the 7th refuted by the retest).
+  // Leave-one-out, bandwidth only: with 4 hosts a slow host owns half of the directed links, and
+  // on a noisy fabric the hosts' medians scatter so widely that the rule over 4 medians cannot single it
+  // out (seen on the virtual fabric: clean links 0.375-1.27 GB/s, every link of a host throttled to 500
+  // Mbit/s at 0.06 GB/s, z = 1.96 on the log scale). A host whose links' median is below half the median of
+  // the links that do not touch it is odd too; its links are then judged against the clean ones below, and
+  // the pairs retest against good partners still decides whether it is confirmed.
+  if (split) {
+    for (std::size_t h = 0; h < n; ++h) {
+      std::vector<double> mine, rest;
+      for (std::size_t k = 0; k < cells.size(); ++k) {
+        const bool touches =
+            static_cast<std::size_t>(cells[k].from) == h || static_cast<std::size_t>(cells[k].to) == h;
+        (touches ? mine : rest).push_back(values[k]);
+      }
+      if (mine.size() < 2 || rest.size() < 3) continue;
+      if (2.0 * select_median(mine) < select_median(rest)) odd[h] = true;
+    }
+  }
+  return odd;
+}
+
+/// Host stage on one kind of link. A host whose median link (outgoing, incoming, or latency) is an outlier
+/// among the hosts' medians (the same §4 rule over n values) contaminates the link statistics — with a third
+/// of the links slow the MAD inflates until a 10× slower link scores under 3 z. The link median and MAD are
+/// then re-estimated from the links that touch none of those hosts (when at least 3 remain), and every link
+/// is judged against them: `st` gets the clean links' statistics, `odd_out` the odd hosts and `notes` a note
+/// naming them (`what`: the kind's name). Nothing changes when no host stands out.
+void host_stage(std::size_t n, const std::vector<std::string>& host_names, const MeasuredLinks& links,
+                Worse worse, bool split, LinkStats& st, const char* what, std::vector<bool>& odd_out,
+                std::vector<std::string>& notes) {
+  const auto& cells = links.cells;
+  const auto& values = links.values;
+  if (n < 4 || values.size() < 3) return;
+  const std::vector<bool> odd = odd_hosts(n, links, worse, split);
+  std::vector<double> clean;
+  std::string names;
+  for (std::size_t k = 0; k < cells.size(); ++k)
+    if (!odd[static_cast<std::size_t>(cells[k].from)] && !odd[static_cast<std::size_t>(cells[k].to)])
+      clean.push_back(values[k]);
+  for (std::size_t h = 0; h < n; ++h)
+    if (odd[h])
+      names += (names.empty() ? "" : ", ") + (h < host_names.size() ? host_names[h] : std::to_string(h));
+  if (names.empty() || clean.size() < 3) return;
+  st = stats_of(clean);
+  st.values = values.size();
+  odd_out = odd;
+  notes.push_back(
+      std::string(what) + ": host(s) " + names +
+      " stand out among the hosts' median links; median and MAD re-estimated without their links");
+}
+
+/// Whether more than half of the bandwidth links are flagged (the first `bw_flagged` of `outliers`).
+/// Fabric-wide slowness is judged on the links that touch no host the host stage singled out: a slow host
+/// owns half of the links of 4 hosts, and one more noisy link flagged beside its 6 must not turn it into
+/// "the whole fabric is slow" (seen on the virtual fabric: 7 of 12 flagged, the 7th refuted by the retest).
+bool bandwidth_fabric_wide(const MeasuredLinks& bw, const std::vector<bool>& bw_odd,
+                           const std::vector<LinkOutlier>& outliers, std::size_t bw_flagged) {
   std::size_t clean_links = 0, clean_flagged = 0;
-  for (const auto& c : bw_cells)
+  for (const auto& c : bw.cells)
     if (!bw_odd[static_cast<std::size_t>(c.from)] && !bw_odd[static_cast<std::size_t>(c.to)]) ++clean_links;
   for (std::size_t k = 0; k < bw_flagged; ++k) {
-    const auto& o = a.outliers[k];
+    const auto& o = outliers[k];
     if (!bw_odd[static_cast<std::size_t>(o.from)] && !bw_odd[static_cast<std::size_t>(o.to)]) ++clean_flagged;
   }
   const bool any_odd = std::find(bw_odd.begin(), bw_odd.end(), true) != bw_odd.end();
-  const bool bw_fabric_wide = any_odd ? clean_flagged * 2 > clean_links : bw_flagged * 2 > bw_values.size();
-  if (bw_fabric_wide)
-    a.notes.push_back(
-        "more than half of the bandwidth links are flagged: fabric-wide slowness, no host is blamed");
+  return any_odd ? clean_flagged * 2 > clean_links : bw_flagged * 2 > bw.values.size();
+}
 
-  // Per-host tallies.
+/// Per-host tallies of links and flagged links; the hosts with most of their links of a direction flagged
+/// are the suspects (bandwidth directions only when the slowness is not fabric-wide).
+std::vector<HostSuspect> host_suspects(std::size_t n, const MeasuredLinks& bw, const MeasuredLinks& lat,
+                                       const std::vector<bool>& bw_odd,
+                                       const std::vector<LinkOutlier>& outliers, bool bw_fabric_wide) {
   std::vector<HostSuspect> tally(n);
   for (std::size_t h = 0; h < n; ++h) tally[h].host = static_cast<int>(h);
   // A host's bandwidth tally leaves out its links to a host the host stage singled out (unless it is one
@@ -314,16 +312,16 @@ LinkAnalysis analyze_links(const LinkMatrix& bw, const LinkMatrix& lat, std::opt
   const auto counts_for = [&](int self, int other) {
     return bw_odd[static_cast<std::size_t>(self)] || !bw_odd[static_cast<std::size_t>(other)];
   };
-  for (const auto& c : bw_cells) {
+  for (const auto& c : bw.cells) {
     if (counts_for(c.from, c.to)) ++tally[static_cast<std::size_t>(c.from)].out_links;
     if (counts_for(c.to, c.from)) ++tally[static_cast<std::size_t>(c.to)].in_links;
   }
-  for (const auto& c : lat_cells) {
+  for (const auto& c : lat.cells) {
     ++tally[static_cast<std::size_t>(c.from)].lat_links;
     ++tally[static_cast<std::size_t>(c.to)].lat_links;
   }
-  for (std::size_t k = 0; k < a.outliers.size(); ++k) {
-    const auto& o = a.outliers[k];
+  for (std::size_t k = 0; k < outliers.size(); ++k) {
+    const auto& o = outliers[k];
     auto& f = tally[static_cast<std::size_t>(o.from)];
     auto& t = tally[static_cast<std::size_t>(o.to)];
     if (o.kind == LinkKind::kBandwidth) {
@@ -336,12 +334,62 @@ LinkAnalysis analyze_links(const LinkMatrix& bw, const LinkMatrix& lat, std::opt
     f.links.push_back(k);
     t.links.push_back(k);
   }
+  std::vector<HostSuspect> suspects;
   for (auto& h : tally) {
     const bool out_most = !bw_fabric_wide && h.out_links > 0 && 2 * h.out_flagged > h.out_links;
     const bool in_most = !bw_fabric_wide && h.in_links > 0 && 2 * h.in_flagged > h.in_links;
     const bool lat_most = h.lat_links > 0 && 2 * h.lat_flagged > h.lat_links;
-    if (out_most || in_most || lat_most) a.suspects.push_back(std::move(h));
+    if (out_most || in_most || lat_most) suspects.push_back(std::move(h));
   }
+  return suspects;
+}
+
+}  // namespace
+
+LinkAnalysis analyze_links(const LinkMatrix& bw, const LinkMatrix& lat, std::optional<double> expected_gbps,
+                           const std::vector<std::string>& host_names) {
+  check_link_matrices(bw, lat);
+  const std::size_t n = bw.size();
+  LinkAnalysis a;
+  a.hosts = static_cast<int>(n);
+
+  const MeasuredLinks bwl = bandwidth_links(bw);
+  const MeasuredLinks latl = latency_links(lat, n);
+  a.bw = stats_of(bwl.values);
+  a.lat = stats_of(latl.values);
+
+  std::vector<bool> bw_odd(n, false), lat_odd(n, false);
+  host_stage(n, host_names, bwl, Worse::kLower, true, a.bw, "bandwidth", bw_odd, a.notes);
+  host_stage(n, host_names, latl, Worse::kHigher, false, a.lat, "latency", lat_odd, a.notes);
+
+  std::optional<double> floor;
+  if (expected_gbps && *expected_gbps > 0) floor = 0.8 * *expected_gbps;
+  flag(LinkKind::kBandwidth, bwl.cells, bwl.values, Worse::kLower, floor, a.bw, a.outliers);
+  flag_odd_host_links(LinkKind::kBandwidth, bwl.cells, bwl.values, Worse::kLower, bw_odd, a.bw, a.outliers);
+  flag_far_links(LinkKind::kBandwidth, bwl.cells, bwl.values, Worse::kLower, bw_odd, a.bw, a.outliers);
+  const std::size_t bw_flagged = a.outliers.size();
+  flag(LinkKind::kLatency, latl.cells, latl.values, Worse::kHigher, std::nullopt, a.lat, a.outliers);
+
+  if (bwl.values.size() < 3)
+    a.notes.push_back("fewer than 3 bandwidth links: the robust outlier rule needs 3 values");
+  if (!lat.empty() && latl.values.size() < 3)
+    a.notes.push_back("fewer than 3 latency pairs: the robust outlier rule needs 3 values");
+  if (n < 3) {
+    a.notes.push_back("fewer than 3 hosts: a slow link cannot be told from a slow host, no host is blamed");
+    return a;
+  }
+  if (n == 3)
+    a.notes.push_back(
+        "with 3 hosts a host slow in both directions owns 4 of the 6 directed links, so the median itself is "
+        "slow and "
+        "neither the link rule nor the host stage can single that host out (DESIGN §5 limit; from 4 hosts on "
+        "the "
+        "host stage re-estimates the statistics without it)");
+  const bool bw_fabric_wide = bandwidth_fabric_wide(bwl, bw_odd, a.outliers, bw_flagged);
+  if (bw_fabric_wide)
+    a.notes.push_back(
+        "more than half of the bandwidth links are flagged: fabric-wide slowness, no host is blamed");
+  a.suspects = host_suspects(n, bwl, latl, bw_odd, a.outliers, bw_fabric_wide);
   return a;
 }
 

@@ -529,94 +529,106 @@ bool handle_message(NcclProcessLog& p, std::string_view msg, bool warn, std::siz
   return r;
 }
 
-bool handle_message_impl(NcclProcessLog& p, std::string_view msg, bool warn, std::size_t lineno,
-                         bool strict) {
-  msg = core::trim_blanks(msg);
-  if (msg.empty()) return false;
-  if (msg.size() > 2048)
-    msg = msg.substr(0, 2048);  // NCCL formats into 1024 bytes; longer text is not NCCL's
-  bool known = false;
-  bool issue_recorded = false;
+namespace {
 
-  // --- network choice ---
+/// One NCCL message as the line handlers see it: trimmed, at most 2048 bytes.
+struct NcclLine {
+  std::string_view msg;
+  bool warn = false;
+  std::size_t lineno = 0;
+  bool strict = false;
+};
+
+/// A family of message forms. Returns true when the line is one of them (the line is then known and no
+/// later family is tried); sets `issue_recorded` when it stored the line as an issue.
+using NcclLineHandler = bool (*)(NcclProcessLog& p, const NcclLine& line, bool& issue_recorded);
+
+/// Which network NCCL chose, or why it found none.
+bool handle_network_choice_line(NcclProcessLog& p, const NcclLine& line, bool& issue_recorded) {
+  const std::string_view msg = line.msg;
   if (starts_with(msg, "Using network ")) {
     std::string v(core::trim_blanks(msg.substr(14)));
     if (!v.empty() && v.back() == '.') v.pop_back();
     p.network = v;
-    p.network_line = lineno;
-    known = true;
+    p.network_line = line.lineno;
   } else if (starts_with(msg, "Using internal Network ")) {
     p.network = std::string(core::trim_blanks(msg.substr(23)));
-    p.network_line = lineno;
+    p.network_line = line.lineno;
     narrow(p, V(2, 0, 0), V(2, 3, 99));
-    known = true;
   } else if (starts_with(msg, "Assigned NET plugin ")) {
     std::string_view r = msg.substr(20);
     std::size_t to = r.find(" to comm");
     p.network = std::string(core::trim_blanks(r.substr(0, to)));
-    p.network_line = lineno;
+    p.network_line = line.lineno;
     narrow(p, V(2, 27, 0), V(2, 99, 99));
-    known = true;
   } else if (starts_with(msg, "Initialized NET plugin ")) {
     narrow(p, V(2, 27, 0), V(2, 99, 99));
-    known = true;
   } else if (starts_with(msg, "Failed to initialize NET plugin ")) {
     std::string_view which = first_token(msg.substr(32));
     if (which == "IB") p.ib_init_failed = true;
     narrow(p, V(2, 27, 0), V(2, 99, 99));
-    add_issue(p, NcclIssueKind::kPlugin, warn, msg, lineno);
-    issue_recorded = known = true;
+    add_issue(p, NcclIssueKind::kPlugin, line.warn, msg, line.lineno);
+    issue_recorded = true;
   } else if (starts_with(msg, "Failed to initialize any NET plugin") ||
              (starts_with(msg, "Error: network ") && contains(msg, "not found"))) {
-    add_issue(p, NcclIssueKind::kNetworkNotFound, warn, msg, lineno);
-    issue_recorded = known = true;
+    add_issue(p, NcclIssueKind::kNetworkNotFound, line.warn, msg, line.lineno);
+    issue_recorded = true;
+  } else {
+    return false;
   }
-  // --- IB verbs transport ---
-  else if (starts_with(msg, "NET/IB")) {
-    known = true;
-    std::string_view r = msg.substr(6);
-    std::string_view after = core::trim_blanks(r);
-    if (!after.empty() && after.front() == ':') after = core::trim_blanks(after.substr(1));
-    if (contains(msg, "GPU Direct RDMA ")) {
-      handle_gdr(p, msg);
-    } else if (starts_with(after, "No device found")) {
-      p.ib_no_device = true;
-    } else if (starts_with(after, "Using interface ")) {
-      // 2.0 - 2.3 `NET/IB : Using interface enp3s0 for sideband communication`: NCCL's IB transport started
-      // and looked for HCAs.
-      p.ib_sideband = true;
-      narrow(p, V(2, 0, 0), V(2, 3, 99));
-    } else if (starts_with(after, "Using")) {
-      handle_ib_using(p, after.substr(5));
-    } else if (!after.empty() && after.front() == '[') {
-      // 2.3: one device per line `NET/IB: [0] mlx5_1:1/IB`.
-      std::string tok;
-      std::size_t rb = after.find(']');
-      if (rb != std::string_view::npos) {
-        tok = std::string(after.substr(0, rb + 1)) + std::string(first_token(after.substr(rb + 1)));
-        NcclNetDevice d;
-        if (parse_ib_device(tok, d) && p.ib_devices.size() < 64) {
-          auto it = std::find_if(p.ib_devices.begin(), p.ib_devices.end(),
-                                 [&](const NcclNetDevice& x) { return x.index == d.index; });
-          if (it == p.ib_devices.end()) p.ib_devices.push_back(std::move(d));
-          narrow(p, V(2, 3, 0), V(2, 3, 99));
-        }
+  return true;
+}
+
+/// `NET/IB` lines of the IB verbs transport: its devices, GPUDirect RDMA, queue pairs, completions.
+bool handle_ib_line(NcclProcessLog& p, const NcclLine& line, bool& issue_recorded) {
+  const std::string_view msg = line.msg;
+  if (!starts_with(msg, "NET/IB")) return false;
+  std::string_view r = msg.substr(6);
+  std::string_view after = core::trim_blanks(r);
+  if (!after.empty() && after.front() == ':') after = core::trim_blanks(after.substr(1));
+  if (contains(msg, "GPU Direct RDMA ")) {
+    handle_gdr(p, msg);
+  } else if (starts_with(after, "No device found")) {
+    p.ib_no_device = true;
+  } else if (starts_with(after, "Using interface ")) {
+    // 2.0 - 2.3 `NET/IB : Using interface enp3s0 for sideband communication`: NCCL's IB transport started
+    // and looked for HCAs.
+    p.ib_sideband = true;
+    narrow(p, V(2, 0, 0), V(2, 3, 99));
+  } else if (starts_with(after, "Using")) {
+    handle_ib_using(p, after.substr(5));
+  } else if (!after.empty() && after.front() == '[') {
+    // 2.3: one device per line `NET/IB: [0] mlx5_1:1/IB`.
+    std::string tok;
+    std::size_t rb = after.find(']');
+    if (rb != std::string_view::npos) {
+      tok = std::string(after.substr(0, rb + 1)) + std::string(first_token(after.substr(rb + 1)));
+      NcclNetDevice d;
+      if (parse_ib_device(tok, d) && p.ib_devices.size() < 64) {
+        auto it = std::find_if(p.ib_devices.begin(), p.ib_devices.end(),
+                               [&](const NcclNetDevice& x) { return x.index == d.index; });
+        if (it == p.ib_devices.end()) p.ib_devices.push_back(std::move(d));
+        narrow(p, V(2, 3, 0), V(2, 3, 99));
       }
-    } else if (contains(msg, " qpn ")) {
-      if (contains(msg, " LID ")) p.qp_lid = true;
-      if (contains(msg, " GID ")) p.qp_gid = true;
-      if (contains(msg, "fifoRkey")) narrow(p, V(2, 20, 0), V(2, 26, 99));
-    } else if (contains(msg, "Got completion")) {
-      handle_completion(p, msg, warn, lineno);
-      issue_recorded = true;
-    } else if (warn) {
-      add_issue(p, NcclIssueKind::kWarn, warn, msg, lineno);
-      issue_recorded = true;
     }
+  } else if (contains(msg, " qpn ")) {
+    if (contains(msg, " LID ")) p.qp_lid = true;
+    if (contains(msg, " GID ")) p.qp_gid = true;
+    if (contains(msg, "fifoRkey")) narrow(p, V(2, 20, 0), V(2, 26, 99));
+  } else if (contains(msg, "Got completion")) {
+    handle_completion(p, msg, line.warn, line.lineno);
+    issue_recorded = true;
+  } else if (line.warn) {
+    add_issue(p, NcclIssueKind::kWarn, line.warn, msg, line.lineno);
+    issue_recorded = true;
   }
-  // --- sockets and bootstrap ---
-  else if (starts_with(msg, "NET/Socket")) {
-    known = true;
+  return true;
+}
+
+/// The socket transport's and the bootstrap's interfaces.
+bool handle_socket_line(NcclProcessLog& p, const NcclLine& line, bool& /*issue_recorded*/) {
+  const std::string_view msg = line.msg;
+  if (starts_with(msg, "NET/Socket")) {
     std::string_view after = core::trim_blanks(msg.substr(10));
     if (!after.empty() && after.front() == ':') after = core::trim_blanks(after.substr(1));
     if (contains(msg, "GPU Direct RDMA ")) {
@@ -637,7 +649,6 @@ bool handle_message_impl(NcclProcessLog& p, std::string_view msg, bool warn, std
       if (!dup && p.socket_ifaces.size() < 64) p.socket_ifaces.push_back(std::move(f));
     }
     narrow(p, V(2, 0, 0), V(2, 3, 99));
-    known = true;
   } else if (starts_with(msg, "Bootstrap : Using ") || starts_with(msg, "Bootstrap: Using ")) {
     bool spaced = msg[9] == ' ';
     std::string_view list = msg.substr(spaced ? 18 : 17);
@@ -648,102 +659,117 @@ bool handle_message_impl(NcclProcessLog& p, std::string_view msg, bool warn, std
       narrow(p, V(2, 4, 8), V(2, 7, 99));
     else
       narrow(p, V(2, 8, 0), V(2, 23, 99));
-    known = true;
+  } else {
+    return false;
   }
-  // --- net plugins ---
-  else if (starts_with(msg, "NET/Plugin")) {
-    known = true;
-    if (contains(msg, "Loaded net plugin ")) {
-      std::string_view n = msg.substr(msg.find("Loaded net plugin ") + 18);
-      std::size_t paren = n.rfind(" (v");
-      p.net_plugin = std::string(core::trim_blanks(n.substr(0, paren)));
-      narrow(p, V(2, 13, 0), V(2, 99, 99));
-    } else if (contains(msg, "Loaded collnet plugin ") || contains(msg, "Loaded coll plugin ")) {
-      std::size_t at = msg.find("plugin ") + 7;
-      std::string_view n = msg.substr(at);
-      std::size_t paren = n.rfind(" (v");
-      p.collnet_plugin = std::string(core::trim_blanks(n.substr(0, paren)));
-    } else if (contains(msg, "Failed to find ") && contains(msg, "symbol")) {
-      // API probing: normal.
-    } else if (contains(msg, "Could not find: libnccl-net")) {
+  return true;
+}
+
+/// `NET/Plugin` lines: which net/collnet plugin loaded, or why none did.
+void handle_net_plugin_line(NcclProcessLog& p, const NcclLine& line, bool& issue_recorded) {
+  const std::string_view msg = line.msg;
+  if (contains(msg, "Loaded net plugin ")) {
+    std::string_view n = msg.substr(msg.find("Loaded net plugin ") + 18);
+    std::size_t paren = n.rfind(" (v");
+    p.net_plugin = std::string(core::trim_blanks(n.substr(0, paren)));
+    narrow(p, V(2, 13, 0), V(2, 99, 99));
+  } else if (contains(msg, "Loaded collnet plugin ") || contains(msg, "Loaded coll plugin ")) {
+    std::size_t at = msg.find("plugin ") + 7;
+    std::string_view n = msg.substr(at);
+    std::size_t paren = n.rfind(" (v");
+    p.collnet_plugin = std::string(core::trim_blanks(n.substr(0, paren)));
+  } else if (contains(msg, "Failed to find ") && contains(msg, "symbol")) {
+    // API probing: normal.
+  } else if (contains(msg, "Could not find: libnccl-net")) {
+    p.plugin_absent = true;
+    if (contains(msg, "Using internal network plugin"))
+      narrow(p, V(2, 22, 0), V(2, 26, 99));
+    else
+      narrow(p, V(2, 27, 0), V(2, 99, 99));
+  } else if (contains(msg, "dlerror=")) {
+    p.plugin_absent = true;
+    narrow(p, V(2, 19, 0), V(2, 20, 99));
+  } else if (contains(msg, "Plugin load (libnccl-net.so) returned")) {
+    p.plugin_absent = true;
+    narrow(p, V(2, 17, 0), V(2, 18, 99));
+  } else if (contains(msg, "No plugin found, using internal implementation")) {
+    p.plugin_absent = true;
+    narrow(p, V(2, 17, 0), V(2, 18, 99));
+  } else if (contains(msg, "No plugin found (libnccl-net.so), using internal implementation")) {
+    p.plugin_absent = true;
+    narrow(p, V(2, 5, 0), V(2, 16, 99));
+  } else if (contains(msg, "No plugin found (libnccl-net.so).")) {
+    // 2.4 and 2.5.6 (NVIDIA/nccl#333, tests/data/nccl-logs/real/r42).
+    p.plugin_absent = true;
+    narrow(p, V(2, 4, 0), V(2, 5, 99));
+  } else if (contains(msg, "No plugin found") || contains(msg, "Using internal network plugin")) {
+    p.plugin_absent = true;
+    if (starts_with(msg, "NET/Plugin: ")) narrow(p, V(2, 21, 0), V(2, 21, 99));
+  } else if (contains(msg, "Plugin load returned")) {
+    if (contains(msg, "returned 2 ")) {
       p.plugin_absent = true;
-      if (contains(msg, "Using internal network plugin"))
-        narrow(p, V(2, 22, 0), V(2, 26, 99));
-      else
-        narrow(p, V(2, 27, 0), V(2, 99, 99));
-    } else if (contains(msg, "dlerror=")) {
-      p.plugin_absent = true;
-      narrow(p, V(2, 19, 0), V(2, 20, 99));
-    } else if (contains(msg, "Plugin load (libnccl-net.so) returned")) {
-      p.plugin_absent = true;
-      narrow(p, V(2, 17, 0), V(2, 18, 99));
-    } else if (contains(msg, "No plugin found, using internal implementation")) {
-      p.plugin_absent = true;
-      narrow(p, V(2, 17, 0), V(2, 18, 99));
-    } else if (contains(msg, "No plugin found (libnccl-net.so), using internal implementation")) {
-      p.plugin_absent = true;
-      narrow(p, V(2, 5, 0), V(2, 16, 99));
-    } else if (contains(msg, "No plugin found (libnccl-net.so).")) {
-      // 2.4 and 2.5.6 (NVIDIA/nccl#333, tests/data/nccl-logs/real/r42).
-      p.plugin_absent = true;
-      narrow(p, V(2, 4, 0), V(2, 5, 99));
-    } else if (contains(msg, "No plugin found") || contains(msg, "Using internal network plugin")) {
-      p.plugin_absent = true;
-      if (starts_with(msg, "NET/Plugin: ")) narrow(p, V(2, 21, 0), V(2, 21, 99));
-    } else if (contains(msg, "Plugin load returned")) {
-      if (contains(msg, "returned 2 ")) {
-        p.plugin_absent = true;
-      } else {
-        add_issue(p, NcclIssueKind::kPlugin, warn, msg, lineno);
-        issue_recorded = true;
-      }
+    } else {
+      add_issue(p, NcclIssueKind::kPlugin, line.warn, msg, line.lineno);
+      issue_recorded = true;
     }
+  }
+}
+
+/// Net plugins: `NET/Plugin`, the plugin path, a P2P plugin, the OFI plugin.
+bool handle_plugin_line(NcclProcessLog& p, const NcclLine& line, bool& issue_recorded) {
+  const std::string_view msg = line.msg;
+  if (starts_with(msg, "NET/Plugin")) {
+    handle_net_plugin_line(p, line, issue_recorded);
   } else if (starts_with(msg, "Plugin Path : ")) {
     p.net_plugin_path = std::string(core::trim_blanks(msg.substr(14)));
-    known = true;
   } else if (starts_with(msg, "P2P plugin ")) {
     std::string_view n = core::trim_blanks(msg.substr(11));
     std::size_t last = n.rfind(' ');
     p.net_plugin = std::string(last == std::string_view::npos ? n : n.substr(last + 1));
-    known = true;
   } else if (starts_with(msg, "NET/OFI")) {
     p.ofi = true;
-    known = true;
     std::size_t sp = msg.find("Selected Provider is ");
     if (sp != std::string_view::npos) p.ofi_provider = std::string(first_token(msg.substr(sp + 21)));
-    if (warn) {
-      add_issue(p, NcclIssueKind::kPlugin, warn, msg, lineno);
+    if (line.warn) {
+      add_issue(p, NcclIssueKind::kPlugin, line.warn, msg, line.lineno);
       issue_recorded = true;
     }
+  } else {
+    return false;
   }
-  // --- environment echoes ---
-  else if (starts_with(msg, "NCCL_") &&
-           (contains(msg, " set by environment to ") || contains(msg, " set to "))) {
-    std::size_t sp = msg.find(' ');
-    std::string key(msg.substr(0, sp));
-    std::size_t v = msg.find(" set by environment to ");
-    std::string_view val =
-        v != std::string_view::npos ? msg.substr(v + 23) : msg.substr(msg.find(" set to ") + 8);
-    // `NCCL_IB_DISABLE set by environment to 1.` may be followed by other text on the same line (a joined
-    // line, a wrapper's suffix): the value is the first word, without the sentence's full stop.
-    std::string value(first_token(core::trim_blanks(val)));
-    if (!value.empty() && value.back() == '.') value.pop_back();
-    if (p.env.size() < 256 || p.env.count(key)) p.env[key] = core::redact_value(key, value.substr(0, 256));
-    known = true;
-  }
-  // --- GPUDirect, summaries ---
-  else if (contains(msg, "GPU Direct RDMA ")) {
+  return true;
+}
+
+/// Environment echoes `NCCL_X set by environment to V.` / `NCCL_X set to V`.
+bool handle_env_line(NcclProcessLog& p, const NcclLine& line, bool& /*issue_recorded*/) {
+  const std::string_view msg = line.msg;
+  if (!starts_with(msg, "NCCL_") || !(contains(msg, " set by environment to ") || contains(msg, " set to ")))
+    return false;
+  std::size_t sp = msg.find(' ');
+  std::string key(msg.substr(0, sp));
+  std::size_t v = msg.find(" set by environment to ");
+  std::string_view val =
+      v != std::string_view::npos ? msg.substr(v + 23) : msg.substr(msg.find(" set to ") + 8);
+  // `NCCL_IB_DISABLE set by environment to 1.` may be followed by other text on the same line (a joined
+  // line, a wrapper's suffix): the value is the first word, without the sentence's full stop.
+  std::string value(first_token(core::trim_blanks(val)));
+  if (!value.empty() && value.back() == '.') value.pop_back();
+  if (p.env.size() < 256 || p.env.count(key)) p.env[key] = core::redact_value(key, value.substr(0, 256));
+  return true;
+}
+
+/// GPUDirect RDMA lines and the communicator's summaries (rings' GDR, NVLS, channel counts).
+bool handle_summary_line(NcclProcessLog& p, const NcclLine& line, bool& /*issue_recorded*/) {
+  const std::string_view msg = line.msg;
+  if (contains(msg, "GPU Direct RDMA ")) {
     handle_gdr(p, msg);
-    known = true;
   } else if (starts_with(msg, "Connected all rings")) {
     if (auto g = int_after(msg, "GDR")) {
       p.rings_gdr = clamp_int(*g);
       narrow(p, V(2, 24, 0), V(2, 99, 99));
     }
-    known = true;
   } else if (starts_with(msg, "NVLS multicast support is ")) {
     p.nvls_available = !contains(msg, "is not available");
-    known = true;
   } else if (contains(msg, " coll channels, ")) {
     if (auto n = int_after(msg, "channels,")) (void)n;
     std::size_t nv = msg.find(" nvls channels");
@@ -759,37 +785,49 @@ bool handle_message_impl(NcclProcessLog& p, std::string_view msg, bool warn, std
     } else {
       narrow(p, V(2, 7, 0), V(2, 16, 99));
     }
-    known = true;
   } else if (starts_with(msg, "Using non-device net plugin version")) {
     narrow(p, V(2, 19, 0), V(2, 21, 99));
-    known = true;
+  } else {
+    return false;
   }
-  // --- topology dump: `+ NET[1.2] - NET/0 (0/0/1.250000)` (src/graph/topo.cc ncclTopoPrintRec: NET nodes
-  // print `(asic/port/bw)`, bw in GB/s) ---
-  else if (starts_with(msg, "+ NET[") && contains(msg, "- NET/")) {
-    std::size_t at = msg.find("- NET/") + 6;
-    std::size_t q = at;
-    auto idx = read_uint(msg, q);
-    std::size_t open = msg.find('(', q), close = msg.find(')', q);
-    if (idx && open != std::string_view::npos && close != std::string_view::npos && close > open) {
-      std::string_view fields = msg.substr(open + 1, close - open - 1);
-      std::size_t slash = fields.rfind('/');
-      std::string bw(slash == std::string_view::npos ? std::string_view{} : fields.substr(slash + 1));
-      char* end = nullptr;
-      double v = bw.empty() ? 0.0 : std::strtod(bw.c_str(), &end);
-      if (end && *end == '\0' && v > 0 && v < 1e6 && p.topo_net_gbps.size() < 64)
-        p.topo_net_gbps[clamp_int(*idx)] = v;
-    }
-    known = true;
+  return true;
+}
+
+/// Topology dump `+ NET[1.2] - NET/0 (0/0/1.250000)` (src/graph/topo.cc ncclTopoPrintRec: NET nodes print
+/// `(asic/port/bw)`, bw in GB/s).
+bool handle_topo_net_line(NcclProcessLog& p, const NcclLine& line, bool& /*issue_recorded*/) {
+  const std::string_view msg = line.msg;
+  if (!starts_with(msg, "+ NET[") || !contains(msg, "- NET/")) return false;
+  std::size_t at = msg.find("- NET/") + 6;
+  std::size_t q = at;
+  auto idx = read_uint(msg, q);
+  std::size_t open = msg.find('(', q), close = msg.find(')', q);
+  if (idx && open != std::string_view::npos && close != std::string_view::npos && close > open) {
+    std::string_view fields = msg.substr(open + 1, close - open - 1);
+    std::size_t slash = fields.rfind('/');
+    std::string bw(slash == std::string_view::npos ? std::string_view{} : fields.substr(slash + 1));
+    char* end = nullptr;
+    double v = bw.empty() ? 0.0 : std::strtod(bw.c_str(), &end);
+    if (end && *end == '\0' && v > 0 && v < 1e6 && p.topo_net_gbps.size() < 64)
+      p.topo_net_gbps[clamp_int(*idx)] = v;
   }
-  // --- connection lines ---
-  else if ((starts_with(msg, "Channel ") || starts_with(msg, "Ring ") || starts_with(msg, "CollNet ") ||
-            starts_with(msg, "Coll ")) &&
-           handle_connection(p, msg, lineno)) {
-    known = true;
-  }
-  // --- errors ---
-  else if (starts_with(msg, "Call to ibv_") || contains(msg, "Call to ibv_")) {
+  return true;
+}
+
+/// Connection lines (`Channel 00/0 : 0[0] -> 1[1] via NET/IB/0`).
+bool handle_connection_line(NcclProcessLog& p, const NcclLine& line, bool& /*issue_recorded*/) {
+  const std::string_view msg = line.msg;
+  return (starts_with(msg, "Channel ") || starts_with(msg, "Ring ") || starts_with(msg, "CollNet ") ||
+          starts_with(msg, "Coll ")) &&
+         handle_connection(p, msg, line.lineno);
+}
+
+/// Errors: failed verbs calls, completions, a missing libibverbs, socket and proxy failures, error traces.
+bool handle_error_line(NcclProcessLog& p, const NcclLine& line, bool& issue_recorded) {
+  const std::string_view msg = line.msg;
+  const bool warn = line.warn;
+  const std::size_t lineno = line.lineno;
+  if (starts_with(msg, "Call to ibv_") || contains(msg, "Call to ibv_")) {
     if (!warn && contains(msg, "retrying")) {
       // 2.27+ INFO `Call to ibv_modify_qp failed with 110 ..., retrying 1/5 after 100 msec of sleep`: NCCL
       // retries; only the WARN after the last retry is an error.
@@ -801,20 +839,19 @@ bool handle_message_impl(NcclProcessLog& p, std::string_view msg, bool warn, std
       is.error_text = ibv_error_text(msg);
     }
     if (contains(msg, "::ffff:")) p.roce_gid_in_error = true;
-    issue_recorded = known = true;
+    issue_recorded = true;
   } else if (contains(msg, "Got completion")) {
     handle_completion(p, msg, warn, lineno);
-    issue_recorded = known = true;
+    issue_recorded = true;
   } else if (contains(msg, "Failed to open libibverbs")) {
     p.libibverbs_missing = true;
     add_issue(p, NcclIssueKind::kLibibverbs, warn, msg, lineno);
-    issue_recorded = known = true;
+    issue_recorded = true;
   } else if (!warn && contains(msg, "retrying") &&
              (contains(msg, "connect") || contains(msg, "Connection"))) {
     // INFO `Call to connect returned Connection refused, retrying` (misc/socket.cc): the peer was not
     // listening yet; NCCL retries. Only a WARN after the retries is an error.
     ++p.socket_retries;
-    known = true;
   } else if (contains(msg, "socketProgress") || contains(msg, "Socket recv failed") ||
              contains(msg, "Call to connect") || contains(msg, "Call to recv") ||
              contains(msg, "Call to send") || contains(msg, "Socket creation failed") ||
@@ -824,7 +861,7 @@ bool handle_message_impl(NcclProcessLog& p, std::string_view msg, bool warn, std
              contains(msg, "socketFinalizeAccept") || contains(msg, "Connection closed by remote peer") ||
              contains(msg, "Connection refused") || contains(msg, "Connection reset by peer")) {
     add_issue(p, NcclIssueKind::kSocket, warn, msg, lineno);
-    issue_recorded = known = true;
+    issue_recorded = true;
   } else if (starts_with(msg, "[Proxy Service") || starts_with(msg, "[Service thread]") ||
              starts_with(msg, "[Proxy Thread]") || contains(msg, "Proxy Call to rank")) {
     // `[Proxy Service] Device 1 CPU core 142` (2.19+) and `[Proxy Service UDS] ...` are INFO: only failure
@@ -833,49 +870,77 @@ bool handle_message_impl(NcclProcessLog& p, std::string_view msg, bool warn, std
       add_issue(p, NcclIssueKind::kProxy, warn, msg, lineno);
       issue_recorded = true;
     }
-    known = true;
-  } else if (!strict && handle_error_trace(p, msg, lineno)) {
-    issue_recorded = known = true;
+  } else if (!line.strict && handle_error_trace(p, msg, lineno)) {
+    issue_recorded = true;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+/// The message families in the order they are tried: the first that recognises a line takes it.
+constexpr NcclLineHandler kNcclLineHandlers[] = {
+    handle_network_choice_line, handle_ib_line,         handle_socket_line,
+    handle_plugin_line,         handle_env_line,        handle_summary_line,
+    handle_topo_net_line,       handle_connection_line, handle_error_line,
+};
+
+/// Communicator identity (rank / nranks / nNodes) of a line that carries it. Returns true when it did.
+bool handle_identity(NcclProcessLog& p, std::string_view msg) {
+  std::optional<long long> nr = int_after(msg, "nranks");
+  if (!nr) nr = int_after(msg, "nRanks");
+  if (!nr || !(starts_with(msg, "comm ") || starts_with(msg, "rank ") || starts_with(msg, "nccl") ||
+               contains(msg, " comm 0x")))
+    return false;
+  if (*nr > 0) p.nranks = std::max(p.nranks.value_or(0), clamp_int(*nr));
+  if (auto r = int_after(msg, "rank")) add_rank(p, clamp_int(*r));
+  if (auto nn = int_after(msg, "nNodes"); nn && *nn > 0)
+    p.nnodes = std::max(p.nnodes.value_or(0), clamp_int(*nn));
+  if (contains(msg, "Init START")) narrow(p, V(2, 18, 3), V(2, 99, 99));
+  return true;
+}
+
+/// Whether `msg` starts like an NCCL message that carries no fact (kKnownIgnored).
+bool known_ignored(std::string_view msg, bool strict) {
+  for (std::string_view k : kKnownIgnored) {
+    // Prefix-less lines: only strong, NCCL-specific starts count.
+    if (strict &&
+        (k == "Channel " || k == "Ring " || k == "rank " || k == "NCCL_" || k == "Tree " || k == "Pattern " ||
+         k == "Allocated " || k == "Graph " || k == "Symmetric" || k == "init.cc" || k == "group.cc"))
+      continue;
+    if (starts_with(msg, k)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool handle_message_impl(NcclProcessLog& p, std::string_view msg, bool warn, std::size_t lineno,
+                         bool strict) {
+  msg = core::trim_blanks(msg);
+  if (msg.empty()) return false;
+  if (msg.size() > 2048)
+    msg = msg.substr(0, 2048);  // NCCL formats into 1024 bytes; longer text is not NCCL's
+  const NcclLine line{msg, warn, lineno, strict};
+  bool known = false;
+  bool issue_recorded = false;
+  for (NcclLineHandler handler : kNcclLineHandlers) {
+    if (handler(p, line, issue_recorded)) {
+      known = true;
+      break;
+    }
   }
 
   // --- communicator identity: rank / nranks / nNodes (any line that carries them) ---
-  if (!known || starts_with(msg, "comm ") || contains(msg, "Init START") || contains(msg, "Init COMPLETE")) {
-    std::optional<long long> nr = int_after(msg, "nranks");
-    if (!nr) nr = int_after(msg, "nRanks");
-    if (nr && (starts_with(msg, "comm ") || starts_with(msg, "rank ") || starts_with(msg, "nccl") ||
-               contains(msg, " comm 0x"))) {
-      if (*nr > 0) p.nranks = std::max(p.nranks.value_or(0), clamp_int(*nr));
-      if (auto r = int_after(msg, "rank")) add_rank(p, clamp_int(*r));
-      if (auto nn = int_after(msg, "nNodes"); nn && *nn > 0)
-        p.nnodes = std::max(p.nnodes.value_or(0), clamp_int(*nn));
-      if (contains(msg, "Init START")) narrow(p, V(2, 18, 3), V(2, 99, 99));
-      known = true;
-    }
-  }
+  if ((!known || starts_with(msg, "comm ") || contains(msg, "Init START") ||
+       contains(msg, "Init COMPLETE")) &&
+      handle_identity(p, msg))
+    known = true;
   if (!known && starts_with(msg, "CUDA Dev ") && contains(msg, "NIC distance")) {
     narrow(p, V(2, 4, 0), V(2, 4, 99));
     known = true;
   }
-  if (!known && !strict) {
-    for (std::string_view k : kKnownIgnored) {
-      if (starts_with(msg, k)) {
-        known = true;
-        break;
-      }
-    }
-  } else if (!known && strict) {
-    // Prefix-less lines: only strong, NCCL-specific starts count.
-    for (std::string_view k : kKnownIgnored) {
-      if (k == "Channel " || k == "Ring " || k == "rank " || k == "NCCL_" || k == "Tree " ||
-          k == "Pattern " || k == "Allocated " || k == "Graph " || k == "Symmetric" || k == "init.cc" ||
-          k == "group.cc")
-        continue;
-      if (starts_with(msg, k)) {
-        known = true;
-        break;
-      }
-    }
-  }
+  if (!known) known = known_ignored(msg, strict);
   if (warn && !issue_recorded) add_issue(p, NcclIssueKind::kWarn, true, msg, lineno);
   return known || warn;
 }

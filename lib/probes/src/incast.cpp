@@ -248,6 +248,192 @@ IncastVictim victim_stats(const std::string& host, const std::vector<double>& is
   return v;
 }
 
+/// The endpoints that take the receiver's role in turn: all of them, the one --receiver names, or the first.
+std::vector<int> incast_receivers(const IncastOptions& opts, const IncastEndpoints& ep) {
+  std::vector<int> receivers;
+  if (opts.receiver == "all") {
+    for (int i = 0; i < static_cast<int>(ep.names.size()); ++i) receivers.push_back(i);
+  } else {
+    receivers.push_back(opts.receiver.empty() ? 0 : endpoint_index(ep.names, opts.receiver));
+  }
+  return receivers;
+}
+
+/// One receiver's turn: the roles, the ranks that play them, and the fan-ins measured.
+struct IncastReceiver {
+  std::string name;
+  Roles roles;
+  int rank = 0;
+  int victim_rank = -1;
+  std::string victim_name;
+  std::vector<int> fan_ins;  ///< sorted, distinct; empty with --victim-only
+};
+
+IncastReceiver incast_receiver(const IncastOptions& opts, const IncastEndpoints& ep, int recv_idx,
+                               bool with_victim) {
+  IncastReceiver rv;
+  rv.name = ep.names[static_cast<std::size_t>(recv_idx)];
+  rv.roles = roles_for(recv_idx, ep.names.size(), with_victim);
+  rv.rank = ep.ranks[static_cast<std::size_t>(recv_idx)];
+  rv.victim_rank = rv.roles.victim >= 0 ? ep.ranks[static_cast<std::size_t>(rv.roles.victim)] : -1;
+  rv.victim_name = rv.roles.victim >= 0 ? ep.names[static_cast<std::size_t>(rv.roles.victim)] : "";
+  rv.fan_ins = opts.fan_in.empty() ? default_fan_in(static_cast<int>(rv.roles.pool.size())) : opts.fan_in;
+  std::sort(rv.fan_ins.begin(), rv.fan_ins.end());
+  rv.fan_ins.erase(std::unique(rv.fan_ins.begin(), rv.fan_ins.end()), rv.fan_ins.end());
+  if (!opts.congestors) rv.fan_ins.clear();
+  return rv;
+}
+
+/// The victim alone (collective; nothing without a victim). Returns its half round trips on rank 0.
+std::vector<double> measure_isolated_victim(const Ctx& c, const IncastOptions& opts,
+                                            const IncastReceiver& rv) {
+  std::vector<double> iso_lat;
+  if (rv.victim_rank < 0) return iso_lat;
+  const auto& comm = c.comm;
+  comm::enter_phase(fmt::format("incast victim isolated receiver={}", rv.name));
+  comm.lazy_barrier();
+  std::vector<double> mine;
+  if (c.me == rv.victim_rank) {
+    mine = victim_loop(c, rv.rank, opts.victim_iters, opts.victim_interval_us);
+  } else if (c.me == rv.rank) {
+    serve_victim(c, rv.victim_rank, opts.victim_iters);
+  }
+  comm.lazy_barrier();
+  auto all = comm.gather(mine, 0);
+  if (c.me == 0) {
+    std::vector<double> t;
+    split_samples(all[static_cast<std::size_t>(rv.victim_rank)], t, iso_lat);
+  }
+  return iso_lat;
+}
+
+/// What rank 0 collects over the rounds of one (fan-in, size) point.
+struct IncastSeries {
+  std::vector<double> goodputs, jains, completions, bursts, v_times, v_lat;
+  std::vector<core::Window> windows;
+  double skew_max = 0;
+  int rounds = 0;
+};
+
+/// The bursts of one (fan-in, size) point, round after round until --rounds or --duration is reached
+/// (collective: rank 0 decides when to stop). The series is filled on rank 0 (`rounds` on every rank).
+IncastSeries run_incast_rounds(const Ctx& c, const IncastOptions& opts, double max_error_us,
+                               const IncastReceiver& rv, const std::vector<int>& sender_ranks,
+                               std::uint64_t size, int k) {
+  const auto& comm = c.comm;
+  const bool i_send = std::find(sender_ranks.begin(), sender_ranks.end(), c.me) != sender_ranks.end();
+  std::vector<std::vector<char>> bufs;
+  if (c.me == rv.rank) bufs.assign(sender_ranks.size(), std::vector<char>(size));
+  std::vector<char> sbuf;
+  if (i_send) sbuf.assign(size, static_cast<char>(c.me & 0x7f));
+
+  comm::enter_phase(fmt::format("incast receiver={} fan_in={} size={}", rv.name, k, size));
+  IncastSeries s;
+  const double started = comm::now_us();
+  for (;;) {
+    comm.lazy_barrier();
+    double t_start = 0;
+    if (c.me == 0) t_start = c.now_ref() + opts.lead_us + 4.0 * max_error_us;
+    comm.bcast(&t_start, sizeof t_start, 0);
+    std::vector<double> mine;
+    if (c.me == rv.rank) {
+      mine = receive_burst(c, sender_ranks, rv.victim_rank, bufs, t_start);
+    } else if (i_send) {
+      spin_until(c, t_start);
+      mine.push_back(c.now_ref() - t_start);
+      // Non-blocking send with a sleeping wait: the kernel drains the socket while this rank sleeps,
+      // and the cores stay with the receiver and the victim, whose timing is the measurement.
+      auto req = comm.isend(sbuf.data(), sbuf.size(), rv.rank, kIncastTagData);
+      comm::Communicator::wait_lazy(req, 50.0);
+    } else if (c.me == rv.victim_rank) {
+      spin_until(c, t_start);
+      mine = victim_loop(c, rv.rank, 0, opts.victim_interval_us);
+    }
+    comm.lazy_barrier();
+    auto all = comm.gather(mine, 0);
+    int more = 0;
+    ++s.rounds;
+    if (c.me == 0) {
+      const auto& t = all[static_cast<std::size_t>(rv.rank)];
+      s.goodputs.push_back(core::incast_goodput_gbps(size, t));
+      s.jains.push_back(core::jain_fairness(t).value_or(0.0));
+      s.completions.insert(s.completions.end(), t.begin(), t.end());
+      const double tmax = *std::max_element(t.begin(), t.end());
+      s.bursts.push_back(tmax);
+      s.windows.push_back({t_start, t_start + tmax});
+      for (int r : sender_ranks) {
+        const auto& sr = all[static_cast<std::size_t>(r)];
+        if (!sr.empty()) s.skew_max = std::max(s.skew_max, std::fabs(sr[0]));
+      }
+      if (rv.victim_rank >= 0)
+        split_samples(all[static_cast<std::size_t>(rv.victim_rank)], s.v_times, s.v_lat);
+      const double elapsed_s = (comm::now_us() - started) * 1e-6;
+      more = opts.duration_s > 0 ? (elapsed_s < opts.duration_s) : (s.rounds < opts.rounds);
+    }
+    comm.bcast(&more, sizeof more, 0);
+    if (!more) break;
+  }
+  return s;
+}
+
+/// Rank 0: the point of fan-in `k` from its series. `goodput1`: the fan-in 1 goodput of this size (set when
+/// k is 1), the base of the efficiency and offered load.
+IncastPoint incast_point(const IncastEndpoints& ep, const IncastReceiver& rv,
+                         const std::vector<int>& sender_idx, int k, std::uint64_t size, const IncastSeries& s,
+                         const std::vector<double>& iso_lat, double& goodput1) {
+  IncastPoint p;
+  p.receiver = rv.name;
+  p.fan_in = k;
+  p.size_bytes = size;
+  p.rounds = s.rounds;
+  for (int i : sender_idx) p.senders.push_back(ep.names[static_cast<std::size_t>(i)]);
+  p.goodput_gbps = *core::median(s.goodputs);
+  double jsum = 0;
+  for (double j : s.jains) jsum += j;
+  p.fairness = jsum / static_cast<double>(s.jains.size());
+  const auto cs = core::summarize(s.completions);
+  p.completion_p50_us = cs.p50;
+  p.completion_p99_us = cs.p99;
+  p.burst_p50_us = *core::median(s.bursts);
+  p.release_skew_us = s.skew_max;
+  p.skew_small = s.skew_max < 0.1 * p.burst_p50_us;
+  if (k == 1) goodput1 = p.goodput_gbps;
+  if (goodput1 > 0) {
+    p.incast_efficiency = core::incast_efficiency(p.goodput_gbps, goodput1);
+    p.offered_load_gbps = goodput1 * k;
+    p.congested = k > 1 && p.goodput_gbps < 0.8 * *p.offered_load_gbps;
+  }
+  if (rv.victim_rank >= 0) p.victim = victim_stats(rv.victim_name, iso_lat, s.v_times, s.v_lat, s.windows);
+  return p;
+}
+
+/// Whether any fan-in above 1 ran, and whether any of them congested.
+struct IncastTally {
+  bool any_multi = false;
+  bool any_congested = false;
+};
+
+/// Every fan-in of one burst size against one receiver; rank 0 adds the points to `res`.
+void measure_incast_size(const Ctx& c, const IncastOptions& opts, double max_error_us,
+                         const IncastReceiver& rv, std::uint64_t size, const std::vector<double>& iso_lat,
+                         IncastResult& res, IncastTally& tally) {
+  const auto& ep = res.endpoints;
+  double goodput1 = 0;
+  for (int k : rv.fan_ins) {
+    const std::vector<int> sender_idx(rv.roles.pool.begin(), rv.roles.pool.begin() + k);
+    std::vector<int> sender_ranks;
+    for (int i : sender_idx) sender_ranks.push_back(ep.ranks[static_cast<std::size_t>(i)]);
+    const IncastSeries s = run_incast_rounds(c, opts, max_error_us, rv, sender_ranks, size, k);
+    if (c.me != 0) continue;
+    IncastPoint p = incast_point(ep, rv, sender_idx, k, size, s, iso_lat, goodput1);
+    if (k > 1) {
+      tally.any_multi = true;
+      tally.any_congested = tally.any_congested || p.congested;
+    }
+    res.points.push_back(std::move(p));
+  }
+}
+
 }  // namespace
 
 IncastResult run_incast(const comm::Communicator& comm, const IncastOptions& opts) {
@@ -262,12 +448,7 @@ IncastResult run_incast(const comm::Communicator& comm, const IncastOptions& opt
   res.clock_error_us = align.max_error_us;
   const Ctx c{comm, align.to_ref_us, comm.rank()};
 
-  std::vector<int> receivers;
-  if (opts.receiver == "all") {
-    for (int i = 0; i < static_cast<int>(ep.names.size()); ++i) receivers.push_back(i);
-  } else {
-    receivers.push_back(opts.receiver.empty() ? 0 : endpoint_index(ep.names, opts.receiver));
-  }
+  const std::vector<int> receivers = incast_receivers(opts, ep);
   const bool with_victim = victim_possible(opts, ep.names.size());
   if (!opts.victim) {
     res.victim_skip_reason = "--congestor-only";
@@ -276,142 +457,25 @@ IncastResult run_incast(const comm::Communicator& comm, const IncastOptions& opt
         "the victim needs 3 endpoints (receiver, sender, victim); this run has {}", ep.names.size());
   }
 
-  bool any_multi = false, any_congested = false;
+  IncastTally tally;
   for (int recv_idx : receivers) {
-    const std::string& recv_name = ep.names[static_cast<std::size_t>(recv_idx)];
-    const Roles roles = roles_for(recv_idx, ep.names.size(), with_victim);
-    const int recv_rank = ep.ranks[static_cast<std::size_t>(recv_idx)];
-    const int victim_rank = roles.victim >= 0 ? ep.ranks[static_cast<std::size_t>(roles.victim)] : -1;
-    const std::string victim_name = roles.victim >= 0 ? ep.names[static_cast<std::size_t>(roles.victim)] : "";
-    std::vector<int> fan_ins =
-        opts.fan_in.empty() ? default_fan_in(static_cast<int>(roles.pool.size())) : opts.fan_in;
-    std::sort(fan_ins.begin(), fan_ins.end());
-    fan_ins.erase(std::unique(fan_ins.begin(), fan_ins.end()), fan_ins.end());
-    if (!opts.congestors) fan_ins.clear();
-
-    // The victim alone.
-    std::vector<double> iso_lat;
-    if (victim_rank >= 0) {
-      comm::enter_phase(fmt::format("incast victim isolated receiver={}", recv_name));
-      comm.lazy_barrier();
-      std::vector<double> mine;
-      if (c.me == victim_rank) {
-        mine = victim_loop(c, recv_rank, opts.victim_iters, opts.victim_interval_us);
-      } else if (c.me == recv_rank) {
-        serve_victim(c, victim_rank, opts.victim_iters);
-      }
-      comm.lazy_barrier();
-      auto all = comm.gather(mine, 0);
-      if (c.me == 0) {
-        std::vector<double> t;
-        split_samples(all[static_cast<std::size_t>(victim_rank)], t, iso_lat);
-      }
-    }
+    const IncastReceiver rv = incast_receiver(opts, ep, recv_idx, with_victim);
+    const std::vector<double> iso_lat = measure_isolated_victim(c, opts, rv);
     if (!opts.congestors) {
-      if (c.me == 0 && victim_rank >= 0) {
+      if (c.me == 0 && rv.victim_rank >= 0) {
         IncastPoint p;
-        p.receiver = recv_name;
-        p.victim = victim_stats(victim_name, iso_lat, {}, {}, {});
+        p.receiver = rv.name;
+        p.victim = victim_stats(rv.victim_name, iso_lat, {}, {}, {});
         res.points.push_back(p);
       }
       continue;
     }
-
-    for (std::uint64_t size : opts.sizes_bytes) {
-      double goodput1 = 0;
-      for (int k : fan_ins) {
-        const std::vector<int> sender_idx(roles.pool.begin(), roles.pool.begin() + k);
-        std::vector<int> sender_ranks;
-        for (int i : sender_idx) sender_ranks.push_back(ep.ranks[static_cast<std::size_t>(i)]);
-        const bool i_send = std::find(sender_ranks.begin(), sender_ranks.end(), c.me) != sender_ranks.end();
-        std::vector<std::vector<char>> bufs;
-        if (c.me == recv_rank) bufs.assign(sender_ranks.size(), std::vector<char>(size));
-        std::vector<char> sbuf;
-        if (i_send) sbuf.assign(size, static_cast<char>(c.me & 0x7f));
-
-        comm::enter_phase(fmt::format("incast receiver={} fan_in={} size={}", recv_name, k, size));
-        std::vector<double> goodputs, jains, completions, bursts, v_times, v_lat;
-        std::vector<core::Window> windows;
-        double skew_max = 0;
-        const double started = comm::now_us();
-        int rounds = 0;
-        for (;;) {
-          comm.lazy_barrier();
-          double t_start = 0;
-          if (c.me == 0) t_start = c.now_ref() + opts.lead_us + 4.0 * align.max_error_us;
-          comm.bcast(&t_start, sizeof t_start, 0);
-          std::vector<double> mine;
-          if (c.me == recv_rank) {
-            mine = receive_burst(c, sender_ranks, victim_rank, bufs, t_start);
-          } else if (i_send) {
-            spin_until(c, t_start);
-            mine.push_back(c.now_ref() - t_start);
-            // Non-blocking send with a sleeping wait: the kernel drains the socket while this rank sleeps,
-            // and the cores stay with the receiver and the victim, whose timing is the measurement.
-            auto req = comm.isend(sbuf.data(), sbuf.size(), recv_rank, kIncastTagData);
-            comm::Communicator::wait_lazy(req, 50.0);
-          } else if (c.me == victim_rank) {
-            spin_until(c, t_start);
-            mine = victim_loop(c, recv_rank, 0, opts.victim_interval_us);
-          }
-          comm.lazy_barrier();
-          auto all = comm.gather(mine, 0);
-          int more = 0;
-          ++rounds;
-          if (c.me == 0) {
-            const auto& t = all[static_cast<std::size_t>(recv_rank)];
-            goodputs.push_back(core::incast_goodput_gbps(size, t));
-            jains.push_back(core::jain_fairness(t).value_or(0.0));
-            completions.insert(completions.end(), t.begin(), t.end());
-            const double tmax = *std::max_element(t.begin(), t.end());
-            bursts.push_back(tmax);
-            windows.push_back({t_start, t_start + tmax});
-            for (int r : sender_ranks) {
-              const auto& s = all[static_cast<std::size_t>(r)];
-              if (!s.empty()) skew_max = std::max(skew_max, std::fabs(s[0]));
-            }
-            if (victim_rank >= 0) split_samples(all[static_cast<std::size_t>(victim_rank)], v_times, v_lat);
-            const double elapsed_s = (comm::now_us() - started) * 1e-6;
-            more = opts.duration_s > 0 ? (elapsed_s < opts.duration_s) : (rounds < opts.rounds);
-          }
-          comm.bcast(&more, sizeof more, 0);
-          if (!more) break;
-        }
-        if (c.me != 0) continue;
-
-        IncastPoint p;
-        p.receiver = recv_name;
-        p.fan_in = k;
-        p.size_bytes = size;
-        p.rounds = rounds;
-        for (int i : sender_idx) p.senders.push_back(ep.names[static_cast<std::size_t>(i)]);
-        p.goodput_gbps = *core::median(goodputs);
-        double jsum = 0;
-        for (double j : jains) jsum += j;
-        p.fairness = jsum / static_cast<double>(jains.size());
-        const auto cs = core::summarize(completions);
-        p.completion_p50_us = cs.p50;
-        p.completion_p99_us = cs.p99;
-        p.burst_p50_us = *core::median(bursts);
-        p.release_skew_us = skew_max;
-        p.skew_small = skew_max < 0.1 * p.burst_p50_us;
-        if (k == 1) goodput1 = p.goodput_gbps;
-        if (goodput1 > 0) {
-          p.incast_efficiency = core::incast_efficiency(p.goodput_gbps, goodput1);
-          p.offered_load_gbps = goodput1 * k;
-          p.congested = k > 1 && p.goodput_gbps < 0.8 * *p.offered_load_gbps;
-        }
-        if (k > 1) {
-          any_multi = true;
-          any_congested = any_congested || p.congested;
-        }
-        if (victim_rank >= 0) p.victim = victim_stats(victim_name, iso_lat, v_times, v_lat, windows);
-        res.points.push_back(std::move(p));
-      }
-    }
+    for (std::uint64_t size : opts.sizes_bytes)
+      measure_incast_size(c, opts, align.max_error_us, rv, size, iso_lat, res, tally);
   }
-  res.never_loaded = any_multi && !any_congested;
-  if (opts.congestors && !any_multi) res.notes.push_back("only fan-in 1 ran: no incast happened (add hosts)");
+  res.never_loaded = tally.any_multi && !tally.any_congested;
+  if (opts.congestors && !tally.any_multi)
+    res.notes.push_back("only fan-in 1 ran: no incast happened (add hosts)");
   return res;
 }
 

@@ -285,19 +285,9 @@ class CpuPin {
   bool active_ = false;
 };
 
-}  // namespace
-
-LatencyResult run_latency(const comm::Communicator& comm, const LatencyOptions& opts) {
-  if (comm.size() < 2) {
-    throw UsageError(
-        "latency: needs at least 2 ranks, got 1 (launch with mpirun -np 2 or more, one rank per host across "
-        "hosts)");
-  }
-  validate(opts);
-  const int me = comm.rank();
-  const auto& hosts_of_ranks = comm.hosts_of_ranks();
-  check_pin_cpus(comm, opts.pin_cpus);
-
+/// The result's description of the run: its members (host leaders across hosts, else the local ranks), the
+/// pair schedule over them and the iteration rule.
+LatencyResult latency_result_header(const comm::Communicator& comm, const LatencyOptions& opts) {
   LatencyResult res;
   res.nranks = comm.size();
   res.hosts = comm.hosts();
@@ -330,187 +320,271 @@ LatencyResult run_latency(const comm::Communicator& comm, const LatencyOptions& 
   } else {
     res.iteration_rule = "default iters (10000 for sizes <= 8K, 1000 above)";
   }
+  return res;
+}
+
+/// LatencyOptions::time_limit_s: each section's equal share of what is left of the limit (agreed by every
+/// rank), at least 0.1 s; 0 without a limit. The clock starts at construction.
+class LatencyTimeShare {
+ public:
+  explicit LatencyTimeShare(const LatencyOptions& opts)
+      : limit_us_(opts.time_limit_s * 1e6),
+        t_begin_(comm::now_us()),
+        sections_left_((opts.p2p ? opts.sizes.size() : 0) +
+                       (opts.collective ? collective_sizes(opts.sizes).size() : 0)) {}
+
+  /// The next section's share in µs (collective when there is a limit).
+  double next_us(const comm::Communicator& comm) {
+    if (limit_us_ <= 0) return 0;
+    const double elapsed = comm.allreduce(comm::now_us() - t_begin_, comm::ScalarOp::kMax);
+    const double left = static_cast<double>(std::max<std::size_t>(sections_left_, 1));
+    if (sections_left_ > 0) --sections_left_;
+    return std::max(1e5, (limit_us_ - elapsed) / left);
+  }
+
+ private:
+  double limit_us_;
+  double t_begin_;
+  std::size_t sections_left_;
+};
+
+/// Caps `plan` by `share_us` (split over `in_turn` rounds run one after another); true when the cap applies.
+bool cap_latency_plan(IterPlan& plan, double share_us, std::size_t in_turn) {
+  if (share_us <= 0) return false;
+  const double per = share_us / static_cast<double>(std::max<std::size_t>(in_turn, 1));
+  plan.duration_us = plan.duration_us > 0 ? std::min(plan.duration_us, per) : per;
+  return true;
+}
+
+/// What every section of one run shares.
+struct LatencyRun {
+  const comm::Communicator& comm;
+  const LatencyOptions& opts;
+  LatencyResult& res;
+  const std::vector<std::string>& hosts_of_ranks;
+  const comm::ClockAlignment& clock;
+  const std::optional<core::Fault>& fault;
+  LatencyTimeShare& share;
+  int me = 0;
+  int nm = 0;  ///< members of the pair schedule
+};
+
+/// Notes on `sec` that the step's time limit stopped it short, and marks the result time-limited.
+void note_latency_limit(const LatencyRun& run, LatencySection& sec, std::uint64_t fewest,
+                        std::uint64_t asked) {
+  sec.notes.push_back(fmt::format("stopped at the step's time limit ({:.1f} s): {} of {} samples{}",
+                                  run.opts.time_limit_s, fewest, asked,
+                                  sec.kind == "p2p" ? " (fewest of a pair)" : ""));
+  run.res.time_limited = true;
+}
+
+/// The ping-pongs of one p2p size: `passes` passes over the schedule, rounds of disjoint pairs at the same
+/// time. mine[r]: this rank's samples as the initiator of round r.
+void measure_p2p_passes(const LatencyRun& run, std::uint64_t size, const IterPlan& plan, int passes,
+                        std::vector<std::vector<double>>& mine) {
+  const auto& comm = run.comm;
+  const auto& schedule = run.res.schedule;
+  const int me = run.me;
+  const std::uint64_t warmup = run.opts.warmup;
+  std::vector<std::uint64_t> answered(schedule.size(), 0);
+  for (int pass = 0; pass < passes; ++pass) {
+    const IterPlan pp = pass_plan(plan, pass, passes);
+    // Later passes: one untimed exchange (the connection sat idle while other pairs were measured).
+    const std::uint64_t wu = pass == 0 ? warmup : std::min<std::uint64_t>(warmup, 1);
+    for (std::size_t r = 0; r < schedule.size(); ++r) {
+      comm::enter_phase(fmt::format("latency p2p {} B round {} pass {}/{}", size, r, pass + 1, passes));
+      for (auto [a, b] : schedule[r]) {
+        if (me == a || me == b) {
+          // Odd passes swap the two CPUs (LatencyOptions::pin_cpus).
+          const CpuPin pin(run.opts.pin_cpus, (me == a ? 0u : 1u) ^ (pass % 2 == 1 ? 1u : 0u));
+          if (me == a) {
+            auto got = ping_initiator(comm, b, size, wu, pp, run.fault, mine[r].size());
+            mine[r].insert(mine[r].end(), got.begin(), got.end());
+          }
+          if (me == b) answered[r] += ping_responder(comm, a, size, wu, run.fault, answered[r]);
+        }
+        if (run.opts.serial_pairs) comm.lazy_barrier();  // one pair at a time
+      }
+      comm.lazy_barrier();  // ranks without a pair this round sleep instead of spinning on the measured
+                            // cores
+    }
+  }
+}
+
+/// Point-to-point section of one size.
+void run_p2p_section(const LatencyRun& run, std::uint64_t size) {
+  const auto& opts = run.opts;
+  const auto& comm = run.comm;
+  const auto& res = run.res;
+  IterPlan plan = plan_for(opts, size);
+  const bool capped_by_limit = cap_latency_plan(plan, run.share.next_us(comm), res.schedule.size());
+  const std::uint64_t warmup = opts.warmup;
+  LatencySection sec;
+  sec.kind = "p2p";
+  sec.pin_cpus = opts.pin_cpus;
+  sec.pattern = res.pattern;
+  sec.size_bytes = size;
+  sec.warmup = warmup;
+  sec.tail_n = static_cast<std::uint64_t>(run.nm);
+  // Each pair's iterations in `passes` passes over the whole schedule: a drift in time (the machine, the
+  // fabric's load) then reaches every pair alike instead of whichever pair was measured at that moment.
+  const int passes = static_cast<int>(std::min<std::uint64_t>(
+      static_cast<std::uint64_t>(std::max(1, opts.passes)), std::max<std::uint64_t>(plan.limit, 1)));
+  sec.passes = passes;
+  std::vector<std::vector<double>> mine(res.schedule.size());
+  measure_p2p_passes(run, size, plan, passes, mine);
+  for (std::size_t r = 0; r < res.schedule.size(); ++r) {
+    auto all = comm.gather(mine[r], 0);
+    if (run.me == 0) {
+      for (auto [a, b] : res.schedule[r]) {
+        LatencyPair p;
+        p.a_rank = a;
+        p.b_rank = b;
+        p.a_host = run.hosts_of_ranks[static_cast<std::size_t>(a)];
+        p.b_host = run.hosts_of_ranks[static_cast<std::size_t>(b)];
+        p.round = static_cast<int>(r);
+        p.samples_us = std::move(all[static_cast<std::size_t>(a)]);
+        p.capped = plan.cap_is_max_samples && p.samples_us.size() >= plan.limit;
+        if (p.capped) {
+          sec.notes.push_back(fmt::format("pair {} stopped at the cap of {} samples",
+                                          pair_label(a, b, run.hosts_of_ranks), plan.limit));
+        }
+        sec.per_pair.push_back(std::move(p));
+      }
+    }
+  }
+  if (run.me == 0) {
+    std::uint64_t fewest = plan.limit;
+    for (const auto& p : sec.per_pair) fewest = std::min<std::uint64_t>(fewest, p.samples_us.size());
+    if (capped_by_limit && fewest < plan.limit && !plan.cap_is_max_samples)
+      note_latency_limit(run, sec, fewest, plan.limit);
+    analyze_section(sec, run.hosts_of_ranks);
+    run.res.sections.push_back(std::move(sec));
+  }
+}
+
+/// The allreduce iterations of one size on every rank: warmup, a barrier, then the timed iterations with
+/// their entry and exit on clocks aligned to rank 0.
+void measure_allreduce(const LatencyRun& run, std::uint64_t size, const IterPlan& plan,
+                       std::vector<double>& entry, std::vector<double>& exit) {
+  const auto& comm = run.comm;
+  const auto& fault = run.fault;
+  std::vector<double> buf(size / 8, 1.0);
+  for (std::uint64_t i = 0; i < run.opts.warmup; ++i) {
+    std::fill(buf.begin(), buf.end(), 1.0);
+    comm.allreduce(std::span<double>(buf), comm::ScalarOp::kSum);
+  }
+  comm.barrier();
+  auto one = [&](std::uint64_t k) {
+    std::fill(buf.begin(), buf.end(), 1.0);
+    if (delay_now(fault, k)) spin_us(static_cast<double>(fault->us));
+    entry.push_back(comm::now_us() + run.clock.to_ref_us);
+    comm.allreduce(std::span<double>(buf), comm::ScalarOp::kSum);
+    exit.push_back(comm::now_us() + run.clock.to_ref_us);
+  };
+  if (plan.duration_us > 0) {
+    // Batches between agreement points (an untimed allreduce of the elapsed time); the batch grows with
+    // the measured rate so that the run stops near the deadline with few agreement points.
+    const double t_start = comm::now_us();
+    std::uint64_t done = 0, batch = 16;
+    while (true) {
+      const std::uint64_t todo = std::min(batch, plan.limit - done);
+      for (std::uint64_t k = 0; k < todo; ++k) one(done + k);
+      done += todo;
+      const double elapsed = comm.allreduce(comm::now_us() - t_start, comm::ScalarOp::kMax);
+      if (done >= plan.limit || elapsed >= plan.duration_us) break;
+      const double per_iter = elapsed / static_cast<double>(done);
+      const double remaining = (plan.duration_us - elapsed) / std::max(per_iter, 1e-3);
+      batch = std::max<std::uint64_t>(
+          16, std::min<std::uint64_t>(2 * batch, static_cast<std::uint64_t>(remaining) + 1));
+    }
+  } else {
+    entry.reserve(plan.limit);
+    exit.reserve(plan.limit);
+    for (std::uint64_t k = 0; k < plan.limit; ++k) one(k);
+  }
+}
+
+/// Rank 0: the collective section of one size from every rank's entries and exits (span = max exit - min
+/// entry per iteration; the straggler is the rank that entered last).
+void add_collective_section(const LatencyRun& run, std::uint64_t size, const IterPlan& plan,
+                            bool capped_by_limit, const std::vector<std::vector<double>>& entries,
+                            const std::vector<std::vector<double>>& exits) {
+  const int nranks = run.comm.size();
+  LatencySection sec;
+  sec.kind = "collective";
+  sec.pattern = "allreduce";
+  sec.size_bytes = size;
+  sec.warmup = run.opts.warmup;
+  sec.tail_n = static_cast<std::uint64_t>(nranks);
+  const std::size_t iters = entries[0].size();
+  if (capped_by_limit && iters < plan.limit && !plan.cap_is_max_samples)
+    note_latency_limit(run, sec, iters, plan.limit);
+  sec.samples_us.reserve(iters);
+  sec.straggler_rank.reserve(iters);
+  for (std::size_t k = 0; k < iters; ++k) {
+    double min_entry = entries[0][k], max_entry = entries[0][k], max_exit = exits[0][k];
+    int last = 0;
+    for (int r = 1; r < nranks; ++r) {
+      const auto ri = static_cast<std::size_t>(r);
+      if (entries[ri][k] > max_entry) {
+        max_entry = entries[ri][k];
+        last = r;
+      }
+      min_entry = std::min(min_entry, entries[ri][k]);
+      max_exit = std::max(max_exit, exits[ri][k]);
+    }
+    sec.samples_us.push_back(max_exit - min_entry);
+    sec.straggler_rank.push_back(last);
+  }
+  analyze_section(sec, run.hosts_of_ranks);
+  run.res.sections.push_back(std::move(sec));
+}
+
+/// Collective section of one size: per-iteration allreduce pass on every rank.
+void run_collective_section(const LatencyRun& run, std::uint64_t size) {
+  const auto& comm = run.comm;
+  comm::enter_phase(fmt::format("latency allreduce {} B", size));
+  IterPlan plan = plan_for(run.opts, size);
+  const bool capped_by_limit = cap_latency_plan(plan, run.share.next_us(comm), 1);
+  std::vector<double> entry, exit;
+  measure_allreduce(run, size, plan, entry, exit);
+  auto entries = comm.gather(entry, 0);
+  auto exits = comm.gather(exit, 0);
+  if (run.me == 0) add_collective_section(run, size, plan, capped_by_limit, entries, exits);
+}
+
+}  // namespace
+
+LatencyResult run_latency(const comm::Communicator& comm, const LatencyOptions& opts) {
+  if (comm.size() < 2) {
+    throw UsageError(
+        "latency: needs at least 2 ranks, got 1 (launch with mpirun -np 2 or more, one rank per host across "
+        "hosts)");
+  }
+  validate(opts);
+  const int me = comm.rank();
+  const auto& hosts_of_ranks = comm.hosts_of_ranks();
+  check_pin_cpus(comm, opts.pin_cpus);
+
+  LatencyResult res = latency_result_header(comm, opts);
 
   comm::enter_phase("latency clock alignment");
   const auto clock = comm::align_clocks(comm);
   res.clock_error_us = clock.max_error_us;
   res.clock_offset_us_max = clock.max_abs_offset_us;
   const auto fault = delay_fault_for(me);
-
-  // LatencyOptions::time_limit_s: the next section's equal share of what is left of the limit (agreed by
-  // every rank), at least 0.1 s; 0 without a limit.
-  const double limit_us = opts.time_limit_s * 1e6;
-  const double t_begin = comm::now_us();
-  std::size_t sections_left =
-      (opts.p2p ? opts.sizes.size() : 0) + (opts.collective ? collective_sizes(opts.sizes).size() : 0);
-  auto next_share_us = [&]() -> double {
-    if (limit_us <= 0) return 0;
-    const double elapsed = comm.allreduce(comm::now_us() - t_begin, comm::ScalarOp::kMax);
-    const double left = static_cast<double>(std::max<std::size_t>(sections_left, 1));
-    if (sections_left > 0) --sections_left;
-    return std::max(1e5, (limit_us - elapsed) / left);
-  };
-  // Caps `plan` by `share_us` (split over `rounds` run one after another); true when the cap applies.
-  auto cap_plan = [](IterPlan& plan, double share_us, std::size_t in_turn) {
-    if (share_us <= 0) return false;
-    const double per = share_us / static_cast<double>(std::max<std::size_t>(in_turn, 1));
-    plan.duration_us = plan.duration_us > 0 ? std::min(plan.duration_us, per) : per;
-    return true;
-  };
-  auto note_limit = [&](LatencySection& sec, std::uint64_t fewest, std::uint64_t asked) {
-    sec.notes.push_back(fmt::format("stopped at the step's time limit ({:.1f} s): {} of {} samples{}",
-                                    opts.time_limit_s, fewest, asked,
-                                    sec.kind == "p2p" ? " (fewest of a pair)" : ""));
-    res.time_limited = true;
-  };
+  LatencyTimeShare share(opts);
+  const LatencyRun run{
+      comm, opts, res, hosts_of_ranks, clock, fault, share, me, static_cast<int>(res.member_ranks.size())};
 
   // Point-to-point: one section per size; rounds of disjoint pairs run at the same time.
   if (opts.p2p) {
-    for (std::uint64_t size : opts.sizes) {
-      IterPlan plan = plan_for(opts, size);
-      const bool capped_by_limit = cap_plan(plan, next_share_us(), res.schedule.size());
-      const std::uint64_t warmup = opts.warmup;
-      LatencySection sec;
-      sec.kind = "p2p";
-      sec.pin_cpus = opts.pin_cpus;
-      sec.pattern = res.pattern;
-      sec.size_bytes = size;
-      sec.warmup = warmup;
-      sec.tail_n = static_cast<std::uint64_t>(nm);
-      // Each pair's iterations in `passes` passes over the whole schedule: a drift in time (the machine, the
-      // fabric's load) then reaches every pair alike instead of whichever pair was measured at that moment.
-      const int passes = static_cast<int>(std::min<std::uint64_t>(
-          static_cast<std::uint64_t>(std::max(1, opts.passes)), std::max<std::uint64_t>(plan.limit, 1)));
-      sec.passes = passes;
-      std::vector<std::vector<double>> mine(res.schedule.size());
-      std::vector<std::uint64_t> answered(res.schedule.size(), 0);
-      for (int pass = 0; pass < passes; ++pass) {
-        const IterPlan pp = pass_plan(plan, pass, passes);
-        // Later passes: one untimed exchange (the connection sat idle while other pairs were measured).
-        const std::uint64_t wu = pass == 0 ? warmup : std::min<std::uint64_t>(warmup, 1);
-        for (std::size_t r = 0; r < res.schedule.size(); ++r) {
-          comm::enter_phase(fmt::format("latency p2p {} B round {} pass {}/{}", size, r, pass + 1, passes));
-          for (auto [a, b] : res.schedule[r]) {
-            if (me == a || me == b) {
-              // Odd passes swap the two CPUs (LatencyOptions::pin_cpus).
-              const CpuPin pin(opts.pin_cpus, (me == a ? 0u : 1u) ^ (pass % 2 == 1 ? 1u : 0u));
-              if (me == a) {
-                auto got = ping_initiator(comm, b, size, wu, pp, fault, mine[r].size());
-                mine[r].insert(mine[r].end(), got.begin(), got.end());
-              }
-              if (me == b) answered[r] += ping_responder(comm, a, size, wu, fault, answered[r]);
-            }
-            if (opts.serial_pairs) comm.lazy_barrier();  // one pair at a time
-          }
-          comm.lazy_barrier();  // ranks without a pair this round sleep instead of spinning on the measured
-                                // cores
-        }
-      }
-      for (std::size_t r = 0; r < res.schedule.size(); ++r) {
-        auto all = comm.gather(mine[r], 0);
-        if (me == 0) {
-          for (auto [a, b] : res.schedule[r]) {
-            LatencyPair p;
-            p.a_rank = a;
-            p.b_rank = b;
-            p.a_host = hosts_of_ranks[static_cast<std::size_t>(a)];
-            p.b_host = hosts_of_ranks[static_cast<std::size_t>(b)];
-            p.round = static_cast<int>(r);
-            p.samples_us = std::move(all[static_cast<std::size_t>(a)]);
-            p.capped = plan.cap_is_max_samples && p.samples_us.size() >= plan.limit;
-            if (p.capped) {
-              sec.notes.push_back(fmt::format("pair {} stopped at the cap of {} samples",
-                                              pair_label(a, b, hosts_of_ranks), plan.limit));
-            }
-            sec.per_pair.push_back(std::move(p));
-          }
-        }
-      }
-      if (me == 0) {
-        std::uint64_t fewest = plan.limit;
-        for (const auto& p : sec.per_pair) fewest = std::min<std::uint64_t>(fewest, p.samples_us.size());
-        if (capped_by_limit && fewest < plan.limit && !plan.cap_is_max_samples)
-          note_limit(sec, fewest, plan.limit);
-        analyze_section(sec, hosts_of_ranks);
-        res.sections.push_back(std::move(sec));
-      }
-    }
+    for (std::uint64_t size : opts.sizes) run_p2p_section(run, size);
   }
-
   // Collective: per-iteration allreduce pass on every rank, entry/exit on clocks aligned to rank 0.
   if (opts.collective) {
-    for (std::uint64_t size : collective_sizes(opts.sizes)) {
-      comm::enter_phase(fmt::format("latency allreduce {} B", size));
-      IterPlan plan = plan_for(opts, size);
-      const bool capped_by_limit = cap_plan(plan, next_share_us(), 1);
-      std::vector<double> buf(size / 8, 1.0);
-      for (std::uint64_t i = 0; i < opts.warmup; ++i) {
-        std::fill(buf.begin(), buf.end(), 1.0);
-        comm.allreduce(std::span<double>(buf), comm::ScalarOp::kSum);
-      }
-      comm.barrier();
-      std::vector<double> entry, exit;
-      auto one = [&](std::uint64_t k) {
-        std::fill(buf.begin(), buf.end(), 1.0);
-        if (delay_now(fault, k)) spin_us(static_cast<double>(fault->us));
-        entry.push_back(comm::now_us() + clock.to_ref_us);
-        comm.allreduce(std::span<double>(buf), comm::ScalarOp::kSum);
-        exit.push_back(comm::now_us() + clock.to_ref_us);
-      };
-      if (plan.duration_us > 0) {
-        // Batches between agreement points (an untimed allreduce of the elapsed time); the batch grows with
-        // the measured rate so that the run stops near the deadline with few agreement points.
-        const double t_start = comm::now_us();
-        std::uint64_t done = 0, batch = 16;
-        while (true) {
-          const std::uint64_t todo = std::min(batch, plan.limit - done);
-          for (std::uint64_t k = 0; k < todo; ++k) one(done + k);
-          done += todo;
-          const double elapsed = comm.allreduce(comm::now_us() - t_start, comm::ScalarOp::kMax);
-          if (done >= plan.limit || elapsed >= plan.duration_us) break;
-          const double per_iter = elapsed / static_cast<double>(done);
-          const double remaining = (plan.duration_us - elapsed) / std::max(per_iter, 1e-3);
-          batch = std::max<std::uint64_t>(
-              16, std::min<std::uint64_t>(2 * batch, static_cast<std::uint64_t>(remaining) + 1));
-        }
-      } else {
-        entry.reserve(plan.limit);
-        exit.reserve(plan.limit);
-        for (std::uint64_t k = 0; k < plan.limit; ++k) one(k);
-      }
-      auto entries = comm.gather(entry, 0);
-      auto exits = comm.gather(exit, 0);
-      if (me == 0) {
-        LatencySection sec;
-        sec.kind = "collective";
-        sec.pattern = "allreduce";
-        sec.size_bytes = size;
-        sec.warmup = opts.warmup;
-        sec.tail_n = static_cast<std::uint64_t>(comm.size());
-        const std::size_t iters = entries[0].size();
-        if (capped_by_limit && iters < plan.limit && !plan.cap_is_max_samples)
-          note_limit(sec, iters, plan.limit);
-        sec.samples_us.reserve(iters);
-        sec.straggler_rank.reserve(iters);
-        for (std::size_t k = 0; k < iters; ++k) {
-          double min_entry = entries[0][k], max_entry = entries[0][k], max_exit = exits[0][k];
-          int last = 0;
-          for (int r = 1; r < comm.size(); ++r) {
-            const auto ri = static_cast<std::size_t>(r);
-            if (entries[ri][k] > max_entry) {
-              max_entry = entries[ri][k];
-              last = r;
-            }
-            min_entry = std::min(min_entry, entries[ri][k]);
-            max_exit = std::max(max_exit, exits[ri][k]);
-          }
-          sec.samples_us.push_back(max_exit - min_entry);
-          sec.straggler_rank.push_back(last);
-        }
-        analyze_section(sec, hosts_of_ranks);
-        res.sections.push_back(std::move(sec));
-      }
-    }
+    for (std::uint64_t size : collective_sizes(opts.sizes)) run_collective_section(run, size);
   }
   comm::enter_phase("latency done");
   return res;

@@ -399,11 +399,22 @@ void assign_owners(PairsRail& rail) {
   }
 }
 
-PairsResult run_pairs(const comm::Communicator& comm, const PairsOptions& opts) {
-  validate(opts);
-  if (auto why = pairs_skip_reason(comm)) throw UsageError(*why);
-  const double start_us = comm::now_us();
+namespace {
 
+/// Where this rank sits in the all-pairs run: its host, its rail (the local rank; -1 when it has no rail
+/// and measures nothing), and the rank that serves any (host, rail).
+struct PairsSeat {
+  const std::vector<std::vector<int>>& by_host;
+  std::size_t rails = 1;
+  int my_host = 0;
+  int my_rail = -1;
+  int rank_of(int host, int rail) const {
+    return by_host[static_cast<std::size_t>(host)][static_cast<std::size_t>(rail)];
+  }
+};
+
+/// The result's description of the run (hosts, sizes, schedule), before anything is measured.
+PairsResult pairs_result_header(const comm::Communicator& comm, const PairsOptions& opts) {
   PairsResult res;
   res.hosts = comm.hosts();
   const std::size_t n = res.hosts.size();
@@ -414,19 +425,22 @@ PairsResult run_pairs(const comm::Communicator& comm, const PairsOptions& opts) 
   res.bidir = opts.bidir;
   res.retest = opts.retest;
   if (opts.line_rate_gbit) res.expected_gbps = *opts.line_rate_gbit / 8.0;
+  return res;
+}
 
-  const auto& by_host = comm.ranks_by_host();
-  std::size_t rails = 1;
+/// This rank's seat: one rail without --all-ranks, else as many rails as the host with the fewest ranks has.
+PairsSeat pairs_seat(const comm::Communicator& comm, const PairsOptions& opts) {
+  PairsSeat seat{comm.ranks_by_host()};
   if (opts.all_ranks) {
-    rails = by_host[0].size();
-    for (const auto& h : by_host) rails = std::min(rails, h.size());
+    seat.rails = seat.by_host[0].size();
+    for (const auto& h : seat.by_host) seat.rails = std::min(seat.rails, h.size());
   }
-  const int my_host = comm.host_index(comm.rank());
-  const int my_rail = comm.local_rank() < static_cast<int>(rails) ? comm.local_rank() : -1;
-  auto rank_of = [&](int host, int rail) {
-    return by_host[static_cast<std::size_t>(host)][static_cast<std::size_t>(rail)];
-  };
+  seat.my_host = comm.host_index(comm.rank());
+  seat.my_rail = comm.local_rank() < static_cast<int>(seat.rails) ? comm.local_rank() : -1;
+  return seat;
+}
 
+Params pairs_params(const PairsResult& res, const PairsOptions& opts) {
   Params p;
   p.msg = res.message_bytes;
   p.window = opts.window;
@@ -435,16 +449,16 @@ PairsResult run_pairs(const comm::Communicator& comm, const PairsOptions& opts) 
   p.budget_us = opts.budget_ms * 1000.0;
   p.lat_iters = opts.lat_iters;
   p.lat_warmup = opts.lat_warmup;
-  PairBuffers buf;
-  if (my_rail >= 0) {
-    buf.send.assign(p.msg, 'p');
-    buf.recv.assign(p.msg * static_cast<std::size_t>(p.window), 0);
-  }
+  return p;
+}
 
-  // All pairs, round by round.
-  std::vector<double> recs;  // [type, rail, from, to, value] ...
+/// All pairs, round by round; returns this rank's records [type, rail, from, to, value] ...
+std::vector<double> measure_all_pairs(const Communicator& comm, const PairsResult& res,
+                                      const PairsOptions& opts, const PairsSeat& seat, PairBuffers& buf,
+                                      const Params& p) {
+  std::vector<double> recs;
   auto rec = [&](int type, int from, int to, double v) {
-    recs.insert(recs.end(), {static_cast<double>(type), static_cast<double>(my_rail),
+    recs.insert(recs.end(), {static_cast<double>(type), static_cast<double>(seat.my_rail),
                              static_cast<double>(from), static_cast<double>(to), v});
   };
   // Within a round every pair runs the same step at once, with a barrier between steps, so that latency is
@@ -456,9 +470,9 @@ PairsResult run_pairs(const comm::Communicator& comm, const PairsOptions& opts) 
     for (Step step : {kBwUp, kBwDown, kBidir, kLatency}) {
       if (step == kBidir && !opts.bidir) continue;
       for (auto [a, b] : res.schedule[ri]) {
-        if (my_rail < 0 || (my_host != a && my_host != b)) continue;
-        const bool low = my_host == a;
-        const int peer = rank_of(low ? b : a, my_rail);
+        if (seat.my_rail < 0 || (seat.my_host != a && seat.my_host != b)) continue;
+        const bool low = seat.my_host == a;
+        const int peer = seat.rank_of(low ? b : a, seat.my_rail);
         switch (step) {
           case kBwUp:
             if (auto v = bw_one_way(comm, buf, p, peer, low)) rec(kRecBw, a, b, *v);
@@ -482,60 +496,60 @@ PairsResult run_pairs(const comm::Communicator& comm, const PairsOptions& opts) 
       comm.barrier();
     }
   }
-  auto all = comm.gather(recs, 0);
+  return recs;
+}
 
-  // Rank 0: matrices and the first verdict.
-  if (comm.rank() == 0) {
-    res.rails.resize(rails);
-    for (std::size_t r = 0; r < rails; ++r) {
-      auto& rail = res.rails[r];
-      rail.local_rank = static_cast<int>(r);
-      for (std::size_t h = 0; h < n; ++h) rail.ranks.push_back(rank_of(static_cast<int>(h), rail.local_rank));
-      rail.bw_gbps = rail.lat_p50_us = rail.lat_p99_us = rail.lat_min_us = empty_matrix(n);
-      if (opts.bidir) rail.bidir_gbps = empty_matrix(n);
-    }
-    for (const auto& v : all)
-      for (std::size_t i = 0; i + 4 < v.size(); i += 5) {
-        auto& rail = res.rails[static_cast<std::size_t>(v[i + 1])];
-        const auto from = static_cast<std::size_t>(v[i + 2]), to = static_cast<std::size_t>(v[i + 3]);
-        const double x = v[i + 4];
-        switch (static_cast<int>(v[i])) {
-          case kRecBw:
-            rail.bw_gbps[from][to] = x;
-            break;
-          case kRecBidir:
-            rail.bidir_gbps[from][to] = rail.bidir_gbps[to][from] = x;
-            break;
-          case kRecLatP50:
-            rail.lat_p50_us[from][to] = rail.lat_p50_us[to][from] = x;
-            break;
-          case kRecLatP99:
-            rail.lat_p99_us[from][to] = rail.lat_p99_us[to][from] = x;
-            break;
-          case kRecLatMin:
-            rail.lat_min_us[from][to] = rail.lat_min_us[to][from] = x;
-            break;
-          case kRecLatSamples:
-            rail.lat_samples = static_cast<int>(x);
-            break;
-          default:
-            break;
-        }
+/// Rank 0: the rails' matrices from every rank's records, and the first verdict on each rail.
+void fill_pairs_rails(PairsResult& res, const PairsOptions& opts, const PairsSeat& seat,
+                      const std::vector<std::vector<double>>& all) {
+  const std::size_t n = res.hosts.size();
+  res.rails.resize(seat.rails);
+  for (std::size_t r = 0; r < seat.rails; ++r) {
+    auto& rail = res.rails[r];
+    rail.local_rank = static_cast<int>(r);
+    for (std::size_t h = 0; h < n; ++h)
+      rail.ranks.push_back(seat.rank_of(static_cast<int>(h), rail.local_rank));
+    rail.bw_gbps = rail.lat_p50_us = rail.lat_p99_us = rail.lat_min_us = empty_matrix(n);
+    if (opts.bidir) rail.bidir_gbps = empty_matrix(n);
+  }
+  for (const auto& v : all)
+    for (std::size_t i = 0; i + 4 < v.size(); i += 5) {
+      auto& rail = res.rails[static_cast<std::size_t>(v[i + 1])];
+      const auto from = static_cast<std::size_t>(v[i + 2]), to = static_cast<std::size_t>(v[i + 3]);
+      const double x = v[i + 4];
+      switch (static_cast<int>(v[i])) {
+        case kRecBw:
+          rail.bw_gbps[from][to] = x;
+          break;
+        case kRecBidir:
+          rail.bidir_gbps[from][to] = rail.bidir_gbps[to][from] = x;
+          break;
+        case kRecLatP50:
+          rail.lat_p50_us[from][to] = rail.lat_p50_us[to][from] = x;
+          break;
+        case kRecLatP99:
+          rail.lat_p99_us[from][to] = rail.lat_p99_us[to][from] = x;
+          break;
+        case kRecLatMin:
+          rail.lat_min_us[from][to] = rail.lat_min_us[to][from] = x;
+          break;
+        case kRecLatSamples:
+          rail.lat_samples = static_cast<int>(x);
+          break;
+        default:
+          break;
       }
-    for (auto& rail : res.rails) {
-      rail.analysis = core::analyze_links(rail.bw_gbps, rail.lat_p50_us, res.expected_gbps, res.hosts);
-      for (const auto& o : rail.analysis.outliers) rail.outliers.push_back({o, std::nullopt});
-      for (const auto& s : rail.analysis.suspects) rail.suspects.push_back({s, std::nullopt});
-      assign_owners(rail);
     }
+  for (auto& rail : res.rails) {
+    rail.analysis = core::analyze_links(rail.bw_gbps, rail.lat_p50_us, res.expected_gbps, res.hosts);
+    for (const auto& o : rail.analysis.outliers) rail.outliers.push_back({o, std::nullopt});
+    for (const auto& s : rail.analysis.suspects) rail.suspects.push_back({s, std::nullopt});
+    assign_owners(rail);
   }
+}
 
-  if (!opts.retest) {
-    res.duration_s = (comm::now_us() - start_us) / 1e6;
-    return res;
-  }
-
-  // Confirmation: rank 0 plans, everybody walks the plan one item at a time.
+/// Rank 0 plans the confirmation measurements; every rank gets the plan (collective).
+std::vector<Item> plan_pairs_retests(const Communicator& comm, const PairsResult& res) {
   std::vector<Item> items;
   if (comm.rank() == 0)
     for (std::size_t r = 0; r < res.rails.size(); ++r)
@@ -544,16 +558,22 @@ PairsResult run_pairs(const comm::Communicator& comm, const PairsOptions& opts) 
   comm.bcast(&count, sizeof count, 0);
   items.resize(static_cast<std::size_t>(count));
   if (count > 0) comm.bcast(items.data(), items.size() * sizeof(Item), 0);
+  return items;
+}
 
-  std::vector<double> mine;  // [item, value] ...
+/// Everybody walks the plan one item at a time; returns this rank's [item, value] ...
+std::vector<double> measure_pairs_retests(const Communicator& comm, const PairsResult& res,
+                                          const std::vector<Item>& items, const PairsSeat& seat,
+                                          PairBuffers& buf, const Params& p) {
+  std::vector<double> mine;
   for (std::size_t k = 0; k < items.size(); ++k) {
     const Item& it = items[k];
     comm::enter_phase(fmt::format("pairs retest {}/{} {} {}{}{}", k + 1, items.size(), role_name(it.role),
                                   res.hosts[static_cast<std::size_t>(it.from)], it.kind == 0 ? "->" : "<->",
                                   res.hosts[static_cast<std::size_t>(it.to)]));
-    if (my_rail == it.rail && (my_host == it.from || my_host == it.to)) {
-      const bool is_from = my_host == it.from;
-      const int peer = rank_of(is_from ? it.to : it.from, it.rail);
+    if (seat.my_rail == it.rail && (seat.my_host == it.from || seat.my_host == it.to)) {
+      const bool is_from = seat.my_host == it.from;
+      const int peer = seat.rank_of(is_from ? it.to : it.from, it.rail);
       if (it.kind == 0) {
         if (auto v = bw_one_way(comm, buf, p, peer, is_from))
           mine.insert(mine.end(), {static_cast<double>(k), *v});
@@ -563,71 +583,105 @@ PairsResult run_pairs(const comm::Communicator& comm, const PairsOptions& opts) 
     }
     quiet_barrier(comm);
   }
+  return mine;
+}
+
+/// Rank 0: rail `r`'s retest records and its outliers' and suspects' confirmations, from the retest values
+/// (`value[k]` of items[k]).
+void judge_pairs_rail(PairsRail& rail, std::size_t r, const std::vector<Item>& items,
+                      const std::vector<std::optional<double>>& value) {
+  const auto& a = rail.analysis;
+  std::vector<double> ref_bw, ref_lat;
+  for (std::size_t k = 0; k < items.size(); ++k)
+    if (items[k].rail == static_cast<int>(r) && items[k].role == 2 && value[k])
+      (items[k].kind == 0 ? ref_bw : ref_lat).push_back(*value[k]);
+  // Conservative: a check must be worse than the worst reference measurement (a false alarm on a clean
+  // fabric is as bad as a missed fault; a real fault is many times slower than any reference).
+  if (!ref_bw.empty()) rail.retest_bw_reference = *std::min_element(ref_bw.begin(), ref_bw.end());
+  if (!ref_lat.empty()) rail.retest_lat_reference = *std::max_element(ref_lat.begin(), ref_lat.end());
+  const double bw_ref = rail.retest_bw_reference.value_or(a.bw.median.value_or(0));
+  const double lat_ref = rail.retest_lat_reference.value_or(a.lat.median.value_or(0));
+  // The references' own disagreement widens the margin (core::retest_spread).
+  const double bw_spread = core::retest_spread(core::relative_spread(a.bw), ref_bw);
+  const double lat_spread = core::retest_spread(core::relative_spread(a.lat), ref_lat);
+
+  // Per suspect host, each re-measured link of it: bad when every pass of it was still an outlier.
+  std::vector<std::map<std::tuple<int, int, int>, bool>> host_links(a.suspects.size());
+  for (std::size_t k = 0; k < items.size(); ++k) {
+    const Item& it = items[k];
+    if (it.rail != static_cast<int>(r) || !value[k]) continue;
+    PairsRetest t;
+    t.role = role_name(it.role);
+    t.kind = it.kind == 0 ? core::LinkKind::kBandwidth : core::LinkKind::kLatency;
+    t.from = it.from;
+    t.to = it.to;
+    t.value = *value[k];
+    const auto& m = it.kind == 0 ? rail.bw_gbps : rail.lat_p50_us;
+    t.first = m[static_cast<std::size_t>(it.from)][static_cast<std::size_t>(it.to)];
+    if (it.role != 2) {
+      const bool bad = it.kind == 0 ? core::still_outlier(t.value, bw_ref, bw_spread, core::Worse::kLower)
+                                    : core::still_outlier(t.value, lat_ref, lat_spread, core::Worse::kHigher);
+      t.still_bad = bad;
+      if (it.outlier >= 0) {
+        auto& c = rail.outliers[static_cast<std::size_t>(it.outlier)].confirmed;
+        c = c.value_or(true) && bad;
+      }
+      if (it.suspect >= 0) {
+        auto [at, fresh] = host_links[static_cast<std::size_t>(it.suspect)].emplace(
+            std::tuple{it.kind, it.from, it.to}, bad);
+        if (!fresh) at->second = at->second && bad;
+      }
+    }
+    rail.retests.push_back(std::move(t));
+  }
+  // A host is confirmed when most of its re-measured links (flagged and not) are still bad.
+  for (std::size_t si = 0; si < rail.suspects.size(); ++si) {
+    const auto& links = host_links[si];
+    if (links.empty()) continue;
+    const auto bad = std::count_if(links.begin(), links.end(), [](const auto& l) { return l.second; });
+    rail.suspects[si].confirmed = 2 * static_cast<std::size_t>(bad) > links.size();
+  }
+  // Outliers owned by a suspect host that were not re-measured inherit the host's verdict.
+  for (auto& po : rail.outliers)
+    if (!po.confirmed && po.owner >= 0)
+      po.confirmed = rail.suspects[static_cast<std::size_t>(po.owner)].confirmed;
+}
+
+}  // namespace
+
+PairsResult run_pairs(const comm::Communicator& comm, const PairsOptions& opts) {
+  validate(opts);
+  if (auto why = pairs_skip_reason(comm)) throw UsageError(*why);
+  const double start_us = comm::now_us();
+
+  PairsResult res = pairs_result_header(comm, opts);
+  const PairsSeat seat = pairs_seat(comm, opts);
+  const Params p = pairs_params(res, opts);
+  PairBuffers buf;
+  if (seat.my_rail >= 0) {
+    buf.send.assign(p.msg, 'p');
+    buf.recv.assign(p.msg * static_cast<std::size_t>(p.window), 0);
+  }
+
+  const std::vector<double> recs = measure_all_pairs(comm, res, opts, seat, buf, p);
+  auto all = comm.gather(recs, 0);
+  if (comm.rank() == 0) fill_pairs_rails(res, opts, seat, all);
+
+  if (!opts.retest) {
+    res.duration_s = (comm::now_us() - start_us) / 1e6;
+    return res;
+  }
+
+  // Confirmation: rank 0 plans, everybody walks the plan one item at a time.
+  const std::vector<Item> items = plan_pairs_retests(comm, res);
+  const std::vector<double> mine = measure_pairs_retests(comm, res, items, seat, buf, p);
   auto got = comm.gather(mine, 0);
 
   if (comm.rank() == 0) {
     std::vector<std::optional<double>> value(items.size());
     for (const auto& v : got)
       for (std::size_t i = 0; i + 1 < v.size(); i += 2) value[static_cast<std::size_t>(v[i])] = v[i + 1];
-    for (std::size_t r = 0; r < res.rails.size(); ++r) {
-      auto& rail = res.rails[r];
-      const auto& a = rail.analysis;
-      std::vector<double> ref_bw, ref_lat;
-      for (std::size_t k = 0; k < items.size(); ++k)
-        if (items[k].rail == static_cast<int>(r) && items[k].role == 2 && value[k])
-          (items[k].kind == 0 ? ref_bw : ref_lat).push_back(*value[k]);
-      // Conservative: a check must be worse than the worst reference measurement (a false alarm on a clean
-      // fabric is as bad as a missed fault; a real fault is many times slower than any reference).
-      if (!ref_bw.empty()) rail.retest_bw_reference = *std::min_element(ref_bw.begin(), ref_bw.end());
-      if (!ref_lat.empty()) rail.retest_lat_reference = *std::max_element(ref_lat.begin(), ref_lat.end());
-      const double bw_ref = rail.retest_bw_reference.value_or(a.bw.median.value_or(0));
-      const double lat_ref = rail.retest_lat_reference.value_or(a.lat.median.value_or(0));
-      // The references' own disagreement widens the margin (core::retest_spread).
-      const double bw_spread = core::retest_spread(core::relative_spread(a.bw), ref_bw);
-      const double lat_spread = core::retest_spread(core::relative_spread(a.lat), ref_lat);
-
-      // Per suspect host, each re-measured link of it: bad when every pass of it was still an outlier.
-      std::vector<std::map<std::tuple<int, int, int>, bool>> host_links(a.suspects.size());
-      for (std::size_t k = 0; k < items.size(); ++k) {
-        const Item& it = items[k];
-        if (it.rail != static_cast<int>(r) || !value[k]) continue;
-        PairsRetest t;
-        t.role = role_name(it.role);
-        t.kind = it.kind == 0 ? core::LinkKind::kBandwidth : core::LinkKind::kLatency;
-        t.from = it.from;
-        t.to = it.to;
-        t.value = *value[k];
-        const auto& m = it.kind == 0 ? rail.bw_gbps : rail.lat_p50_us;
-        t.first = m[static_cast<std::size_t>(it.from)][static_cast<std::size_t>(it.to)];
-        if (it.role != 2) {
-          const bool bad = it.kind == 0
-                               ? core::still_outlier(t.value, bw_ref, bw_spread, core::Worse::kLower)
-                               : core::still_outlier(t.value, lat_ref, lat_spread, core::Worse::kHigher);
-          t.still_bad = bad;
-          if (it.outlier >= 0) {
-            auto& c = rail.outliers[static_cast<std::size_t>(it.outlier)].confirmed;
-            c = c.value_or(true) && bad;
-          }
-          if (it.suspect >= 0) {
-            auto [at, fresh] = host_links[static_cast<std::size_t>(it.suspect)].emplace(
-                std::tuple{it.kind, it.from, it.to}, bad);
-            if (!fresh) at->second = at->second && bad;
-          }
-        }
-        rail.retests.push_back(std::move(t));
-      }
-      // A host is confirmed when most of its re-measured links (flagged and not) are still bad.
-      for (std::size_t si = 0; si < rail.suspects.size(); ++si) {
-        const auto& links = host_links[si];
-        if (links.empty()) continue;
-        const auto bad = std::count_if(links.begin(), links.end(), [](const auto& l) { return l.second; });
-        rail.suspects[si].confirmed = 2 * static_cast<std::size_t>(bad) > links.size();
-      }
-      // Outliers owned by a suspect host that were not re-measured inherit the host's verdict.
-      for (auto& po : rail.outliers)
-        if (!po.confirmed && po.owner >= 0)
-          po.confirmed = rail.suspects[static_cast<std::size_t>(po.owner)].confirmed;
-    }
+    for (std::size_t r = 0; r < res.rails.size(); ++r) judge_pairs_rail(res.rails[r], r, items, value);
   }
   res.duration_s = (comm::now_us() - start_us) / 1e6;
   return res;

@@ -254,6 +254,169 @@ std::string per_iter_columns(const model::PlacementResult& pr, int skip) {
                       nccl_float(st->p99_us, 7), nccl_float(st->cv_pct, 7));
 }
 
+/// The start of one collective's block: its binary, nccl-tests' options line and the -m blocking mode.
+std::string sweep_block_preamble(const model::SweepOptions& o, const std::string& binary) {
+  std::string out;
+  out += fmt::sprintf("# Collective test starting: %s\n", binary);
+  out += fmt::sprintf(
+      "# nThread %d nGpus %d minBytes %ld maxBytes %ld step: %ld(%s) warmup iters: %d iters: %d agg iters: "
+      "%d "
+      "validation: %d graph: %d unalign: %d\n",
+      1, 1, static_cast<long>(o.min_bytes), static_cast<long>(o.max_bytes),
+      static_cast<long>(o.step_factor > 1 ? o.step_factor : o.step_bytes),
+      o.step_factor > 1 ? "factor" : "bytes", o.warmup_iters, o.iters, o.agg_iters, o.check, o.cudagraph,
+      o.unalign);
+  if (o.blocking == 1) out += "# Blocking Enabled: wait and barrier after each inner iteration (-m) \n";
+  if (o.blocking == 2) out += "# Blocking Enabled: wait after each inner iteration (-m), no barrier \n";
+  if (o.blocking == 3) {
+    out += "# Blocking Enabled: wait and barrier after each outer iteration (-n); time excludes barrier \n";
+  }
+  return out;
+}
+
+/// What nccl-tests flags mean here, said where a reader of the table looks.
+std::string sweep_backend_notes(const model::SweepOptions& o) {
+  std::string out;
+  if (o.backend == "mpi" && (o.parallel_init || o.stream_null)) {
+    out +=
+        "# fabcheck: -p/--parallel_init and -y/--stream_null have no effect on the mpi backend (one rank "
+        "per "
+        "process, no streams)\n";
+  }
+  if (o.backend == "mpi" &&
+      std::find(o.redops.begin(), o.redops.end(), core::RedOp::kAvg) != o.redops.end()) {
+    out +=
+        "# fabcheck: -o avg on the mpi backend: MPI has no average op; each call sums, then every rank "
+        "holding a result divides it by nranks (timed as part of the call)\n";
+  }
+  if (o.backend == "mpi" && o.agg_iters > 1) {
+    out += fmt::format(
+        "# fabcheck: -m {} on the mpi backend: {} nonblocking collectives posted back to back, then "
+        "MPI_Waitall, each on its own buffers; the per-iteration columns time single ops\n",
+        o.agg_iters, o.agg_iters);
+  }
+  if (o.backend == "nccl" && o.device_cta_count != 16) {
+    out += fmt::format(
+        "# fabcheck: -V {} has no effect: it sizes nccl-tests' -D device-API kernels, which fabcheck does "
+        "not have\n",
+        o.device_cta_count);
+  }
+  if (o.backend == "nccl" && o.redops == core::all_redops()) {
+    out +=
+        "# fabcheck: -o all is sum prod min max avg; nccl-tests' all adds mulsum on NCCL >= 2.11 (give -o "
+        "sum,prod,min,max,avg,mulsum for its rows)\n";
+  }
+  if (o.backend == "nccl" && o.dtypes == core::all_dtypes()) {
+    out +=
+        "# fabcheck: -d all is nccl-tests' ten types; nccl-tests' all adds f8e4m3 f8e5m2 on sm90 GPUs with "
+        "NCCL >= 2.24 (name them: -d int8,uint8,int32,uint32,int64,uint64,half,float,double,bfloat16,"
+        "f8e4m3,f8e5m2)\n";
+  }
+  if (o.backend == "nccl" && o.cudagraph > 0) {
+    out += fmt::format(
+        "# fabcheck: -G {}: the timed ops are captured into one CUDA graph and launched {} times; the data "
+        "check runs its op outside the graph\n",
+        o.cudagraph, o.cudagraph);
+  }
+  if (o.report_cputime && o.backend == "nccl") {
+    out +=
+        "# fabcheck: -C on the nccl backend: the cputime column is rank 0's time to enqueue the ops (not "
+        "reduced across ranks), as nccl-tests; algBw and busBw stay from the completion time\n";
+  }
+  if (o.report_cputime && o.backend == "mpi") {
+    out +=
+        "# fabcheck: -C cputime on the mpi backend: MPI collectives are blocking, so the CPU time per op "
+        "is "
+        "its completion time\n";
+  }
+  if (o.per_iter_timing) {
+    out += fmt::format(
+        "# fabcheck: -I columns from the per-iteration pass (span = max exit - min entry per iteration, "
+        "clocks "
+        "aligned to rank 0), {} leading sample(s) skipped (-K)\n",
+        o.per_iter_skip);
+  }
+  return out;
+}
+
+/// nccl-tests' "Using devices" lines, and its maxBytes reduction when there was one.
+std::string sweep_devices_lines(const SweepResult& r) {
+  std::string out = "#\n# Using devices\n";
+  for (const auto& d : r.devices) {
+    out += fmt::sprintf("#  Rank %2d Group %2d Pid %6d on %10s device %2d %s\n", d.rank, 0, d.pid, d.host,
+                        d.device, d.label);
+  }
+  if (r.max_bytes_reduced_to)  // nccl-tests prints it after the devices (common.cu run())
+    out += fmt::format("#\n# Reducing maxBytes to {} due to memory limitation\n", *r.max_bytes_reduced_to);
+  out += "#\n";
+  return out;
+}
+
+/// The table's column headers, with the per-iteration columns under -I.
+std::string sweep_table_header(const model::SweepOptions& o) {
+  std::string out;
+  const bool pi = o.per_iter_timing != 0;
+  const char* time_col = o.report_cputime ? "cputime" : "time";
+  if (pi) {  // nccl-tests -I: each block grows by i_min i_max i_p99 i_cv% (%7s each), "(+ per-iteration)"
+    out += fmt::sprintf("# %10s  %12s  %8s  %6s  %6s  %-62s  %-62s\n", "", "", "", "", "",
+                        "                   out-of-place (+ per-iteration)",
+                        "                     in-place (+ per-iteration)");
+    std::string h = fmt::sprintf("# %10s  %12s  %8s  %6s  %6s", "size", "count", "type", "redop", "root");
+    std::string u = fmt::sprintf("# %10s  %12s  %8s  %6s  %6s", "(B)", "(elements)", "", "", "");
+    for (int k = 0; k < 2; ++k) {
+      h += fmt::sprintf("  %7s  %6s  %6s  %6s  %7s  %7s  %7s  %7s", time_col, "algbw", "busbw", "#wrong",
+                        "i_min", "i_max", "i_p99", "i_cv%");
+      u += fmt::sprintf("  %7s  %6s  %6s  %6s  %7s  %7s  %7s  %7s", "(us)", "(GB/s)", "(GB/s)", "", "(us)",
+                        "(us)", "(us)", "");
+    }
+    out += h + "\n" + u + "\n";
+  } else {
+    out += fmt::sprintf(
+        "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          \n", "",
+        "", "", "", "");
+    out += fmt::sprintf("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s %*s\n", "size",
+                        "count", "type", "redop", "root", time_col, "algbw", "busbw", "#wrong", time_col,
+                        "algbw", "busbw", "#wrong", 0, "");
+    out += fmt::sprintf("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s %*s\n", "(B)",
+                        "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)",
+                        "", 0, "");
+  }
+  return out;
+}
+
+/// The table rows of collective `c` (every series of it). `errors` counts the placements with wrong
+/// elements and `mean` takes every placement's busBw, for the footer.
+std::string sweep_table_rows(const SweepResult& r, core::Collective c, int& errors, core::BusbwMean& mean) {
+  const auto& o = r.options;
+  const bool pi = o.per_iter_timing != 0;
+  std::string out;
+  for (const auto& b : r.blocks) {
+    if (b.collective != c) continue;
+    const std::string op = redop_name(b);
+    const std::string root = fmt::sprintf("%6i", b.root);
+    for (const auto& p : b.points) {
+      out += fmt::sprintf("%12li  %12li  %8s  %6s  %6s", static_cast<long>(p.size_bytes),
+                          static_cast<long>(p.count), std::string(core::name(b.dtype)), op, root);
+      for (const auto* pr : {&p.out_of_place, &p.in_place}) {
+        const double shown_us = o.report_cputime ? pr->cputime_us.value_or(pr->time_us) : pr->time_us;
+        const std::string t = nccl_float(shown_us, 7), a = nccl_float(pr->algbw_gbps, 6),
+                          bb = nccl_float(pr->busbw_gbps, 6);
+        if (pr->wrong) {
+          out += fmt::sprintf("  %7s  %6s  %6s  %6g", t, a, bb, static_cast<double>(*pr->wrong));
+          if (*pr->wrong > 0) ++errors;
+        } else {
+          out += fmt::sprintf("  %7s  %6s  %6s    N/A", t, a, bb);
+        }
+        if (pi) out += per_iter_columns(*pr, o.per_iter_skip);
+        mean.add(pr->busbw_gbps);
+      }
+      if (o.report_timestamps) out += "  " + core::local_time_text(p.measured_unix_s);
+      out += "\n";
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string render_sweep(const SweepResult& r) {
@@ -266,140 +429,13 @@ std::string render_sweep(const SweepResult& r) {
   }
   for (core::Collective c : order) {
     const std::string binary(core::nccl_tests_binary(c));
-    out += fmt::sprintf("# Collective test starting: %s\n", binary);
-    out += fmt::sprintf(
-        "# nThread %d nGpus %d minBytes %ld maxBytes %ld step: %ld(%s) warmup iters: %d iters: %d agg iters: "
-        "%d "
-        "validation: %d graph: %d unalign: %d\n",
-        1, 1, static_cast<long>(o.min_bytes), static_cast<long>(o.max_bytes),
-        static_cast<long>(o.step_factor > 1 ? o.step_factor : o.step_bytes),
-        o.step_factor > 1 ? "factor" : "bytes", o.warmup_iters, o.iters, o.agg_iters, o.check, o.cudagraph,
-        o.unalign);
-    if (o.blocking == 1) out += "# Blocking Enabled: wait and barrier after each inner iteration (-m) \n";
-    if (o.blocking == 2) out += "# Blocking Enabled: wait after each inner iteration (-m), no barrier \n";
-    if (o.blocking == 3) {
-      out += "# Blocking Enabled: wait and barrier after each outer iteration (-n); time excludes barrier \n";
-    }
-    // What nccl-tests flags mean here, said where a reader of the table looks.
-    if (o.backend == "mpi" && (o.parallel_init || o.stream_null)) {
-      out +=
-          "# fabcheck: -p/--parallel_init and -y/--stream_null have no effect on the mpi backend (one rank "
-          "per "
-          "process, no streams)\n";
-    }
-    if (o.backend == "mpi" &&
-        std::find(o.redops.begin(), o.redops.end(), core::RedOp::kAvg) != o.redops.end()) {
-      out +=
-          "# fabcheck: -o avg on the mpi backend: MPI has no average op; each call sums, then every rank "
-          "holding a result divides it by nranks (timed as part of the call)\n";
-    }
-    if (o.backend == "mpi" && o.agg_iters > 1) {
-      out += fmt::format(
-          "# fabcheck: -m {} on the mpi backend: {} nonblocking collectives posted back to back, then "
-          "MPI_Waitall, each on its own buffers; the per-iteration columns time single ops\n",
-          o.agg_iters, o.agg_iters);
-    }
-    if (o.backend == "nccl" && o.device_cta_count != 16) {
-      out += fmt::format(
-          "# fabcheck: -V {} has no effect: it sizes nccl-tests' -D device-API kernels, which fabcheck does "
-          "not have\n",
-          o.device_cta_count);
-    }
-    if (o.backend == "nccl" && o.redops == core::all_redops()) {
-      out +=
-          "# fabcheck: -o all is sum prod min max avg; nccl-tests' all adds mulsum on NCCL >= 2.11 (give -o "
-          "sum,prod,min,max,avg,mulsum for its rows)\n";
-    }
-    if (o.backend == "nccl" && o.dtypes == core::all_dtypes()) {
-      out +=
-          "# fabcheck: -d all is nccl-tests' ten types; nccl-tests' all adds f8e4m3 f8e5m2 on sm90 GPUs with "
-          "NCCL >= 2.24 (name them: -d int8,uint8,int32,uint32,int64,uint64,half,float,double,bfloat16,"
-          "f8e4m3,f8e5m2)\n";
-    }
-    if (o.backend == "nccl" && o.cudagraph > 0) {
-      out += fmt::format(
-          "# fabcheck: -G {}: the timed ops are captured into one CUDA graph and launched {} times; the data "
-          "check runs its op outside the graph\n",
-          o.cudagraph, o.cudagraph);
-    }
-    if (o.report_cputime && o.backend == "nccl") {
-      out +=
-          "# fabcheck: -C on the nccl backend: the cputime column is rank 0's time to enqueue the ops (not "
-          "reduced across ranks), as nccl-tests; algBw and busBw stay from the completion time\n";
-    }
-    if (o.report_cputime && o.backend == "mpi") {
-      out +=
-          "# fabcheck: -C cputime on the mpi backend: MPI collectives are blocking, so the CPU time per op "
-          "is "
-          "its completion time\n";
-    }
-    if (o.per_iter_timing) {
-      out += fmt::format(
-          "# fabcheck: -I columns from the per-iteration pass (span = max exit - min entry per iteration, "
-          "clocks "
-          "aligned to rank 0), {} leading sample(s) skipped (-K)\n",
-          o.per_iter_skip);
-    }
-    out += "#\n# Using devices\n";
-    for (const auto& d : r.devices) {
-      out += fmt::sprintf("#  Rank %2d Group %2d Pid %6d on %10s device %2d %s\n", d.rank, 0, d.pid, d.host,
-                          d.device, d.label);
-    }
-    if (r.max_bytes_reduced_to)  // nccl-tests prints it after the devices (common.cu run())
-      out += fmt::format("#\n# Reducing maxBytes to {} due to memory limitation\n", *r.max_bytes_reduced_to);
-    out += "#\n";
-    const bool pi = o.per_iter_timing != 0;
-    const char* time_col = o.report_cputime ? "cputime" : "time";
-    if (pi) {  // nccl-tests -I: each block grows by i_min i_max i_p99 i_cv% (%7s each), "(+ per-iteration)"
-      out += fmt::sprintf("# %10s  %12s  %8s  %6s  %6s  %-62s  %-62s\n", "", "", "", "", "",
-                          "                   out-of-place (+ per-iteration)",
-                          "                     in-place (+ per-iteration)");
-      std::string h = fmt::sprintf("# %10s  %12s  %8s  %6s  %6s", "size", "count", "type", "redop", "root");
-      std::string u = fmt::sprintf("# %10s  %12s  %8s  %6s  %6s", "(B)", "(elements)", "", "", "");
-      for (int k = 0; k < 2; ++k) {
-        h += fmt::sprintf("  %7s  %6s  %6s  %6s  %7s  %7s  %7s  %7s", time_col, "algbw", "busbw", "#wrong",
-                          "i_min", "i_max", "i_p99", "i_cv%");
-        u += fmt::sprintf("  %7s  %6s  %6s  %6s  %7s  %7s  %7s  %7s", "(us)", "(GB/s)", "(GB/s)", "", "(us)",
-                          "(us)", "(us)", "");
-      }
-      out += h + "\n" + u + "\n";
-    } else {
-      out += fmt::sprintf(
-          "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          \n", "",
-          "", "", "", "");
-      out += fmt::sprintf("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s %*s\n", "size",
-                          "count", "type", "redop", "root", time_col, "algbw", "busbw", "#wrong", time_col,
-                          "algbw", "busbw", "#wrong", 0, "");
-      out += fmt::sprintf("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s %*s\n", "(B)",
-                          "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)",
-                          "(GB/s)", "", 0, "");
-    }
+    out += sweep_block_preamble(o, binary);
+    out += sweep_backend_notes(o);
+    out += sweep_devices_lines(r);
+    out += sweep_table_header(o);
     int errors = 0;
     core::BusbwMean mean;  // the footer: every block of this collective's tables
-    for (const auto& b : r.blocks) {
-      if (b.collective != c) continue;
-      const std::string op = redop_name(b);
-      const std::string root = fmt::sprintf("%6i", b.root);
-      for (const auto& p : b.points) {
-        out += fmt::sprintf("%12li  %12li  %8s  %6s  %6s", static_cast<long>(p.size_bytes),
-                            static_cast<long>(p.count), std::string(core::name(b.dtype)), op, root);
-        for (const auto* pr : {&p.out_of_place, &p.in_place}) {
-          const double shown_us = o.report_cputime ? pr->cputime_us.value_or(pr->time_us) : pr->time_us;
-          const std::string t = nccl_float(shown_us, 7), a = nccl_float(pr->algbw_gbps, 6),
-                            bb = nccl_float(pr->busbw_gbps, 6);
-          if (pr->wrong) {
-            out += fmt::sprintf("  %7s  %6s  %6s  %6g", t, a, bb, static_cast<double>(*pr->wrong));
-            if (*pr->wrong > 0) ++errors;
-          } else {
-            out += fmt::sprintf("  %7s  %6s  %6s    N/A", t, a, bb);
-          }
-          if (pi) out += per_iter_columns(*pr, o.per_iter_skip);
-          mean.add(pr->busbw_gbps);
-        }
-        if (o.report_timestamps) out += "  " + core::local_time_text(p.measured_unix_s);
-        out += "\n";
-      }
-    }
+    out += sweep_table_rows(r, c, errors, mean);
     const double avg = mean.value().value_or(0.0);
     out += fmt::sprintf("# %-20s : %d %s\n", "Out of bounds values", errors, errors ? "FAILED" : "OK");
     out += fmt::sprintf("# %-20s : %g %s\n", "Avg bus bandwidth", avg, "");
