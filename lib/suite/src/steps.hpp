@@ -65,6 +65,16 @@ struct ProbeAdapter {
   void (*run)(StepContext& ctx);       // throws; fills ctx.doc (rank 0) and ctx.console
 };
 
+/// The adapter of a probe whose options are its table's (`Table`), checked by the probe's `Validate`, and
+/// whose step is `Run` (measure, then rank 0's section and console text): per probe only `Run` is written.
+template <class O, const model::OptionTable<O>& (*Table)(), void (*Validate)(const O&),
+          void (*Run)(StepContext&, const O&)>
+const ProbeAdapter* table_adapter(const char* probe) {
+  static const ProbeAdapter a{probe, [](const Step& st) { Validate(options_of(Table(), st)); },
+                              [](StepContext& ctx) { Run(ctx, options_of(Table(), ctx.step)); }};
+  return &a;
+}
+
 const ProbeAdapter* inspect_adapter();
 const ProbeAdapter* sweep_adapter();
 const ProbeAdapter* latency_adapter();

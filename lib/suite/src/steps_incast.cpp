@@ -8,16 +8,7 @@
 namespace fabcheck::suite::detail {
 namespace {
 
-probes::IncastOptions incast_options(const Step& st) {
-  return options_of(model::incast_option_table(), st);
-}
-
-void validate_incast(const Step& st) {
-  probes::validate(incast_options(st));
-}
-
-void run_incast_step(StepContext& ctx) {
-  const auto o = incast_options(ctx.step);
+void run_incast_step(StepContext& ctx, const probes::IncastOptions& o) {
   // Options that do not fit this run (a receiver not in it, too large a fan-in) skip the section on every
   // rank.
   probes::validate(o, probes::incast_endpoints(ctx.world).names);
@@ -28,12 +19,11 @@ void run_incast_step(StepContext& ctx) {
   }
 }
 
-const ProbeAdapter kIncast{"incast", validate_incast, run_incast_step};
-
 }  // namespace
 
 const ProbeAdapter* incast_adapter() {
-  return &kIncast;
+  return table_adapter<probes::IncastOptions, model::incast_option_table, probes::validate, run_incast_step>(
+      "incast");
 }
 
 }  // namespace fabcheck::suite::detail

@@ -13,16 +13,8 @@
 namespace fabcheck::suite::detail {
 namespace {
 
-probes::InventoryOptions inspect_options(const Step& st) {
-  return options_of(model::inventory_option_table(), st);
-}
-
-void validate_inspect(const Step& st) {
-  probes::validate(inspect_options(st));
-}
-
-void run_inspect_step(StepContext& ctx) {
-  const auto inv = probes::run_inventory(ctx.world, inspect_options(ctx.step));
+void run_inspect_step(StepContext& ctx, const probes::InventoryOptions& o) {
+  const auto inv = probes::run_inventory(ctx.world, o);
   if (ctx.doc) {
     report::add_inventory(*ctx.doc, inv);
     const auto env = probes::filter_transport_env(probes::process_environment());
@@ -46,12 +38,11 @@ void run_inspect_step(StepContext& ctx) {
   }
 }
 
-const ProbeAdapter kInspect{"inspect", validate_inspect, run_inspect_step};
-
 }  // namespace
 
 const ProbeAdapter* inspect_adapter() {
-  return &kInspect;
+  return table_adapter<probes::InventoryOptions, model::inventory_option_table, probes::validate,
+                       run_inspect_step>("inspect");
 }
 
 }  // namespace fabcheck::suite::detail

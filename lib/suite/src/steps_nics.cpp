@@ -11,17 +11,8 @@
 namespace fabcheck::suite::detail {
 namespace {
 
-probes::NicsOptions nics_options(const Step& st) {
-  return options_of(model::nics_option_table(), st);
-}
-
-void validate_nics(const Step& st) {
-  probes::validate(nics_options(st));
-}
-
-void run_nics_step(StepContext& ctx) {
+void run_nics_step(StepContext& ctx, const probes::NicsOptions& opts) {
   if (auto why = probes::nics_skip_reason(ctx.world)) throw UsageError(*why);
-  const auto opts = nics_options(ctx.step);
   // The --nccl-log log is read on rank 0 before anything is measured: an unreadable one stops every rank
   // with one line (parse_nccl_log_file: "--nccl-log: cannot read PATH: reason").
   parse::NcclLog log;
@@ -35,12 +26,11 @@ void run_nics_step(StepContext& ctx) {
   }
 }
 
-const ProbeAdapter kNics{"nics", validate_nics, run_nics_step};
-
 }  // namespace
 
 const ProbeAdapter* nics_adapter() {
-  return &kNics;
+  return table_adapter<probes::NicsOptions, model::nics_option_table, probes::validate, run_nics_step>(
+      "nics");
 }
 
 }  // namespace fabcheck::suite::detail

@@ -9,16 +9,7 @@
 namespace fabcheck::suite::detail {
 namespace {
 
-probes::OverlapOptions overlap_options(const Step& st) {
-  return options_of(model::overlap_option_table(), st);
-}
-
-void validate_overlap(const Step& st) {
-  probes::validate(overlap_options(st));
-}
-
-void run_overlap_step(StepContext& ctx) {
-  const auto o = overlap_options(ctx.step);
+void run_overlap_step(StepContext& ctx, const probes::OverlapOptions& o) {
   if (auto why = probes::overlap_skip_reason(ctx.world, o.backend)) throw UsageError(*why);
   const auto r = probes::run_overlap(ctx.world, o);
   if (ctx.doc) {
@@ -27,12 +18,11 @@ void run_overlap_step(StepContext& ctx) {
   }
 }
 
-const ProbeAdapter kOverlap{"overlap", validate_overlap, run_overlap_step};
-
 }  // namespace
 
 const ProbeAdapter* overlap_adapter() {
-  return &kOverlap;
+  return table_adapter<probes::OverlapOptions, model::overlap_option_table, probes::validate,
+                       run_overlap_step>("overlap");
 }
 
 }  // namespace fabcheck::suite::detail

@@ -11,18 +11,10 @@
 namespace fabcheck::suite::detail {
 namespace {
 
-probes::PairsOptions pairs_options(const Step& st) {
-  return options_of(model::pairs_option_table(), st);
-}
-
-void validate_pairs(const Step& st) {
-  probes::validate(pairs_options(st));
-}
-
-void run_pairs_step(StepContext& ctx) {
+void run_pairs_step(StepContext& ctx, const probes::PairsOptions& o) {
   // One host: the section is skipped with the probe's reason (the same on every rank).
   if (auto why = probes::pairs_skip_reason(ctx.world)) throw UsageError(*why);
-  const auto r = probes::run_pairs(ctx.world, pairs_options(ctx.step));
+  const auto r = probes::run_pairs(ctx.world, o);
   if (ctx.doc) {
     report::add_pairs(*ctx.doc, r);
     if (ctx.state) {
@@ -34,12 +26,11 @@ void run_pairs_step(StepContext& ctx) {
   }
 }
 
-const ProbeAdapter kPairs{"pairs", validate_pairs, run_pairs_step};
-
 }  // namespace
 
 const ProbeAdapter* pairs_adapter() {
-  return &kPairs;
+  return table_adapter<probes::PairsOptions, model::pairs_option_table, probes::validate, run_pairs_step>(
+      "pairs");
 }
 
 }  // namespace fabcheck::suite::detail
