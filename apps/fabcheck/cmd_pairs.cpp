@@ -31,10 +31,11 @@ int run(const PairsFlags& fl, const RunContext& ctx) {
     comm::agree_on_root(comm, [&] { report::check_writable(fl.exclude_hostfile, "--exclude-hostfile"); });
   if (auto why = probes::pairs_skip_reason(comm)) throw UsageError(*why);
   const suite::Step step = suite::make_single_step(suite::StepKind::kPairs, fl.opts->given_json());
-  const auto out = suite::run_single(comm, {step},
-                                     suite::SingleOptions::of(ctx.argv, fl.json_path)
-                                         .with_counters(!fl.out.no_counters)
-                                         .with_outputs(fl.out.html, fl.out.junit));
+  auto so = suite::SingleOptions::of(ctx.argv, fl.json_path)
+                .with_counters(!fl.out.no_counters)
+                .with_outputs(fl.out.html, fl.out.junit);
+  so.other_outputs = {{"--exclude-hostfile", fl.exclude_hostfile}};
+  const auto out = suite::run_single(comm, {step}, so);
   if (comm.rank() == 0 && !fl.exclude_hostfile.empty()) {
     std::string text;
     for (const auto& h : out.pairs_passed_hosts) text += h + "\n";

@@ -31,6 +31,7 @@ int run_sweep_cmd(const RunContext& ctx, const SweepFlags& flags) {
                 .with_counters(!flags.out.no_counters)
                 .with_outputs(flags.out.html, flags.out.junit);
   so.timeout_s = flags.timeout_s;
+  so.other_outputs = {{"-J/--output_file", flags.output_file}};
   const auto jout =
       NcclTestsJsonOutput::open(world.rank() == 0, flags.output_file, ctx.argv, flags.opts->options());
   if (jout) so.on_sweep = [&jout](const model::SweepResult& r) { jout->write(r); };

@@ -78,11 +78,14 @@ void print_error_once(const std::string& msg, bool mpi) {
   if (launcher_rank() == 0) {
     std::fprintf(stderr, "fabcheck: error: %s\n", clip_error_line(msg).c_str());
     std::fflush(stderr);
-    if (mpi) comm::all_arrive_within(std::chrono::duration<double>(kSilentRankExitDelay).count());
-  } else if (mpi) {
-    comm::all_arrive_within(std::chrono::duration<double>(kSilentRankExitDelay).count());
-  } else if (under_launcher()) {
+  } else if (!mpi && under_launcher()) {
     std::this_thread::sleep_for(kSilentRankExitDelay);
+  }
+  // Not every rank got here (an error on some ranks only): no MPI_Finalize, which would wait for the others;
+  // a non-zero exit makes the launcher end the job.
+  if (mpi && !comm::all_arrive_within(std::chrono::duration<double>(kSilentRankExitDelay).count())) {
+    std::fflush(stdout);
+    std::_Exit(static_cast<int>(ExitCode::kUsage));
   }
 }
 

@@ -27,6 +27,13 @@ void check_mpi(int rc, const char* what) {
   throw RuntimeFailure(fmt::format("{} failed: {}", what, std::string(msg, static_cast<std::size_t>(len))));
 }
 
+namespace {
+// A communicator of its own for the error path's agreement (all_arrive_within): on MPI_COMM_WORLD its barrier
+// could match a barrier the other ranks are in (comm::Communicator's lazy_barrier is one), and let them run
+// on.
+MPI_Comm g_error_comm = MPI_COMM_NULL;
+}  // namespace
+
 Runtime::Runtime(int* argc, char*** argv) {
   // MPI_Init, as nccl-tests, IMB and OSU initialise MPI (MPI_THREAD_SINGLE unless OMPI_MPI_THREAD_LEVEL says
   // otherwise). Helper threads exist (the watchdog's, NCCL's) but never call MPI. Not FUNNELED, although that
@@ -40,6 +47,7 @@ Runtime::Runtime(int* argc, char*** argv) {
   int world_rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   set_phase_rank(world_rank);
+  MPI_Comm_dup(MPI_COMM_WORLD, &g_error_comm);
 }
 
 Runtime::~Runtime() {
@@ -81,9 +89,9 @@ bool Runtime::initialized() {
 }
 
 bool all_arrive_within(double timeout_s) {
-  if (!Runtime::initialized()) return false;
+  if (!Runtime::initialized() || g_error_comm == MPI_COMM_NULL) return false;
   MPI_Request req = MPI_REQUEST_NULL;
-  if (MPI_Ibarrier(MPI_COMM_WORLD, &req) != MPI_SUCCESS) return false;
+  if (MPI_Ibarrier(g_error_comm, &req) != MPI_SUCCESS) return false;
   const double deadline_us = now_us() + timeout_s * 1e6;
   for (;;) {
     int done = 0;

@@ -38,11 +38,7 @@ OptionTable<IncastOptions> make_incast_table() {
              "Least time between two victim pings, µs (0: back to back)"},
             &O::victim_interval_us),
   };
-  t.cli_only = {{"json", "the report file of the standalone command (run: --json)"},
-                {"out", "alias of --json"},
-                no_counters_cli_only(),
-                html_cli_only(),
-                junit_cli_only()};
+  t.cli_only = model::command_cli_only();
   return t;
 }
 

@@ -70,12 +70,8 @@ OptionTable<LatencyOptions> make_latency_table() {
        [](const O& o) { return json(o.pin_cpus); },
        [](O& o, const json& v) { o.pin_cpus = v.get<std::vector<int>>(); }},
   };
-  t.cli_only = {{"json", "the report file of the standalone command (run: --json)"},
-                {"out", "alias of --json"},
-                {"verbose", "console detail of the standalone command (run: --verbose)"},
-                no_counters_cli_only(),
-                html_cli_only(),
-                junit_cli_only()};
+  t.cli_only =
+      model::command_cli_only({{"verbose", "console detail of the standalone command (run: --verbose)"}});
   t.finish = [](O& o, const json& given, const KeyNamer& name) {
     if (given.contains("sweep") && given["sweep"].get<bool>()) {
       if (given.contains("sizes") && o.sizes != latency_sweep_sizes())

@@ -47,11 +47,7 @@ OptionTable<NicsOptions> make_nics_table() {
              "against the data NICs"},
             &O::nccl_log),
   };
-  t.cli_only = {{"json", "the report file of the standalone command (run: --json)"},
-                {"out", "alias of --json"},
-                no_counters_cli_only(),
-                html_cli_only(),
-                junit_cli_only()};
+  t.cli_only = model::command_cli_only();
   return t;
 }
 

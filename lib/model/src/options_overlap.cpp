@@ -26,11 +26,7 @@ OptionTable<OverlapOptions> make_overlap_table() {
              "Backend: mpi (CPU compute kernel) or nccl (collective and a GPU FMA kernel on two streams)"},
             &O::backend),
   };
-  t.cli_only = {{"json", "the report file of the standalone command (run: --json)"},
-                {"out", "alias of --json"},
-                no_counters_cli_only(),
-                html_cli_only(),
-                junit_cli_only()};
+  t.cli_only = model::command_cli_only();
   return t;
 }
 

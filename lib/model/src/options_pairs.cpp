@@ -44,13 +44,8 @@ OptionTable<PairsOptions> make_pairs_table() {
          o.line_rate_gbit = v.is_null() ? std::nullopt : std::optional<double>(v.get<double>());
        }},
   };
-  t.cli_only = {
-      {"json", "the report file of the standalone command (run: --json)"},
-      {"out", "alias of --json"},
-      {"exclude-hostfile", "the good-hosts file of the standalone command (run: --exclude-hostfile)"},
-      no_counters_cli_only(),
-      html_cli_only(),
-      junit_cli_only()};
+  t.cli_only = model::command_cli_only(
+      {{"exclude-hostfile", "the good-hosts file of the standalone command (run: --exclude-hostfile)"}});
   return t;
 }
 

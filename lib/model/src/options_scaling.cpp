@@ -33,15 +33,11 @@ OptionTable<ScalingOptions> make_scaling_table() {
              "Workloads JSON (\"\": the built-in configs/workloads.json)"},
             &O::workloads_file),
   };
-  t.cli_only = {{"json", "the report file of the standalone command (run: --json)"},
-                {"out", "alias of --json"},
-                {"minbytes", "the standalone command's own sweep (run: the sweep step's min_bytes)"},
-                {"sweep-iters", "the standalone command's own sweep, -n (run: the sweep step's iters)"},
-                {"stepfactor", "the standalone command's own sweep (run: the sweep step's step_factor)"},
-                {"coll", "the standalone command's own sweep (run: the sweep step's collectives)"},
-                no_counters_cli_only(),
-                html_cli_only(),
-                junit_cli_only()};
+  t.cli_only = model::command_cli_only(
+      {{"minbytes", "the standalone command's own sweep (run: the sweep step's min_bytes)"},
+       {"sweep-iters", "the standalone command's own sweep, -n (run: the sweep step's iters)"},
+       {"stepfactor", "the standalone command's own sweep (run: the sweep step's step_factor)"},
+       {"coll", "the standalone command's own sweep (run: the sweep step's collectives)"}});
   return t;
 }
 

@@ -30,11 +30,7 @@ OptionTable<TrainStepOptions> make_step_table() {
              "The step's compute calls MPI_Test every this many us (0: no MPI call during compute)"},
             &O::poll_us),
   };
-  t.cli_only = {{"json", "the report file of the standalone command (run: --json)"},
-                {"out", "alias of --json"},
-                no_counters_cli_only(),
-                html_cli_only(),
-                junit_cli_only()};
+  t.cli_only = model::command_cli_only();
   return t;
 }
 

@@ -112,14 +112,9 @@ OptionTable<SweepOptions> make_sweep_table() {
              "1: print the GPU memory usage line (nccl backend only)"},
             &O::memory),
   };
-  t.cli_only = {
-      {"json", "the report file of the standalone command (run: --json)"},
-      {"out", "alias of --json"},
-      {"output_file", "alias of --json (nccl-tests' -J long name)"},
-      {"timeout", "nccl-tests' -T for the standalone sweep (run: its own --timeout watches every step)"},
-      no_counters_cli_only(),
-      html_cli_only(),
-      junit_cli_only()};
+  t.cli_only = model::command_cli_only(
+      {{"output_file", "alias of --json (nccl-tests' -J long name)"},
+       {"timeout", "nccl-tests' -T for the standalone sweep (run: its own --timeout watches every step)"}});
   t.finish = [](O& o, const json& given, const KeyNamer& name) {
     // A config that names only step_bytes asks for additive steps (nccl-tests: -i without -f).
     if (given.contains("step_bytes") && !given.contains("step_factor")) o.step_factor = 1;

@@ -57,8 +57,10 @@ SingleOutcome run_single(const comm::Communicator& world, const std::vector<Step
                                      std::pair{opts.junit_path, "--junit"}}) {
       if (!path.empty()) report::check_writable(path, flag);
     }
-    report::check_distinct_paths(
-        {}, {{"--json", opts.json_path}, {"--html", opts.html_path}, {"--junit", opts.junit_path}});
+    auto outputs = opts.other_outputs;
+    outputs.insert(outputs.begin(),
+                   {{"--json", opts.json_path}, {"--html", opts.html_path}, {"--junit", opts.junit_path}});
+    report::check_distinct_paths({}, outputs);
   });
 
   const comm::ClockAlignment clocks = comm::align_clocks(world);
@@ -99,21 +101,24 @@ SingleOutcome run_single(const comm::Communicator& world, const std::vector<Step
   const int mine = root ? doc.exit_code() : static_cast<int>(ExitCode::kOk);
   // Every rank returns the same exit code.
   out.exit_code = static_cast<int>(world.allreduce(static_cast<std::int64_t>(mine), comm::ScalarOp::kMax));
-  if (!root) return out;
-  // The command's conclusions after its tables, as `run` prints them in its summary: reconciled first.
-  report::reconcile_findings(doc.json());
-  const std::string findings = report::render_findings(doc.json()["findings"]);
-  std::fwrite(findings.data(), 1, findings.size(), stdout);
-  std::fflush(stdout);
   out.pairs_passed_hosts = state.pairs_passed_hosts;
   out.pairs_hosts = state.pairs_hosts;
-  doc.finish("complete", out.exit_code, (comm::now_us() - t0) * 1e-6);
-  if (!opts.json_path.empty()) {
-    doc.write_atomic(opts.json_path);
-    if (opts.announce_report)
-      std::fprintf(stderr, "fabcheck: report written to %s\n", opts.json_path.c_str());
-  }
-  write_outputs(doc, opts);
+  // Rank 0 prints the conclusions and writes; a write that fails (a full disk, a path that became a folder)
+  // is every rank's usage error, so that all ranks leave with the same exit code.
+  comm::agree_on_root(world, [&] {
+    // The command's conclusions after its tables, as `run` prints them in its summary: reconciled first.
+    report::reconcile_findings(doc.json());
+    const std::string findings = report::render_findings(doc.json()["findings"]);
+    std::fwrite(findings.data(), 1, findings.size(), stdout);
+    std::fflush(stdout);
+    doc.finish("complete", out.exit_code, (comm::now_us() - t0) * 1e-6);
+    if (!opts.json_path.empty()) {
+      doc.write_atomic(opts.json_path);
+      if (opts.announce_report)
+        std::fprintf(stderr, "fabcheck: report written to %s\n", opts.json_path.c_str());
+    }
+    write_outputs(doc, opts);
+  });
   return out;
 }
 

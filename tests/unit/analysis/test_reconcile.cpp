@@ -211,6 +211,34 @@ TEST(RunSummary, CleanOneHostRunSaysWhatWasNotTested) {
   EXPECT_NE(report::render_summary(d, facts).find("nothing was measured"), std::string::npos);
 }
 
+// `fabcheck report FILE` prints the first screen from a saved report, also one written before its run ended
+// (run.exit_code null until then): INCOMPLETE, no exit code yet, and the facts read from the report's keys.
+TEST(RunSummary, SnapshotOfAnUnfinishedRunPrints) {
+  json d;
+  d["findings"] = json::array();
+  d["topology"] = {{"nranks", 8}, {"hosts", {{{"host", "a"}}, {{"host", "b"}}}}};
+  d["run"] = {
+      {"exit_code", nullptr},
+      {"duration_s", nullptr},
+      {"budget_s", 95},
+      {"sections",
+       {{"sweeps", {{"status", "ok"}, {"elapsed_s", 40.0}}},
+        {"gate", {{"status", "skipped"}, {"reason", "not reached: the run had not got to this step"}}}}}};
+  const report::SummaryFacts facts = report::summary_facts_of(d, "r.json");
+  EXPECT_EQ(facts.nranks, 8);
+  EXPECT_EQ(facts.nhosts, 2);
+  EXPECT_EQ(facts.duration_s, 0);
+  EXPECT_EQ(facts.budget_s, 95);
+  EXPECT_EQ(facts.gate_disabled_reason, "not reached: the run had not got to this step");
+  const std::string text = report::render_summary(d, facts);
+  EXPECT_NE(text.find("# fabcheck run: INCOMPLETE (exit none yet); report: r.json\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("# steps (8 ranks on 2 hosts, 0.0 s of a 95 s budget): sweeps ok 40.0 s"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("# gate: not reached: the run had not got to this step"), std::string::npos) << text;
+}
+
 TEST(Reconcile, ModerateScalingDropThatPairsDoesNotReproduceIsContext) {
   json d;
   d["pairs"] = {{"hosts", {"h1", "h2", "h3", "h4"}}};

@@ -193,7 +193,11 @@ std::string render_summary(const json& doc, const SummaryFacts& facts) {
   o += score_line(doc);
   o += steps_line(doc, facts);
   o += gate_line(doc, facts);
-  o += fmt::format("# fabcheck run: {} (exit {}); report: {}\n", word, doc["run"].value("exit_code", 3),
+  // A report written before its run finished has run.exit_code null (INCOMPLETE): say so, not a code.
+  const bool has_code = doc.contains("run") && doc["run"].is_object() && doc["run"].contains("exit_code") &&
+                        doc["run"]["exit_code"].is_number_integer();
+  o += fmt::format("# fabcheck run: {} (exit {}); report: {}\n", word,
+                   has_code ? std::to_string(doc["run"]["exit_code"].get<int>()) : std::string("none yet"),
                    facts.report_path);
   return o;
 }

@@ -28,9 +28,11 @@ class Runtime {
   static bool initialized();
 };
 
-/// Waits until every rank of MPI_COMM_WORLD has called this too (MPI_Ibarrier, polled), or `timeout_s` has
-/// passed. True when all arrived. For an error path that every rank takes alike: a rank that never arrives
-/// costs the others `timeout_s`, never a hang (the barrier is left outstanding then).
+/// Waits until every rank of MPI_COMM_WORLD has called this too (MPI_Ibarrier on a communicator of its own,
+/// polled), or `timeout_s` has passed. True when all arrived. For an error path that every rank takes alike:
+/// a rank that never arrives costs the others `timeout_s`, never a hang. False leaves the barrier
+/// outstanding: the caller must then leave without MPI_Finalize (std::_Exit), which the launcher turns into
+/// the job's end.
 bool all_arrive_within(double timeout_s);
 
 /// Aborts every rank of MPI_COMM_WORLD with the given exit code (MPI_Abort). Never returns.

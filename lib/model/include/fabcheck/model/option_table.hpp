@@ -119,19 +119,23 @@ OptionSpec<O> names(OptionInfo info, std::vector<T> O::*member, Parse parse) {
 /// Names a key for an error message: a JSON pointer in a config, a flag on the command line.
 using KeyNamer = std::function<std::string(std::string_view key)>;
 
-/// The CLI-only entry every probe command shares: `--no-counters` is the suite's top-level `counters: false`,
-/// not an option of any one step.
-inline std::pair<std::string, std::string> no_counters_cli_only() {
-  return {"no-counters", "the config's top-level counters: false, around every step (run: --no-counters)"};
-}
+/// A CLI-only flag of a command, with the reason it is no option of the step.
+using CliOnly = std::pair<std::string, std::string>;
 
-/// The CLI-only entries of the outputs every probe command writes after its report (run takes the same
-/// flags).
-inline std::pair<std::string, std::string> html_cli_only() {
-  return {"html", "the report as one HTML page, an output of the command (run: --html)"};
-}
-inline std::pair<std::string, std::string> junit_cli_only() {
-  return {"junit", "JUnit XML of the exit code's rule, an output of the command (run: --junit, the gate's)"};
+/// The CLI-only flags of a probe command: its report `--json` (`--out`), then `extra` (the command's own),
+/// then the flags every probe command shares: `--no-counters` (the config's top-level `counters: false`, not
+/// an option of any one step) and the outputs written after the report, `--html` and `--junit` (run takes the
+/// same flags).
+inline std::vector<CliOnly> command_cli_only(std::vector<CliOnly> extra = {}) {
+  std::vector<CliOnly> v = {{"json", "the report file of the standalone command (run: --json)"},
+                            {"out", "alias of --json"}};
+  v.insert(v.end(), extra.begin(), extra.end());
+  v.push_back(
+      {"no-counters", "the config's top-level counters: false, around every step (run: --no-counters)"});
+  v.push_back({"html", "the report as one HTML page, an output of the command (run: --html)"});
+  v.push_back(
+      {"junit", "JUnit XML of the exit code's rule, an output of the command (run: --junit, the gate's)"});
+  return v;
 }
 
 /// The option table of one probe.

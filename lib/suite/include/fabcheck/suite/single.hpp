@@ -25,6 +25,9 @@ struct SingleOptions {
   /// JUnit XML ("" = none): the check every fail finding fails, `findings.severity=fail#count == 0` (the exit
   /// code's rule as a test case), in the gate's layout (report::junit_xml)
   std::string junit_path;
+  /// The command's own outputs ({flag, path}: pairs' --exclude-hostfile, sweep's -J), checked distinct from
+  /// the ones above before anything runs.
+  std::vector<std::pair<std::string, std::string>> other_outputs;
   bool announce_report = false;  ///< say on stderr where the report was written
   std::vector<StepKind> silent;  ///< steps whose console text is not printed (e.g. scaling's own sweep)
   bool verbose = false;          ///< histograms too (default: the command's tables)
