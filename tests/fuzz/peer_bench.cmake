@@ -1,4 +1,4 @@
-# libFuzzer runs of the perftest / OSU / IMB importers (issue 25), 10 s each from the checked-in corpora
+# libFuzzer runs of the perftest / OSU / IMB importers, 10 s each from the checked-in corpora
 # (tests/data/fuzz-corpus/<format>); they share the clang tree (build-fuzz), hence the lock. "skipped"
 # without clang/libFuzzer.
 foreach(fmt perftest_text perftest_json osu_text imb_text)
