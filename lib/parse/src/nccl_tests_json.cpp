@@ -81,6 +81,10 @@ NcclTestsRun parse_nccl_tests_json(std::string_view text, std::string_view origi
       if (c == '\n' || c == '\r') c = ' ';
     }
     bad(origin, fmt::format("{}: {}", e.byte >= text.size() ? "truncated JSON" : "not valid JSON", msg));
+  } catch (const json::out_of_range& e) {  // "number overflow parsing '1E073741824'"
+    std::string msg = e.what();
+    if (auto p = msg.find("] "); p != std::string::npos) msg = msg.substr(p + 2);
+    bad(origin, fmt::format("not valid JSON here: {} (numbers must be finite doubles)", msg));
   }
   if (!doc.is_object()) bad(origin, "not an nccl-tests JSON file (top level is not an object)");
   if (doc.contains("schema_version")) {

@@ -393,6 +393,13 @@ TEST(Import, JsonThatIsNotNcclTests) {
   EXPECT_THROW(parse::parse_nccl_tests_json(R"({"version": 3, "results": [)", "t.json"), UsageError);
   EXPECT_THROW(parse::parse_nccl_tests_json(R"({"version": 3, "results": [{"size": 8}]})", "b.json"),
                UsageError);
+  // a number past a double is nlohmann's out_of_range, not its parse_error: still one usage line, no crash
+  try {
+    parse::parse_nccl_tests_json(R"({"version": 3, "results": [{"size": 1E073741824}]})", "o.json");
+    ADD_FAILURE() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("number overflow"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Import, HypercubeIsRefused) {

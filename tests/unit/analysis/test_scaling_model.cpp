@@ -390,3 +390,7 @@ TEST(Workloads, ParserNamesTheJsonPointer) {
             std::string::npos);
   EXPECT_NE(msg_of("{not json").find("not valid JSON"), std::string::npos);
 }
+
+TEST(Workloads, NumberPastADoubleIsAUsageError) {
+  EXPECT_THROW(parse_workloads(R"({"workloads": [{"parameters": 1e309}]})", "w.json"), UsageError);
+}

@@ -203,7 +203,7 @@ WorkloadSet parse_workloads(std::string_view text, const std::string& source) {
   json doc;
   try {
     doc = json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, or out_of_range for a number past a double ("1e309")
     throw UsageError(fmt::format("{}: not valid JSON ({})", source, e.what()));
   }
   if (!doc.is_object()) r.fail("/", "must be an object with \"workloads\": [...]");
