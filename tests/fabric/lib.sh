@@ -58,7 +58,19 @@ fab_init() {
   PY=$("$PY" -c 'import sys; print(sys.executable)')
   "$VF" down --name "$FAB_NAME" # leftovers of an earlier run that was killed
   trap _fab_cleanup EXIT
-  trap 'echo "FAIL: interrupted or over the time limit" >&2; exit 124' INT TERM
+  trap '_fab_timed_out' INT TERM
+}
+
+# on a timeout, what the test's background jobs printed last: the line that says where a run stood
+_fab_timed_out() {
+  echo "FAIL: interrupted or over the time limit" >&2
+  local f
+  for f in "${FAB_TMP:-/nonexistent}"/*.out; do
+    [ -f "$f" ] || continue
+    echo "--- last lines of $(basename "$f"):" >&2
+    tail -n 15 "$f" >&2
+  done
+  exit 124
 }
 # fab_assert_clean: no namespace, veth, bridge or state of the instance is left
 fab_assert_clean() {

@@ -22,17 +22,17 @@ run_case() {
   shift 2
   local rep=$FAB_TMP/$name.json
   "$VF" mpirun "${VFN[@]}" -- "$FABCHECK" run --timeout $timeout_s --json "$rep" -q "$@" >"$FAB_TMP/$name.out" 2>&1 &
-  local p=$! i
+  local p=$! t0=$SECONDS
   FAB_BG+=("$p")
-  for ((i = 0; i < 600; i++)); do
-    if [ -s "$rep" ] && "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d["run"]["sections"]["inventory"]["status"] != "ok")' "$rep" 2>/dev/null; then
-      break
-    fi
+  until [ -s "$rep" ] && "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d["run"]["sections"]["inventory"]["status"] != "ok")' "$rep" 2>/dev/null; do
     kill -0 "$p" 2>/dev/null || fail "$name: the run ended before its inspect step finished: $(tail -5 "$FAB_TMP/$name.out")"
+    ((SECONDS - t0 < 60)) || fail "$name: the inspect step had not finished after 60 s: $(tail -5 "$FAB_TMP/$name.out")"
     sleep 0.1
   done
+  note "$name: inspect done after $((SECONDS - t0)) s"
   sleep "$delay"
   "$VF" link-down "$victim" "${VFN[@]}"
+  note "$name: $victim's data link is down"
   local t_down rc=0
   t_down=$(date +%s.%N)
   wait "$p" || rc=$?
