@@ -23,6 +23,9 @@ _fab_cleanup() {
   for p in "${FAB_BG[@]:-}"; do
     [ -z "$p" ] || kill "$p" 2>/dev/null || true
   done
+  for p in "${FAB_SLURM[@]:-}"; do # Slurm's daemons live in the instance's namespaces: stop them first
+    [ -z "$p" ] || "$FAB_DIR/vslurm" down --name "$p" || rc=1
+  done
   for p in "$FAB_NAME" "${FAB_EXTRA[@]:-}"; do
     [ -z "$p" ] || "$VF" down --name "$p" || rc=1
   done
@@ -44,6 +47,7 @@ fab_init() {
   FAB_PID=$BASHPID
   FAB_BG=()
   FAB_EXTRA=()
+  FAB_SLURM=()
   if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null || ! command -v tc >/dev/null; then
     echo "skipped: the virtual fabric needs root, ip and tc" >&2
     exit 77
@@ -72,6 +76,21 @@ _fab_timed_out() {
   done
   exit 124
 }
+# fab_slurm_up: a Slurm cluster on this test's instance (vslurm), torn down with it; exports SLURM_CONF and the
+# ranks' Open MPI transport. Exits 77 (skipped) when Slurm is not installed.
+fab_slurm_up() {
+  local t
+  for t in slurmctld slurmd srun sbatch munged; do
+    command -v "$t" >/dev/null || {
+      echo "skipped: Slurm is not installed ($t; ci/setup installs slurmctld slurmd slurm-client munge)" >&2
+      exit 77
+    }
+  done
+  FAB_SLURM+=("$FAB_NAME")
+  "$FAB_DIR/vslurm" up --name "$FAB_NAME"
+  eval "$("$FAB_DIR/vslurm" env --name "$FAB_NAME")"
+}
+
 # fab_assert_clean: no namespace, veth, bridge or state of the instance is left
 fab_assert_clean() {
   local left

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# fabcheck nics on 4 virtual hosts x 2 rails + a management network, NICS_RUNS (default 3) runs each:
+# fabcheck nics on 4 virtual hosts x 2 rails + a management network, NICS_RUNS (default 2) runs each:
 #   clean rail-only fabric       -> NICS_RAIL_ONLY, no other warn or fail finding, exit 0;
 #   cross-rail on                -> no finding at all;
 #   host 2's rail 1 throttled    -> NICS_SLOW_NIC naming that host and eth1 (not NICS_SLOW_HOST), confirmed, exit 1;
@@ -10,7 +10,7 @@
 source "$(dirname "$0")/lib.sh"
 fab_init fnics 600
 [ -x "${FABCHECK:-}" ] || fail "FABCHECK is not set to the fabcheck binary"
-RUNS=${NICS_RUNS:-3}
+RUNS=${NICS_RUNS:-2}
 
 "$VF" up --hosts 4 --rails 2 --mgmt "${VFN[@]}"
 mapfile -t H < <("$VF" hosts "${VFN[@]}")

@@ -3,13 +3,20 @@
 # the job: mpirun returns 3 within (link-down + --timeout + 20 s), the report is
 # `incomplete` and names the unreachable host (run.watchdog.silent and missing_hosts; WATCHDOG_TIMEOUT with
 # evidence.host). The hosts have a management network beside the data network (vfabric up --mgmt), as a cluster's
-# Ethernet is beside its fabric: mpirun's own traffic keeps its path, as it does when an IB/RoCE link fails. ~60 s;
-# bounds itself to 200 s.
+# Ethernet is beside its fabric: mpirun's own traffic keeps its path, as it does when an IB/RoCE link fails. ~25 s;
+# bounds itself to 200 s. WD_LAUNCHER=srun: the same under Slurm (vslurm, its daemons on the management network),
+# `srun --mpi=pmix` returning fabcheck's exit code 3.
 source "$(dirname "$0")/lib.sh"
-fab_init fwd 200
+LAUNCHER=${WD_LAUNCHER:-mpirun}
+if [ "$LAUNCHER" = srun ]; then fab_init fwds 200; else fab_init fwd 200; fi
 
 "$VF" up --hosts 3 --mgmt "${VFN[@]}"
 mapfile -t hosts < <("$VF" hosts "${VFN[@]}")
+launch=("$VF" mpirun "${VFN[@]}" --)
+if [ "$LAUNCHER" = srun ]; then
+  fab_slurm_up
+  launch=(srun -N 3 --mpi=pmix)
+fi
 victim=${hosts[2]}
 timeout_s=6
 slack_s=20  # start of the watchdog's count, the report, mpirun ending the job
@@ -21,7 +28,7 @@ run_case() {
   local name=$1 delay=$2
   shift 2
   local rep=$FAB_TMP/$name.json
-  "$VF" mpirun "${VFN[@]}" -- "$FABCHECK" run --timeout $timeout_s --json "$rep" -q "$@" >"$FAB_TMP/$name.out" 2>&1 &
+  "${launch[@]}" "$FABCHECK" run --timeout $timeout_s --json "$rep" -q "$@" >"$FAB_TMP/$name.out" 2>&1 &
   local p=$! t0=$SECONDS
   FAB_BG+=("$p")
   until [ -s "$rep" ] && "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d["run"]["sections"]["inventory"]["status"] != "ok")' "$rep" 2>/dev/null; do
@@ -38,15 +45,18 @@ run_case() {
   wait "$p" || rc=$?
   local took
   took=$(awk -v a="$t_down" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
-  note "$name: mpirun returned $rc, $took s after link-down (limit --timeout $timeout_s + $slack_s)"
+  note "$name: $LAUNCHER returned $rc, $took s after link-down (limit --timeout $timeout_s + $slack_s)"
   "$VF" clear "${VFN[@]}"
-  [ "$rc" = 3 ] || fail "$name: mpirun returned $rc, want 3: $(tail -5 "$FAB_TMP/$name.out")"
+  [ "$rc" = 3 ] || fail "$name: $LAUNCHER returned $rc, want 3: $(tail -5 "$FAB_TMP/$name.out")"
   awk -v t="$took" -v l=$((timeout_s + slack_s)) 'BEGIN { exit !(t <= l) }' ||
-    fail "$name: mpirun took $took s after link-down"
-  "$PY" - "$rep" "$victim" "$name" <<'PY'
+    fail "$name: $LAUNCHER took $took s after link-down"
+  "$PY" - "$rep" "$victim" "$name" "$LAUNCHER" <<'PY'
 import json, sys
-d = json.load(open(sys.argv[1])); victim, name = sys.argv[2], sys.argv[3]
+d = json.load(open(sys.argv[1])); victim, name, launcher = sys.argv[2], sys.argv[3], sys.argv[4]
 run = d["run"]; wd = run.get("watchdog") or {}
+la = run.get("launcher") or {}
+assert la.get("kind") == launcher, (name, "run.launcher", la)
+assert (la.get("slurm_job_id") is not None) == (launcher == "srun"), (name, "run.launcher.slurm_job_id", la)
 assert run["status"] == "incomplete" and run["exit_code"] == 3, (name, run["status"], run["exit_code"])
 assert victim in wd.get("missing_hosts", []), (name, "missing_hosts", wd.get("missing_hosts"))
 assert any(s["host"] == victim for s in wd.get("silent", [])), (name, "silent", wd.get("silent"))

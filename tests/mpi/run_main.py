@@ -19,6 +19,13 @@ run = doc["run"]
 # Only the main thread calls MPI (the watchdog talks TCP): MPI_Init (MPI_THREAD_SINGLE), as IMB/OSU.
 if run.get("mpi_thread_level") != "single":
     fail(f"run.mpi_thread_level {run.get('mpi_thread_level')}, want single")
+# run.launcher: mpirun started these ranks (Open MPI's OMPI_COMM_WORLD_SIZE), no Slurm job around them.
+la = run.get("launcher") or {}
+if la.get("kind") != "mpirun" or not la.get("evidence", "").startswith("OMPI_COMM_WORLD_SIZE=4"):
+    fail(f"run.launcher {la}, want kind mpirun by OMPI_COMM_WORLD_SIZE=4")
+if la.get("mpi_implementation") != "Open MPI" or not la.get("mpi_version") or la.get("slurm_job_id") is not None:
+    fail(f"run.launcher {la}: want Open MPI with its version and no Slurm job")
+print(f"run.launcher {la}")
 # DESIGN §3: the ranks keep freed memory in the heap (MPI's per-call temporaries of 32 MiB are not faulted in
 # anew each call), and the report says so; FABCHECK_MALLOC_DEFAULTS=1 runs with glibc's defaults, as IMB/OSU.
 if run.get("heap") != {"mmap_threshold_bytes": 1 << 30, "set_by": "fabcheck"}:

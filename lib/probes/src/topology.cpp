@@ -20,6 +20,7 @@ Topology describe_topology(const comm::Communicator& comm, std::string_view back
   if (!nccl_version.empty()) t.nccl_version = std::string(nccl_version);
   t.clock_offset_us_max = clocks.max_abs_offset_us;
   t.clock_error_us_max = clocks.max_error_us;
+  t.launcher = model::detect_launcher(model::process_env(), t.mpi_library);
   return t;
 }
 

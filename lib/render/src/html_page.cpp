@@ -61,6 +61,28 @@ footer{margin-top:40px;font-size:12px;color:var(--muted)}
 @media print{nav{display:none}section{break-inside:avoid-page}}
 )css";
 
+/// "launched by srun (Slurm job 42, step 0, nodes fab-h[1-4]) · PMI pmix · Open MPI 4.1.4": run.launcher.
+std::string launcher_line(const nlohmann::json& l) {
+  using namespace html;
+  std::string what = "launched by " + text(get(l, "kind"));
+  std::vector<std::string> slurm;
+  if (const auto* j = get(l, "slurm_job_id"); j && j->is_string()) slurm.push_back("Slurm job " + text(j));
+  if (const auto* s = get(l, "slurm_step_id"); s && s->is_string()) slurm.push_back("step " + text(s));
+  if (const auto* n = get(l, "nodelist"); n && n->is_string()) slurm.push_back("nodes " + text(n));
+  if (const auto* r = get(l, "mpijob_role"); r && r->is_string()) slurm.push_back("MPIJob role " + text(r));
+  if (!slurm.empty()) {
+    what += " (";
+    for (std::size_t i = 0; i < slurm.size(); ++i) what += (i ? ", " : "") + slurm[i];
+    what += ")";
+  }
+  if (const auto* p = get(l, "pmi"); p && p->is_string()) what += " · PMI " + text(p);
+  if (const auto* m = get(l, "mpi_implementation"); m && m->is_string()) {
+    what += " · " + text(m);
+    if (const auto* v = get(l, "mpi_version"); v && v->is_string()) what += " " + text(v);
+  }
+  return "<p class=\"launcher\">" + what + "</p>\n";
+}
+
 std::string title_block(const nlohmann::json& r) {
   using namespace html;
   std::string out = "<header>\n<h1>fabcheck report</h1>\n";
@@ -79,6 +101,7 @@ std::string title_block(const nlohmann::json& r) {
   std::string line;
   for (const auto& p : parts) line += (line.empty() ? "" : " · ") + p;
   if (!line.empty()) out += "<p>" + line + "</p>\n";
+  if (const auto* l = get_path(r, {"run", "launcher"}); l && l->is_object()) out += launcher_line(*l);
   if (const auto* a = get_path(r, {"run", "argv"}); a && a->is_array()) {
     std::string cmd;
     for (const auto& x : *a) cmd += (cmd.empty() ? "" : " ") + as_string(&x);

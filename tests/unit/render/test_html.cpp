@@ -63,6 +63,28 @@ TEST(ReportHtml, AnyShapeRendersEverySectionWithoutThrowing) {
   }
 }
 
+TEST(ReportHtml, HeaderSaysHowTheRanksWereLaunched) {
+  const json r = {{"run",
+                   {{"launcher",
+                     {{"kind", "srun"},
+                      {"slurm_job_id", "42"},
+                      {"slurm_step_id", "0"},
+                      {"nodelist", "fab-h[1-4]"},
+                      {"pmi", "pmix"},
+                      {"mpijob_role", nullptr},
+                      {"mpi_implementation", "Open MPI"},
+                      {"mpi_version", "4.1.4"}}}}}};
+  const std::string page = render_html(r);
+  EXPECT_NE(
+      page.find("launched by srun (Slurm job 42, step 0, nodes fab-h[1-4]) · PMI pmix · Open MPI 4.1.4"),
+      std::string::npos)
+      << page.substr(0, 3000);
+  // Older reports have no launcher: no line.
+  EXPECT_EQ(render_html(json{{"run", json::object()}}).find("launched by"), std::string::npos);
+  EXPECT_NE(render_html(json{{"run", {{"launcher", {{"kind", "mpirun"}}}}}}).find("launched by mpirun</p>"),
+            std::string::npos);
+}
+
 TEST(ReportHtml, StringsFromTheReportAreEscapedEverywhere) {
   const std::string evil = "<script>alert(1)</script>\"'&";
   json r = {

@@ -20,8 +20,28 @@ nlohmann::json topology_json(const model::Topology& t) {
   return j;
 }
 
+nlohmann::json launcher_json(const model::Launcher& l) {
+  const auto opt = [](const std::optional<std::string>& v) {
+    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+  };
+  const auto text = [](const std::string& v) {
+    return v.empty() ? nlohmann::json(nullptr) : nlohmann::json(v);
+  };
+  return {{"kind", l.kind},
+          {"evidence", l.evidence},
+          {"slurm_job_id", opt(l.slurm_job_id)},
+          {"slurm_step_id", opt(l.slurm_step_id)},
+          {"nodelist", opt(l.nodelist)},
+          {"pmi", opt(l.pmi)},
+          {"slurm_mpi_type", opt(l.slurm_mpi_type)},
+          {"mpijob_role", opt(l.mpijob_role)},
+          {"mpi_implementation", text(l.mpi_implementation)},
+          {"mpi_version", text(l.mpi_version)}};
+}
+
 void add_topology(Document& doc, const model::Topology& t) {
   doc.json()["topology"] = topology_json(t);
+  if (t.launcher) doc.json()["run"]["launcher"] = launcher_json(*t.launcher);
   // The run section records the thread level MPI provided (MULTIPLE inflates small-message
   // figures).
   if (!t.mpi_thread_level.empty()) doc.json()["run"]["mpi_thread_level"] = t.mpi_thread_level;

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "fabcheck/model/launcher.hpp"
+
 namespace fabcheck::model {
 /// The ranks on one host.
 struct HostRanks {
@@ -26,6 +28,7 @@ struct Topology {
   std::optional<std::string> nccl_version;  ///< e.g. "NCCL 2.28.3"; nullopt when NCCL was not used
   double clock_offset_us_max = 0;           ///< max |clock offset to rank 0| over ranks, µs
   double clock_error_us_max = 0;            ///< max error bound (half round trip) of that alignment, µs
+  std::optional<Launcher> launcher;         ///< how the ranks were started (report: run.launcher)
 };
 
 }  // namespace fabcheck::model
