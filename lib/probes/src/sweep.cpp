@@ -436,6 +436,7 @@ class SeriesRunner {
         const double size_start_us = comm::now_us();
         SweepPoint pt;
         pt.size_bytes = g.size_bytes;
+        pt.requested_bytes = req;
         pt.count = g.count;
         pt.cycle = cycle;
         pt.measured_unix_s = static_cast<std::int64_t>(std::time(nullptr));

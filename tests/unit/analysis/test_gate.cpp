@@ -113,6 +113,31 @@ TEST(Gate, AtMaxReadsTheLargestMeasuredSize) {
   EXPECT_THROW(report::parse_metric_path("a@maximum"), UsageError);
 }
 
+TEST(Gate, ASizeRoundedToTheRanksIsFoundByTheSizeAskedFor) {
+  // allgather on 3 ranks: 2M asked, 2097144 B measured (count 174762 x 3 ranks x 4 B, nccl-tests' rounding).
+  json pts = json::array();
+  for (int cycle = 0; cycle < 2; ++cycle) {
+    pts.push_back({{"size_bytes", 2097144},
+                   {"requested_bytes", 2097152},
+                   {"cycle", cycle},
+                   {"placement", "out_of_place"},
+                   {"busbw_gbps", 1.5 + cycle}});
+  }
+  pts.push_back({{"size_bytes", 1048572},
+                 {"requested_bytes", 1048576},
+                 {"placement", "out_of_place"},
+                 {"busbw_gbps", 0.5}});
+  const json rep = {{"sweeps", {{{"collective", "allgather"}, {"nranks", 3}, {"points", pts}}}}};
+  auto c = one_rg(rep, "sweeps.allgather.busbw_gbps@2M", ">=", 1.0);
+  EXPECT_TRUE(c.passed) << c.reason;
+  ASSERT_EQ(c.values.size(), 2u);  // every cycle's row of that size
+  EXPECT_EQ(c.values.at(0).path, "sweeps[0].points[0].busbw_gbps");
+  // A size that was neither measured nor asked for still fails closed.
+  c = one_rg(rep, "sweeps.allgather.busbw_gbps@4M", ">=", 1.0);
+  EXPECT_FALSE(c.passed);
+  EXPECT_NE(c.reason.find("has no entry at size 4M"), std::string::npos) << c.reason;
+}
+
 TEST(Gate, SeveralValuesMustAllPass) {
   const auto rep = gate_sample_report();
   // Both collectives at 1 GiB: 180.25 and 160.

@@ -61,6 +61,7 @@ nlohmann::json per_iter_json(const PerIterStats& s) {
 nlohmann::json point_json(const model::SweepPoint& p, const PlacementResult& pr, const char* placement) {
   SweepPointFields f;
   f.size_bytes = p.size_bytes;
+  if (p.requested_bytes) f.requested_bytes = p.requested_bytes;
   f.count = p.count;
   f.cycle = p.cycle;
   f.placement = placement;

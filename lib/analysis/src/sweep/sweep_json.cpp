@@ -23,6 +23,7 @@ nlohmann::json sweep_point_json(const SweepPointFields& p) {
                       {"busbw_gbps", or_null(p.busbw_gbps)},
                       {"wrong", p.wrong},
                       {"per_iter", p.per_iter}};
+  if (p.requested_bytes && *p.requested_bytes != p.size_bytes) j["requested_bytes"] = *p.requested_bytes;
   if (p.wrong.is_null()) j["wrong_reason"] = p.wrong_reason;
   if (p.per_iter.is_null()) j["per_iter_reason"] = p.per_iter_reason;
   return j;

@@ -19,11 +19,15 @@ namespace fabcheck::report {
 struct SweepPointFields {
   std::uint64_t size_bytes = 0;        ///< the `size` column
   std::optional<std::uint64_t> count;  ///< the `count` column; null when the element size is unknown
-  int cycle = 0;                       ///< -N cycle index (0-based)
-  std::string placement;               ///< "out_of_place" | "in_place"
-  std::optional<double> time_us;       ///< per-op time, µs; null when the file printed none
-  std::optional<double> algbw_gbps;    ///< algBw, GB/s; null when not printed or derived
-  std::optional<double> busbw_gbps;    ///< busBw, GB/s; null when not printed or derived
+  /// The size asked for, when the geometry rounded it to a multiple of nranks x element size (nccl-tests'
+  /// rounding: 2M of allgather on 3 ranks is 2097144 B); written only when it differs from size_bytes, and a
+  /// gate check at "@2M" finds the point by it.
+  std::optional<std::uint64_t> requested_bytes;
+  int cycle = 0;                     ///< -N cycle index (0-based)
+  std::string placement;             ///< "out_of_place" | "in_place"
+  std::optional<double> time_us;     ///< per-op time, µs; null when the file printed none
+  std::optional<double> algbw_gbps;  ///< algBw, GB/s; null when not printed or derived
+  std::optional<double> busbw_gbps;  ///< busBw, GB/s; null when not printed or derived
   /// #wrong as its source holds it (an unsigned count when measured, the file's number when imported); null
   /// when unchecked, and then `wrong_reason` is written.
   nlohmann::json wrong = nullptr;

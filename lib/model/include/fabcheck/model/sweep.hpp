@@ -50,12 +50,13 @@ struct PlacementResult {
 };
 /// One row of the table.
 struct SweepPoint {
-  std::uint64_t size_bytes = 0;      ///< the `size` column (core::geometry)
-  std::uint64_t count = 0;           ///< the `count` column
-  int cycle = 0;                     ///< -N cycle index (0-based)
-  std::int64_t measured_unix_s = 0;  ///< when the row's measurement began (rank 0, seconds since 1970; -S)
-  PlacementResult out_of_place;      ///< first block of the row
-  PlacementResult in_place;          ///< second block of the row
+  std::uint64_t size_bytes = 0;       ///< the `size` column (core::geometry)
+  std::uint64_t requested_bytes = 0;  ///< the size asked for (-b/-e/-f), before geometry's rounding
+  std::uint64_t count = 0;            ///< the `count` column
+  int cycle = 0;                      ///< -N cycle index (0-based)
+  std::int64_t measured_unix_s = 0;   ///< when the row's measurement began (rank 0, seconds since 1970; -S)
+  PlacementResult out_of_place;       ///< first block of the row
+  PlacementResult in_place;           ///< second block of the row
 };
 /// One (collective, dtype, redop, root) series: a `sweeps[]` entry of the report.
 struct SweepBlock {
