@@ -69,9 +69,12 @@ img_base() {
 }
 
 img_build() {
-  local t0=$SECONDS
+  local t0=$SECONDS before
+  before=$(podman images -q -f dangling=true | sort)
   podman build --quiet -f "$SRC/deploy/Containerfile" --build-arg BASE="$BASE_IMG" -t "$IMG" "$SRC" \
     >"$IMG_TMP/build.log" 2>&1 || { tail -30 "$IMG_TMP/build.log" >&2; fail "podman build deploy/Containerfile failed"; }
+  # the build stage (~680 MB) and the image this tag replaced: removed, they were ours (not other dangling images)
+  comm -13 <(echo "$before") <(podman images -q -f dangling=true | sort) | xargs -r podman rmi -f >/dev/null 2>&1 || true
   IMG_BUILD_S=$((SECONDS - t0))
   IMG_SIZE_BYTES=$(podman image inspect --format '{{.Size}}' "$IMG")
   note "image $IMG: built in $IMG_BUILD_S s, $(awk -v b="$IMG_SIZE_BYTES" 'BEGIN { printf "%.1f", b / 1e6 }') MB"

@@ -19,7 +19,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["topology"]["nranks"] == 2, d["topology"]
 pts = [p for s in d["sweeps"] for p in s["points"]]
-assert len(pts) == 18 and all(p["wrong"] == 0 for p in pts), (len(pts), "points; wrong data?")
+assert len(pts) == 36 and all(p["wrong"] == 0 for p in pts), (len(pts), "points (18 sizes x 2 placements); wrong data?")
 print(f"2-rank sweep in the image: {len(pts)} points, 0 wrong, run.launcher {d['run']['launcher']['kind']}")
 PY
 limit=250000000

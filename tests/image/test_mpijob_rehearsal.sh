@@ -8,6 +8,7 @@
 #   - the launcher's environment: K_MPI_JOB_ROLE=launcher, OMPI_MCA_orte_default_hostfile=/etc/mpi/hostfile,
 #     OMPI_MCA_orte_keep_fqdn_hostnames=true, OMPI_MCA_plm_rsh_args="-o ConnectionAttempts=10"; workers
 #     K_MPI_JOB_ROLE=worker;
+#   - the report volume mounted where the YAML mounts /reports (rank 0 runs on worker 0 and writes there);
 #   - each container runs its command and args from the YAML: the workers' sshd, the launcher's mpirun line with
 #     -np set to N and the config replaced by configs/acceptance/vfabric.json (the shipped GPU config's thresholds
 #     are for 8 NICs a node; its sweep needs GPUs).
@@ -29,6 +30,9 @@ specs = d["spec"]["mpiReplicaSpecs"]
 for role in ("Launcher", "Worker"):
     c = specs[role]["template"]["spec"]["containers"][0]
     json.dump(c.get("command", []) + c.get("args", []), open(f"{sys.argv[2]}/{role}.json", "w"))
+    # the pods that mount the report volume at /reports get the rehearsal's report folder there
+    mounts = [m["mountPath"] for m in c.get("volumeMounts", [])]
+    open(f"{sys.argv[2]}/{role}.reports", "w").write("yes" if "/reports" in mounts else "no")
 print(d["spec"].get("slotsPerWorker", 1), file=open(f"{sys.argv[2]}/slots", "w"))
 PY
 mapfile -t worker_cmd < <(/usr/bin/python3 -c 'import json,sys; print("\n".join(json.load(open(sys.argv[1]))))' "$IMG_TMP/Worker.json")
@@ -53,12 +57,13 @@ for ((i = 0; i < N; i++)); do echo "$job-worker-$i.$job.$ns.svc slots=$(cat "$IM
 
 podman network create "$net" >/dev/null || fail "podman network create"
 IMG_CLEANUP+=("podman network rm -f $net")
+reports_of() { [ "$(cat "$IMG_TMP/$1.reports")" = yes ] && echo "-v $IMG_TMP/reports:/reports" || true; }
 t0=$SECONDS
 for ((i = 0; i < N; i++)); do
   w=$job-worker-$i
   IMG_CLEANUP=("podman rm -f -t 0 $w" "${IMG_CLEANUP[@]}")
   podman run -d --name "$w" --hostname "$w" --network "$net" --network-alias "$w.$job.$ns.svc" \
-    -e K_MPI_JOB_ROLE=worker -v "$IMG_TMP/ssh:/root/.ssh:ro" "$IMG" "${worker_cmd[@]}" >/dev/null ||
+    -e K_MPI_JOB_ROLE=worker -v "$IMG_TMP/ssh:/root/.ssh:ro" $(reports_of Worker) "$IMG" "${worker_cmd[@]}" >/dev/null ||
     fail "worker $w did not start"
 done
 IMG_CLEANUP=("podman rm -f -t 0 $job-launcher" "${IMG_CLEANUP[@]}")
@@ -66,10 +71,11 @@ rc=0
 podman run --name "$job-launcher" --hostname "$job-launcher" --network "$net" \
   -e K_MPI_JOB_ROLE=launcher -e OMPI_MCA_orte_default_hostfile=/etc/mpi/hostfile \
   -e OMPI_MCA_orte_keep_fqdn_hostnames=true -e "OMPI_MCA_plm_rsh_args=-o ConnectionAttempts=10" \
-  -v "$IMG_TMP/ssh:/root/.ssh:ro" -v "$IMG_TMP/mpi:/etc/mpi:ro" -v "$IMG_TMP/reports:/reports" \
+  -v "$IMG_TMP/ssh:/root/.ssh:ro" -v "$IMG_TMP/mpi:/etc/mpi:ro" $(reports_of Launcher) \
   "$IMG" "${launcher_cmd[@]}" >"$IMG_TMP/launcher.out" 2>&1 || rc=$?
 note "launcher: ${launcher_cmd[*]}: exit $rc in $((SECONDS - t0)) s (with $N workers started)"
 [ "$rc" = 0 ] || fail "the launcher's fabcheck run exited $rc: $(tail -25 "$IMG_TMP/launcher.out")"
+[ -s "$IMG_TMP/reports/report.json" ] || fail "no report on the report volume (rank 0 runs on worker 0: its pod must mount it)"
 python3 - "$IMG_TMP/reports/report.json" "$job" "$N" <<'PY' || fail "the MPIJob's report"
 import json, sys
 d = json.load(open(sys.argv[1])); job, n = sys.argv[2], int(sys.argv[3])
