@@ -1,5 +1,7 @@
 #include "fabcheck/report/topology.hpp"
 
+#include "fabcheck/model/json_value.hpp"
+
 namespace fabcheck::report {
 
 nlohmann::json topology_json(const model::Topology& t) {
@@ -21,20 +23,17 @@ nlohmann::json topology_json(const model::Topology& t) {
 }
 
 nlohmann::json launcher_json(const model::Launcher& l) {
-  const auto opt = [](const std::optional<std::string>& v) {
-    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
-  };
   const auto text = [](const std::string& v) {
     return v.empty() ? nlohmann::json(nullptr) : nlohmann::json(v);
   };
   return {{"kind", l.kind},
           {"evidence", l.evidence},
-          {"slurm_job_id", opt(l.slurm_job_id)},
-          {"slurm_step_id", opt(l.slurm_step_id)},
-          {"nodelist", opt(l.nodelist)},
-          {"pmi", opt(l.pmi)},
-          {"slurm_mpi_type", opt(l.slurm_mpi_type)},
-          {"mpijob_role", opt(l.mpijob_role)},
+          {"slurm_job_id", model::value_or_null(l.slurm_job_id)},
+          {"slurm_step_id", model::value_or_null(l.slurm_step_id)},
+          {"nodelist", model::value_or_null(l.nodelist)},
+          {"pmi", model::value_or_null(l.pmi)},
+          {"slurm_mpi_type", model::value_or_null(l.slurm_mpi_type)},
+          {"mpijob_role", model::value_or_null(l.mpijob_role)},
           {"mpi_implementation", text(l.mpi_implementation)},
           {"mpi_version", text(l.mpi_version)}};
 }

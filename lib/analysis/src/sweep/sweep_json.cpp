@@ -2,25 +2,20 @@
 
 #include <utility>
 
+#include "fabcheck/model/json_value.hpp"
+
 namespace fabcheck::report {
 
-namespace {
-
-template <typename T>
-nlohmann::json or_null(const std::optional<T>& v) {
-  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
-}
-
-}  // namespace
+using model::value_or_null;
 
 nlohmann::json sweep_point_json(const SweepPointFields& p) {
   nlohmann::json j = {{"size_bytes", p.size_bytes},
-                      {"count", or_null(p.count)},
+                      {"count", value_or_null(p.count)},
                       {"cycle", p.cycle},
                       {"placement", p.placement},
-                      {"time_us", or_null(p.time_us)},
-                      {"algbw_gbps", or_null(p.algbw_gbps)},
-                      {"busbw_gbps", or_null(p.busbw_gbps)},
+                      {"time_us", value_or_null(p.time_us)},
+                      {"algbw_gbps", value_or_null(p.algbw_gbps)},
+                      {"busbw_gbps", value_or_null(p.busbw_gbps)},
                       {"wrong", p.wrong},
                       {"per_iter", p.per_iter}};
   if (p.requested_bytes && *p.requested_bytes != p.size_bytes) j["requested_bytes"] = *p.requested_bytes;
@@ -32,11 +27,11 @@ nlohmann::json sweep_point_json(const SweepPointFields& p) {
 nlohmann::json sweep_series_json(const SweepSeriesFields& s, nlohmann::json points) {
   return {{"collective", s.collective},
           {"dtype", s.dtype},
-          {"redop", or_null(s.redop)},
-          {"root", or_null(s.root)},
-          {"nranks", or_null(s.nranks)},
-          {"busbw_factor", or_null(s.busbw_factor)},
-          {"avg_busbw_gbps", or_null(s.avg_busbw_gbps)},
+          {"redop", value_or_null(s.redop)},
+          {"root", value_or_null(s.root)},
+          {"nranks", value_or_null(s.nranks)},
+          {"busbw_factor", value_or_null(s.busbw_factor)},
+          {"avg_busbw_gbps", value_or_null(s.avg_busbw_gbps)},
           {"points", std::move(points)}};
 }
 

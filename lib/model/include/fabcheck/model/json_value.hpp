@@ -18,6 +18,12 @@ inline nlohmann::json number_or_null(const std::optional<double>& v) {
   return *v;
 }
 
+/// An optional field as JSON: its value, or null when absent (strings, counts, ids).
+template <typename T>
+nlohmann::json value_or_null(const std::optional<T>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
 /// A matrix of measurements (row-major, nullopt cells as null); null for an empty matrix.
 inline nlohmann::json matrix_or_null(const std::vector<std::vector<std::optional<double>>>& m) {
   if (m.empty()) return nullptr;
