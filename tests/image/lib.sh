@@ -2,7 +2,8 @@
 # Shared by the image tests (sourced): podman with this machine's settings, the Debian 12 base and the image.
 #   img_init LIMIT_S          bound the whole test (TERM, then the cleanup trap), skip (77) without podman/mmdebstrap
 #   img_base                  localhost/debian:12 from mmdebstrap + podman import (kept between runs)
-#   img_build                 localhost/fabcheck:ci from deploy/Containerfile; sets IMG, prints time and size
+#   img_build                 localhost/fabcheck:ci from deploy/Containerfile (IMAGE_JOBS compile jobs, default
+#                             every core); sets IMG, prints time and size
 # The podman settings this machine needs (a lower ulimit: no CAP_SYS_RESOURCE; runc: crun refuses its cgroup
 # layout) live in a containers.conf of the test's own (CONTAINERS_CONF), never in the recipe.
 set -euo pipefail
@@ -71,7 +72,8 @@ img_base() {
 img_build() {
   local t0=$SECONDS before
   before=$(podman images -q -f dangling=true | sort)
-  podman build --quiet -f "$SRC/deploy/Containerfile" --build-arg BASE="$BASE_IMG" -t "$IMG" "$SRC" \
+  podman build --quiet -f "$SRC/deploy/Containerfile" --build-arg BASE="$BASE_IMG" --build-arg JOBS="${IMAGE_JOBS:-}" \
+    -t "$IMG" "$SRC" \
     >"$IMG_TMP/build.log" 2>&1 || { tail -30 "$IMG_TMP/build.log" >&2; fail "podman build deploy/Containerfile failed"; }
   # the build stage (~680 MB) and the image this tag replaced: removed, they were ours (not other dangling images)
   comm -13 <(echo "$before") <(podman images -q -f dangling=true | sort) | xargs -r podman rmi -f >/dev/null 2>&1 || true

@@ -303,6 +303,7 @@ TEST(CpuLoad, BusyStepsExplainTheirLatencyWarningsNeverAFail) {
 TEST(CpuLoad, ABusyScalingStepExplainsItsBusbwDrop) {
   auto d = report_with(0.0, 0.0);
   d["run"]["sections"]["scaling"] = d["run"]["sections"]["latency"];
+  d["run"]["sections"]["scaling"]["cpu_load"]["kernels"][0]["cpus"] = 4;  // a core per rank
   report::explain_cpu_load(d);
   EXPECT_EQ(severity_of(d, "SCALING_BUSBW_DROP"), "warn");  // quiet scaling step: the drop stands
   EXPECT_EQ(severity_of(d, "HOST_CPU_BUSY"), "");
@@ -384,6 +385,34 @@ TEST(CpuLoad, LossesOnAKernelWithMoreRanksThanCpusAreContext) {
   roomy["findings"] = json::array({loss("h4")});
   report::explain_cpu_load(roomy);
   EXPECT_EQ(roomy["findings"][0]["severity"], "warn");
+}
+
+TEST(CpuLoad, ScalingDropOnAKernelWithMoreRanksThanCpusIsContext) {
+  // The clean 4-host virtual fabric (4 ranks on 2 cores) with one other process busy (2026-12-07): allreduce
+  // at 1M fell to 0.48 of the 2-host value. Context there; with a core per rank the warning stands.
+  const auto drop = [] {
+    return json::array(
+        {finding("warn", "SCALING_BUSBW_DROP", {{"collective", "allreduce"}, {"ratio", 0.48}})});
+  };
+  auto d = report_with(0.0, 0.0);
+  d["run"]["sections"]["scaling"] = d["run"]["sections"]["pairs"];
+  d["findings"] = drop();
+  report::explain_cpu_load(d);
+  EXPECT_EQ(d["findings"][0]["severity"], "info");
+  EXPECT_EQ(d["findings"][0]["evidence"]["explained_by"], "ranks_outnumber_cpus");
+  EXPECT_NE(d["findings"][0]["message"].get<std::string>().find("the larger group measured the CPUs"),
+            std::string::npos);
+  auto roomy = report_with(0.0, 0.0);
+  roomy["run"]["sections"]["scaling"] = roomy["run"]["sections"]["pairs"];
+  roomy["run"]["sections"]["scaling"]["cpu_load"]["kernels"][0]["cpus"] = 8;
+  roomy["findings"] = drop();
+  report::explain_cpu_load(roomy);
+  EXPECT_EQ(roomy["findings"][0]["severity"], "warn");
+  // No cpu_load recorded for the step: nothing to explain it by.
+  auto none = report_with(0.0, 0.0);
+  none["findings"] = drop();
+  report::explain_cpu_load(none);
+  EXPECT_EQ(none["findings"][0]["severity"], "warn");
 }
 
 TEST(CpuLoad, PairsLatencyOnAKernelWithMoreRanksThanCpusIsContext) {
