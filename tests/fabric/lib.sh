@@ -91,6 +91,16 @@ fab_slurm_up() {
   eval "$("$FAB_DIR/vslurm" env --name "$FAB_NAME")"
 }
 
+# fab_init_crash REPORT OUT: whether a launch died inside MPI_Init, before fabcheck wrote anything: no REPORT,
+# and OUT shows a rank's segmentation fault or Open MPI's TCP wireup failure. Debian's Open MPI 4.1.4 does that
+# under srun --mpi=pmix on a loaded 2-core machine (core: SIGSEGV at address 0 from mca_btl_tcp.so inside
+# opal_progress <- ompi_mpi_init; 2 of 12 direct launches with both cores busy, 0 of 12 with one; the message
+# "connect() ... failed: Operation now in progress (115)" is open-mpi/ompi#10734's). The Slurm tests launch such a
+# run once more, and say so.
+fab_init_crash() {
+  [ ! -s "$1" ] && grep -qE "Segmentation fault|Open MPI failed to TCP connect" "$2"
+}
+
 # fab_assert_clean: no namespace, veth, bridge or state of the instance is left
 fab_assert_clean() {
   local left

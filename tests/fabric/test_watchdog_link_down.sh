@@ -29,9 +29,16 @@ run_case() {
   shift 2
   local rep=$FAB_TMP/$name.json
   "${launch[@]}" "$FABCHECK" run --timeout $timeout_s --json "$rep" -q "$@" >"$FAB_TMP/$name.out" 2>&1 &
-  local p=$! t0=$SECONDS
+  local p=$! t0=$SECONDS retried=0
   FAB_BG+=("$p")
   until [ -s "$rep" ] && "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d["run"]["sections"]["inventory"]["status"] != "ok")' "$rep" 2>/dev/null; do
+    if ! kill -0 "$p" 2>/dev/null && [ $retried = 0 ] && fab_init_crash "$rep" "$FAB_TMP/$name.out"; then
+      note "$name: a rank died in MPI_Init (Open MPI's TCP wireup; fabcheck had not started): launched once more"
+      retried=1
+      "${launch[@]}" "$FABCHECK" run --timeout $timeout_s --json "$rep" -q "$@" >"$FAB_TMP/$name.out" 2>&1 &
+      p=$!
+      FAB_BG+=("$p")
+    fi
     kill -0 "$p" 2>/dev/null || fail "$name: the run ended before its inspect step finished: $(tail -5 "$FAB_TMP/$name.out")"
     ((SECONDS - t0 < 60)) || fail "$name: the inspect step had not finished after 60 s: $(tail -5 "$FAB_TMP/$name.out")"
     sleep 0.1

@@ -24,7 +24,7 @@ void set_phase_rank(int world_rank) {
 }
 
 void enter_phase(std::string_view name) {
-  bool hang = false, freeze = false;
+  bool hang = false, freeze = false, crash = false;
   {
     std::lock_guard<std::mutex> lk(g_mu);
     if (!g_fault_read) {
@@ -41,12 +41,15 @@ void enter_phase(std::string_view name) {
            g_phase.seq + 1 == g_fault->after;
     freeze = g_fault && g_fault->kind == core::Fault::Kind::kFreeze && g_fault->rank == g_rank &&
              g_phase.seq + 1 == g_fault->after;
-    if (!hang && !freeze) {
+    crash = g_fault && g_fault->kind == core::Fault::Kind::kCrash && g_fault->rank == g_rank &&
+            g_phase.seq + 1 == g_fault->after;
+    if (!hang && !freeze && !crash) {
       g_phase.seq += 1;
       g_phase.name = std::string(name);
       g_phase.since_us = now_us();
     }
   }
+  if (crash) std::raise(SIGKILL);   // the process dies at once, as a segmentation fault ends it
   if (freeze) std::raise(SIGSTOP);  // every thread of the process stops (the test's SIGSTOP of a rank)
   while (hang) std::this_thread::sleep_for(std::chrono::seconds(1));
 }

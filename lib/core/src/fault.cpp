@@ -39,9 +39,11 @@ Fault parse_fault(std::string_view spec) {
         f.kind = Fault::Kind::kHang;
       else if (part == "freeze")
         f.kind = Fault::Kind::kFreeze;
+      else if (part == "crash")
+        f.kind = Fault::Kind::kCrash;
       else
         throw UsageError(fmt::format(
-            "FABCHECK_TEST_FAULT: unknown fault \"{}\" (use corrupt, delay, hang or freeze)", part));
+            "FABCHECK_TEST_FAULT: unknown fault \"{}\" (use corrupt, delay, hang, freeze or crash)", part));
       first = false;
     } else {
       std::size_t eq = part.find('=');

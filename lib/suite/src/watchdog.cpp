@@ -36,6 +36,19 @@ double now_s() {
 
 std::string WatchdogTimeout::message() const {
   std::string who;
+  if (!exited_ranks.empty()) {
+    std::string ranks;
+    for (std::size_t i = 0; i < exited_ranks.size(); ++i)
+      ranks += fmt::format("{}{}", i ? ", " : "", exited_ranks[i]);
+    std::string hosts;
+    for (const auto& h : missing_hosts) hosts += (hosts.empty() ? "" : ", ") + h;
+    return fmt::format(
+        "watchdog: operation '{}' cannot complete: rank{} {} on host{} {} ended mid-run (its process exited "
+        "or "
+        "crashed: its connection to rank 0 closed without a goodbye)",
+        operation.empty() ? "(before the first operation)" : operation, exited_ranks.size() > 1 ? "s" : "",
+        ranks, missing_hosts.size() > 1 ? "s" : "", hosts);
+  }
   if (arrival_table && !silent_ranks.empty()) {
     // The ranks that went quiet are the ones to look at, whatever the others wait for.
     std::string ranks;
@@ -175,6 +188,8 @@ struct Watchdog::Impl {
     std::vector<double> heard(static_cast<std::size_t>(n), now_s());  // last message of each rank
     double last_progress = now_s();
     std::vector<char> done(static_cast<std::size_t>(n), 0);  // said goodbye, or its connection closed
+    std::vector<char> said_bye(static_cast<std::size_t>(n), 0);
+    std::vector<int> exited;  // connections closed without a goodbye while the run went on
     int byes = 0;
     const auto finished = [&](std::size_t src) {
       if (src < done.size() && !done[src]) {
@@ -188,6 +203,7 @@ struct Watchdog::Impl {
       const auto src = static_cast<std::size_t>(source);
       if (src < heard.size() && !done[src]) heard[src] = now_s();
       if (buf.seq == kBye) {
+        if (src < said_bye.size()) said_bye[src] = 1;
         finished(src);
       } else if (src < seq.size() && buf.seq > seq[src]) {
         seq[src] = buf.seq;
@@ -196,7 +212,12 @@ struct Watchdog::Impl {
         last_progress = now_s();
       }
     };
-    const auto on_closed = [&](int source) { finished(static_cast<std::size_t>(source)); };
+    const auto on_closed = [&](int source) {
+      const auto src = static_cast<std::size_t>(source);
+      if (src < said_bye.size() && !said_bye[src] && !done[src] && !stop_flag.load())
+        exited.push_back(source);
+      finished(src);
+    };
     double last_tick = last_progress;
     double last_keepalive = 0;
     double stop_seen = 0;
@@ -214,6 +235,21 @@ struct Watchdog::Impl {
         last_keepalive = t;
       }
       if (abandon.load()) break;
+      if (!exited.empty() && !stop_flag.load()) {
+        WatchdogTimeout w;
+        w.timeout_s = timeout_s;
+        w.stalled_s = t - last_progress;
+        w.operation = name[static_cast<std::size_t>(std::max_element(seq.begin(), seq.end()) - seq.begin())];
+        w.exited_ranks = exited;
+        w.missing_ranks = exited;
+        for (int r : exited) {
+          const auto& h = comm.hosts_of_ranks()[static_cast<std::size_t>(r)];
+          if (std::find(w.missing_hosts.begin(), w.missing_hosts.end(), h) == w.missing_hosts.end())
+            w.missing_hosts.push_back(h);
+        }
+        w.last_phase_of_rank = name;
+        fire(w);
+      }
       if (stop_flag.load()) {
         if (stop_seen == 0) stop_seen = t;
         if (byes >= n - 1) break;

@@ -26,6 +26,10 @@ struct WatchdogTimeout {
   std::vector<int> silent_ranks;     ///< ranks whose watchdog thread stopped reporting (a frozen process, a
                                      ///< host that cannot be reached): no heartbeat for kSilentS
   std::vector<double> silent_for_s;  ///< seconds since each silent rank was last heard
+  /// Ranks whose process ended mid-run: their connection to rank 0 closed without a goodbye (a crash, a
+  /// kill). The job cannot complete: the watchdog ends it at once instead of waiting `timeout_s` (a launcher
+  /// such as srun without --kill-on-bad-exit leaves the other ranks running).
+  std::vector<int> exited_ranks;
   std::vector<std::string> last_phase_of_rank;  ///< each rank's last reported operation ("" = none yet)
   bool arrival_table = true;  ///< false when the table could not be kept (the side channel was down)
   /// One line for humans: "operation 'X' exceeded 5 s: rank 2 (host h) did not arrive".
