@@ -22,10 +22,6 @@ std::string version_after(std::string_view text, std::size_t from) {
   return {};
 }
 
-bool starts_with(std::string_view s, std::string_view p) {
-  return s.substr(0, p.size()) == p;
-}
-
 }  // namespace
 
 EnvLookup process_env() {
@@ -82,7 +78,7 @@ Launcher detect_launcher(const EnvLookup& env, std::string_view mpi_library) {
   } else if ((ompi_size || hydra_rank) && operator_hostfile) {
     l.kind = "MPIJob";
     l.evidence = *operator_hostfile;
-  } else if (pmix_ns && starts_with(*pmix_ns, "slurm.pmix.")) {
+  } else if (pmix_ns && pmix_ns->starts_with("slurm.pmix.")) {
     l.kind = "srun";
     l.evidence = "PMIX_NAMESPACE=" + *pmix_ns;
   } else if (ompi_size) {

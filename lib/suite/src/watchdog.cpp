@@ -188,7 +188,6 @@ struct Watchdog::Impl {
     std::vector<double> heard(static_cast<std::size_t>(n), now_s());  // last message of each rank
     double last_progress = now_s();
     std::vector<char> done(static_cast<std::size_t>(n), 0);  // said goodbye, or its connection closed
-    std::vector<char> said_bye(static_cast<std::size_t>(n), 0);
     std::vector<int> exited;  // connections closed without a goodbye while the run went on
     int byes = 0;
     const auto finished = [&](std::size_t src) {
@@ -203,7 +202,6 @@ struct Watchdog::Impl {
       const auto src = static_cast<std::size_t>(source);
       if (src < heard.size() && !done[src]) heard[src] = now_s();
       if (buf.seq == kBye) {
-        if (src < said_bye.size()) said_bye[src] = 1;
         finished(src);
       } else if (src < seq.size() && buf.seq > seq[src]) {
         seq[src] = buf.seq;
@@ -212,10 +210,16 @@ struct Watchdog::Impl {
         last_progress = now_s();
       }
     };
+    // A rank's host among the hosts a timeout names (distinct, in rank order).
+    const auto name_host = [&](WatchdogTimeout& w, int r) {
+      const auto& h = comm.hosts_of_ranks()[static_cast<std::size_t>(r)];
+      if (std::find(w.missing_hosts.begin(), w.missing_hosts.end(), h) == w.missing_hosts.end())
+        w.missing_hosts.push_back(h);
+    };
     const auto on_closed = [&](int source) {
       const auto src = static_cast<std::size_t>(source);
-      if (src < said_bye.size() && !said_bye[src] && !done[src] && !stop_flag.load())
-        exited.push_back(source);
+      // a goodbye marks it done first (TCP keeps the order): closed while not done is a process that ended
+      if (src < done.size() && !done[src] && !stop_flag.load()) exited.push_back(source);
       finished(src);
     };
     double last_tick = last_progress;
@@ -242,11 +246,7 @@ struct Watchdog::Impl {
         w.operation = name[static_cast<std::size_t>(std::max_element(seq.begin(), seq.end()) - seq.begin())];
         w.exited_ranks = exited;
         w.missing_ranks = exited;
-        for (int r : exited) {
-          const auto& h = comm.hosts_of_ranks()[static_cast<std::size_t>(r)];
-          if (std::find(w.missing_hosts.begin(), w.missing_hosts.end(), h) == w.missing_hosts.end())
-            w.missing_hosts.push_back(h);
-        }
+        for (int r : exited) name_host(w, r);
         w.last_phase_of_rank = name;
         fire(w);
       }
@@ -267,10 +267,7 @@ struct Watchdog::Impl {
           if (seq[ur] == top && w.operation.empty()) w.operation = name[ur];
           if (seq[ur] < top && seq[ur] == bottom) {
             w.missing_ranks.push_back(r);
-            const auto& h = comm.hosts_of_ranks()[ur];
-            if (std::find(w.missing_hosts.begin(), w.missing_hosts.end(), h) == w.missing_hosts.end()) {
-              w.missing_hosts.push_back(h);
-            }
+            name_host(w, r);
           }
         }
         // Ranks not heard for kSilentS (no heartbeat): frozen or unreachable — named with their hosts.
@@ -279,10 +276,7 @@ struct Watchdog::Impl {
           if (done[ur] || t - heard[ur] <= kSilentS) continue;  // said goodbye or closed: not silent
           w.silent_ranks.push_back(r);
           w.silent_for_s.push_back(t - heard[ur]);
-          const auto& h = comm.hosts_of_ranks()[ur];
-          if (std::find(w.missing_hosts.begin(), w.missing_hosts.end(), h) == w.missing_hosts.end()) {
-            w.missing_hosts.push_back(h);
-          }
+          name_host(w, r);
         }
         w.last_phase_of_rank = name;
         fire(w);
