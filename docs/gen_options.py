@@ -24,7 +24,7 @@ HEADER = """# fabcheck options
      Regenerate: python3 docs/gen_options.py build/apps/fabcheck/fabcheck > docs/options.md
      The ctest docs_options (label unit) fails while this file differs from the binary. -->
 
-Every option of every probe is defined once, in its option table (`lib/model/src/options_<probe>.cpp`, DESIGN §7 in
+Every option of every probe is defined once, in its option table (`lib/model/options/<probe>.json`, DESIGN §7 in
 [DESIGN.md](DESIGN.md)): the subcommand's flag, its `--help` default and the key of the same option in that step's
 section of a `fabcheck run` config all come from one row. The **config key** is one of the option's long flags with
 `-` turned into `_`; the other long flags are command-line aliases (nccl-tests' spellings). In a config the key goes

@@ -50,7 +50,7 @@ std::function<int(const RunContext&)> setup_report(CLI::App& sub) {
 
 const Registrar kReport{
     {"report", "Print a saved report's first screen again; --html FILE: as one self-contained page (offline)",
-     false, 92, setup_report}};
+     false, 91, setup_report}};
 
 }  // namespace
 }  // namespace fabcheck::app

@@ -24,6 +24,7 @@
 #include "fabcheck/report/log_host.hpp"
 #include "fabcheck/report/transport.hpp"
 #include "fabcheck/report/transport_accumulator.hpp"
+#include "fabcheck/suite/single.hpp"
 
 namespace fabcheck::app {
 
@@ -97,7 +98,8 @@ model::InventoryResult read_recorded(const std::vector<RecordedHost>& hosts) {
 namespace {
 
 // Every input checked before anything is read or written: one line, exit 2 (UsageError).
-void check_log_inputs(const std::vector<std::string>& files, const std::string& json_path) {
+void check_log_inputs(const std::vector<std::string>& files, const std::string& json_path,
+                      const ReportOutputs& outputs) {
   if (files.empty())
     throw UsageError("--nccl-log: no file given (pass one or more NCCL_DEBUG=INFO log files)");
   for (const auto& f : files) {
@@ -116,17 +118,21 @@ void check_log_inputs(const std::vector<std::string>& files, const std::string& 
                          " (give each log once)");
     }
   }
-  if (!json_path.empty()) report::check_writable(json_path, "--json");
+  const std::vector<std::pair<std::string, std::string>> written = {
+      {"--json", json_path}, {"--html", outputs.html}, {"--junit", outputs.junit}};
+  for (const auto& [flag, path] : written) {
+    if (!path.empty()) report::check_writable(path, flag);
+  }
   std::vector<std::pair<std::string, std::string>> inputs;
   for (const auto& f : files) inputs.emplace_back("--nccl-log", f);
-  report::check_distinct_paths(inputs, {{"--json", json_path}});
+  report::check_distinct_paths(inputs, written);
 }
 
 // The verdict from the logs judged against `inv` (recorded or live hosts), printed and written.
 int judge_logs(std::vector<parse::NcclLog> logs, const model::InventoryResult& inv,
                const std::map<std::string, std::string>& env, const std::vector<std::string>& argv,
-               const std::string& hosts_title, const std::string& json_path, bool quiet,
-               std::chrono::steady_clock::time_point t0) {
+               const std::string& hosts_title, const std::string& json_path, const ReportOutputs& outputs,
+               bool quiet, std::chrono::steady_clock::time_point t0) {
   report::TransportAccumulator acc;
   if (!inv.hosts.empty()) acc.add_inventories(inv, env);
   acc.add_nccl_logs(std::move(logs), {}, {});
@@ -150,15 +156,16 @@ int judge_logs(std::vector<parse::NcclLog> logs, const model::InventoryResult& i
     std::fflush(stdout);
   }
   if (!json_path.empty()) doc.write_atomic(json_path);
+  suite::write_page_and_junit(doc, outputs.html, outputs.junit);
   return code;
 }
 
 }  // namespace
 
 int run_inspect_nccl_logs(const std::vector<std::string>& files, const std::vector<std::string>& sysfs_roots,
-                          const std::string& json_path, bool quiet) {
+                          const std::string& json_path, const ReportOutputs& outputs, bool quiet) {
   auto t0 = std::chrono::steady_clock::now();
-  check_log_inputs(files, json_path);
+  check_log_inputs(files, json_path, outputs);
   std::vector<parse::NcclLog> logs;
   for (const auto& f : files) logs.push_back(parse::parse_nccl_log_file(f));
   const model::InventoryResult inv = read_recorded(recorded_hosts(sysfs_roots, logs));
@@ -171,22 +178,22 @@ int run_inspect_nccl_logs(const std::vector<std::string>& files, const std::vect
     argv.push_back("--sysfs-root");
     argv.push_back(root);
   }
-  return judge_logs(std::move(logs), inv, {}, argv, "recorded hosts", json_path, quiet, t0);
+  return judge_logs(std::move(logs), inv, {}, argv, "recorded hosts", json_path, outputs, quiet, t0);
 }
 
 int run_inspect_nccl_logs_live(const std::vector<std::string>& files, const probes::InventoryOptions& opts,
                                const std::vector<std::string>& argv, const std::string& json_path,
-                               bool quiet) {
+                               const ReportOutputs& outputs, bool quiet) {
   auto t0 = std::chrono::steady_clock::now();
   auto world = comm::Communicator::world();
-  comm::agree_on_root(world, [&] { check_log_inputs(files, json_path); });
+  comm::agree_on_root(world, [&] { check_log_inputs(files, json_path, outputs); });
   const probes::InventoryResult inv = probes::run_inventory(world, opts);
   int code = 0;
   if (world.rank() == 0) {
     std::vector<parse::NcclLog> logs;
     for (const auto& f : files) logs.push_back(parse::parse_nccl_log_file(f));
     code = judge_logs(std::move(logs), inv, probes::filter_transport_env(probes::process_environment()), argv,
-                      "inventory (live)", json_path, quiet, t0);
+                      "inventory (live)", json_path, outputs, quiet, t0);
   }
   return static_cast<int>(world.allreduce(static_cast<double>(code), comm::ScalarOp::kMax));
 }

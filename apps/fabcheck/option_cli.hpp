@@ -24,14 +24,14 @@ struct ReportOutputs {
   bool no_counters = false;  ///< --no-counters
 };
 
-/// Adds `--html`, `--junit` and `--no-counters` to a probe command.
-inline void add_report_outputs(CLI::App& sub, ReportOutputs& out) {
+/// Adds `--html`, `--junit` and (where the command reads counters) `--no-counters` to a probe command.
+inline void add_report_outputs(CLI::App& sub, ReportOutputs& out, bool counters = true) {
   sub.add_option("--html", out.html,
                  "Also write the report as one self-contained HTML page (as fabcheck report --html)");
   sub.add_option("--junit", out.junit,
                  "Write JUnit XML: one test case, findings.severity=fail#count == 0, failed exactly when the "
                  "command exits 1");
-  sub.add_flag("--no-counters", out.no_counters, kNoCountersHelp);
+  if (counters) sub.add_flag("--no-counters", out.no_counters, kNoCountersHelp);
 }
 
 /// The table's options on one subcommand. Create it in the command's setup; call options() after parsing.

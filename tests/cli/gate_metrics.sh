@@ -3,9 +3,7 @@
 # report; `fabcheck gate` on a real report shows each value's unit at the end of its line, after the parts other
 # tests grep; `gate` without a report is a usage error (exit 2, one line). Env: FABCHECK, FABCHECK_TEST_DATA.
 set -euo pipefail
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/lib.sh"
 
 # 1. The catalogue: a header, then one row per metric with section, gate path, unit, better.
 "$FABCHECK" gate --list-metrics >"$tmp/list" 2>"$tmp/err" || fail "--list-metrics exit $?: $(cat "$tmp/err")"
@@ -28,10 +26,8 @@ cat >"$tmp/c.json" <<'J'
                      {"metric": "findings.severity=fail#count", "op": ">=", "threshold": 0},
                      {"metric": "transport.verdict", "op": "!=", "threshold": "none"}]}}
 J
-rc=0
-"$FABCHECK" gate "$FABCHECK_TEST_DATA/reports/vfabric-4x2.json" --criteria "$tmp/c.json" --junit "$tmp/j.xml" \
-  >"$tmp/g" 2>&1 || rc=$?
-[ "$rc" = 1 ] || fail "gate exit $rc, expected 1: $(cat "$tmp/g")"
+expect_exit "gate" 1 "$tmp/g" \
+  "$FABCHECK" gate "$FABCHECK_TEST_DATA/reports/vfabric-4x2.json" --criteria "$tmp/c.json" --junit "$tmp/j.xml"
 grep -Eq '^  FAIL  sweeps\.allreduce\.busbw_gbps@4M >= 1000  value [0-9.e-]+ GB/s  \(failed: ' "$tmp/g" || fail "busbw line: $(cat "$tmp/g")"
 grep -Eq '^  PASS  latency\.p2p\.p99_us@8 >= 0  value [0-9.e-]+ us$' "$tmp/g" || fail "latency line: $(cat "$tmp/g")"
 grep -Eq '^  PASS  findings\.severity=fail#count >= 0  value [0-9]+ count$' "$tmp/g" || fail "count line: $(cat "$tmp/g")"
@@ -40,8 +36,5 @@ grep -Eq '<system-out>value [0-9.e-]+ us</system-out>' "$tmp/j.xml" || fail "jun
 grep -Eq '^value [0-9.e-]+ GB/s</failure>' "$tmp/j.xml" || fail "junit failure: $(cat "$tmp/j.xml")"
 
 # 3. No report and no --list-metrics: a usage error.
-rc=0
-"$FABCHECK" gate >"$tmp/o" 2>"$tmp/e" || rc=$?
-[ "$rc" = 2 ] || fail "gate without a report: exit $rc"
-[ "$(wc -l <"$tmp/e")" = 1 ] && grep -q 'report is required' "$tmp/e" || fail "gate without a report: $(cat "$tmp/e")"
+refused "gate without a report" "report is required" "$tmp/no.json" "$FABCHECK" gate
 echo "gate --list-metrics and units: ok"

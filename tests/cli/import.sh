@@ -2,10 +2,8 @@
 # `fabcheck import` then `fabcheck gate` on the imported report; bad input to import and to the shared report
 # loader (gate): one stderr line, exit 2, no output file. Env: FABCHECK, FABCHECK_TEST_DATA, PYTHON.
 set -euo pipefail
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/lib.sh"
 data="$FABCHECK_TEST_DATA/nccl-tests"
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # 1. The 16-rank v2.13 text output imports; its busBw values all agree with the recomputation.
 "$FABCHECK" import "$data/allreduce_16rank_a100_2node_rdma_v2.13.txt" --json "$tmp/a100.json" >"$tmp/out" 2>"$tmp/err" \
@@ -32,11 +30,7 @@ cat >"$tmp/fail.json" <<'J'
 {"gate": {"checks": [{"metric": "sweeps.allreduce.busbw_gbps@8G", "op": ">=", "threshold": 300}]}}
 J
 "$FABCHECK" gate "$tmp/a100.json" --criteria "$tmp/pass.json" >"$tmp/g1" 2>&1 || fail "gate should pass: $(cat "$tmp/g1")"
-set +e
-"$FABCHECK" gate "$tmp/a100.json" --criteria "$tmp/fail.json" --junit "$tmp/j.xml" >"$tmp/g2" 2>&1
-rc=$?
-set -e
-[ "$rc" = 1 ] || fail "gate >= 300 exit $rc, expected 1: $(cat "$tmp/g2")"
+expect_exit "gate >= 300" 1 "$tmp/g2" "$FABCHECK" gate "$tmp/a100.json" --criteria "$tmp/fail.json" --junit "$tmp/j.xml"
 grep -q 'failures="1"' "$tmp/j.xml" || fail "junit: $(cat "$tmp/j.xml")"
 
 # 3. Tagged legacy-era output, the -J JSON file and a legacy table import too (exit 0); the tagged one carries
@@ -48,17 +42,10 @@ test ! -s "$tmp/q" || fail "-q printed: $(cat "$tmp/q")"
 "$FABCHECK" import "$data/allreduce_2rank_v100_efa_legacy_lowbw.txt" --json "$tmp/legacy.json" -q || fail "legacy import"
 
 # 4. Bad input: exit 2, exactly one stderr line naming the file, no output file.
-bad() {  # bad <name> <expected stderr substring> <command...>
+bad() {  # bad <name> <expected stderr substring> <command...>: refused, writing no $tmp/out.json
   local name=$1 want=$2
   shift 2
-  set +e
-  "$@" >"$tmp/bo" 2>"$tmp/be"
-  local rc=$?
-  set -e
-  [ "$rc" = 2 ] || fail "$name: exit $rc, expected 2 ($(cat "$tmp/be"))"
-  [ "$(wc -l <"$tmp/be")" = 1 ] || fail "$name: stderr is not one line: $(cat "$tmp/be")"
-  grep -qF -- "$want" "$tmp/be" || fail "$name: stderr lacks '$want': $(cat "$tmp/be")"
-  test ! -e "$tmp/out.json" || fail "$name: wrote out.json"
+  refused "$name" "$want" "$tmp/out.json" "$@"
 }
 : >"$tmp/empty.txt"
 printf 'node01:1:1 [0] NCCL INFO Bootstrap : Using eth0:192.0.2.1<0>\nhello\n' >"$tmp/noise.txt"

@@ -4,10 +4,8 @@
 # up the sizes; errors exit 1 with their finding; a foreign file is one stderr line, exit 2, nothing written.
 # Env: FABCHECK, FABCHECK_TEST_DATA.
 set -euo pipefail
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/lib.sh"
 data="$FABCHECK_TEST_DATA/peers"
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # 1. One perftest output per link (hosts from the file names), one report, a gate on every link.
 mkdir "$tmp/links"
@@ -19,11 +17,7 @@ cat >"$tmp/gate400.json" <<'J'
 {"gate": {"checks": [{"metric": "pairs.links.test=ib_write_bw.bw_gbps", "op": ">=", "threshold": 45,
                       "why": "ib_write_bw >= 90 % of 400 Gbit/s on every link"}]}}
 J
-set +e
-"$FABCHECK" gate "$tmp/links.json" --criteria "$tmp/gate400.json" >"$tmp/g" 2>&1
-rc=$?
-set -e
-[ "$rc" = 1 ] || fail "gate at 400G exit $rc: $(cat "$tmp/g")"
+expect_exit "gate at 400G" 1 "$tmp/g" "$FABCHECK" gate "$tmp/links.json" --criteria "$tmp/gate400.json"
 grep -q '(2 of 2 values failed)' "$tmp/g" || fail "gate: $(cat "$tmp/g")"
 sed 's/"threshold": 45/"threshold": 0.05/' "$tmp/gate400.json" >"$tmp/gate_low.json"
 "$FABCHECK" gate "$tmp/links.json" --criteria "$tmp/gate_low.json" >"$tmp/g2" 2>&1 || fail "low gate: $(cat "$tmp/g2")"
@@ -36,30 +30,15 @@ sed 's/"threshold": 45/"threshold": 0.05/' "$tmp/gate400.json" >"$tmp/gate_low.j
 grep -q 'latency  p2p ring 8B .*mean_us' "$tmp/cmp" || fail "compare: $(cat "$tmp/cmp")"
 
 # 3. A completion error is a fail finding (exit 1) with the decoded status.
-set +e
-"$FABCHECK" import "$data/perftest/ib_send_bw_completion_error_softiwarp27.txt" --json "$tmp/err.json" >"$tmp/e" 2>&1
-rc=$?
-set -e
-[ "$rc" = 1 ] || fail "completion error exit $rc: $(cat "$tmp/e")"
+expect_exit "completion error" 1 "$tmp/e" \
+  "$FABCHECK" import "$data/perftest/ib_send_bw_completion_error_softiwarp27.txt" --json "$tmp/err.json"
 grep -q 'status 12 = transport retry counter exceeded' "$tmp/e" || fail "finding: $(cat "$tmp/e")"
 
 # 4. Foreign or mixed input: one stderr line, exit 2, nothing written.
-refused() {
-  local what=$1 want=$2
-  shift 2
-  set +e
-  "$@" >"$tmp/o" 2>"$tmp/r"
-  local rc=$?
-  set -e
-  [ "$rc" = 2 ] || fail "$what: exit $rc"
-  [ "$(wc -l <"$tmp/r")" = 1 ] || fail "$what: stderr not one line: $(cat "$tmp/r")"
-  grep -q -- "$want" "$tmp/r" || fail "$what: $(cat "$tmp/r")"
-  [ ! -e "$tmp/no.json" ] || fail "$what: wrote a report"
-}
-refused "foreign" "not_a_benchmark.txt: no nccl-tests result rows" \
+refused "foreign" "not_a_benchmark.txt: no nccl-tests result rows" "$tmp/no.json" \
   "$FABCHECK" import "$data/constructed/not_a_benchmark.txt" --json "$tmp/no.json"
-refused "mixed" "not_a_benchmark.txt: not a perftest, OSU or IMB output" \
+refused "mixed" "not_a_benchmark.txt: not a perftest, OSU or IMB output" "$tmp/no.json" \
   "$FABCHECK" import "$data/local/osu74_latency.txt" "$data/constructed/not_a_benchmark.txt" --json "$tmp/no.json"
-refused "bad link" "--link: 'a' is not FROM:TO" \
+refused "bad link" "--link: 'a' is not FROM:TO" "$tmp/no.json" \
   "$FABCHECK" import "$data/local/osu74_bw_nodeA_to_nodeB.txt" --link a --json "$tmp/no.json"
 echo "import_peers: ok"

@@ -1,3 +1,2 @@
 # Offline CLI test of `fabcheck inspect --nccl-log` (no MPI; fast, so it runs with the unit label).
-fabcheck_script_test(NAME cli_inspect_nccl_log LABEL unit TIMEOUT 60
-                     COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/inspect_nccl_log.sh)
+fabcheck_script_test(NAME cli_inspect_nccl_log LABEL unit TIMEOUT 60 SH inspect_nccl_log.sh)

@@ -6,6 +6,5 @@ set(_fabcheck_k8s_python ${Python3_EXECUTABLE})
 if(EXISTS /usr/bin/python3)
   set(_fabcheck_k8s_python /usr/bin/python3)
 endif()
-fabcheck_script_test(NAME cli_k8s_mpijob_schema LABEL unit TIMEOUT 60
+fabcheck_script_test(NAME cli_k8s_mpijob_schema LABEL unit TIMEOUT 60 SKIP 77
   COMMAND ${_fabcheck_k8s_python} ${CMAKE_CURRENT_LIST_DIR}/test_k8s_mpijob_schema.py)
-set_tests_properties(cli_k8s_mpijob_schema PROPERTIES SKIP_RETURN_CODE 77)

@@ -65,6 +65,14 @@ fab_init() {
   trap '_fab_timed_out' INT TERM
 }
 
+# fab_init_fabcheck NAME LIMIT_S: fab_init for a test of the fabcheck binary ($FABCHECK, which ctest sets); $SRC is
+# the source tree.
+fab_init_fabcheck() {
+  fab_init "$@"
+  : "${FABCHECK:?FABCHECK (the fabcheck binary) must be set; ctest sets it}"
+  SRC=${FABCHECK_SOURCE_DIR:-$FAB_DIR/../..}
+}
+
 # on a timeout, what the test's background jobs printed last: the line that says where a run stood
 _fab_timed_out() {
   echo "FAIL: interrupted or over the time limit" >&2

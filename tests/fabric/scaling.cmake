@@ -1,6 +1,4 @@
 # Scaling score on the 4-host virtual fabric: clean vfabric-demo score in [0.2, 0.9]; with one host
 # throttled the score falls below 0.8x the clean one. Label fabric, one at a time (RESOURCE_LOCK vfabric), exit 77 =
 # skipped (no root / namespaces).
-fabcheck_script_test(NAME fabric_scaling_score LABEL fabric TIMEOUT 300 LOCK vfabric
-                     COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_scaling.sh)
-set_tests_properties(fabric_scaling_score PROPERTIES SKIP_RETURN_CODE 77)
+fabcheck_script_test(NAME fabric_scaling_score LABEL fabric TIMEOUT 300 LOCK vfabric SKIP 77 SH test_scaling.sh)

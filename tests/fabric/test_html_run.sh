@@ -4,9 +4,7 @@
 # one busBw point per measured size, the pairs heatmap of 4 hosts, incast and scaling points, and says FAILED.
 # `fabcheck report` renders the same page from the report file offline.
 source "$(dirname "$0")/lib.sh"
-fab_init fhtml 150
-: "${FABCHECK:?FABCHECK (the binary) must be set}"
-SRC=${FABCHECK_SOURCE_DIR:-$FAB_DIR/../..}
+fab_init_fabcheck fhtml 150
 CHECK=$SRC/tests/cli/html_check.py
 
 "$VF" up --hosts 4 "${VFN[@]}"

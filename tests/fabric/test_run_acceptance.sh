@@ -6,9 +6,7 @@
 # The first screen with this config (first_screen_check.py): clean is quiet; the throttled host is the first
 # finding and is left out of the good-hosts file; one link direction at 100mbit is the first finding, no host blamed.
 source "$(dirname "$0")/lib.sh"
-fab_init frun 280
-: "${FABCHECK:?FABCHECK (the binary) must be set}"
-SRC=${FABCHECK_SOURCE_DIR:-$FAB_DIR/../..}
+fab_init_fabcheck frun 280
 CFG=$SRC/configs/acceptance/vfabric.json
 
 "$VF" up --hosts 4 "${VFN[@]}"

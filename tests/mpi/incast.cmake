@@ -1,3 +1,2 @@
 # fabcheck incast on local ranks: structure of the report, one-host note, bad input (exit 2, one line, no file).
-fabcheck_script_test(NAME mpi.incast.local4 LABEL mpi TIMEOUT 120
-  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/incast_local.py)
+fabcheck_script_test(NAME mpi.incast.local4 LABEL mpi TIMEOUT 120 PY incast_local.py)

@@ -1,30 +1,17 @@
 #!/usr/bin/env python3
 """fabcheck incast on 4 local ranks: report structure and hand-checkable relations; bad input exits 2."""
-import json, os, subprocess, sys, tempfile
+import os, sys, tempfile
 
-FAB = os.environ["FABCHECK"]
-MPI = [os.environ.get("MPIEXEC", "mpirun")] + os.environ.get("MPI_FLAGS", "").split()
-
-
-def run(np, args, timeout=90):
-    cmd = MPI + ["-np", str(np), FAB, "incast"] + args
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-
-
-def fail(msg):
-    print("FAIL:", msg)
-    sys.exit(1)
+sys.path.insert(0, os.path.dirname(__file__))
+from run_common import expect_one_rank_refused, expect_usage_error, fail, run_json, section_ok  # noqa: E402
 
 
 tmp = tempfile.mkdtemp()
 out = os.path.join(tmp, "incast.json")
-p = run(4, ["--rounds", "3", "--victim-iters", "100", "--sizes", "64K,1M", "--json", out])
-print(p.stdout)
-if p.returncode != 0:
-    fail(f"exit {p.returncode}: {p.stderr}")
-doc = json.load(open(out))
-if doc["schema_version"] != 1 or doc["run"]["sections"]["incast"]["status"] != "ok":
-    fail("schema/section")
+p, doc = run_json(4, ["incast", "--rounds", "3", "--victim-iters", "100", "--sizes", "64K,1M"], out)
+section_ok(doc, "incast")
+if doc["schema_version"] != 1:
+    fail("schema")
 pts = doc["incast"]
 # 4 local ranks: receiver rank0, victim rank3, senders rank1, rank2 -> k = 1, 2 for each of 2 sizes.
 got = sorted((q["size_bytes"], q["fan_in"]) for q in pts)
@@ -64,12 +51,6 @@ if not any(f["code"] == "INCAST_NOT_FABRIC" for f in doc["findings"]):
 # Bad input: exit 2, exactly one fabcheck stderr line, no report written.
 for args, word in ([["--fan-in", "3"], "--fan-in"], [["--receiver", "nosuchhost"], "--receiver"],
                    [["--sizes", "0"], "--sizes"], [["--rounds", "0"], "--rounds"]):
-    bad = os.path.join(tmp, "bad.json")
-    q = run(4, args + ["--json", bad])
-    lines = [l for l in q.stderr.splitlines() if l.startswith("fabcheck")]
-    if q.returncode != 2 or len(lines) != 1 or word not in lines[0] or os.path.exists(bad):
-        fail(f"bad input {args}: rc={q.returncode} stderr={q.stderr!r}")
-q = run(1, [])
-if q.returncode != 2 or "at least 2 ranks" not in q.stderr:
-    fail(f"one rank: rc={q.returncode} {q.stderr!r}")
+    expect_usage_error(4, ["incast"] + args, word, os.path.join(tmp, "bad.json"))
+expect_one_rank_refused("incast")
 print("PASS")

@@ -1,32 +1,24 @@
 #!/usr/bin/env python3
 """mpirun -np 2 fabcheck inspect on this machine, a sysfs host model under MPI, singleton mode, bad input."""
-import json, os, subprocess, sys, tempfile
+import os, sys, tempfile
 
-FAB = os.environ["FABCHECK"]
-MPI = [os.environ.get("MPIEXEC", "mpirun")] + os.environ.get("MPI_FLAGS", "").split()
+sys.path.insert(0, os.path.dirname(__file__))
+from run_common import fabcheck, fail, load, run  # noqa: E402
+
 DATA = os.environ["FABCHECK_TEST_DATA"]
-
-
-def run(cmd, timeout=90):
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-
-
-def fail(msg):
-    print("FAIL:", msg)
-    sys.exit(1)
 
 
 tmp = tempfile.mkdtemp()
 
 # 1. this machine, 2 local ranks: one host → one inventory; no RDMA; Debian's pml = ^ucx.
 out = os.path.join(tmp, "inspect.json")
-p = run(MPI + ["-np", "2", FAB, "inspect", "--json", out])
+p = run(2, ["inspect", "--json", out], timeout=90)
 print(p.stdout)
 if p.returncode != 0:
     fail(f"exit {p.returncode}: {p.stderr}")
 if not p.stdout.startswith("transport verdict: no_rdma_hardware"):
     fail("console does not start with the verdict")
-doc = json.load(open(out))
+doc = load(out)
 if doc["transport"]["verdict"] != "no_rdma_hardware":
     fail(f"verdict {doc['transport']['verdict']}")
 hosts = doc["inventory"]["hosts"]
@@ -61,11 +53,11 @@ if doc["run"]["sections"]["inventory"]["status"] != "ok" or doc["run"]["exit_cod
 
 # 2. a host model under MPI: port down on mlx5_3 → PORT_DOWN; hardware present with no NCCL log.
 out2 = os.path.join(tmp, "model.json")
-p = run(MPI + ["-np", "2", FAB, "inspect", "-q", "--sysfs-root", f"{DATA}/sysfs/d-ib-port-down-polling",
-               "--etc-root", f"{DATA}/openmpi/debian", "--out", out2])
+p = run(2, ["inspect", "-q", "--sysfs-root", f"{DATA}/sysfs/d-ib-port-down-polling",
+            "--etc-root", f"{DATA}/openmpi/debian", "--out", out2], timeout=90)
 if p.returncode != 0 or p.stdout:
     fail(f"model run: exit {p.returncode}, stdout {p.stdout!r}, stderr {p.stderr}")
-doc = json.load(open(out2))
+doc = load(out2)
 h = doc["inventory"]["hosts"][0]
 if len(h["rdma_devices"]) != 8 or h["rdma_devices"][3]["ports"][0]["state"] != "DOWN":
     fail("model inventory")
@@ -77,7 +69,7 @@ if sev["MPI_RDMA_EXCLUDED"] != "warn":
     fail("MPI_RDMA_EXCLUDED should warn where RDMA hardware exists")
 
 # 3. singleton (no mpirun) works too.
-p = run([FAB, "inspect", "-q", "-J", os.path.join(tmp, "single.json")])
+p = fabcheck(["inspect", "-q", "-J", os.path.join(tmp, "single.json")], timeout=90)
 if p.returncode != 0:
     fail(f"singleton: exit {p.returncode} {p.stderr}")
 
@@ -87,7 +79,7 @@ for args in (["--sysfs-root", "/nonexistent/sysfs"], ["--nccl-log", "/nonexisten
              # a recorded host that no line of the log comes from (--sysfs-root host=DIR)
              ["--nccl-log", f"{DATA}/nccl-logs/01-ib-gdrdma-loopback-2.7.6.log",
               "--sysfs-root", f"nosuchhost={DATA}/sysfs/c-no-rdma"]):
-    p = run([FAB, "inspect", "--json", bad] + args)
+    p = fabcheck(["inspect", "--json", bad] + args, timeout=90)
     lines = [l for l in p.stderr.splitlines() if l.strip()]
     if p.returncode != 2 or len(lines) != 1 or os.path.exists(bad):
         fail(f"{args}: exit {p.returncode}, stderr {p.stderr!r}")

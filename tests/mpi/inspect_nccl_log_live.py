@@ -3,19 +3,10 @@
 (no --sysfs-root): a log of this host with NCCL_SOCKET_IFNAME naming no interface here gives SOCKET_IFNAME_NO_MATCH
 naming the host (exit 1); the same log naming an interface this host has gives none; a missing log is one line and
 exit 2 under mpirun; without mpirun the log is judged offline (no inventory)."""
-import json, os, socket, subprocess, sys, tempfile
+import os, socket, sys, tempfile
 
-FAB = os.environ["FABCHECK"]
-MPI = [os.environ.get("MPIEXEC", "mpirun")] + os.environ.get("MPI_FLAGS", "").split()
-
-
-def run(cmd, timeout=90):
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-
-
-def fail(msg):
-    print("FAIL:", msg)
-    sys.exit(1)
+sys.path.insert(0, os.path.dirname(__file__))
+from run_common import expect_usage_error, fabcheck, fail, load, run  # noqa: E402
 
 
 tmp = tempfile.mkdtemp()
@@ -35,13 +26,13 @@ def log_with(ifname):
 
 # 1. a missing interface: the live host's interfaces do not hold it.
 out = os.path.join(tmp, "live.json")
-p = run(MPI + ["-np", "2", FAB, "inspect", "--nccl-log", log_with("nosuchif9"), "--json", out])
+p = run(2, ["inspect", "--nccl-log", log_with("nosuchif9"), "--json", out], timeout=90)
 print(p.stdout)
 if p.returncode != 1:
     fail(f"exit {p.returncode} (want 1: a fail finding): {p.stderr}")
 if "inventory (live):" not in p.stdout:
     fail("console lacks the live inventory")
-doc = json.load(open(out))
+doc = load(out)
 hosts = doc["inventory"]["hosts"]
 if len(hosts) != 1 or hosts[0]["host"] != host:
     fail(f"inventory hosts {[h['host'] for h in hosts]}, want [{host}]")
@@ -53,23 +44,20 @@ if p.stdout.count("transport verdict") != 1:
 
 # 2. an interface this host has: no such finding.
 out2 = os.path.join(tmp, "live-ok.json")
-p = run(MPI + ["-np", "2", FAB, "inspect", "--nccl-log", log_with(iface), "--json", out2])
+p = run(2, ["inspect", "--nccl-log", log_with(iface), "--json", out2], timeout=90)
 if p.returncode not in (0, 1):
     fail(f"exit {p.returncode}: {p.stderr}")
-codes = [f["code"] for f in json.load(open(out2))["findings"]]
+codes = [f["code"] for f in load(out2)["findings"]]
 if "SOCKET_IFNAME_NO_MATCH" in codes:
     fail(f"{iface} exists here, findings {codes}")
 
 # 3. bad input under mpirun: one line, exit 2 on every rank, nothing written.
-out3 = os.path.join(tmp, "bad.json")
-p = run(MPI + ["-np", "2", FAB, "inspect", "--nccl-log", os.path.join(tmp, "absent.log"), "--json", out3])
-lines = [l for l in p.stderr.splitlines() if l.startswith("fabcheck: error:")]
-if p.returncode != 2 or len(lines) != 1 or "--nccl-log" not in lines[0] or os.path.exists(out3):
-    fail(f"bad input: exit {p.returncode}, stderr {p.stderr!r}")
+expect_usage_error(2, ["inspect", "--nccl-log", os.path.join(tmp, "absent.log")], "--nccl-log",
+                   os.path.join(tmp, "bad.json"), prefix="fabcheck: error:")
 
 # 4. without a launcher: offline, no inventory of this host.
 out4 = os.path.join(tmp, "offline.json")
-p = run([FAB, "inspect", "--nccl-log", log_with("nosuchif9"), "--json", out4])
-if p.returncode not in (0, 1) or json.load(open(out4)).get("inventory"):
-    fail(f"offline: exit {p.returncode}, inventory {json.load(open(out4)).get('inventory')}")
+p = fabcheck(["inspect", "--nccl-log", log_with("nosuchif9"), "--json", out4], timeout=90)
+if p.returncode not in (0, 1) or load(out4).get("inventory"):
+    fail(f"offline: exit {p.returncode}, inventory {load(out4).get('inventory')}")
 print("PASS")

@@ -1,19 +1,11 @@
 #!/usr/bin/env python3
 """fabcheck overlap on 4 local ranks: every (collective, size) point, its overlap recomputed from the
 medians the report holds (OSU's definition, clamped), the polled variant, the run step; bad input exits 2."""
-import json, os, subprocess, sys, tempfile
+import os, sys, tempfile
 
-FAB = os.environ["FABCHECK"]
-MPI = [os.environ.get("MPIEXEC", "mpirun")] + os.environ.get("MPI_FLAGS", "").split()
-
-
-def run(np, args, timeout=120):
-    return subprocess.run(MPI + ["-np", str(np), FAB] + args, capture_output=True, text=True, timeout=timeout)
-
-
-def fail(msg):
-    print("FAIL:", msg)
-    sys.exit(1)
+sys.path.insert(0, os.path.dirname(__file__))
+from run_common import (dry_runs, expect_one_rank_refused, expect_usage_error, fail, load, run, run_json,  # noqa: E402
+                        section_ok, write_json)
 
 
 def clamp01(x):
@@ -22,13 +14,8 @@ def clamp01(x):
 
 tmp = tempfile.mkdtemp()
 out = os.path.join(tmp, "overlap.json")
-p = run(4, ["overlap", "--sizes", "64K,512K", "--iters", "4", "--poll-us", "50", "--json", out])
-print(p.stdout)
-if p.returncode != 0:
-    fail(f"exit {p.returncode}: {p.stderr}")
-doc = json.load(open(out))
-if doc["run"]["sections"]["overlap"]["status"] != "ok":
-    fail("section status")
+p, doc = run_json(4, ["overlap", "--sizes", "64K,512K", "--iters", "4", "--poll-us", "50"], out)
+section_ok(doc, "overlap")
 ov = doc["overlap"]
 if ov["nranks"] != 4 or ov["backend"] != "mpi" or ov["poll_us"] != 50 or ov["iters"] != 4:
     fail(f"header {ov}")
@@ -59,38 +46,27 @@ if "overlap = clamp(1 - (t_both - t_compute) / t_comm, 0, 1)" not in p.stdout:
 
 # --poll-us 0: only the variant without MPI calls.
 q = run(4, ["overlap", "--coll", "allreduce", "--sizes", "64K", "--iters", "2", "--poll-us", "0", "--json", out])
-doc = json.load(open(out))
+doc = load(out)
 pt = doc["overlap"]["points"]
 if q.returncode not in (0, 1) or len(pt) != 1 or pt[0]["t_both_poll_us"] is not None or pt[0]["overlap_poll"] is not None:
     fail(f"--poll-us 0: rc={q.returncode} {pt}")
 
 # The run step: a config with only an overlap section.
 cfg = os.path.join(tmp, "cfg.json")
-json.dump({"overlap": {"collectives": "allgather", "sizes": "128K", "iters": 2}}, open(cfg, "w"))
-q = run(4, ["run", "--config", cfg, "--json", out])
-if q.returncode not in (0, 1):
-    fail(f"run: rc={q.returncode} {q.stderr}")
-doc = json.load(open(out))
-if doc["run"]["sections"]["overlap"]["status"] != "ok" or [x["coll"] for x in doc["overlap"]["points"]] != ["allgather"]:
+write_json(cfg, {"overlap": {"collectives": "allgather", "sizes": "128K", "iters": 2}})
+q, doc = run_json(4, ["run", "--config", cfg], out, "run", codes=(0, 1))
+section_ok(doc, "overlap")
+if [x["coll"] for x in doc["overlap"]["points"]] != ["allgather"]:
     fail("run step")
 
 # The default suite leaves overlap out (its 30 s budget) and says so; configs/extended.json has it.
-src = os.environ["FABCHECK_SOURCE_DIR"]
-d0 = subprocess.run([FAB, "run", "--dry-run"], capture_output=True, text=True, timeout=60)
-ext = subprocess.run([FAB, "run", "--dry-run", "--config", os.path.join(src, "configs", "extended.json")],
-                     capture_output=True, text=True, timeout=60)
+d0, ext = dry_runs()
 if "overlap  skipped: not in the config" not in d0.stdout or ext.returncode != 0 or "overlap  budget" not in ext.stdout:
     fail(f"dry runs: {d0.stdout!r} {ext.stdout!r} {ext.stderr!r}")
 
 # Bad input: exit 2, exactly one fabcheck stderr line, no report written.
 for args, word in ([["--coll", "broadcast"], "--coll"], [["--sizes", "0"], "--sizes"],
                    [["--iters", "0"], "--iters"], [["--poll-us", "-1"], "--poll-us"]):
-    bad = os.path.join(tmp, "bad.json")
-    r = run(4, ["overlap"] + args + ["--json", bad])
-    lines = [l for l in r.stderr.splitlines() if l.startswith("fabcheck")]
-    if r.returncode != 2 or len(lines) != 1 or word not in lines[0] or os.path.exists(bad):
-        fail(f"bad input {args}: rc={r.returncode} stderr={r.stderr!r}")
-r = run(1, ["overlap"])
-if r.returncode != 2 or "at least 2 ranks" not in r.stderr:
-    fail(f"one rank: rc={r.returncode} {r.stderr!r}")
+    expect_usage_error(4, ["overlap"] + args, word, os.path.join(tmp, "bad.json"))
+expect_one_rank_refused("overlap")
 print("PASS")

@@ -4,7 +4,7 @@ load beside it (run.sections.<s>.cpu_load)."""
 import json, os, sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from run_common import fail, load, mpirun, tmpdir  # noqa: E402
+from run_common import check_exit, fail, load, mpirun, tmpdir, write_json  # noqa: E402
 
 d = tmpdir()
 # Two million iterations per size would take minutes; budget_s 2 gives the two p2p and two collective sections
@@ -12,12 +12,10 @@ d = tmpdir()
 cfg = {"name": "latency budget", "timeout_s": 60,
        "latency": {"sizes": "8,4K", "iters": 2000000, "warmup_iters": 10, "passes": 1, "budget_s": 2}}
 cfg_path = os.path.join(d, "cfg.json")
-with open(cfg_path, "w") as f:
-    json.dump(cfg, f)
+write_json(cfg_path, cfg)
 rep = os.path.join(d, "r.json")
 p, wall = mpirun(2, ["run", "--config", cfg_path, "--json", rep, "-q"])
-if p.returncode != 0:
-    fail(f"run: exit {p.returncode}: {p.stderr[-2000:]}")
+check_exit(p, "run")
 r = load(rep)
 sec = r["run"]["sections"]["latency"]
 print(f"run {wall:.1f} s, latency step {sec['elapsed_s']:.2f} s (budget {sec['budget_s']} s)")

@@ -23,18 +23,9 @@ def finished_sections():
 
 
 def rank_pid(rank):
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            with open(f"/proc/{pid}/environ", "rb") as f:
-                env = f.read().split(b"\0")
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                cl = f.read()
-        except OSError:
-            continue
-        if rep.encode() in cl and f"OMPI_COMM_WORLD_RANK={rank}".encode() in env:
-            return int(pid)
+    for pid, cl, env in processes():
+        if rep.encode() in cl and f"OMPI_COMM_WORLD_RANK={rank}".encode() in env.split(b"\0"):
+            return pid
     return None
 
 

@@ -6,7 +6,7 @@ run` with only latency enabled write the same section keys (the latency entries 
 import json, os, sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from run_common import fail, fabcheck, load, mpirun, tmpdir  # noqa: E402
+from run_common import check_exit, fail, fabcheck, load, mpirun, tmpdir, write_json  # noqa: E402
 
 d = tmpdir()
 cfg = {"name": "one definition", "timeout_s": 60,
@@ -14,8 +14,7 @@ cfg = {"name": "one definition", "timeout_s": 60,
                  "iters": 2, "per_iter_iters": 2, "budget_s": 5},
        "latency": {"sizes": "8,4K", "iters": 200, "warmup_iters": 10, "passes": 2, "budget_s": 5}}
 cfg_path = os.path.join(d, "cfg.json")
-with open(cfg_path, "w") as f:
-    json.dump(cfg, f)
+write_json(cfg_path, cfg)
 
 
 def show_config(path):
@@ -27,12 +26,10 @@ def show_config(path):
 
 rep = os.path.join(d, "r.json")
 p, wall = mpirun(2, ["run", "--config", cfg_path, "--json", rep, "-q"])
-if p.returncode != 0:
-    fail(f"run: exit {p.returncode}: {p.stderr[-2000:]}")
+check_exit(p, "run")
 r = load(rep)
 again = os.path.join(d, "run-config.json")
-with open(again, "w") as f:
-    json.dump(r["run"]["config"], f)
+write_json(again, r["run"]["config"])
 a, b = show_config(cfg_path), show_config(again)
 if a != b:
     diff = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
@@ -42,17 +39,14 @@ print(f"run ({wall:.1f} s): run.config read back gives the same effective config
 # (2) latency standalone vs latency-only run, same options.
 only = {"latency": cfg["latency"]}
 only_path = os.path.join(d, "latency-only.json")
-with open(only_path, "w") as f:
-    json.dump(only, f)
+write_json(only_path, only)
 run_rep = os.path.join(d, "run-latency.json")
 p, _ = mpirun(2, ["run", "--config", only_path, "--json", run_rep, "-q"])
-if p.returncode != 0:
-    fail(f"latency-only run: exit {p.returncode}: {p.stderr[-2000:]}")
+check_exit(p, "latency-only run")
 alone_rep = os.path.join(d, "latency.json")
 p, _ = mpirun(2, ["latency", "--sizes", "8,4K", "--iters", "200", "--warmup-iters", "10", "--passes", "2",
                   "--json", alone_rep])
-if p.returncode != 0:
-    fail(f"fabcheck latency: exit {p.returncode}: {p.stderr[-2000:]}")
+check_exit(p, "fabcheck latency")
 run_r, alone_r = load(run_rep), load(alone_rep)
 
 
@@ -98,8 +92,7 @@ for name, args in [("run", ["run", "--config", only_path, "-q", "--no-counters"]
                    ("latency", ["latency", "--sizes", "8", "--iters", "50", "--no-counters"])]:
     path = os.path.join(d, f"{name}-no-counters.json")
     p, _ = mpirun(2, args + ["--json", path])
-    if p.returncode != 0:
-        fail(f"{name} --no-counters: exit {p.returncode}: {p.stderr[-2000:]}")
+    check_exit(p, f"{name} --no-counters")
     off = load(path)
     if "counters" in off["run"]["sections"]["latency"]:
         fail(f"{name} --no-counters: the latency step still recorded counters")

@@ -1,20 +1,10 @@
 #!/usr/bin/env python3
 """fabcheck scaling on 2 and 4 local ranks: report structure, the score recomputed by hand from the report's own
 allreduce sweep (DESIGN §5), groups divided by the 2-rank value; bad input exits 2 with one line and no file."""
-import json, math, os, re, subprocess, sys, tempfile
+import math, os, re, sys, tempfile
 
-FAB = os.environ["FABCHECK"]
-MPI = [os.environ.get("MPIEXEC", "mpirun")] + os.environ.get("MPI_FLAGS", "").split()
-
-
-def run(np, args, timeout=120):
-    return subprocess.run(MPI + ["-np", str(np), FAB, "scaling"] + args, capture_output=True, text=True,
-                          timeout=timeout)
-
-
-def fail(msg):
-    print("FAIL:", msg)
-    sys.exit(1)
+sys.path.insert(0, os.path.dirname(__file__))
+from run_common import fail, run, run_json, section_ok, write_json  # noqa: E402
 
 
 def loglog(pts, s):
@@ -33,20 +23,16 @@ def loglog(pts, s):
 tmp = tempfile.mkdtemp()
 # A profile whose buckets fall inside the swept range (64K..1M): 1e5 params x 4 B = 400000 B in 256K buckets.
 wl = os.path.join(tmp, "wl.json")
-json.dump({"workloads": [{
+write_json(wl, {"workloads": [{
     "name": "tiny", "parallelism": {"value": "ddp", "why": "test"}, "parameters": {"value": 1e5, "why": "test"},
     "bytes_per_grad": {"value": 4, "why": "test"}, "bucket_bytes": {"value": "256K", "why": "test"},
-    "compute_s": {"value": 0.002, "why": "test"}, "overlap": {"value": 0.5, "why": "test"}}]}, open(wl, "w"))
+    "compute_s": {"value": 0.002, "why": "test"}, "overlap": {"value": 0.5, "why": "test"}}]})
 
 for np in (2, 4):
     out = os.path.join(tmp, f"scaling{np}.json")
-    p = run(np, ["-b", "64K", "-e", "1M", "--coll", "allreduce", "-n", "5", "--workloads", wl, "--json", out])
-    print(p.stdout)
-    if p.returncode != 0:
-        fail(f"np {np}: exit {p.returncode}: {p.stderr}")
-    doc = json.load(open(out))
-    if doc["run"]["sections"]["scaling"]["status"] != "ok":
-        fail("scaling section not ok")
+    p, doc = run_json(np, ["scaling", "-b", "64K", "-e", "1M", "--coll", "allreduce", "-n", "5", "--workloads", wl],
+                      out, f"np {np}")
+    section_ok(doc, "scaling")
     groups = doc["scaling"]["groups"]
     want = [2] if np == 2 else [2, 4]
     if [g["nranks"] for g in groups] != want:
@@ -91,7 +77,7 @@ for np in (2, 4):
 for args in (["--workload", "no-such"], ["--workloads", wl, "--workload", "llama-7b-ddp-bf16"],
              ["--coll", "alltoall"]):
     bad = os.path.join(tmp, "bad.json")
-    p = run(2, ["-b", "64K", "-e", "64K"] + args + ["--json", bad])
+    p = run(2, ["scaling", "-b", "64K", "-e", "64K"] + args + ["--json", bad])
     lines = [l for l in p.stderr.splitlines() if l.startswith("fabcheck")]
     if p.returncode != 2 or len(lines) != 1 or os.path.exists(bad):
         fail(f"bad input {args}: exit {p.returncode}, stderr {p.stderr!r}")

@@ -4,19 +4,11 @@ measured_efficiency and exposed recomputed from the medians the report holds, th
 beside it), an auto-scaled llama-7b step (real bucket size, fewer buckets, compute scaled with them), an FSDP
 step from a workloads file (2 allgathers and 1 reducescatter per unit), the run step with score.basis
 measured; bad input exits 2 with one line and writes nothing."""
-import json, os, re, subprocess, sys, tempfile
+import os, re, sys, tempfile
 
-FAB = os.environ["FABCHECK"]
-MPI = [os.environ.get("MPIEXEC", "mpirun")] + os.environ.get("MPI_FLAGS", "").split()
-
-
-def run(np, args, timeout=150):
-    return subprocess.run(MPI + ["-np", str(np), FAB] + args, capture_output=True, text=True, timeout=timeout)
-
-
-def fail(msg):
-    print("FAIL:", msg)
-    sys.exit(1)
+sys.path.insert(0, os.path.dirname(__file__))
+from run_common import (dry_runs, expect_one_rank_refused, expect_usage_error, fail, run_json,  # noqa: E402
+                        section_ok, write_json)
 
 
 def check_measured(s, iters, sized=False):
@@ -40,13 +32,8 @@ tmp = tempfile.mkdtemp()
 out = os.path.join(tmp, "step.json")
 
 # 1. vfabric-demo: the whole step (4 buckets: the 3417088-byte remainder first, then 3 of 4 MiB).
-p = run(4, ["step", "--workload", "vfabric-demo", "--iters", "3", "--json", out])
-print(p.stdout)
-if p.returncode not in (0, 1):
-    fail(f"exit {p.returncode}: {p.stderr}")
-doc = json.load(open(out))
-if doc["run"]["sections"]["step"]["status"] != "ok":
-    fail("section status")
+p, doc = run_json(4, ["step", "--workload", "vfabric-demo", "--iters", "3"], out, codes=(0, 1), timeout=150)
+section_ok(doc, "step")
 s = doc["step"]
 if s["nranks"] != 4 or s["backend"] != "mpi" or s["parallelism"] != "ddp" or s["iters"] != 3:
     fail(f"header {s['nranks']} {s['backend']} {s['parallelism']}")
@@ -70,10 +57,9 @@ if "measured efficiency" not in p.stdout or "scaled step: 4 of 4 buckets" not in
     fail("console")
 
 # 2. llama-7b auto-scaled to 6 buckets: the real 25 MiB bucket, compute scaled with the bytes.
-p = run(4, ["step", "--workload", "llama-7b-ddp-bf16", "--max-buckets", "6", "--iters", "3", "--json", out])
-if p.returncode not in (0, 1):
-    fail(f"llama-7b exit {p.returncode}: {p.stderr}")
-s = json.load(open(out))["step"]
+p, doc = run_json(4, ["step", "--workload", "llama-7b-ddp-bf16", "--max-buckets", "6", "--iters", "3"], out,
+                  "llama-7b", codes=(0, 1), timeout=150)
+s = doc["step"]
 if s["buckets"] != 6 or s["real_buckets"] != 535 or s["bucket_bytes"] != 25 << 20 or s["scale_given"]:
     fail(f"llama-7b plan {s['scaled_note']}")
 if abs(s["compute_us"] - 1e6 * 6 * (25 << 20) / 14e9) > 1e-6 or "6 of 535 buckets" not in s["scaled_note"]:
@@ -83,15 +69,13 @@ check_measured(s, 3)
 # 3. FSDP from a workloads file: 4 units of 1e6 parameters, bf16.
 wl = os.path.join(tmp, "wl.json")
 w = lambda v: {"value": v, "why": "test"}
-json.dump({"default": "fsdp-small", "workloads": [
+write_json(wl, {"default": "fsdp-small", "workloads": [
     {"name": "fsdp-small", "description": "test", "parallelism": w("fsdp"), "parameters": w(4e6),
      "bytes_per_param": w(2), "bytes_per_grad": w(2), "fsdp_units": w(4), "compute_s": w(0.08), "overlap": w(0.9)},
     {"name": "pp-small", "description": "test", "parallelism": w("pp"), "pp_stages": w(4), "pp_micro_batches": w(8),
-     "pp_activation_bytes": w(1048576), "pp_forward_s": w(0.01), "pp_backward_s": w(0.02)}]}, open(wl, "w"))
-p = run(4, ["step", "--workloads", wl, "--iters", "2", "--json", out])
-if p.returncode not in (0, 1):
-    fail(f"fsdp exit {p.returncode}: {p.stderr}")
-s = json.load(open(out))["step"]
+     "pp_activation_bytes": w(1048576), "pp_forward_s": w(0.01), "pp_backward_s": w(0.02)}]})
+p, doc = run_json(4, ["step", "--workloads", wl, "--iters", "2"], out, "fsdp", codes=(0, 1), timeout=150)
+s = doc["step"]
 colls = [o["coll"] for o in s["ops"] if o["op"] == "post"]
 if s["parallelism"] != "fsdp" or s["buckets"] != 4 or colls.count("allgather") != 8 or colls.count("reducescatter") != 4:
     fail(f"fsdp plan {colls}")
@@ -103,15 +87,13 @@ if s["projected"] is None or s["projected"]["inputs"]["parallelism"] != "fsdp":
 
 # 4. The run step: sweep, step and scaling of the same workload -> score.basis measured, the projection beside.
 cfg = os.path.join(tmp, "cfg.json")
-json.dump({"sweep": {"collectives": "allreduce", "min_bytes": "1M", "max_bytes": "4M", "iters": 2, "per_iter_iters": 0},
+write_json(cfg, {"sweep": {"collectives": "allreduce", "min_bytes": "1M", "max_bytes": "4M", "iters": 2, "per_iter_iters": 0},
            "step": {"workload": "vfabric-demo", "iters": 2},
-           "scaling": {"workload": "vfabric-demo", "max_bytes": "4M", "iters": 2}}, open(cfg, "w"))
-q = run(4, ["run", "--config", cfg, "--json", out], timeout=240)
-if q.returncode not in (0, 1):
-    fail(f"run: rc={q.returncode} {q.stderr}")
-doc = json.load(open(out))
+           "scaling": {"workload": "vfabric-demo", "max_bytes": "4M", "iters": 2}})
+q, doc = run_json(4, ["run", "--config", cfg], out, "run", codes=(0, 1), timeout=240)
 s, sc = doc["step"], doc["score"]
-if doc["run"]["sections"]["step"]["status"] != "ok" or s["projected"]["curves"] != "sweeps":
+section_ok(doc, "step")
+if s["projected"]["curves"] != "sweeps":
     fail("run step")
 if sc["basis"] != "measured" or sc["scaling_efficiency"] != s["measured_efficiency"]:
     fail(f"score basis {sc.get('basis')} {sc.get('scaling_efficiency')}")
@@ -119,10 +101,7 @@ if not isinstance(sc["scaling_efficiency_projected"], float):
     fail("score keeps the projection beside the measurement")
 
 # The default suite leaves step out (its 30 s budget) and says so; configs/extended.json has it.
-src = os.environ["FABCHECK_SOURCE_DIR"]
-d0 = subprocess.run([FAB, "run", "--dry-run"], capture_output=True, text=True, timeout=60)
-ext = subprocess.run([FAB, "run", "--dry-run", "--config", os.path.join(src, "configs", "extended.json")],
-                     capture_output=True, text=True, timeout=60)
+d0, ext = dry_runs()
 if not re.search(r"step +skipped: not in the config", d0.stdout) or ext.returncode != 0 or not re.search(r"step +budget", ext.stdout):
     fail(f"dry runs: {d0.stdout!r} {ext.stdout!r} {ext.stderr!r}")
 
@@ -131,12 +110,6 @@ for args, word in ([["--scale", "2"], "--scale"], [["--max-buckets", "0"], "--ma
                    [["--iters", "0"], "--iters"], [["--poll-us", "-1"], "--poll-us"],
                    [["--workload", "nosuch"], "--workload"], [["--workloads", wl, "--workload", "pp-small"], "--workload"],
                    [["--workloads", os.path.join(tmp, "missing.json")], "--workloads"]):
-    bad = os.path.join(tmp, "bad.json")
-    r = run(4, ["step"] + args + ["--json", bad])
-    lines = [l for l in r.stderr.splitlines() if l.startswith("fabcheck")]
-    if r.returncode != 2 or len(lines) != 1 or word not in lines[0] or os.path.exists(bad):
-        fail(f"bad input {args}: rc={r.returncode} stderr={r.stderr!r}")
-r = run(1, ["step"])
-if r.returncode != 2 or "at least 2 ranks" not in r.stderr:
-    fail(f"one rank: rc={r.returncode} {r.stderr!r}")
+    expect_usage_error(4, ["step"] + args, word, os.path.join(tmp, "bad.json"))
+expect_one_rank_refused("step")
 print("PASS")

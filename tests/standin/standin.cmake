@@ -22,13 +22,12 @@ set_target_properties(fabcheck_cudart_standin PROPERTIES SOVERSION 13)
 set_target_properties(fabcheck_nccl_standin PROPERTIES SOVERSION 2)
 target_link_libraries(fabcheck_nccl_standin PRIVATE fabcheck_cudart_standin)
 
-# fabcheck_standin_test(NAME <name> TIMEOUT <s> COMMAND <args...> [LOCK <resource>]): label nccl-standin, with
-# STANDIN_LIB (the folder of the two libraries) in the environment.
+# fabcheck_standin_test(NAME <name> TIMEOUT <s> COMMAND|PY|SH <args...> [LOCK <resource>]): label nccl-standin,
+# exit 77 skipped, with STANDIN_LIB (the folder of the two libraries) in the environment.
 function(fabcheck_standin_test)
-  cmake_parse_arguments(T "" "NAME;TIMEOUT;LOCK" "COMMAND" ${ARGN})
-  fabcheck_script_test(NAME ${T_NAME} LABEL nccl-standin TIMEOUT ${T_TIMEOUT} COMMAND ${T_COMMAND} LOCK ${T_LOCK})
+  cmake_parse_arguments(T "" "NAME;TIMEOUT" "" ${ARGN})
+  fabcheck_script_test(NAME ${T_NAME} LABEL nccl-standin TIMEOUT ${T_TIMEOUT} SKIP 77 ${T_UNPARSED_ARGUMENTS})
   set_property(TEST ${T_NAME} APPEND PROPERTY ENVIRONMENT "STANDIN_LIB=${FABCHECK_STANDIN_DIR}")
-  set_property(TEST ${T_NAME} PROPERTY SKIP_RETURN_CODE 77)
 endfunction()
 
 # The sweep's exact data check on the nccl backend: every collective, dtype (fp8 on the stand-in's sm90) and op
@@ -41,11 +40,8 @@ foreach(case "all 1" "all 2" "all 4" "avg 3" "agg 2" "corrupt 2")
                         COMMAND ${Python3_EXECUTABLE} ${_sweep_check} ${_args})
   set_property(TEST nccl_standin.sweep.${_name} APPEND PROPERTY ENVIRONMENT "SWEEP_ARGS=--backend nccl")
 endforeach()
-fabcheck_standin_test(NAME nccl_standin.flags.np2 TIMEOUT 300
-                      COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/nccl_flags.py)
-fabcheck_standin_test(NAME nccl_standin.faults.np2 TIMEOUT 300 COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/faults.sh)
-fabcheck_standin_test(NAME nccl_standin.overlap.np2 TIMEOUT 120
-                      COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/overlap.py)
+fabcheck_standin_test(NAME nccl_standin.flags.np2 TIMEOUT 300 PY nccl_flags.py)
+fabcheck_standin_test(NAME nccl_standin.faults.np2 TIMEOUT 300 SH faults.sh)
+fabcheck_standin_test(NAME nccl_standin.overlap.np2 TIMEOUT 120 PY overlap.py)
 # Across the 4-host virtual fabric (one at a time with the fabric tests; exit 77 = skipped without namespaces).
-fabcheck_standin_test(NAME nccl_standin.run.vfabric4 TIMEOUT 240 LOCK vfabric
-                      COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_run_vfabric.sh)
+fabcheck_standin_test(NAME nccl_standin.run.vfabric4 TIMEOUT 240 LOCK vfabric SH test_run_vfabric.sh)

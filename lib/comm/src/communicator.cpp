@@ -172,6 +172,31 @@ int to_int_bytes(std::size_t bytes) {
   return static_cast<int>(bytes);
 }
 
+/// The variable-length gather behind both Communicator::gather overloads: each rank's count (MPI_Gather),
+/// then the elements (MPI_Gatherv); on root, `each(block, n)` per rank in rank order.
+template <class T, class Each>
+void gather_blocks(MPI_Comm comm, int rank, int size, const T* mine, int n, MPI_Datatype type, int root,
+                   Each&& each) {
+  std::vector<int> counts(static_cast<std::size_t>(size)), displs(static_cast<std::size_t>(size));
+  check_mpi(MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, root, comm), "MPI_Gather(counts)");
+  std::vector<T> flat;
+  if (rank == root) {
+    int total = 0;
+    for (int r = 0; r < size; ++r) {
+      displs[static_cast<std::size_t>(r)] = total;
+      total += counts[static_cast<std::size_t>(r)];
+    }
+    flat.resize(static_cast<std::size_t>(total) + 1);  // one spare: a buffer even when every block is empty
+  }
+  check_mpi(MPI_Gatherv(mine, n, type, flat.data(), counts.data(), displs.data(), type, root, comm),
+            "MPI_Gatherv");
+  if (rank != root) return;
+  for (int r = 0; r < size; ++r) {
+    each(flat.data() + displs[static_cast<std::size_t>(r)],
+         static_cast<std::size_t>(counts[static_cast<std::size_t>(r)]));
+  }
+}
+
 MPI_Op to_mpi(ScalarOp op) {
   switch (op) {
     case ScalarOp::kSum:
@@ -279,54 +304,16 @@ void Communicator::allreduce(std::span<double> v, ScalarOp op) const {
 }
 
 std::vector<std::vector<double>> Communicator::gather(std::span<const double> mine, int root) const {
-  int n = static_cast<int>(mine.size());
-  std::vector<int> counts(static_cast<std::size_t>(s_->size)), displs(static_cast<std::size_t>(s_->size));
-  check_mpi(MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, root, s_->comm), "MPI_Gather(counts)");
-  std::vector<double> flat;
-  if (s_->rank == root) {
-    int total = 0;
-    for (int r = 0; r < s_->size; ++r) {
-      displs[static_cast<std::size_t>(r)] = total;
-      total += counts[static_cast<std::size_t>(r)];
-    }
-    flat.resize(static_cast<std::size_t>(total));
-  }
-  check_mpi(MPI_Gatherv(mine.data(), n, MPI_DOUBLE, flat.data(), counts.data(), displs.data(), MPI_DOUBLE,
-                        root, s_->comm),
-            "MPI_Gatherv");
   std::vector<std::vector<double>> out;
-  if (s_->rank == root) {
-    for (int r = 0; r < s_->size; ++r) {
-      auto b = flat.begin() + displs[static_cast<std::size_t>(r)];
-      out.emplace_back(b, b + counts[static_cast<std::size_t>(r)]);
-    }
-  }
+  gather_blocks(s_->comm, s_->rank, s_->size, mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, root,
+                [&](const double* block, std::size_t n) { out.emplace_back(block, block + n); });
   return out;
 }
 
 std::vector<std::string> Communicator::gather(const std::string& mine, int root) const {
-  int n = to_int_bytes(mine.size());
-  std::vector<int> counts(static_cast<std::size_t>(s_->size)), displs(static_cast<std::size_t>(s_->size));
-  check_mpi(MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, root, s_->comm), "MPI_Gather(counts)");
-  std::vector<char> flat;
-  if (s_->rank == root) {
-    int total = 0;
-    for (int r = 0; r < s_->size; ++r) {
-      displs[static_cast<std::size_t>(r)] = total;
-      total += counts[static_cast<std::size_t>(r)];
-    }
-    flat.resize(static_cast<std::size_t>(total) + 1);
-  }
-  check_mpi(MPI_Gatherv(mine.data(), n, MPI_CHAR, flat.data(), counts.data(), displs.data(), MPI_CHAR, root,
-                        s_->comm),
-            "MPI_Gatherv");
   std::vector<std::string> out;
-  if (s_->rank == root) {
-    for (int r = 0; r < s_->size; ++r) {
-      out.emplace_back(flat.data() + displs[static_cast<std::size_t>(r)],
-                       static_cast<std::size_t>(counts[static_cast<std::size_t>(r)]));
-    }
-  }
+  gather_blocks(s_->comm, s_->rank, s_->size, mine.data(), to_int_bytes(mine.size()), MPI_CHAR, root,
+                [&](const char* block, std::size_t n) { out.emplace_back(block, n); });
   return out;
 }
 

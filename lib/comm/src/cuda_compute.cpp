@@ -14,6 +14,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "backend_factories.hpp"
 #include "fabcheck/comm/nccl_support.hpp"
@@ -28,7 +29,8 @@ constexpr int kBlocksPerSm = 2;  // one wave: 512 threads per SM, every SM busy,
 // extern "C" __global__ void fabcheck_fma_spin(unsigned long long units, float* sink): per thread, `units` ×
 // 16 fma.rn.f32 (x = x·0.99999988 + 1e-7, bounded, converges to 1) on 4 chains seeded from threadIdx.x; the
 // sum is stored only when negative (never: the compiler cannot know, so the loop stays).
-constexpr const char* kPtx = R"(
+// The kernel's text around its unrolled loop body (fma_spin_ptx).
+constexpr std::string_view kPtxHead = R"(
 .version 6.0
 .target sm_60
 .address_size 64
@@ -50,23 +52,8 @@ constexpr const char* kPtx = R"(
 	setp.eq.u64 %p1, %rd1, 0;
 	@%p1 bra DONE;
 LOOP:
-	fma.rn.f32 %f1, %f1, 0f3F7FFFFE, 0f33D6BF95;
-	fma.rn.f32 %f2, %f2, 0f3F7FFFFE, 0f33D6BF95;
-	fma.rn.f32 %f3, %f3, 0f3F7FFFFE, 0f33D6BF95;
-	fma.rn.f32 %f4, %f4, 0f3F7FFFFE, 0f33D6BF95;
-	fma.rn.f32 %f1, %f1, 0f3F7FFFFE, 0f33D6BF95;
-	fma.rn.f32 %f2, %f2, 0f3F7FFFFE, 0f33D6BF95;
-	fma.rn.f32 %f3, %f3, 0f3F7FFFFE, 0f33D6BF95;
-	fma.rn.f32 %f4, %f4, 0f3F7FFFFE, 0f33D6BF95;
-	fma.rn.f32 %f1, %f1, 0f3F7FFFFE, 0f33D6BF95;
-	fma.rn.f32 %f2, %f2, 0f3F7FFFFE, 0f33D6BF95;
-	fma.rn.f32 %f3, %f3, 0f3F7FFFFE, 0f33D6BF95;
-	fma.rn.f32 %f4, %f4, 0f3F7FFFFE, 0f33D6BF95;
-	fma.rn.f32 %f1, %f1, 0f3F7FFFFE, 0f33D6BF95;
-	fma.rn.f32 %f2, %f2, 0f3F7FFFFE, 0f33D6BF95;
-	fma.rn.f32 %f3, %f3, 0f3F7FFFFE, 0f33D6BF95;
-	fma.rn.f32 %f4, %f4, 0f3F7FFFFE, 0f33D6BF95;
-	add.u64 %rd3, %rd3, 1;
+)";
+constexpr std::string_view kPtxTail = R"(	add.u64 %rd3, %rd3, 1;
 	setp.lt.u64 %p2, %rd3, %rd1;
 	@%p2 bra LOOP;
 DONE:
@@ -81,6 +68,19 @@ END:
 	ret;
 }
 )";
+
+/// The kernel's PTX: the loop body is 4 rounds of one fma per chain (%f1..%f4), 16 per unit.
+const std::string& fma_spin_ptx() {
+  static const std::string ptx = [] {
+    std::string text(kPtxHead);
+    for (int round = 0; round < 4; ++round) {
+      for (int chain = 1; chain <= 4; ++chain)
+        text += fmt::format("\tfma.rn.f32 %f{0}, %f{0}, 0f3F7FFFFE, 0f33D6BF95;\n", chain);
+    }
+    return text.append(kPtxTail);
+  }();
+  return ptx;
+}
 
 #if CUDART_VERSION >= 12000
 
@@ -100,7 +100,7 @@ class CudaCompute final : public DeviceCompute {
     check(cudaEventCreate(&start_), "cudaEventCreate");
     check(cudaEventCreate(&stop_), "cudaEventCreate");
     check(cudaMalloc(&sink_, sizeof(float)), "cudaMalloc(sink)");
-    check(cudaLibraryLoadData(&lib_, kPtx, nullptr, nullptr, 0, nullptr, nullptr, 0),
+    check(cudaLibraryLoadData(&lib_, fma_spin_ptx().c_str(), nullptr, nullptr, 0, nullptr, nullptr, 0),
           "cudaLibraryLoadData(compute kernel PTX)");
     check(cudaLibraryGetKernel(&kernel_, lib_, "fabcheck_fma_spin"), "cudaLibraryGetKernel");
   }
@@ -167,7 +167,7 @@ std::unique_ptr<DeviceCompute> make_cuda_compute(const ComputeErrorContext& ctx)
 #if CUDART_VERSION >= 12000
   return std::make_unique<CudaCompute>(ctx);
 #else
-  (void)kPtx;
+  (void)fma_spin_ptx;
   throw UsageError(
       fmt::format("--backend nccl: the overlap probe's GPU kernel needs CUDA runtime 12.0 or later "
                   "(cudaLibraryLoadData); this fabcheck was built with {}.{}",

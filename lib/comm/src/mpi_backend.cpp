@@ -11,6 +11,7 @@
 #include "backend_factories.hpp"
 #include "fabcheck/comm/backend.hpp"
 #include "fabcheck/core/element.hpp"
+#include "fabcheck/core/enum_table.hpp"
 #include "fabcheck/core/error.hpp"
 #include "mpi_state.hpp"
 
@@ -40,32 +41,13 @@ std::uint64_t CollBackend::in_place_result_offset(core::Collective c, const core
 
 namespace {
 
+// In Dtype order (core::enum_lookup). half and bfloat16 move as 16-bit words and fp8 as bytes, reduced by the
+// user ops below (MPI has no 16- or 8-bit float).
 MPI_Datatype to_mpi(core::Dtype d) {
-  switch (d) {
-    case core::Dtype::kInt8:
-      return MPI_INT8_T;
-    case core::Dtype::kUint8:
-      return MPI_UINT8_T;
-    case core::Dtype::kInt32:
-      return MPI_INT32_T;
-    case core::Dtype::kUint32:
-      return MPI_UINT32_T;
-    case core::Dtype::kInt64:
-      return MPI_INT64_T;
-    case core::Dtype::kUint64:
-      return MPI_UINT64_T;
-    case core::Dtype::kFloat:
-      return MPI_FLOAT;
-    case core::Dtype::kDouble:
-      return MPI_DOUBLE;
-    case core::Dtype::kHalf:
-    case core::Dtype::kBfloat16:
-      return MPI_UINT16_T;  // moved as 16-bit words; reduced by the user ops below (MPI has no 16-bit float)
-    case core::Dtype::kF8e4m3:
-    case core::Dtype::kF8e5m2:
-      return MPI_UINT8_T;  // moved as bytes; reduced by the user ops below (MPI has no 8-bit float)
-  }
-  return MPI_BYTE;
+  static const std::array<MPI_Datatype, 12> kTypes = {MPI_INT8_T,   MPI_UINT8_T,  MPI_INT32_T, MPI_UINT32_T,
+                                                      MPI_INT64_T,  MPI_UINT64_T, MPI_FLOAT,   MPI_DOUBLE,
+                                                      MPI_UINT16_T, MPI_UINT16_T, MPI_UINT8_T, MPI_UINT8_T};
+  return core::enum_lookup(kTypes, d, MPI_BYTE);
 }
 
 // half, bfloat16 and fp8 reductions: MPI has no predefined 16- or 8-bit float type, so they are user-defined
@@ -150,22 +132,11 @@ class NarrowFloatOps {
   }();
 };
 
+// In RedOp order (core::enum_lookup). MPI has no average: avg is summed, then divided (avg_result); nor a
+// pre-multiplied sum: mulsum is refused before a call (probes::validate).
 MPI_Op to_mpi(core::RedOp o) {
-  switch (o) {
-    case core::RedOp::kSum:
-      return MPI_SUM;
-    case core::RedOp::kProd:
-      return MPI_PROD;
-    case core::RedOp::kMin:
-      return MPI_MIN;
-    case core::RedOp::kMax:
-      return MPI_MAX;
-    case core::RedOp::kAvg:  // MPI has no average: summed, then divided (avg_result)
-      return MPI_SUM;
-    case core::RedOp::kMulSum:  // MPI has no pre-multiplied sum: refused before a call (probes::validate)
-      break;
-  }
-  return MPI_SUM;
+  static const std::array<MPI_Op, 6> kOps = {MPI_SUM, MPI_PROD, MPI_MIN, MPI_MAX, MPI_SUM, MPI_SUM};
+  return core::enum_lookup(kOps, o, MPI_SUM);
 }
 
 /// ncclAvg's result from the sum: every element divided by nranks (core::divide_once).
@@ -178,6 +149,29 @@ void avg_result(void* p, std::size_t n, core::Dtype d, int nranks) {
 }
 
 constexpr int kSendRecvTag = 7101;
+
+/// One collective's blocking MPI function and its nonblocking twin (the same arguments and a request), as
+/// template arguments so that each stays a direct call inside the timed loop.
+template <auto kBlocking, auto kNonblocking>
+struct MpiCall {
+  const char* blocking_name;
+  const char* nonblocking_name;
+};
+
+/// A call's arguments as MPI takes them: MPI_IN_PLACE, the null buffers of a rank that is not the root, and
+/// sendrecv's ring neighbours, resolved once per run_repeated()/post().
+struct MpiArgs {
+  void* from = nullptr;
+  int from_count = 0;
+  MPI_Datatype from_type = MPI_DATATYPE_NULL;
+  void* to = nullptr;
+  int count = 0;
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  MPI_Op op = MPI_OP_NULL;
+  int root = 0;
+  int next = 0;
+  int prev = 0;
+};
 
 class MpiBackend final : public CollBackend {
  public:
@@ -217,20 +211,97 @@ class MpiBackend final : public CollBackend {
     return !core::has_redop(c.coll) ? MPI_OP_NULL : (narrow ? narrow_ops_.get(c.dtype, c.op) : to_mpi(c.op));
   }
 
+  // The buffers of run()'s and post()'s call: send to recv, or in place (MPI_IN_PLACE where MPI has it; the
+  // root's buffer only, or this rank's block of it, where the collective is rooted).
+  MpiArgs resolve(const CollCall& c) {
+    MpiArgs a;
+    a.count = checked_count(c);
+    a.type = to_mpi(c.dtype);
+    a.op = op_of(c);
+    a.root = c.root;
+    a.next = (rank_ + 1) % size_;
+    a.prev = (rank_ - 1 + size_) % size_;
+    a.from = const_cast<void*>(c.send);
+    a.from_count = a.count;
+    a.from_type = a.type;
+    a.to = c.recv;
+    const bool root = rank_ == c.root;
+    void* mine = static_cast<char*>(c.recv) +
+                 static_cast<std::size_t>(rank_) * c.geometry.count * core::dtype_size(c.dtype);
+    if (c.coll == core::Collective::kBroadcast && (c.in_place || !root)) a.from = c.recv;
+    if (!c.in_place) return a;
+    switch (c.coll) {
+      case core::Collective::kAllGather:
+      case core::Collective::kAllToAll:
+        a.from_count = 0;
+        a.from_type = MPI_DATATYPE_NULL;
+        a.from = MPI_IN_PLACE;
+        break;
+      case core::Collective::kAllReduce:
+      case core::Collective::kReduceScatter:
+        a.from = MPI_IN_PLACE;
+        break;
+      case core::Collective::kReduce:
+        a.from = root ? MPI_IN_PLACE : c.recv;
+        a.to = root ? c.recv : nullptr;
+        break;
+      case core::Collective::kGather:
+        a.from = root ? MPI_IN_PLACE : mine;
+        a.to = root ? c.recv : nullptr;
+        break;
+      case core::Collective::kScatter:
+        a.from = root ? c.recv : nullptr;
+        a.to = root ? MPI_IN_PLACE : mine;
+        break;
+      case core::Collective::kBroadcast:
+      case core::Collective::kSendRecv:
+        break;
+    }
+    return a;
+  }
+
+  // Calls form(MpiCall<blocking, nonblocking>, args...) with the collective's MPI functions and their
+  // arguments: run_repeated() and post() share one argument list per collective. Not sendrecv (its
+  // nonblocking form is two calls).
+  template <class Form>
+  void dispatch(core::Collective coll, const MpiArgs& a, Form&& form) {
+    switch (coll) {
+      case core::Collective::kAllReduce:
+        return form(MpiCall<MPI_Allreduce, MPI_Iallreduce>{"MPI_Allreduce", "MPI_Iallreduce"}, a.from, a.to,
+                    a.count, a.type, a.op, mpi_);
+      case core::Collective::kAllGather:
+        return form(MpiCall<MPI_Allgather, MPI_Iallgather>{"MPI_Allgather", "MPI_Iallgather"}, a.from,
+                    a.from_count, a.from_type, a.to, a.count, a.type, mpi_);
+      case core::Collective::kReduceScatter:
+        return form(MpiCall<MPI_Reduce_scatter_block, MPI_Ireduce_scatter_block>{"MPI_Reduce_scatter_block",
+                                                                                 "MPI_Ireduce_scatter_block"},
+                    a.from, a.to, a.count, a.type, a.op, mpi_);
+      case core::Collective::kAllToAll:
+        return form(MpiCall<MPI_Alltoall, MPI_Ialltoall>{"MPI_Alltoall", "MPI_Ialltoall"}, a.from,
+                    a.from_count, a.from_type, a.to, a.count, a.type, mpi_);
+      case core::Collective::kBroadcast:
+        return form(MpiCall<MPI_Bcast, MPI_Ibcast>{"MPI_Bcast", "MPI_Ibcast"}, a.from, a.count, a.type,
+                    a.root, mpi_);
+      case core::Collective::kReduce:
+        return form(MpiCall<MPI_Reduce, MPI_Ireduce>{"MPI_Reduce", "MPI_Ireduce"}, a.from, a.to, a.count,
+                    a.type, a.op, a.root, mpi_);
+      case core::Collective::kGather:
+        return form(MpiCall<MPI_Gather, MPI_Igather>{"MPI_Gather", "MPI_Igather"}, a.from, a.from_count,
+                    a.from_type, a.to, a.count, a.type, a.root, mpi_);
+      case core::Collective::kScatter:
+        return form(MpiCall<MPI_Scatter, MPI_Iscatter>{"MPI_Scatter", "MPI_Iscatter"}, a.from, a.from_count,
+                    a.from_type, a.to, a.count, a.type, a.root, mpi_);
+      case core::Collective::kSendRecv:
+        return;
+    }
+  }
+
   void run(const CollCall& c) override { run_repeated(c, 1); }
 
   // The arguments are resolved once and each case is a tight loop of one MPI call: the timed table loop is
   // then the bare loop of IMB's and OSU's (per-call dispatch showed in 8 B figures).
   void run_repeated(const CollCall& c, int n) override {
-    const int cnt = checked_count(c);
-    const MPI_Datatype dt = to_mpi(c.dtype);
-    const MPI_Op op = op_of(c);
-    const std::size_t chunk_bytes = c.geometry.count * core::dtype_size(c.dtype);
-    char* recv = static_cast<char*>(c.recv);
-    void* send = const_cast<void*>(c.send);
-    const bool ip = c.in_place;
     const bool avg = avg_applies(c);
-    const int root = c.root;
     const auto loop = [&](const char* what, auto&& call) {
       for (int i = 0; i < n; ++i) {
         const int rc = call();
@@ -238,86 +309,23 @@ class MpiBackend final : public CollBackend {
         if (avg) avg_result(c.recv, c.geometry.count, c.dtype, size_);
       }
     };
-    switch (c.coll) {
-      case core::Collective::kAllReduce: {
-        void* from = ip ? MPI_IN_PLACE : send;
-        loop("MPI_Allreduce", [&] { return MPI_Allreduce(from, recv, cnt, dt, op, mpi_); });
-        break;
-      }
-      case core::Collective::kAllGather:
-        if (ip) {
-          loop("MPI_Allgather",
-               [&] { return MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recv, cnt, dt, mpi_); });
-        } else {
-          loop("MPI_Allgather", [&] { return MPI_Allgather(send, cnt, dt, recv, cnt, dt, mpi_); });
-        }
-        break;
-      case core::Collective::kReduceScatter: {
-        void* from = ip ? MPI_IN_PLACE : send;
-        loop("MPI_Reduce_scatter_block",
-             [&] { return MPI_Reduce_scatter_block(from, recv, cnt, dt, op, mpi_); });
-        break;
-      }
-      case core::Collective::kAllToAll:
-        if (ip) {
-          loop("MPI_Alltoall",
-               [&] { return MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recv, cnt, dt, mpi_); });
-        } else {
-          loop("MPI_Alltoall", [&] { return MPI_Alltoall(send, cnt, dt, recv, cnt, dt, mpi_); });
-        }
-        break;
-      case core::Collective::kBroadcast: {
-        void* buf = (!ip && rank_ == root) ? send : recv;
-        loop("MPI_Bcast", [&] { return MPI_Bcast(buf, cnt, dt, root, mpi_); });
-        break;
-      }
-      case core::Collective::kReduce:
-        if (!ip) {
-          loop("MPI_Reduce", [&] { return MPI_Reduce(send, recv, cnt, dt, op, root, mpi_); });
-        } else if (rank_ == root) {
-          loop("MPI_Reduce", [&] { return MPI_Reduce(MPI_IN_PLACE, recv, cnt, dt, op, root, mpi_); });
-        } else {
-          loop("MPI_Reduce", [&] { return MPI_Reduce(recv, nullptr, cnt, dt, op, root, mpi_); });
-        }
-        break;
-      case core::Collective::kSendRecv: {
-        const int next = (rank_ + 1) % size_;
-        const int prev = (rank_ - 1 + size_) % size_;
-        if (ip) {
-          loop("MPI_Sendrecv_replace", [&] {
-            return MPI_Sendrecv_replace(recv, cnt, dt, next, kSendRecvTag, prev, kSendRecvTag, mpi_,
-                                        MPI_STATUS_IGNORE);
-          });
-        } else {
-          loop("MPI_Sendrecv", [&] {
-            return MPI_Sendrecv(send, cnt, dt, next, kSendRecvTag, recv, cnt, dt, prev, kSendRecvTag, mpi_,
-                                MPI_STATUS_IGNORE);
-          });
-        }
-        break;
-      }
-      case core::Collective::kGather: {
-        char* mine = recv + static_cast<std::size_t>(rank_) * chunk_bytes;
-        if (!ip) {
-          loop("MPI_Gather", [&] { return MPI_Gather(send, cnt, dt, recv, cnt, dt, root, mpi_); });
-        } else if (rank_ == root) {
-          loop("MPI_Gather", [&] { return MPI_Gather(MPI_IN_PLACE, cnt, dt, recv, cnt, dt, root, mpi_); });
-        } else {
-          loop("MPI_Gather", [&] { return MPI_Gather(mine, cnt, dt, nullptr, cnt, dt, root, mpi_); });
-        }
-        break;
-      }
-      case core::Collective::kScatter: {
-        char* mine = recv + static_cast<std::size_t>(rank_) * chunk_bytes;
-        if (!ip) {
-          loop("MPI_Scatter", [&] { return MPI_Scatter(send, cnt, dt, recv, cnt, dt, root, mpi_); });
-        } else if (rank_ == root) {
-          loop("MPI_Scatter", [&] { return MPI_Scatter(recv, cnt, dt, MPI_IN_PLACE, cnt, dt, root, mpi_); });
-        } else {
-          loop("MPI_Scatter", [&] { return MPI_Scatter(nullptr, cnt, dt, mine, cnt, dt, root, mpi_); });
-        }
-        break;
-      }
+    const MpiArgs a = resolve(c);
+    if (c.coll == core::Collective::kSendRecv && c.in_place) {
+      loop("MPI_Sendrecv_replace", [&] {
+        return MPI_Sendrecv_replace(a.to, a.count, a.type, a.next, kSendRecvTag, a.prev, kSendRecvTag, mpi_,
+                                    MPI_STATUS_IGNORE);
+      });
+    } else if (c.coll == core::Collective::kSendRecv) {
+      loop("MPI_Sendrecv", [&] {
+        return MPI_Sendrecv(a.from, a.count, a.type, a.next, kSendRecvTag, a.to, a.count, a.type, a.prev,
+                            kSendRecvTag, mpi_, MPI_STATUS_IGNORE);
+      });
+    } else {
+      const auto each = [&]<auto kBlocking, auto kNonblocking>(MpiCall<kBlocking, kNonblocking> f,
+                                                               auto... args) {
+        loop(f.blocking_name, [&] { return kBlocking(args...); });
+      };
+      dispatch(c.coll, a, each);
     }
   }
 
@@ -335,89 +343,26 @@ class MpiBackend final : public CollBackend {
   // The nonblocking form of run()'s call (MPI 4.1 §6.12: MPI_Iallreduce ...), its request(s) appended to
   // requests_; the same buffers, in-place forms and roots as run().
   void post(const CollCall& c) {
-    const int cnt = checked_count(c);
-    const MPI_Datatype dt = to_mpi(c.dtype);
-    const MPI_Op op = op_of(c);
-    const std::size_t chunk_bytes = c.geometry.count * core::dtype_size(c.dtype);
-    char* recv = static_cast<char*>(c.recv);
-    void* send = const_cast<void*>(c.send);
-    const bool ip = c.in_place;
-    MPI_Request* r = &requests_.emplace_back(MPI_REQUEST_NULL);
-    switch (c.coll) {
-      case core::Collective::kAllReduce:
-        check_mpi(MPI_Iallreduce(ip ? MPI_IN_PLACE : send, recv, cnt, dt, op, mpi_, r), "MPI_Iallreduce");
-        break;
-      case core::Collective::kAllGather:
-        if (ip) {
-          check_mpi(MPI_Iallgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recv, cnt, dt, mpi_, r),
-                    "MPI_Iallgather");
-        } else {
-          check_mpi(MPI_Iallgather(send, cnt, dt, recv, cnt, dt, mpi_, r), "MPI_Iallgather");
-        }
-        break;
-      case core::Collective::kReduceScatter:
-        check_mpi(MPI_Ireduce_scatter_block(ip ? MPI_IN_PLACE : send, recv, cnt, dt, op, mpi_, r),
-                  "MPI_Ireduce_scatter_block");
-        break;
-      case core::Collective::kAllToAll:
-        if (ip) {
-          check_mpi(MPI_Ialltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recv, cnt, dt, mpi_, r),
-                    "MPI_Ialltoall");
-        } else {
-          check_mpi(MPI_Ialltoall(send, cnt, dt, recv, cnt, dt, mpi_, r), "MPI_Ialltoall");
-        }
-        break;
-      case core::Collective::kBroadcast:
-        check_mpi(MPI_Ibcast((!ip && rank_ == c.root) ? send : recv, cnt, dt, c.root, mpi_, r), "MPI_Ibcast");
-        break;
-      case core::Collective::kReduce:
-        if (!ip) {
-          check_mpi(MPI_Ireduce(send, recv, cnt, dt, op, c.root, mpi_, r), "MPI_Ireduce");
-        } else if (rank_ == c.root) {
-          check_mpi(MPI_Ireduce(MPI_IN_PLACE, recv, cnt, dt, op, c.root, mpi_, r), "MPI_Ireduce");
-        } else {
-          check_mpi(MPI_Ireduce(recv, nullptr, cnt, dt, op, c.root, mpi_, r), "MPI_Ireduce");
-        }
-        break;
-      case core::Collective::kSendRecv: {
-        // In place there is no nonblocking form here (MPI_Isendrecv_replace is MPI 4.0; Open MPI 4.1 has
-        // none): in-place sendrecv runs blocking inside the aggregate, one after the other.
-        const int next = (rank_ + 1) % size_;
-        const int prev = (rank_ - 1 + size_) % size_;
-        if (ip) {
-          requests_.pop_back();
-          check_mpi(MPI_Sendrecv_replace(recv, cnt, dt, next, kSendRecvTag, prev, kSendRecvTag, mpi_,
-                                         MPI_STATUS_IGNORE),
-                    "MPI_Sendrecv_replace");
-        } else {
-          check_mpi(MPI_Irecv(recv, cnt, dt, prev, kSendRecvTag, mpi_, r), "MPI_Irecv");
-          MPI_Request* s = &requests_.emplace_back(MPI_REQUEST_NULL);
-          check_mpi(MPI_Isend(send, cnt, dt, next, kSendRecvTag, mpi_, s), "MPI_Isend");
-        }
-        break;
-      }
-      case core::Collective::kGather:
-        if (!ip) {
-          check_mpi(MPI_Igather(send, cnt, dt, recv, cnt, dt, c.root, mpi_, r), "MPI_Igather");
-        } else if (rank_ == c.root) {
-          check_mpi(MPI_Igather(MPI_IN_PLACE, cnt, dt, recv, cnt, dt, c.root, mpi_, r), "MPI_Igather");
-        } else {
-          check_mpi(MPI_Igather(recv + static_cast<std::size_t>(rank_) * chunk_bytes, cnt, dt, nullptr, cnt,
-                                dt, c.root, mpi_, r),
-                    "MPI_Igather");
-        }
-        break;
-      case core::Collective::kScatter:
-        if (!ip) {
-          check_mpi(MPI_Iscatter(send, cnt, dt, recv, cnt, dt, c.root, mpi_, r), "MPI_Iscatter");
-        } else if (rank_ == c.root) {
-          check_mpi(MPI_Iscatter(recv, cnt, dt, MPI_IN_PLACE, cnt, dt, c.root, mpi_, r), "MPI_Iscatter");
-        } else {
-          check_mpi(MPI_Iscatter(nullptr, cnt, dt, recv + static_cast<std::size_t>(rank_) * chunk_bytes, cnt,
-                                 dt, c.root, mpi_, r),
-                    "MPI_Iscatter");
-        }
-        break;
+    const MpiArgs a = resolve(c);
+    if (c.coll == core::Collective::kSendRecv && c.in_place) {
+      // In place there is no nonblocking form here (MPI_Isendrecv_replace is MPI 4.0; Open MPI 4.1 has
+      // none): in-place sendrecv runs blocking inside the aggregate, one after the other.
+      check_mpi(MPI_Sendrecv_replace(a.to, a.count, a.type, a.next, kSendRecvTag, a.prev, kSendRecvTag, mpi_,
+                                     MPI_STATUS_IGNORE),
+                "MPI_Sendrecv_replace");
+    } else if (c.coll == core::Collective::kSendRecv) {
+      check_mpi(MPI_Irecv(a.to, a.count, a.type, a.prev, kSendRecvTag, mpi_,
+                          &requests_.emplace_back(MPI_REQUEST_NULL)),
+                "MPI_Irecv");
+      check_mpi(MPI_Isend(a.from, a.count, a.type, a.next, kSendRecvTag, mpi_,
+                          &requests_.emplace_back(MPI_REQUEST_NULL)),
+                "MPI_Isend");
+    } else {
+      const auto each = [&]<auto kBlocking, auto kNonblocking>(MpiCall<kBlocking, kNonblocking> f,
+                                                               auto... args) {
+        check_mpi(kNonblocking(args..., &requests_.emplace_back(MPI_REQUEST_NULL)), f.nonblocking_name);
+      };
+      dispatch(c.coll, a, each);
     }
   }
 

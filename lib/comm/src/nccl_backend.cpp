@@ -257,7 +257,7 @@ class NcclBackend final : public CollBackend {
     const ncclDataType_t dt = to_nccl(c.dtype);
     char* recv = static_cast<char*>(c.recv);
     const char* send = c.in_place ? recv : static_cast<const char*>(c.send);
-    const auto at = [chunk](const char* base, int i) { return base + static_cast<std::size_t>(i) * chunk; };
+    const auto at = [chunk](auto* base, int i) { return base + static_cast<std::size_t>(i) * chunk; };
     switch (c.coll) {
       case core::Collective::kAllReduce:
         check_nccl(ncclAllReduce(send, recv, cnt, dt, redop, nccl_, stream_), "ncclAllReduce");
@@ -267,9 +267,9 @@ class NcclBackend final : public CollBackend {
                    "ncclAllGather");
         break;
       case core::Collective::kReduceScatter:
-        check_nccl(ncclReduceScatter(send, c.in_place ? recv + static_cast<std::size_t>(rank_) * chunk : recv,
-                                     cnt, dt, redop, nccl_, stream_),
-                   "ncclReduceScatter");
+        check_nccl(
+            ncclReduceScatter(send, c.in_place ? at(recv, rank_) : recv, cnt, dt, redop, nccl_, stream_),
+            "ncclReduceScatter");
         break;
       case core::Collective::kBroadcast:
         check_nccl(ncclBroadcast(send, recv, cnt, dt, c.root, nccl_, stream_), "ncclBroadcast");
@@ -278,51 +278,58 @@ class NcclBackend final : public CollBackend {
         check_nccl(ncclReduce(send, recv, cnt, dt, redop, c.root, nccl_, stream_), "ncclReduce");
         break;
       case core::Collective::kAllToAll:
-        check_nccl(ncclGroupStart(), "ncclGroupStart");
-        for (int p = 0; p < size_; ++p) {
-          check_nccl(ncclSend(at(send, p), cnt, dt, p, nccl_, stream_), "ncclSend");
-          check_nccl(ncclRecv(recv + static_cast<std::size_t>(p) * chunk, cnt, dt, p, nccl_, stream_),
-                     "ncclRecv");
-        }
-        check_nccl(ncclGroupEnd(), "ncclGroupEnd");
+        grouped([&] {
+          for (int p = 0; p < size_; ++p) {
+            send_to(at(send, p), cnt, dt, p);
+            recv_from(at(recv, p), cnt, dt, p);
+          }
+        });
         break;
       case core::Collective::kSendRecv:
-        check_nccl(ncclGroupStart(), "ncclGroupStart");
-        check_nccl(ncclSend(send, cnt, dt, (rank_ + 1) % size_, nccl_, stream_), "ncclSend");
-        check_nccl(ncclRecv(recv, cnt, dt, (rank_ - 1 + size_) % size_, nccl_, stream_), "ncclRecv");
-        check_nccl(ncclGroupEnd(), "ncclGroupEnd");
+        grouped([&] {
+          send_to(send, cnt, dt, (rank_ + 1) % size_);
+          recv_from(recv, cnt, dt, (rank_ - 1 + size_) % size_);
+        });
         break;
       case core::Collective::kGather:
-        check_nccl(ncclGroupStart(), "ncclGroupStart");
-        check_nccl(ncclSend(c.in_place ? at(recv, rank_) : send, cnt, dt, c.root, nccl_, stream_),
-                   "ncclSend");
-        if (rank_ == c.root) {
-          for (int p = 0; p < size_; ++p) {
-            check_nccl(ncclRecv(recv + static_cast<std::size_t>(p) * chunk, cnt, dt, p, nccl_, stream_),
-                       "ncclRecv");
+        grouped([&] {
+          send_to(c.in_place ? at(recv, rank_) : send, cnt, dt, c.root);
+          if (rank_ == c.root) {
+            for (int p = 0; p < size_; ++p) recv_from(at(recv, p), cnt, dt, p);
           }
-        }
-        check_nccl(ncclGroupEnd(), "ncclGroupEnd");
+        });
         break;
       case core::Collective::kScatter:
-        check_nccl(ncclGroupStart(), "ncclGroupStart");
-        if (rank_ == c.root) {
-          for (int p = 0; p < size_; ++p)
-            check_nccl(ncclSend(at(send, p), cnt, dt, p, nccl_, stream_), "ncclSend");
-        }
-        check_nccl(ncclRecv(c.in_place ? recv + static_cast<std::size_t>(rank_) * chunk : recv, cnt, dt,
-                            c.root, nccl_, stream_),
-                   "ncclRecv");
-        check_nccl(ncclGroupEnd(), "ncclGroupEnd");
+        grouped([&] {
+          if (rank_ == c.root) {
+            for (int p = 0; p < size_; ++p) send_to(at(send, p), cnt, dt, p);
+          }
+          recv_from(c.in_place ? at(recv, rank_) : recv, cnt, dt, c.root);
+        });
         break;
     }
   }
 
+  // body's NCCL calls in one group (the point-to-point forms of all-to-all, sendrecv, gather and scatter;
+  // run_group's aggregate).
+  template <class Body>
+  void grouped(Body&& body) {
+    check_nccl(ncclGroupStart(), "ncclGroupStart");
+    body();
+    check_nccl(ncclGroupEnd(), "ncclGroupEnd");
+  }
+  void send_to(const void* buf, std::size_t cnt, ncclDataType_t dt, int peer) {
+    check_nccl(ncclSend(buf, cnt, dt, peer, nccl_, stream_), "ncclSend");
+  }
+  void recv_from(void* buf, std::size_t cnt, ncclDataType_t dt, int peer) {
+    check_nccl(ncclRecv(buf, cnt, dt, peer, nccl_, stream_), "ncclRecv");
+  }
+
   void run_group(std::span<const CollCall> calls) override {
     if (calls.size() == 1) return run(calls[0]);
-    check_nccl(ncclGroupStart(), "ncclGroupStart");  // nccl-tests -m: the aggregated ops in one group
-    for (const CollCall& c : calls) run(c);
-    check_nccl(ncclGroupEnd(), "ncclGroupEnd");
+    grouped([&] {  // nccl-tests -m: the aggregated ops in one group
+      for (const CollCall& c : calls) run(c);
+    });
   }
 
   // nccl-tests -G (common.cu BenchTime): capture in thread-local mode (NCCL may cudaMalloc while capturing

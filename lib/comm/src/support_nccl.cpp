@@ -3,8 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 
 #include "fabcheck/comm/nccl_support.hpp"
+#include "fabcheck/core/ascii.hpp"
+#include "fabcheck/core/enum_table.hpp"
 
 namespace fabcheck::comm::nccl {
 
@@ -20,14 +23,6 @@ std::string one_line(std::string_view s) {
   if (b == std::string::npos) return {};
   const auto e = out.find_last_not_of(' ');
   return out.substr(b, e - b + 1);
-}
-
-std::string upper(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
-  }
-  return out;
 }
 
 std::vector<std::string> split_commas(std::string_view s) {
@@ -47,26 +42,11 @@ std::vector<std::string> split_commas(std::string_view s) {
 }  // namespace
 
 std::string result_name(int result) {
-  switch (result) {
-    case 0:
-      return "ncclSuccess";
-    case 1:
-      return "ncclUnhandledCudaError";
-    case 2:
-      return "ncclSystemError";
-    case 3:
-      return "ncclInternalError";
-    case 4:
-      return "ncclInvalidArgument";
-    case 5:
-      return "ncclInvalidUsage";
-    case 6:
-      return "ncclRemoteError";
-    case 7:
-      return "ncclInProgress";
-    default:
-      return fmt::format("ncclResult({})", result);
-  }
+  static constexpr std::array<std::string_view, 8> kNames = {
+      "ncclSuccess",         "ncclUnhandledCudaError", "ncclSystemError", "ncclInternalError",
+      "ncclInvalidArgument", "ncclInvalidUsage",       "ncclRemoteError", "ncclInProgress"};
+  const std::string_view known = core::enum_lookup(kNames, result, std::string_view());
+  return known.empty() ? fmt::format("ncclResult({})", result) : std::string(known);
 }
 
 std::string log_hostname(std::string_view hostname) {
@@ -102,7 +82,7 @@ LogCapture plan_log_capture(const EnvLookup& env, std::string_view dir, std::str
                             long long pid) {
   LogCapture cap;
   const auto level = env("NCCL_DEBUG");
-  const std::string level_up = level ? upper(*level) : std::string();
+  const std::string level_up = level ? core::ascii_upper(*level) : std::string();
   const auto user_file = env("NCCL_DEBUG_FILE");
   if (user_file && !user_file->empty()) {
     cap.user_file = true;
@@ -119,7 +99,7 @@ LogCapture plan_log_capture(const EnvLookup& env, std::string_view dir, std::str
   cap.set_env.emplace_back("NCCL_DEBUG", level_up == "TRACE" ? *level : std::string("INFO"));
   std::string subsys(kDebugSubsys);
   if (const auto user = env("NCCL_DEBUG_SUBSYS"); user && !user->empty()) {
-    const std::string up = upper(*user);
+    const std::string up = core::ascii_upper(*user);
     const auto items = split_commas(up);
     if (up.front() == '^' || std::find(items.begin(), items.end(), "ALL") != items.end()) {
       subsys = *user;

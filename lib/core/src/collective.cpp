@@ -1,6 +1,9 @@
 #include "fabcheck/core/collective.hpp"
 
+#include <array>
 #include <stdexcept>
+
+#include "fabcheck/core/enum_table.hpp"
 
 namespace fabcheck::core {
 
@@ -29,100 +32,44 @@ const std::vector<RedOp>& all_redops() {
   return v;
 }
 
+namespace {
+
+// Each table lists its enum's values in declaration order (enum_lookup).
+constexpr std::array<std::string_view, 9> kCollectiveNames = {"allreduce", "allgather", "reducescatter",
+                                                              "alltoall",  "broadcast", "reduce",
+                                                              "sendrecv",  "gather",    "scatter"};
+constexpr std::array<std::string_view, 9> kNcclTestsBinaries = {
+    "all_reduce_perf", "all_gather_perf", "reduce_scatter_perf", "alltoall_perf", "broadcast_perf",
+    "reduce_perf",     "sendrecv_perf",   "gather_perf",         "scatter_perf"};
+constexpr std::array<std::string_view, 12> kDtypeNames = {"int8",  "uint8",    "int32",  "uint32",
+                                                          "int64", "uint64",   "float",  "double",
+                                                          "half",  "bfloat16", "f8e4m3", "f8e5m2"};
+constexpr std::array<std::size_t, 12> kDtypeSizes = {1, 1, 4, 4, 8, 8, 4, 8, 2, 2, 1, 1};
+// The floating types' 2^(significand bits); 0 for the integer types.
+constexpr std::uint64_t kOne = 1;
+constexpr std::array<std::uint64_t, 12> kExactIntegerLimits = {
+    0, 0, 0, 0, 0, 0, kOne << 24, kOne << 53, kOne << 11, kOne << 8, kOne << 4, kOne << 3};
+constexpr std::array<std::string_view, 6> kRedOpNames = {"sum", "prod", "min", "max", "avg", "mulsum"};
+static_assert(kCollectiveNames.size() == static_cast<std::size_t>(Collective::kScatter) + 1);
+static_assert(kDtypeNames.size() == static_cast<std::size_t>(Dtype::kF8e5m2) + 1);
+static_assert(kRedOpNames.size() == static_cast<std::size_t>(RedOp::kMulSum) + 1);
+
+}  // namespace
+
 std::string_view name(Collective c) {
-  switch (c) {
-    case Collective::kAllReduce:
-      return "allreduce";
-    case Collective::kAllGather:
-      return "allgather";
-    case Collective::kReduceScatter:
-      return "reducescatter";
-    case Collective::kAllToAll:
-      return "alltoall";
-    case Collective::kBroadcast:
-      return "broadcast";
-    case Collective::kReduce:
-      return "reduce";
-    case Collective::kSendRecv:
-      return "sendrecv";
-    case Collective::kGather:
-      return "gather";
-    case Collective::kScatter:
-      return "scatter";
-  }
-  return "?";
+  return enum_lookup(kCollectiveNames, c, std::string_view("?"));
 }
 
 std::string_view nccl_tests_binary(Collective c) {
-  switch (c) {
-    case Collective::kAllReduce:
-      return "all_reduce_perf";
-    case Collective::kAllGather:
-      return "all_gather_perf";
-    case Collective::kReduceScatter:
-      return "reduce_scatter_perf";
-    case Collective::kAllToAll:
-      return "alltoall_perf";
-    case Collective::kBroadcast:
-      return "broadcast_perf";
-    case Collective::kReduce:
-      return "reduce_perf";
-    case Collective::kSendRecv:
-      return "sendrecv_perf";
-    case Collective::kGather:
-      return "gather_perf";
-    case Collective::kScatter:
-      return "scatter_perf";
-  }
-  return "?";
+  return enum_lookup(kNcclTestsBinaries, c, std::string_view("?"));
 }
 
 std::string_view name(Dtype d) {
-  switch (d) {
-    case Dtype::kInt8:
-      return "int8";
-    case Dtype::kUint8:
-      return "uint8";
-    case Dtype::kInt32:
-      return "int32";
-    case Dtype::kUint32:
-      return "uint32";
-    case Dtype::kInt64:
-      return "int64";
-    case Dtype::kUint64:
-      return "uint64";
-    case Dtype::kFloat:
-      return "float";
-    case Dtype::kDouble:
-      return "double";
-    case Dtype::kHalf:
-      return "half";
-    case Dtype::kBfloat16:
-      return "bfloat16";
-    case Dtype::kF8e4m3:
-      return "f8e4m3";
-    case Dtype::kF8e5m2:
-      return "f8e5m2";
-  }
-  return "?";
+  return enum_lookup(kDtypeNames, d, std::string_view("?"));
 }
 
 std::string_view name(RedOp o) {
-  switch (o) {
-    case RedOp::kSum:
-      return "sum";
-    case RedOp::kProd:
-      return "prod";
-    case RedOp::kMin:
-      return "min";
-    case RedOp::kMax:
-      return "max";
-    case RedOp::kAvg:
-      return "avg";
-    case RedOp::kMulSum:
-      return "mulsum";
-  }
-  return "?";
+  return enum_lookup(kRedOpNames, o, std::string_view("?"));
 }
 
 std::optional<Collective> parse_collective(std::string_view s) {
@@ -162,44 +109,11 @@ std::optional<RedOp> parse_redop(std::string_view s) {
 }
 
 std::size_t dtype_size(Dtype d) {
-  switch (d) {
-    case Dtype::kInt8:
-    case Dtype::kUint8:
-    case Dtype::kF8e4m3:
-    case Dtype::kF8e5m2:
-      return 1;
-    case Dtype::kHalf:
-    case Dtype::kBfloat16:
-      return 2;
-    case Dtype::kInt32:
-    case Dtype::kUint32:
-    case Dtype::kFloat:
-      return 4;
-    case Dtype::kInt64:
-    case Dtype::kUint64:
-    case Dtype::kDouble:
-      return 8;
-  }
-  return 1;
+  return enum_lookup(kDtypeSizes, d, std::size_t{1});
 }
 
 std::uint64_t exact_integer_limit(Dtype d) {
-  switch (d) {
-    case Dtype::kHalf:
-      return std::uint64_t{1} << 11;
-    case Dtype::kBfloat16:
-      return std::uint64_t{1} << 8;
-    case Dtype::kFloat:
-      return std::uint64_t{1} << 24;
-    case Dtype::kDouble:
-      return std::uint64_t{1} << 53;
-    case Dtype::kF8e4m3:
-      return std::uint64_t{1} << 4;
-    case Dtype::kF8e5m2:
-      return std::uint64_t{1} << 3;
-    default:
-      return 0;
-  }
+  return enum_lookup(kExactIntegerLimits, d, std::uint64_t{0});
 }
 
 bool is_rooted(Collective c) {
@@ -241,7 +155,13 @@ CollGeometry geometry(Collective c, Dtype d, std::uint64_t requested_bytes, int 
   const std::uint64_t n = static_cast<std::uint64_t>(nranks);
   const std::uint64_t count = requested_bytes / elt;
   const std::uint64_t align_mask = ~((16u / elt) - 1u);
+  // The block collectives move `base` elements per rank (count/n, aligned down to 16 bytes), n blocks in all
+  // on the side that holds every rank's; the others move the whole count on both sides.
+  const std::uint64_t base = (count / n) & align_mask;
   CollGeometry g;
+  g.count = base;
+  g.send_count = g.recv_count = base * n;
+  g.size_bytes = base * n * elt;
   switch (c) {
     case Collective::kAllReduce:
     case Collective::kBroadcast:
@@ -251,28 +171,15 @@ CollGeometry geometry(Collective c, Dtype d, std::uint64_t requested_bytes, int 
       g.size_bytes = count * elt;
       break;
     case Collective::kAllGather:
-    case Collective::kGather: {
-      const std::uint64_t base = (count / n) & align_mask;
-      g.count = g.send_count = base;
-      g.recv_count = base * n;
-      g.size_bytes = base * n * elt;
+    case Collective::kGather:
+      g.send_count = base;
       break;
-    }
     case Collective::kReduceScatter:
-    case Collective::kScatter: {
-      const std::uint64_t base = (count / n) & align_mask;
-      g.count = g.recv_count = base;
-      g.send_count = base * n;
-      g.size_bytes = base * n * elt;
+    case Collective::kScatter:
+      g.recv_count = base;
       break;
-    }
-    case Collective::kAllToAll: {
-      const std::uint64_t base = (count / n) & align_mask;
-      g.count = base;
-      g.send_count = g.recv_count = base * n;
-      g.size_bytes = base * n * elt;
+    case Collective::kAllToAll:
       break;
-    }
   }
   return g;
 }

@@ -4,21 +4,9 @@
 namespace fabcheck::report {
 
 std::string_view name(CompareVerdict v) {
-  switch (v) {
-    case CompareVerdict::kWorse:
-      return "worse";
-    case CompareVerdict::kBetter:
-      return "better";
-    case CompareVerdict::kWithinNoise:
-      return "within_noise";
-    case CompareVerdict::kNoiseUnknown:
-      return "noise_unknown";
-    case CompareVerdict::kNotTestable:
-      return "not_testable";
-    case CompareVerdict::kInconclusive:
-      return "inconclusive";
-  }
-  return "noise_unknown";
+  static constexpr std::string_view kNames[] = {
+      "worse", "better", "within_noise", "noise_unknown", "not_testable", "inconclusive"};  // enum order
+  return kNames[static_cast<std::size_t>(v)];
 }
 
 std::size_t CompareResult::count(CompareVerdict v) const {

@@ -18,15 +18,8 @@
 namespace fabcheck::report {
 
 std::string_view name(Severity s) {
-  switch (s) {
-    case Severity::kInfo:
-      return "info";
-    case Severity::kWarn:
-      return "warn";
-    case Severity::kFail:
-      return "fail";
-  }
-  return "info";
+  static constexpr std::string_view kNames[] = {"info", "warn", "fail"};  // enum order
+  return kNames[static_cast<std::size_t>(s)];
 }
 
 std::string utc_now_iso8601() {

@@ -12,22 +12,12 @@ namespace fabcheck::model {
 using nlohmann::json;
 
 std::string type_word(const json& v) {
-  switch (v.type()) {
-    case json::value_t::null:
-      return "null";
-    case json::value_t::boolean:
-      return "a boolean";
-    case json::value_t::string:
-      return "a string";
-    case json::value_t::array:
-      return "an array";
-    case json::value_t::object:
-      return "an object";
-    case json::value_t::number_float:
-      return "a fractional number";
-    default:
-      return "a number";
-  }
+  // nlohmann's type names ("boolean", "array", ...) with their article; a float is told from an integer,
+  // since an integer is what the errors that name it asked for.
+  if (v.is_null()) return "null";
+  if (v.is_number_float()) return "a fractional number";
+  const std::string t = v.type_name();
+  return (t == "array" || t == "object" ? "an " : "a ") + t;
 }
 
 std::string brief(const json& v) {

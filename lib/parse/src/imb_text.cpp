@@ -47,11 +47,8 @@ std::string kind_of(std::string_view bench) {
 }  // namespace
 
 PeerRun parse_imb_text(std::string_view text) {
-  PeerRun run;
-  run.tool = "imb";
-  run.format = "imb-text";
   const auto lines = detail::peer_lines(text);
-  run.lines = lines.size();
+  PeerRun run = detail::text_run("imb", "imb-text", lines);
   std::string bench, datatype, red_datatype;
   int processes = 0;
   bool calling = false;
@@ -148,31 +145,13 @@ PeerRun parse_imb_text(std::string_view text) {
         if (c == "bw_avg") t.bw_unit = "MB/s";
       }
       t.line = no;
-      if (open) open->closed = true;
-      run.tables.push_back(std::move(t));
-      open = &run.tables.back();
+      open = detail::open_table(run, open, std::move(t));
       continue;
     }
     if (line[0] == '#' || !open) continue;
     const auto toks = split_ws(line, 64);
     if (toks.empty() || !parse_uint(toks[0])) continue;
-    if (toks.size() != open->columns.size()) {
-      detail::reject_row(*open, line, no);
-      continue;
-    }
-    PeerRow r;
-    r.line = no;
-    bool ok = true;
-    for (std::size_t c = 0; c < toks.size() && ok; ++c) {
-      if (open->columns[c] == "size_bytes") {
-        r.size_bytes = *parse_uint(toks[c]);
-      } else if (auto v = parse_result(toks[c])) {
-        r.values[open->columns[c]] = *v;
-      } else {
-        ok = false;
-      }
-    }
-    detail::keep_row(*open, std::move(r), ok, line, no);
+    detail::read_row(*open, toks, line, no);
   }
   return run;
 }

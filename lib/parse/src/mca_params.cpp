@@ -5,22 +5,6 @@
 
 namespace fabcheck::parse {
 
-namespace {
-
-std::vector<std::string> split_list(std::string_view s) {
-  std::vector<std::string> out;
-  while (!s.empty()) {
-    auto comma = s.find(',');
-    auto item = core::trim_blanks(s.substr(0, comma));
-    if (!item.empty()) out.emplace_back(item);
-    if (comma == std::string_view::npos) break;
-    s.remove_prefix(comma + 1);
-  }
-  return out;
-}
-
-}  // namespace
-
 McaParams parse_mca_params(std::string_view text) {
   McaParams out;
   while (!text.empty()) {
@@ -52,7 +36,7 @@ std::vector<std::string> mca_excluded(std::string_view value, const std::vector<
   if (value.empty()) return out;
   bool negate = value.front() == '^';
   if (negate) value.remove_prefix(1);
-  auto listed = split_list(value);
+  auto listed = core::split_list(value);
   for (const auto& c : candidates) {
     bool in = std::find(listed.begin(), listed.end(), c) != listed.end();
     if (in == negate) out.push_back(c);

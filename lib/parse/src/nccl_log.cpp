@@ -4,12 +4,14 @@
 
 #include <sys/stat.h>
 #include <algorithm>
+#include <array>
 
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 
 #include "fabcheck/core/ascii.hpp"
+#include "fabcheck/core/enum_table.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/core/input_limits.hpp"
 #include "fabcheck/core/redact.hpp"
@@ -40,41 +42,15 @@ NcclVersionCode nccl_version_code(std::string_view text) {
 }
 
 std::string_view name(NcclTransportKind k) {
-  switch (k) {
-    case NcclTransportKind::kP2P:
-      return "p2p";
-    case NcclTransportKind::kShm:
-      return "shm";
-    case NcclTransportKind::kNet:
-      return "net";
-    case NcclTransportKind::kCollNet:
-      return "collnet";
-  }
-  return "p2p";
+  static constexpr std::array<std::string_view, 4> kNames = {"p2p", "shm", "net", "collnet"};
+  return core::enum_lookup(kNames, k, kNames[0]);
 }
 
 std::string_view name(NcclIssueKind k) {
-  switch (k) {
-    case NcclIssueKind::kWarn:
-      return "warn";
-    case NcclIssueKind::kIbvCall:
-      return "ibv_call";
-    case NcclIssueKind::kCompletion:
-      return "completion";
-    case NcclIssueKind::kSocket:
-      return "socket";
-    case NcclIssueKind::kProxy:
-      return "proxy";
-    case NcclIssueKind::kPlugin:
-      return "plugin";
-    case NcclIssueKind::kLibibverbs:
-      return "libibverbs";
-    case NcclIssueKind::kNetworkNotFound:
-      return "network_not_found";
-    case NcclIssueKind::kErrorTrace:
-      return "error_trace";
-  }
-  return "warn";
+  static constexpr std::array<std::string_view, 9> kNames = {
+      "warn",   "ibv_call",   "completion",        "socket",     "proxy",
+      "plugin", "libibverbs", "network_not_found", "error_trace"};
+  return core::enum_lookup(kNames, k, kNames[0]);
 }
 
 std::string issue_signature(const NcclIssue& is) {

@@ -665,6 +665,27 @@ bool handle_socket_line(NcclProcessLog& p, const NcclLine& line, bool& /*issue_r
   return true;
 }
 
+/// A "no net plugin" wording and the NCCL versions that print it, first match wins.
+struct PluginAbsentNote {
+  std::string_view text;
+  NcclVersionCode lo;
+  NcclVersionCode hi;
+};
+
+const PluginAbsentNote* plugin_absent_note(std::string_view msg) {
+  static constexpr PluginAbsentNote kNotes[] = {
+      {"dlerror=", V(2, 19, 0), V(2, 20, 99)},
+      {"Plugin load (libnccl-net.so) returned", V(2, 17, 0), V(2, 18, 99)},
+      {"No plugin found, using internal implementation", V(2, 17, 0), V(2, 18, 99)},
+      {"No plugin found (libnccl-net.so), using internal implementation", V(2, 5, 0), V(2, 16, 99)},
+      // 2.4 and 2.5.6 (NVIDIA/nccl#333, tests/data/nccl-logs/real/r42).
+      {"No plugin found (libnccl-net.so).", V(2, 4, 0), V(2, 5, 99)}};
+  for (const PluginAbsentNote& n : kNotes) {
+    if (contains(msg, n.text)) return &n;
+  }
+  return nullptr;
+}
+
 /// `NET/Plugin` lines: which net/collnet plugin loaded, or why none did.
 void handle_net_plugin_line(NcclProcessLog& p, const NcclLine& line, bool& issue_recorded) {
   const std::string_view msg = line.msg;
@@ -686,22 +707,9 @@ void handle_net_plugin_line(NcclProcessLog& p, const NcclLine& line, bool& issue
       narrow(p, V(2, 22, 0), V(2, 26, 99));
     else
       narrow(p, V(2, 27, 0), V(2, 99, 99));
-  } else if (contains(msg, "dlerror=")) {
+  } else if (const PluginAbsentNote* note = plugin_absent_note(msg)) {
     p.plugin_absent = true;
-    narrow(p, V(2, 19, 0), V(2, 20, 99));
-  } else if (contains(msg, "Plugin load (libnccl-net.so) returned")) {
-    p.plugin_absent = true;
-    narrow(p, V(2, 17, 0), V(2, 18, 99));
-  } else if (contains(msg, "No plugin found, using internal implementation")) {
-    p.plugin_absent = true;
-    narrow(p, V(2, 17, 0), V(2, 18, 99));
-  } else if (contains(msg, "No plugin found (libnccl-net.so), using internal implementation")) {
-    p.plugin_absent = true;
-    narrow(p, V(2, 5, 0), V(2, 16, 99));
-  } else if (contains(msg, "No plugin found (libnccl-net.so).")) {
-    // 2.4 and 2.5.6 (NVIDIA/nccl#333, tests/data/nccl-logs/real/r42).
-    p.plugin_absent = true;
-    narrow(p, V(2, 4, 0), V(2, 5, 99));
+    narrow(p, note->lo, note->hi);
   } else if (contains(msg, "No plugin found") || contains(msg, "Using internal network plugin")) {
     p.plugin_absent = true;
     if (starts_with(msg, "NET/Plugin: ")) narrow(p, V(2, 21, 0), V(2, 21, 99));

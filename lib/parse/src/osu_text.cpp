@@ -141,11 +141,8 @@ std::string canonical(const std::string& c, bool latency_unit) {
 }  // namespace
 
 PeerRun parse_osu_text(std::string_view text) {
-  PeerRun run;
-  run.tool = "osu";
-  run.format = "osu-text";
   const auto lines = detail::peer_lines(text);
-  run.lines = lines.size();
+  PeerRun run = detail::text_run("osu", "osu-text", lines);
   PeerTable pending;  // title seen, columns not yet
   bool have_title = false;
   PeerTable* open = nullptr;
@@ -198,9 +195,7 @@ PeerRun parse_osu_text(std::string_view text) {
       if (t.test.empty()) t.test = t.kind == "bandwidth" ? "osu_bw" : "osu_latency";
       if (t.pairs > 0) t.processes = 2 * t.pairs;
       t.line = no;
-      if (open) open->closed = true;
-      run.tables.push_back(std::move(t));
-      open = &run.tables.back();
+      open = detail::open_table(run, open, std::move(t));
       continue;
     }
     if (line[0] == '#') continue;  // other comments ("# Send Buffer on DEVICE (D) ...")
@@ -209,27 +204,7 @@ PeerRun parse_osu_text(std::string_view text) {
     const bool sized = open->columns.front() == "size_bytes";
     if (toks.empty() || (sized && !parse_uint(toks[0]))) continue;
     if (!sized && !parse_result(toks[0])) continue;
-    if (toks.size() != open->columns.size()) {
-      detail::reject_row(*open, line, no);
-      continue;
-    }
-    PeerRow r;
-    r.line = no;
-    bool ok = true;
-    for (std::size_t c = 0; c < toks.size() && ok; ++c) {
-      const auto& name = open->columns[c];
-      if (name == "size_bytes") {
-        r.size_bytes = *parse_uint(toks[c]);
-      } else if (name == "validation") {
-        r.validation = std::string(toks[c]);
-        ok = r.validation == "Pass" || r.validation == "Fail";
-      } else if (auto v = parse_result(toks[c])) {
-        r.values[name] = *v;
-      } else {
-        ok = false;
-      }
-    }
-    detail::keep_row(*open, std::move(r), ok, line, no);
+    detail::read_row(*open, toks, line, no);
   }
   run.finished = !run.tables.empty() && !run.tables.back().rows.empty();
   return run;

@@ -90,7 +90,44 @@ void reject_row(PeerTable& t, std::string_view line, std::size_t line_no) {
   }
 }
 
-void keep_row(PeerTable& t, PeerRow&& r, bool ok, std::string_view line, std::size_t line_no) {
+PeerRun text_run(std::string tool, std::string format, const std::vector<std::string_view>& lines) {
+  PeerRun run;
+  run.tool = std::move(tool);
+  run.format = std::move(format);
+  run.lines = lines.size();
+  return run;
+}
+
+PeerTable* open_table(PeerRun& run, PeerTable* open, PeerTable&& t) {
+  if (open) open->closed = true;
+  run.tables.push_back(std::move(t));
+  return &run.tables.back();
+}
+
+void read_row(PeerTable& t, const std::vector<std::string_view>& toks, std::string_view line,
+              std::size_t line_no) {
+  if (toks.size() != t.columns.size()) {
+    reject_row(t, line, line_no);
+    return;
+  }
+  PeerRow r;
+  r.line = line_no;
+  bool ok = true;
+  for (std::size_t c = 0; c < toks.size() && ok; ++c) {
+    const auto& name = t.columns[c];
+    if (name == "size_bytes") {
+      const auto n = parse_uint(toks[c]);
+      ok = n.has_value();
+      r.size_bytes = n.value_or(0);
+    } else if (name == "validation") {
+      r.validation = std::string(toks[c]);
+      ok = r.validation == "Pass" || r.validation == "Fail";
+    } else if (auto v = parse_result(toks[c])) {
+      r.values[name] = *v;
+    } else {
+      ok = false;
+    }
+  }
   if (ok) {
     t.rows.push_back(std::move(r));
   } else {

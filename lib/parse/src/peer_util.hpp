@@ -22,7 +22,14 @@ std::string clip(std::string_view s);
 bool scan_common_error(std::string_view line, std::size_t line_no, PeerRun& run);
 /// Records one rejected row-shaped line in `t`.
 void reject_row(PeerTable& t, std::string_view line, std::size_t line_no);
-/// The end of every reader's row loop: `r` joins `t`'s rows when `ok`, else its line is recorded as rejected.
-void keep_row(PeerTable& t, PeerRow&& r, bool ok, std::string_view line, std::size_t line_no);
+/// The run every text reader fills: its tool, format and the count of `lines` (peer_lines).
+PeerRun text_run(std::string tool, std::string format, const std::vector<std::string_view>& lines);
+/// Closes `open` (when set), appends `t` to run.tables and returns it: the table that rows now join.
+PeerTable* open_table(PeerRun& run, PeerTable* open, PeerTable&& t);
+/// One row-shaped line, its tokens `toks` read by t's columns: size_bytes an unsigned integer, `validation`
+/// Pass or Fail, any other column a result (parse_result). The row joins t's rows; a line with another
+/// column count, or with a token that does not read, is recorded as rejected.
+void read_row(PeerTable& t, const std::vector<std::string_view>& toks, std::string_view line,
+              std::size_t line_no);
 
 }  // namespace fabcheck::parse::detail

@@ -136,11 +136,8 @@ PeerTable* latest_unclosed(std::vector<PeerTable>& tables) {
 }  // namespace
 
 PeerRun parse_perftest_text(std::string_view text) {
-  PeerRun run;
-  run.tool = "perftest";
-  run.format = "perftest-text";
   const auto lines = detail::peer_lines(text);
-  run.lines = lines.size();
+  PeerRun run = detail::text_run("perftest", "perftest-text", lines);
   std::string pending_title, pending_test;
   PeerTable* open = nullptr;
   for (std::size_t i = 0; i < lines.size(); ++i) {
@@ -219,22 +216,7 @@ PeerRun parse_perftest_text(std::string_view text) {
       open = latest_unclosed(run.tables);
       if (!open) continue;
     }
-    if (toks.size() != open->columns.size()) {
-      detail::reject_row(*open, line, no);
-      continue;
-    }
-    PeerRow r;
-    r.size_bytes = *parse_uint(toks[0]);
-    r.line = no;
-    bool ok = true;
-    for (std::size_t c = 1; c < toks.size() && ok; ++c) {
-      const auto v = parse_result(toks[c]);
-      if (!v)
-        ok = false;
-      else
-        r.values[open->columns[c]] = *v;
-    }
-    detail::keep_row(*open, std::move(r), ok, line, no);
+    detail::read_row(*open, toks, line, no);
   }
   run.finished = !run.tables.empty() && run.tables.back().closed;
   return run;

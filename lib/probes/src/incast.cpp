@@ -100,8 +100,8 @@ void validate(const IncastOptions& o, const std::vector<std::string>& endpoints)
   }
 }
 
-IncastEndpoints incast_endpoints(const comm::Communicator& comm) {
-  IncastEndpoints ep;
+model::IncastEndpoints incast_endpoints(const comm::Communicator& comm) {
+  model::IncastEndpoints ep;
   const auto& by_host = comm.ranks_by_host();
   if (by_host.size() >= 2) {
     for (std::size_t h = 0; h < by_host.size(); ++h) {
@@ -221,10 +221,10 @@ void split_samples(const std::vector<double>& inter, std::vector<double>& times,
   }
 }
 
-IncastVictim victim_stats(const std::string& host, const std::vector<double>& iso_lat,
-                          const std::vector<double>& v_times, const std::vector<double>& v_lat,
-                          const std::vector<core::Window>& windows) {
-  IncastVictim v;
+model::IncastVictim victim_stats(const std::string& host, const std::vector<double>& iso_lat,
+                                 const std::vector<double>& v_times, const std::vector<double>& v_lat,
+                                 const std::vector<core::Window>& windows) {
+  model::IncastVictim v;
   v.host = host;
   const auto iso = core::summarize(iso_lat);
   v.isolated_samples = iso.samples;
@@ -249,7 +249,7 @@ IncastVictim victim_stats(const std::string& host, const std::vector<double>& is
 }
 
 /// The endpoints that take the receiver's role in turn: all of them, the one --receiver names, or the first.
-std::vector<int> incast_receivers(const IncastOptions& opts, const IncastEndpoints& ep) {
+std::vector<int> incast_receivers(const IncastOptions& opts, const model::IncastEndpoints& ep) {
   std::vector<int> receivers;
   if (opts.receiver == "all") {
     for (int i = 0; i < static_cast<int>(ep.names.size()); ++i) receivers.push_back(i);
@@ -269,7 +269,7 @@ struct IncastReceiver {
   std::vector<int> fan_ins;  ///< sorted, distinct; empty with --victim-only
 };
 
-IncastReceiver incast_receiver(const IncastOptions& opts, const IncastEndpoints& ep, int recv_idx,
+IncastReceiver incast_receiver(const IncastOptions& opts, const model::IncastEndpoints& ep, int recv_idx,
                                bool with_victim) {
   IncastReceiver rv;
   rv.name = ep.names[static_cast<std::size_t>(recv_idx)];
@@ -378,10 +378,10 @@ IncastSeries run_incast_rounds(const Ctx& c, const IncastOptions& opts, double m
 
 /// Rank 0: the point of fan-in `k` from its series. `goodput1`: the fan-in 1 goodput of this size (set when
 /// k is 1), the base of the efficiency and offered load.
-IncastPoint incast_point(const IncastEndpoints& ep, const IncastReceiver& rv,
-                         const std::vector<int>& sender_idx, int k, std::uint64_t size, const IncastSeries& s,
-                         const std::vector<double>& iso_lat, double& goodput1) {
-  IncastPoint p;
+model::IncastPoint incast_point(const model::IncastEndpoints& ep, const IncastReceiver& rv,
+                                const std::vector<int>& sender_idx, int k, std::uint64_t size,
+                                const IncastSeries& s, const std::vector<double>& iso_lat, double& goodput1) {
+  model::IncastPoint p;
   p.receiver = rv.name;
   p.fan_in = k;
   p.size_bytes = size;
@@ -416,7 +416,7 @@ struct IncastTally {
 /// Every fan-in of one burst size against one receiver; rank 0 adds the points to `res`.
 void measure_incast_size(const Ctx& c, const IncastOptions& opts, double max_error_us,
                          const IncastReceiver& rv, std::uint64_t size, const std::vector<double>& iso_lat,
-                         IncastResult& res, IncastTally& tally) {
+                         model::IncastResult& res, IncastTally& tally) {
   const auto& ep = res.endpoints;
   double goodput1 = 0;
   for (int k : rv.fan_ins) {
@@ -425,7 +425,7 @@ void measure_incast_size(const Ctx& c, const IncastOptions& opts, double max_err
     for (int i : sender_idx) sender_ranks.push_back(ep.ranks[static_cast<std::size_t>(i)]);
     const IncastSeries s = run_incast_rounds(c, opts, max_error_us, rv, sender_ranks, size, k);
     if (c.me != 0) continue;
-    IncastPoint p = incast_point(ep, rv, sender_idx, k, size, s, iso_lat, goodput1);
+    model::IncastPoint p = incast_point(ep, rv, sender_idx, k, size, s, iso_lat, goodput1);
     if (k > 1) {
       tally.any_multi = true;
       tally.any_congested = tally.any_congested || p.congested;
@@ -436,8 +436,8 @@ void measure_incast_size(const Ctx& c, const IncastOptions& opts, double max_err
 
 }  // namespace
 
-IncastResult run_incast(const comm::Communicator& comm, const IncastOptions& opts) {
-  IncastResult res;
+model::IncastResult run_incast(const comm::Communicator& comm, const IncastOptions& opts) {
+  model::IncastResult res;
   res.endpoints = incast_endpoints(comm);
   const auto& ep = res.endpoints;
   validate(opts, ep.names);
@@ -463,7 +463,7 @@ IncastResult run_incast(const comm::Communicator& comm, const IncastOptions& opt
     const std::vector<double> iso_lat = measure_isolated_victim(c, opts, rv);
     if (!opts.congestors) {
       if (c.me == 0 && rv.victim_rank >= 0) {
-        IncastPoint p;
+        model::IncastPoint p;
         p.receiver = rv.name;
         p.victim = victim_stats(rv.victim_name, iso_lat, {}, {}, {});
         res.points.push_back(p);

@@ -95,11 +95,11 @@ class Reader {
   }
 
   /// Location of a PCI function given its path relative to the root ("devices/pci0000:15/.../0000:1a:00.0").
-  std::optional<PciLocation> pci_location(const fs::path& rel) const {
+  std::optional<model::PciLocation> pci_location(const fs::path& rel) const {
     std::vector<std::string> parts;
     for (const auto& c : rel) parts.push_back(c.string());
     if (parts.size() < 3 || parts[0] != "devices" || parts[1].rfind("pci", 0) != 0) return std::nullopt;
-    PciLocation loc;
+    model::PciLocation loc;
     loc.root_complex = parts[1];
     for (std::size_t i = 2; i < parts.size(); ++i) {
       if (!is_bdf(parts[i])) break;
@@ -114,7 +114,7 @@ class Reader {
   }
 
  private:
-  void fill_pci(PciLocation& loc, const fs::path& dir) const {
+  void fill_pci(model::PciLocation& loc, const fs::path& dir) const {
     loc.vendor = read_or(dir / "vendor");
     loc.device = read_or(dir / "device");
     loc.pci_class = read_or(dir / "class");
@@ -165,8 +165,8 @@ std::string ipv4_of_gid(const std::string& g) {
   return fmt::format("{}.{}.{}.{}", hi >> 8, hi & 0xff, lo >> 8, lo & 0xff);
 }
 
-RdmaPort read_port(const fs::path& pdir, int num) {
-  RdmaPort p;
+model::RdmaPort read_port(const fs::path& pdir, int num) {
+  model::RdmaPort p;
   p.port = num;
   auto st = split_num_text(read_or(pdir / "state"));
   p.state_num = st.first;
@@ -192,7 +192,7 @@ RdmaPort read_port(const fs::path& pdir, int num) {
   for (int i : idx) {
     auto g = read_attr(pdir / "gids" / std::to_string(i));
     if (!g || is_zero_gid(*g)) continue;
-    GidEntry e;
+    model::GidEntry e;
     e.index = i;
     e.gid = *g;
     auto t = read_attr(pdir / "gid_attrs" / "types" / std::to_string(i));
@@ -223,8 +223,8 @@ RdmaPort read_port(const fs::path& pdir, int num) {
   return p;
 }
 
-GdrInfo read_gdr(const Reader& r, const std::string& nccl_version) {
-  GdrInfo g;
+model::GdrInfo read_gdr(const Reader& r, const std::string& nccl_version) {
+  model::GdrInfo g;
   g.nvidia_peermem_loaded = path_exists(r.at("module/nvidia_peermem"));
   g.nv_peer_mem_loaded = path_exists(r.at("module/nv_peer_mem"));
   const char* nv_mem = "kernel/mm/memory_peers/nv_mem/version";
@@ -250,11 +250,11 @@ GdrInfo read_gdr(const Reader& r, const std::string& nccl_version) {
   return g;
 }
 
-MpiConfig read_mpi_config(const std::string& etc_root, const std::map<std::string, std::string>& env) {
-  MpiConfig m;
+model::MpiConfig read_mpi_config(const std::string& etc_root, const std::map<std::string, std::string>& env) {
+  model::MpiConfig m;
   fs::path f = fs::path(etc_root) / "openmpi" / "openmpi-mca-params.conf";
   if (auto text = read_attr(f)) {
-    MpiConfigFile file;
+    model::MpiConfigFile file;
     file.path = f.string();
     file.params = parse::parse_mca_params(*text).params;
     for (const auto& [k, v] : file.params) {
@@ -287,12 +287,12 @@ MpiConfig read_mpi_config(const std::string& etc_root, const std::map<std::strin
   return m;
 }
 
-std::vector<NetInterface> read_net(const Reader& r) {
-  std::vector<NetInterface> out;
+std::vector<model::NetInterface> read_net(const Reader& r) {
+  std::vector<model::NetInterface> out;
   for (const auto& name : list_dir(r.at("class/net"))) {
     fs::path dir = r.at("class/net") / name;
     if (!fs::is_directory(dir)) continue;  // bonding_masters is a file
-    NetInterface n;
+    model::NetInterface n;
     n.name = name;
     n.operstate = read_or(dir / "operstate", "unknown");
     n.mtu = opt_int(read_long(dir / "mtu"));
@@ -368,8 +368,8 @@ std::optional<double> pcie_gbit(double gts, int width) {
   return static_cast<double>(per_lane_mbit * width) / 1000.0;
 }
 
-GpuNicDistance pci_distance(const PciLocation& a, const PciLocation& b) {
-  GpuNicDistance d;
+model::GpuNicDistance pci_distance(const model::PciLocation& a, const model::PciLocation& b) {
+  model::GpuNicDistance d;
   if (a.root_complex != b.root_complex) {
     d.level = (a.numa_node == b.numa_node) ? "NODE" : "SYS";
     return d;
@@ -442,11 +442,12 @@ std::vector<std::string> process_environment() {
   return out;
 }
 
-HostInventory collect_host_inventory(const InventoryOptions& opts, const VerbsBackend& verbs,
-                                     const std::map<std::string, std::string>& env, const std::string& host) {
+model::HostInventory collect_host_inventory(const InventoryOptions& opts, const VerbsBackend& verbs,
+                                            const std::map<std::string, std::string>& env,
+                                            const std::string& host) {
   validate(opts);
   Reader r(opts.sysfs_root);
-  HostInventory h;
+  model::HostInventory h;
   h.host = host;
   h.sysfs_root = opts.sysfs_root;
   h.uverbs_present = path_exists(r.at("class/infiniband_verbs"));
@@ -459,7 +460,7 @@ HostInventory collect_host_inventory(const InventoryOptions& opts, const VerbsBa
   } else {
     for (const auto& name : list_dir(ibclass)) {
       fs::path ddir = ibclass / name;
-      RdmaDevice d;
+      model::RdmaDevice d;
       d.name = name;
       d.node_type = split_num_text(read_or(ddir / "node_type")).second;
       d.fw_ver = read_or(ddir / "fw_ver");
@@ -499,12 +500,12 @@ HostInventory collect_host_inventory(const InventoryOptions& opts, const VerbsBa
     return opt_int(read_long(r.at("class/net") / nd / "mtu"));
   };
   for (auto& d : h.rdma_devices) {
-    const VerbsDevice* vd = nullptr;
+    const model::VerbsDevice* vd = nullptr;
     if (h.verbs.status == "ok")
       for (const auto& v : h.verbs.devices)
         if (v.name == d.name) vd = &v;
     for (auto& p : d.ports) {
-      const VerbsPort* vp = nullptr;
+      const model::VerbsPort* vp = nullptr;
       if (vd)
         for (const auto& x : vd->ports)
           if (x.port == p.port) vp = &x;
@@ -537,12 +538,13 @@ HostInventory collect_host_inventory(const InventoryOptions& opts, const VerbsBa
     if (!rel) continue;
     auto loc = r.pci_location(*rel);
     if (!loc) continue;
-    Gpu g;
+    model::Gpu g;
     g.pci = std::move(*loc);
     g.bar1_bytes = detail::read_bar1_bytes(dir);
     h.gpus.push_back(std::move(g));
   }
-  std::sort(h.gpus.begin(), h.gpus.end(), [](const Gpu& a, const Gpu& b) { return a.pci.bdf < b.pci.bdf; });
+  std::sort(h.gpus.begin(), h.gpus.end(),
+            [](const model::Gpu& a, const model::Gpu& b) { return a.pci.bdf < b.pci.bdf; });
   for (std::size_t i = 0; i < h.gpus.size(); ++i) h.gpus[i].index = static_cast<int>(i);
   for (const auto& g : h.gpus)
     for (const auto& d : h.rdma_devices) {

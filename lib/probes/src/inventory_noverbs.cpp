@@ -6,8 +6,8 @@ namespace fabcheck::probes {
 namespace {
 class NoVerbs final : public VerbsBackend {
  public:
-  VerbsListing list() const override {
-    VerbsListing l;
+  model::VerbsListing list() const override {
+    model::VerbsListing l;
     l.status = "not_compiled";
     l.error_text = "built without libibverbs (FABCHECK_WITH_IBVERBS)";
     return l;

@@ -2,7 +2,10 @@
 // FABCHECK_HAVE_IBVERBS.
 #include <infiniband/verbs.h>
 
+#include <array>
+#include <bit>
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 
 #include "fabcheck/probes/inventory.hpp"
@@ -13,50 +16,26 @@ namespace fabcheck::probes {
 namespace {
 
 // ibv_port_attr.active_width bitmask → lanes; active_speed → Gb/s per lane (NCCL net_ib ibvWidths/ibvSpeeds).
+// Each field has one bit set: bit i is the table's entry i; 0 for no bit, several or one past the table.
+template <class V, std::size_t N>
+V by_bit(unsigned bits, const std::array<V, N>& table) {
+  if (!std::has_single_bit(bits)) return V{};
+  const auto i = static_cast<std::size_t>(std::countr_zero(bits));
+  return i < N ? table[i] : V{};
+}
+
 int lanes(unsigned w) {
-  switch (w) {
-    case 1:
-      return 1;
-    case 2:
-      return 4;
-    case 4:
-      return 8;
-    case 8:
-      return 12;
-    case 16:
-      return 2;
-  }
-  return 0;
+  return by_bit(w, std::array<int, 5>{1, 4, 8, 12, 2});
 }
 
 double lane_gbit(unsigned s) {
-  switch (s) {
-    case 1:
-      return 2.5;
-    case 2:
-      return 5.0;
-    case 4:
-      return 10.0;
-    case 8:
-      return 10.0;
-    case 16:
-      return 14.0;
-    case 32:
-      return 25.0;
-    case 64:
-      return 50.0;
-    case 128:
-      return 100.0;
-    case 256:
-      return 200.0;
-  }
-  return 0;
+  return by_bit(s, std::array<double, 9>{2.5, 5.0, 10.0, 10.0, 14.0, 25.0, 50.0, 100.0, 200.0});
 }
 
 class SystemVerbs final : public VerbsBackend {
  public:
-  VerbsListing list() const override {
-    VerbsListing out;
+  model::VerbsListing list() const override {
+    model::VerbsListing out;
     int num = 0;
     errno = 0;
     ibv_device** list = ibv_get_device_list(&num);
@@ -69,7 +48,7 @@ class SystemVerbs final : public VerbsBackend {
     }
     out.status = "ok";
     for (int i = 0; i < num; ++i) {
-      VerbsDevice d;
+      model::VerbsDevice d;
       d.name = ibv_get_device_name(list[i]);
       ibv_context* ctx = ibv_open_device(list[i]);
       if (!ctx) {
@@ -84,7 +63,7 @@ class SystemVerbs final : public VerbsBackend {
         for (int p = 1; p <= attr.phys_port_cnt; ++p) {
           ibv_port_attr pa{};
           if (ibv_query_port(ctx, static_cast<uint8_t>(p), &pa) != 0) continue;
-          VerbsPort vp;
+          model::VerbsPort vp;
           vp.port = p;
           vp.state = static_cast<int>(pa.state);
           vp.active_mtu_bytes = detail::verbs_mtu_to_bytes(pa.active_mtu);

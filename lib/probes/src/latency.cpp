@@ -179,9 +179,9 @@ void validate(const LatencyOptions& o) {
   if (!o.p2p && !o.collective) throw UsageError("--kind: nothing to measure (use p2p, collective or both)");
 }
 
-void analyze_section(LatencySection& s, const std::vector<std::string>& hosts_of_ranks) {
+void analyze_section(model::LatencySection& s, const std::vector<std::string>& hosts_of_ranks) {
   std::vector<std::vector<double>> groups;
-  std::vector<LatencySource> sources;
+  std::vector<model::LatencySource> sources;
   if (s.kind == "p2p") {
     s.histogram = core::Histogram{};
     s.samples_us.clear();
@@ -192,7 +192,7 @@ void analyze_section(LatencySection& s, const std::vector<std::string>& hosts_of
       s.histogram.merge(p.histogram);
       s.samples_us.insert(s.samples_us.end(), p.samples_us.begin(), p.samples_us.end());
       groups.push_back(p.samples_us);
-      LatencySource src;
+      model::LatencySource src;
       src.label = pair_label(p.a_rank, p.b_rank, hosts_of_ranks);
       src.ranks = {p.a_rank, p.b_rank};
       src.hosts = {p.a_host, p.b_host};
@@ -208,7 +208,7 @@ void analyze_section(LatencySection& s, const std::vector<std::string>& hosts_of
       groups[static_cast<std::size_t>(s.straggler_rank[k])].push_back(s.samples_us[k]);
     }
     for (int r = 0; r < nranks; ++r) {
-      LatencySource src;
+      model::LatencySource src;
       const std::string h = host_of(r, hosts_of_ranks);
       src.label = h.empty() ? fmt::format("rank {}", r) : fmt::format("rank {} ({})", r, h);
       src.ranks = {r};
@@ -218,9 +218,9 @@ void analyze_section(LatencySection& s, const std::vector<std::string>& hosts_of
   }
   s.summary = core::summarize(s.samples_us);
   auto to_sources = [&](const std::vector<core::TailShare>& shares) {
-    std::vector<LatencySource> out;
+    std::vector<model::LatencySource> out;
     for (const auto& sh : shares) {
-      LatencySource src = sources[sh.source];
+      model::LatencySource src = sources[sh.source];
       src.count = sh.count;
       src.samples = sh.samples;
       src.share = sh.share;
@@ -287,8 +287,8 @@ class CpuPin {
 
 /// The result's description of the run: its members (host leaders across hosts, else the local ranks), the
 /// pair schedule over them and the iteration rule.
-LatencyResult latency_result_header(const comm::Communicator& comm, const LatencyOptions& opts) {
-  LatencyResult res;
+model::LatencyResult latency_result_header(const comm::Communicator& comm, const LatencyOptions& opts) {
+  model::LatencyResult res;
   res.nranks = comm.size();
   res.hosts = comm.hosts();
   res.pattern = name(opts.pattern);
@@ -303,7 +303,7 @@ LatencyResult latency_result_header(const comm::Communicator& comm, const Latenc
   }
   const int nm = static_cast<int>(res.member_ranks.size());
   const auto rounds =
-      opts.pattern == LatencyPattern::kRing ? core::ring_rounds(nm) : core::circle_schedule(nm);
+      opts.pattern == model::LatencyPattern::kRing ? core::ring_rounds(nm) : core::circle_schedule(nm);
   for (const auto& round : rounds) {
     std::vector<std::pair<int, int>> rr;
     for (auto [a, b] : round) {
@@ -360,7 +360,7 @@ bool cap_latency_plan(IterPlan& plan, double share_us, std::size_t in_turn) {
 struct LatencyRun {
   const comm::Communicator& comm;
   const LatencyOptions& opts;
-  LatencyResult& res;
+  model::LatencyResult& res;
   const std::vector<std::string>& hosts_of_ranks;
   const comm::ClockAlignment& clock;
   const std::optional<core::Fault>& fault;
@@ -370,7 +370,7 @@ struct LatencyRun {
 };
 
 /// Notes on `sec` that the step's time limit stopped it short, and marks the result time-limited.
-void note_latency_limit(const LatencyRun& run, LatencySection& sec, std::uint64_t fewest,
+void note_latency_limit(const LatencyRun& run, model::LatencySection& sec, std::uint64_t fewest,
                         std::uint64_t asked) {
   sec.notes.push_back(fmt::format("stopped at the step's time limit ({:.1f} s): {} of {} samples{}",
                                   run.opts.time_limit_s, fewest, asked,
@@ -419,7 +419,7 @@ void run_p2p_section(const LatencyRun& run, std::uint64_t size) {
   IterPlan plan = plan_for(opts, size);
   const bool capped_by_limit = cap_latency_plan(plan, run.share.next_us(comm), res.schedule.size());
   const std::uint64_t warmup = opts.warmup;
-  LatencySection sec;
+  model::LatencySection sec;
   sec.kind = "p2p";
   sec.pin_cpus = opts.pin_cpus;
   sec.pattern = res.pattern;
@@ -437,7 +437,7 @@ void run_p2p_section(const LatencyRun& run, std::uint64_t size) {
     auto all = comm.gather(mine[r], 0);
     if (run.me == 0) {
       for (auto [a, b] : res.schedule[r]) {
-        LatencyPair p;
+        model::LatencyPair p;
         p.a_rank = a;
         p.b_rank = b;
         p.a_host = run.hosts_of_ranks[static_cast<std::size_t>(a)];
@@ -511,7 +511,7 @@ void add_collective_section(const LatencyRun& run, std::uint64_t size, const Ite
                             bool capped_by_limit, const std::vector<std::vector<double>>& entries,
                             const std::vector<std::vector<double>>& exits) {
   const int nranks = run.comm.size();
-  LatencySection sec;
+  model::LatencySection sec;
   sec.kind = "collective";
   sec.pattern = "allreduce";
   sec.size_bytes = size;
@@ -556,7 +556,7 @@ void run_collective_section(const LatencyRun& run, std::uint64_t size) {
 
 }  // namespace
 
-LatencyResult run_latency(const comm::Communicator& comm, const LatencyOptions& opts) {
+model::LatencyResult run_latency(const comm::Communicator& comm, const LatencyOptions& opts) {
   if (comm.size() < 2) {
     throw UsageError(
         "latency: needs at least 2 ranks, got 1 (launch with mpirun -np 2 or more, one rank per host across "
@@ -567,7 +567,7 @@ LatencyResult run_latency(const comm::Communicator& comm, const LatencyOptions& 
   const auto& hosts_of_ranks = comm.hosts_of_ranks();
   check_pin_cpus(comm, opts.pin_cpus);
 
-  LatencyResult res = latency_result_header(comm, opts);
+  model::LatencyResult res = latency_result_header(comm, opts);
 
   comm::enter_phase("latency clock alignment");
   const auto clock = comm::align_clocks(comm);

@@ -17,6 +17,7 @@
 #include "fabcheck/core/pair_schedule.hpp"
 #include "fabcheck/core/stats.hpp"
 #include "fabcheck/probes/inventory.hpp"
+#include "fabcheck/probes/pairs.hpp"
 #include "nic_socket.hpp"
 #include "nics_verbs.hpp"
 
@@ -164,7 +165,7 @@ struct NicItem {
   int role = 0, rail = 0, from = 0, to = 0, suspect = -1;
 };
 
-std::vector<NicItem> plan_retests(const NicsResult& r) {
+std::vector<NicItem> plan_retests(const model::NicsResult& r) {
   std::vector<NicItem> out;
   for (std::size_t k = 0; k < r.rails.size(); ++k) {
     const auto& rail = r.rails[k];
@@ -205,7 +206,7 @@ std::vector<NicItem> plan_retests(const NicsResult& r) {
   return out;
 }
 
-void judge_retests(NicsResult& r, const std::vector<NicItem>& items,
+void judge_retests(model::NicsResult& r, const std::vector<NicItem>& items,
                    const std::vector<std::optional<double>>& value) {
   for (std::size_t k = 0; k < r.rails.size(); ++k) {
     auto& rail = r.rails[k];
@@ -267,18 +268,14 @@ void validate(const NicsOptions& o) {
 }
 
 std::optional<std::string> nics_skip_reason(const comm::Communicator& comm) {
-  const auto& hosts = comm.hosts();
-  if (hosts.size() >= 2) return std::nullopt;
-  return fmt::format(
-      "nics needs two hosts, found 1 ({}) with {} rank(s): launch with a hostfile that spans hosts",
-      hosts.empty() ? std::string("?") : hosts[0], comm.size());
+  return two_host_skip_reason(comm, "nics");
 }
 
-NicsResult run_nics(const comm::Communicator& comm, const NicsOptions& opts) {
+model::NicsResult run_nics(const comm::Communicator& comm, const NicsOptions& opts) {
   validate(opts);
   if (auto why = nics_skip_reason(comm)) throw UsageError(*why);
   const double start_us = comm::now_us();
-  NicsResult res;
+  model::NicsResult res;
   res.options = opts;
   res.hosts = comm.hosts();
   const std::size_t n = res.hosts.size();
@@ -353,7 +350,7 @@ NicsResult run_nics(const comm::Communicator& comm, const NicsOptions& opts) {
     items.resize(static_cast<std::size_t>(count));
     if (count > 0) comm.bcast(items.data(), items.size() * sizeof(NicItem), 0);
     // Every rank needs the rails' NIC of each host: recompute from the exchanged lists.
-    NicsResult local;
+    model::NicsResult local;
     local.hosts = res.hosts;
     for (const auto& h : all) local.nics.push_back(h.nics);
     model::assign_rails(local);

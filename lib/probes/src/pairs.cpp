@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <set>
 #include <tuple>
@@ -35,6 +36,13 @@ enum Rec : int {
   kRecLatSamples = 4,
   kRecLatMin = 5
 };
+// The rail matrix of each record kind, in Rec order (kRecLatSamples is a count, not a cell).
+constexpr core::LinkMatrix model::PairsRail::*kRecMatrix[] = {&model::PairsRail::bw_gbps,
+                                                              &model::PairsRail::bidir_gbps,
+                                                              &model::PairsRail::lat_p50_us,
+                                                              &model::PairsRail::lat_p99_us,
+                                                              nullptr,
+                                                              &model::PairsRail::lat_min_us};
 
 struct PairBuffers {
   std::vector<char> send;  // one message (all window sends read it, as osu_bw)
@@ -196,7 +204,7 @@ const char* role_name(int role) {
 }
 
 // Plans the confirmation measurements of one rail (rank 0).
-void plan_rail(const PairsRail& rail, int r, std::size_t max_links, std::vector<Item>& items) {
+void plan_rail(const model::PairsRail& rail, int r, std::size_t max_links, std::vector<Item>& items) {
   const std::size_t first = items.size();
   const auto& a = rail.analysis;
   const std::size_t n = static_cast<std::size_t>(a.hosts);
@@ -369,18 +377,22 @@ void validate(const PairsOptions& o) {
     throw UsageError("--line-rate-gbit: must be a positive rate in Gbit/s (e.g. 400)");
 }
 
-std::optional<std::string> pairs_skip_reason(const comm::Communicator& comm) {
+std::optional<std::string> two_host_skip_reason(const comm::Communicator& comm, std::string_view probe) {
   const auto& hosts = comm.hosts();
   if (hosts.size() >= 2) return std::nullopt;
   return fmt::format(
-      "pairs needs two hosts, found 1 ({}) with {} rank(s): launch with a hostfile that spans hosts",
+      "{} needs two hosts, found 1 ({}) with {} rank(s): launch with a hostfile that spans hosts", probe,
       hosts.empty() ? std::string("?") : hosts[0], comm.size());
+}
+
+std::optional<std::string> pairs_skip_reason(const comm::Communicator& comm) {
+  return two_host_skip_reason(comm, "pairs");
 }
 
 // The suspect that owns each outlier: the first suspect host for which the outlier lies in a direction where
 // most of the host's links are flagged (its outgoing or incoming bandwidth links, or its latency pairs); -1
 // for none.
-void assign_owners(PairsRail& rail) {
+void assign_owners(model::PairsRail& rail) {
   const auto& a = rail.analysis;
   for (auto& po : rail.outliers) po.owner = -1;
   for (std::size_t si = 0; si < a.suspects.size(); ++si) {
@@ -414,8 +426,8 @@ struct PairsSeat {
 };
 
 /// The result's description of the run (hosts, sizes, schedule), before anything is measured.
-PairsResult pairs_result_header(const comm::Communicator& comm, const PairsOptions& opts) {
-  PairsResult res;
+model::PairsResult pairs_result_header(const comm::Communicator& comm, const PairsOptions& opts) {
+  model::PairsResult res;
   res.hosts = comm.hosts();
   const std::size_t n = res.hosts.size();
   res.size_bytes = opts.size_bytes;
@@ -440,7 +452,7 @@ PairsSeat pairs_seat(const comm::Communicator& comm, const PairsOptions& opts) {
   return seat;
 }
 
-Params pairs_params(const PairsResult& res, const PairsOptions& opts) {
+Params pairs_params(const model::PairsResult& res, const PairsOptions& opts) {
   Params p;
   p.msg = res.message_bytes;
   p.window = opts.window;
@@ -453,7 +465,7 @@ Params pairs_params(const PairsResult& res, const PairsOptions& opts) {
 }
 
 /// All pairs, round by round; returns this rank's records [type, rail, from, to, value] ...
-std::vector<double> measure_all_pairs(const Communicator& comm, const PairsResult& res,
+std::vector<double> measure_all_pairs(const Communicator& comm, const model::PairsResult& res,
                                       const PairsOptions& opts, const PairsSeat& seat, PairBuffers& buf,
                                       const Params& p) {
   std::vector<double> recs;
@@ -500,7 +512,7 @@ std::vector<double> measure_all_pairs(const Communicator& comm, const PairsResul
 }
 
 /// Rank 0: the rails' matrices from every rank's records, and the first verdict on each rail.
-void fill_pairs_rails(PairsResult& res, const PairsOptions& opts, const PairsSeat& seat,
+void fill_pairs_rails(model::PairsResult& res, const PairsOptions& opts, const PairsSeat& seat,
                       const std::vector<std::vector<double>>& all) {
   const std::size_t n = res.hosts.size();
   res.rails.resize(seat.rails);
@@ -517,27 +529,13 @@ void fill_pairs_rails(PairsResult& res, const PairsOptions& opts, const PairsSea
       auto& rail = res.rails[static_cast<std::size_t>(v[i + 1])];
       const auto from = static_cast<std::size_t>(v[i + 2]), to = static_cast<std::size_t>(v[i + 3]);
       const double x = v[i + 4];
-      switch (static_cast<int>(v[i])) {
-        case kRecBw:
-          rail.bw_gbps[from][to] = x;
-          break;
-        case kRecBidir:
-          rail.bidir_gbps[from][to] = rail.bidir_gbps[to][from] = x;
-          break;
-        case kRecLatP50:
-          rail.lat_p50_us[from][to] = rail.lat_p50_us[to][from] = x;
-          break;
-        case kRecLatP99:
-          rail.lat_p99_us[from][to] = rail.lat_p99_us[to][from] = x;
-          break;
-        case kRecLatMin:
-          rail.lat_min_us[from][to] = rail.lat_min_us[to][from] = x;
-          break;
-        case kRecLatSamples:
-          rail.lat_samples = static_cast<int>(x);
-          break;
-        default:
-          break;
+      const int kind = static_cast<int>(v[i]);
+      if (kind == kRecLatSamples) {
+        rail.lat_samples = static_cast<int>(x);
+      } else if (kind >= 0 && kind < static_cast<int>(std::size(kRecMatrix))) {
+        core::LinkMatrix& m = rail.*kRecMatrix[kind];
+        m[from][to] = x;
+        if (kind != kRecBw) m[to][from] = x;  // one value per pair; only one-way bandwidth has a direction
       }
     }
   for (auto& rail : res.rails) {
@@ -549,7 +547,7 @@ void fill_pairs_rails(PairsResult& res, const PairsOptions& opts, const PairsSea
 }
 
 /// Rank 0 plans the confirmation measurements; every rank gets the plan (collective).
-std::vector<Item> plan_pairs_retests(const Communicator& comm, const PairsResult& res) {
+std::vector<Item> plan_pairs_retests(const Communicator& comm, const model::PairsResult& res) {
   std::vector<Item> items;
   if (comm.rank() == 0)
     for (std::size_t r = 0; r < res.rails.size(); ++r)
@@ -562,7 +560,7 @@ std::vector<Item> plan_pairs_retests(const Communicator& comm, const PairsResult
 }
 
 /// Everybody walks the plan one item at a time; returns this rank's [item, value] ...
-std::vector<double> measure_pairs_retests(const Communicator& comm, const PairsResult& res,
+std::vector<double> measure_pairs_retests(const Communicator& comm, const model::PairsResult& res,
                                           const std::vector<Item>& items, const PairsSeat& seat,
                                           PairBuffers& buf, const Params& p) {
   std::vector<double> mine;
@@ -588,7 +586,7 @@ std::vector<double> measure_pairs_retests(const Communicator& comm, const PairsR
 
 /// Rank 0: rail `r`'s retest records and its outliers' and suspects' confirmations, from the retest values
 /// (`value[k]` of items[k]).
-void judge_pairs_rail(PairsRail& rail, std::size_t r, const std::vector<Item>& items,
+void judge_pairs_rail(model::PairsRail& rail, std::size_t r, const std::vector<Item>& items,
                       const std::vector<std::optional<double>>& value) {
   const auto& a = rail.analysis;
   std::vector<double> ref_bw, ref_lat;
@@ -610,7 +608,7 @@ void judge_pairs_rail(PairsRail& rail, std::size_t r, const std::vector<Item>& i
   for (std::size_t k = 0; k < items.size(); ++k) {
     const Item& it = items[k];
     if (it.rail != static_cast<int>(r) || !value[k]) continue;
-    PairsRetest t;
+    model::PairsRetest t;
     t.role = role_name(it.role);
     t.kind = it.kind == 0 ? core::LinkKind::kBandwidth : core::LinkKind::kLatency;
     t.from = it.from;
@@ -649,12 +647,12 @@ void judge_pairs_rail(PairsRail& rail, std::size_t r, const std::vector<Item>& i
 
 }  // namespace
 
-PairsResult run_pairs(const comm::Communicator& comm, const PairsOptions& opts) {
+model::PairsResult run_pairs(const comm::Communicator& comm, const PairsOptions& opts) {
   validate(opts);
   if (auto why = pairs_skip_reason(comm)) throw UsageError(*why);
   const double start_us = comm::now_us();
 
-  PairsResult res = pairs_result_header(comm, opts);
+  model::PairsResult res = pairs_result_header(comm, opts);
   const PairsSeat seat = pairs_seat(comm, opts);
   const Params p = pairs_params(res, opts);
   PairBuffers buf;

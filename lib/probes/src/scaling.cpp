@@ -75,9 +75,9 @@ ScalingResult run_scaling(const comm::Communicator& comm, const ScalingOptions& 
     const bool member = res.intra_node_only ? comm.local_rank() < g : comm.host_index(comm.rank()) < g;
     const comm::Communicator sub = comm.split(member ? 0 : -1, comm.rank());
     if (member) {
-      const SweepResult sr = run_sweep(sub, so);
+      const model::SweepResult sr = run_sweep(sub, so);
       if (sub.rank() == 0 && !sr.blocks.empty() && !sr.blocks.front().points.empty()) {
-        const SweepPoint& p = sr.blocks.front().points.front();
+        const model::SweepPoint& p = sr.blocks.front().points.front();
         ScalingGroup grp;
         grp.hosts = res.intra_node_only ? 1 : g;
         grp.nranks = sub.size();

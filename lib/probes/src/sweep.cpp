@@ -234,29 +234,21 @@ double timed_loop(const comm::Communicator& comm, comm::CollBackend& be, Issue&&
       be.synchronize();
       t1 = comm::now_us();
       return (t1 - t0) * 1e-6 / ops;
-    case 1:
+    case 1:    // sync and barrier after each inner op
+    case 2: {  // sync after each inner op
+      const bool barrier_each = blocking == 1;
       t0 = comm::now_us();
       for (int i = 0; i < iters; ++i) {
         for (int k = 0; k < inner; ++k) {
           issue(k);
           be.synchronize();
-          comm.barrier();
+          if (barrier_each) comm.barrier();
         }
       }
       t1 = comm::now_us();
       enqueued();
       return (t1 - t0) * 1e-6 / ops;
-    case 2:
-      t0 = comm::now_us();
-      for (int i = 0; i < iters; ++i) {
-        for (int k = 0; k < inner; ++k) {
-          issue(k);
-          be.synchronize();
-        }
-      }
-      t1 = comm::now_us();
-      enqueued();
-      return (t1 - t0) * 1e-6 / ops;
+    }
     default: {  // 3: sync + barrier after each outer iteration, barrier time excluded
       double acc = 0;
       for (int i = 0; i < iters; ++i) {
@@ -313,11 +305,11 @@ double reduce_time(const comm::Communicator& comm, double seconds, int average) 
   }
 }
 
-PerIterStats per_iter_stats(const std::vector<std::vector<double>>& entry_us,
-                            const std::vector<std::vector<double>>& exit_us,
-                            const std::vector<std::string>& hosts, std::size_t samples_cap,
-                            double resolution_us) {
-  PerIterStats st;
+model::PerIterStats per_iter_stats(const std::vector<std::vector<double>>& entry_us,
+                                   const std::vector<std::vector<double>>& exit_us,
+                                   const std::vector<std::string>& hosts, std::size_t samples_cap,
+                                   double resolution_us) {
+  model::PerIterStats st;
   st.samples_cap = samples_cap;
   st.straggler_resolution_us = resolution_us;
   const std::size_t nr = entry_us.size();
@@ -373,7 +365,7 @@ PerIterStats per_iter_stats(const std::vector<std::vector<double>>& entry_us,
                              static_cast<double>(times_last[r]) / static_cast<double>(m)});
   }
   std::stable_sort(st.stragglers.begin(), st.stragglers.end(),
-                   [](const Straggler& a, const Straggler& b) { return a.share > b.share; });
+                   [](const model::Straggler& a, const model::Straggler& b) { return a.share > b.share; });
   const std::size_t keep = std::min(m, samples_cap);
   st.samples_us.assign(spans.begin(), spans.begin() + static_cast<std::ptrdiff_t>(keep));
   st.straggler_ranks.assign(strag.begin(), strag.begin() + static_cast<std::ptrdiff_t>(keep));
@@ -405,9 +397,9 @@ class SeriesRunner {
         extra_bases_(std::move(extra_bases)),
         start_us_(comm::now_us()) {}
 
-  SweepBlock run(Collective c, Dtype d, std::optional<RedOp> op, int root,
-                 const std::vector<std::uint64_t>& sizes) {
-    SweepBlock b;
+  model::SweepBlock run(Collective c, Dtype d, std::optional<RedOp> op, int root,
+                        const std::vector<std::uint64_t>& sizes) {
+    model::SweepBlock b;
     b.collective = c;
     b.dtype = d;
     b.redop = op;
@@ -434,7 +426,7 @@ class SeriesRunner {
           break;
         }
         const double size_start_us = comm::now_us();
-        SweepPoint pt;
+        model::SweepPoint pt;
         pt.size_bytes = g.size_bytes;
         pt.requested_bytes = req;
         pt.count = g.count;
@@ -470,7 +462,7 @@ class SeriesRunner {
   /// left). Every rank decides on its own clock; the stop is agreed (max), so all ranks stop at the same
   /// size.
   bool stop_before(std::uint64_t bytes, std::uint64_t prev_bytes, double prev_cost_s, double block_start_us,
-                   SweepBlock& b) {
+                   model::SweepBlock& b) {
     const int per_iter = o_.per_iter_iters < 0 ? o_.iters : o_.per_iter_iters;
     const int rounds = per_iter > 0 ? std::min(o_.per_iter_rounds, per_iter) : 1;
     const double now_ops = 2.0 + o_.iters + (per_iter > 0 ? 1.0 + round_iters(per_iter, 0) : 0.0) + o_.check;
@@ -547,16 +539,16 @@ class SeriesRunner {
     return std::min(group.size(), 1 + extra_.size());
   }
 
-  PlacementResult measure(Collective c, Dtype d, std::optional<RedOp> op, int root,
-                          const core::CollGeometry& g, bool in_place, const std::string& label,
-                          std::size_t point) {
+  model::PlacementResult measure(Collective c, Dtype d, std::optional<RedOp> op, int root,
+                                 const core::CollGeometry& g, bool in_place, const std::string& label,
+                                 std::size_t point) {
     const char* placement = in_place ? "in_place" : "out_of_place";
     comm::enter_phase(fmt::format("sweep {} {} B {}", label, g.size_bytes, placement));
     const DataPattern pat = pattern_for(d, op, comm_.size());
     const auto call = make_call(c, d, op, root, g, in_place);
     const auto group = make_group(call);
     const bool agg = group.size() > 1;
-    PlacementResult pr;
+    model::PlacementResult pr;
 
     // nccl-tests BenchTime: init data, one untimed op (aggregate) + sync, barrier, then the timed loop.
     load_input(c, d, g, in_place, pat, group);
@@ -668,7 +660,7 @@ class SeriesRunner {
   }
 
   /// The remaining rounds of every pending point, then their statistics (rank 0 fills b's points).
-  void per_iter_rounds(SweepBlock& b, const std::string& label) {
+  void per_iter_rounds(model::SweepBlock& b, const std::string& label) {
     const int total = o_.per_iter_iters < 0 ? o_.iters : o_.per_iter_iters;
     const int rounds = std::min(o_.per_iter_rounds, std::max(total, 1));
     for (int r = 1; r < rounds; ++r) {
@@ -683,7 +675,7 @@ class SeriesRunner {
       auto& pt = b.points[p.point];
       auto& dest = (p.in_place ? pt.in_place : pt.out_of_place).per_iter;
       if (comm_.rank() != 0) {
-        dest = PerIterStats{};  // statistics live on rank 0
+        dest = model::PerIterStats{};  // statistics live on rank 0
         continue;
       }
       std::vector<std::vector<double>> entry(all.size()), exit(all.size());
@@ -691,7 +683,7 @@ class SeriesRunner {
         entry[r].assign(all[r].begin(), all[r].begin() + static_cast<std::ptrdiff_t>(m));
         exit[r].assign(all[r].begin() + static_cast<std::ptrdiff_t>(m), all[r].end());
       }
-      PerIterStats st =
+      model::PerIterStats st =
           per_iter_stats(entry, exit, comm_.hosts_of_ranks(), o_.samples_cap, clocks_.max_error_us);
       st.rounds = rounds;
       dest = std::move(st);
@@ -739,7 +731,7 @@ std::string read_log_head(const std::string& path, std::string& note) {
 
 /// Gathers every rank's NCCL log to rank 0 and parses it there (rank 0 fills res.nccl_logs and notes).
 void collect_library_logs(const comm::Communicator& comm, const comm::nccl::LogCapture& log,
-                          SweepResult& res) {
+                          model::SweepResult& res) {
   std::string note = log.note;
   std::string extra;
   std::string text = read_log_head(log.path, extra);
@@ -785,7 +777,8 @@ std::uint64_t nccl_tests_max_bytes_cap(std::uint64_t device_bytes, bool check) {
   return (device_bytes - reserve - kGiB) / (check ? 3 : 2);
 }
 
-SweepResult run_sweep(const comm::Communicator& comm, comm::CollBackend& be, const SweepOptions& requested) {
+model::SweepResult run_sweep(const comm::Communicator& comm, comm::CollBackend& be,
+                             const SweepOptions& requested) {
   validate(requested);
   SweepOptions opts = requested;
   std::optional<std::uint64_t> reduced_to;
@@ -830,7 +823,7 @@ SweepResult run_sweep(const comm::Communicator& comm, comm::CollBackend& be, con
   }
   const std::optional<core::Fault> fault = core::fault_from_env();
 
-  SweepResult res;
+  model::SweepResult res;
   res.options = requested;
   res.max_bytes_reduced_to = reduced_to;
   comm::enter_phase("sweep align clocks");
@@ -842,7 +835,7 @@ SweepResult run_sweep(const comm::Communicator& comm, comm::CollBackend& be, con
       fmt::format("{}\t{}\t{}", static_cast<int>(::getpid()), be.device_index(), be.device_label());
   const auto lines = comm.gather(mine, 0);
   for (std::size_t r = 0; r < lines.size(); ++r) {
-    RankDevice dev;
+    model::RankDevice dev;
     dev.rank = static_cast<int>(r);
     dev.host = comm.hosts_of_ranks()[r];
     const auto t1 = lines[r].find('\t');
@@ -945,7 +938,7 @@ static comm::nccl::Tuning nccl_tuning(const SweepOptions& o) {
   return t;
 }
 
-SweepResult run_sweep(const comm::Communicator& comm, const SweepOptions& opts) {
+model::SweepResult run_sweep(const comm::Communicator& comm, const SweepOptions& opts) {
   validate(opts);
   auto be = comm::make_backend(opts.backend, comm, nccl_tuning(opts));
   return run_sweep(comm, *be, opts);

@@ -127,8 +127,8 @@ std::optional<std::string> step_skip_reason(const comm::Communicator& comm) {
   return std::nullopt;
 }
 
-TrainStepResult run_train_step(const comm::Communicator& comm, const TrainStepOptions& o,
-                               const model::StepPlan& plan) {
+model::TrainStepResult run_train_step(const comm::Communicator& comm, const TrainStepOptions& o,
+                                      const model::StepPlan& plan) {
   validate(o);
   if (auto why = step_skip_reason(comm)) throw UsageError(*why);
   for (const auto& op : plan.ops) {
@@ -141,7 +141,7 @@ TrainStepResult run_train_step(const comm::Communicator& comm, const TrainStepOp
     }
   }
   const double t0 = comm::now_us();
-  TrainStepResult r;
+  model::TrainStepResult r;
   r.nranks = comm.size();
   r.hosts = comm.hosts();
   r.options = o;

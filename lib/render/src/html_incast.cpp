@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <limits>
 #include <map>
 
 #include "fabcheck/report/html.hpp"
@@ -45,8 +44,8 @@ struct Metric {
 std::string plot(const std::vector<Series>& groups, const std::vector<Metric>& metrics, std::string_view id,
                  std::string_view caption, std::string_view y_title, double y_ref,
                  std::string_view ref_label) {
-  double fmin = std::numeric_limits<double>::infinity(), fmax = 0, ymax = y_ref;
-  bool zero = false, any = false;
+  PlotExtent ext{.ymax = y_ref};
+  bool any = false;
   for (const auto& g : groups) {
     for (const json* e : g.pts) {
       const double f = num_or(get(*e, "fan_in"), -1);
@@ -55,22 +54,15 @@ std::string plot(const std::vector<Series>& groups, const std::vector<Metric>& m
         const json* src = m.impact ? get(*e, "congestion_impact") : e;
         if (f < 0 || !src || !as_number(get(*src, m.key), v)) continue;
         any = true;
-        if (f > 0) {
-          fmin = std::min(fmin, f);
-          fmax = std::max(fmax, f);
-        } else {
-          zero = true;
-        }
-        ymax = std::max(ymax, v);
+        ext.add(f, v);
       }
     }
   }
   std::string out = fmt::format("<figure class=\"incast-plot\" id=\"{}\">\n<figcaption>{}</figcaption>\n", id,
                                 html_escape(caption));
   if (!any) return out + notice("note", "no values to plot") + "</figure>\n";
-  if (!(fmax > 0)) fmin = fmax = 1;
-  Plot p(log2_axis(fmin, fmax, zero, false, "fan-in (senders, log2)"),
-         linear_axis(0, ymax, std::string(y_title)), std::string(caption), 520, 260);
+  Plot p(ext.x_axis(false, "fan-in (senders, log2)"), linear_axis(0, ext.ymax, std::string(y_title)),
+         std::string(caption), 520, 260);
   if (y_ref > 0) p.hline(y_ref, "ref-one s5", ref_label, "");
   int k = 0;
   for (const auto& g : groups) {

@@ -3,6 +3,8 @@
 // and one renderer per page section. Not installed; only lib/render/src/html_*.cpp include it.
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -37,6 +39,8 @@ std::string text(const json* j);
 // A number with `digits` significant digits (no exponent between 1e-3 and 1e7); "—" when absent.
 std::string fmt_number(double v, int digits = 4);
 std::string number(const json* j, int digits = 4);
+// "p50 / p99" of a summary object ({samples, min, p50, ...}); "—" when absent.
+std::string p50_p99(const json* summary);
 // Bytes as a binary size ("64K", "1M"; "1536" stays exact); "—" when absent.
 std::string size_text(double bytes);
 // ` name="value"` with the value escaped.
@@ -88,6 +92,26 @@ struct Axis {
 Axis log2_axis(double lo, double hi, bool has_zero, bool bytes, std::string title);
 // A linear axis from 0 (or `lo` when negative) to a "nice" value ≥ hi.
 Axis linear_axis(double lo, double hi, std::string title);
+
+// The extent of a plot's points with x on a log2 axis: the smallest and largest positive x, whether any x
+// is 0 (or less), and the largest y (from `ymax` as given, e.g. a reference line's).
+struct PlotExtent {
+  double lo = std::numeric_limits<double>::infinity(), hi = 0, ymax = 0;
+  bool has_zero = false;
+  void add(double x, double y) {
+    if (x > 0) {
+      lo = std::min(lo, x);
+      hi = std::max(hi, x);
+    } else {
+      has_zero = true;
+    }
+    ymax = std::max(ymax, y);
+  }
+  // The x axis (log2_axis: without a positive x it starts at 1).
+  Axis x_axis(bool bytes, std::string title) const {
+    return log2_axis(lo, hi, has_zero, bytes, std::move(title));
+  }
+};
 
 // An SVG chart with axes, grid and tick labels; marks are added in data coordinates.
 class Plot {

@@ -5,15 +5,6 @@
 #include "html_internal.hpp"
 
 namespace fabcheck::report::html {
-namespace {
-
-// "p50 / p99" of a summary object ({samples, min, p50, ...}), µs.
-std::string p50_p99(const json* s) {
-  if (!s || !s->is_object()) return "—";
-  return number(get(*s, "p50")) + " / " + number(get(*s, "p99"));
-}
-
-}  // namespace
 
 std::string render_overlap(const json& r) {
   std::string out =

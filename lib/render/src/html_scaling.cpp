@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <limits>
 
 #include "fabcheck/report/html.hpp"
 #include "html_internal.hpp"
@@ -17,19 +16,10 @@ struct XY {
   const json* e;
 };
 
-struct Range {
-  double lo = std::numeric_limits<double>::infinity(), hi = 0, ymax = 0;
-  void add(double x, double y) {
-    lo = std::min(lo, x);
-    hi = std::max(hi, x);
-    ymax = std::max(ymax, y);
-  }
-};
-
 std::string busbw_plot(const json& sc) {
   const std::string coll = as_string(get(sc, "collective"), "allreduce");
   std::vector<XY> measured, projected;
-  Range rg;
+  PlotExtent rg;
   for (const auto& g : as_array(get(sc, "groups"))) {
     double h = 0, bw = 0;
     if (as_number(get(g, "hosts"), h) && h > 0 && as_number(get(g, "busbw_gbps"), bw)) {
@@ -55,8 +45,8 @@ std::string busbw_plot(const json& sc) {
       attr("data-collective", coll), html_escape(coll), size_text(num_or(get(sc, "size_bytes"), -1)));
   if (measured.empty() && projected.empty())
     return out + notice("note", "no group measured or projected") + "</figure>\n";
-  Plot p(log2_axis(rg.lo, rg.hi, false, false, "hosts (log2)"), linear_axis(0, rg.ymax, "busBw (GB/s)"),
-         coll + " busBw vs hosts", 520, 260);
+  Plot p(rg.x_axis(false, "hosts (log2)"), linear_axis(0, rg.ymax, "busBw (GB/s)"), coll + " busBw vs hosts",
+         520, 260);
   std::vector<std::pair<double, double>> line;
   for (const auto& m : measured) {
     line.emplace_back(m.x, m.y);
@@ -84,8 +74,7 @@ std::string busbw_plot(const json& sc) {
 
 std::string efficiency_plot(const json& r, const json& sc) {
   std::vector<XY> now, projected;
-  Range rg;
-  rg.ymax = 1;
+  PlotExtent rg{.ymax = 1};
   std::string workload;
   const json* score = get(r, "score");
   double h = 0, eff = 0;
@@ -114,7 +103,7 @@ std::string efficiency_plot(const json& r, const json& sc) {
       "this run (filled) and projected (hollow)</figcaption>\n",
       attr("data-workload", workload), html_escape(workload.empty() ? "the reference workload" : workload));
   if (now.empty() && projected.empty()) return out + notice("note", "no efficiency to plot") + "</figure>\n";
-  Plot p(log2_axis(rg.lo, rg.hi, false, false, "hosts (log2)"), linear_axis(0, rg.ymax, "efficiency (0-1)"),
+  Plot p(rg.x_axis(false, "hosts (log2)"), linear_axis(0, rg.ymax, "efficiency (0-1)"),
          "scaling efficiency vs hosts", 520, 260);
   p.hline(1.0, "s5", "ideal", "");
   std::vector<std::pair<double, double>> line;

@@ -5,15 +5,6 @@
 #include "html_internal.hpp"
 
 namespace fabcheck::report::html {
-namespace {
-
-// "p50 / p99" of a summary object ({samples, min, p50, ...}), µs.
-std::string step_p50_p99(const json* s) {
-  if (!s || !s->is_object()) return "—";
-  return number(get(*s, "p50")) + " / " + number(get(*s, "p99"));
-}
-
-}  // namespace
 
 std::string render_step(const json& r) {
   std::string out = section_open(r, "step", "Training step: measured against projected", {"step"});
@@ -27,16 +18,15 @@ std::string render_step(const json& r) {
   }
   const json* pr = get(*st, "projected");
   const bool have_pr = pr && pr->is_object();
-  out +=
-      table({"workload", "buckets", "t_step us p50 / p99", "t_compute us p50 / p99", "exposed us",
-             "measured efficiency", "projected efficiency", "measured / projected", "overlap used"},
-            {{text(get(*st, "workload")),
-              fmt::format("{} of {}", text(get(*st, "buckets")), text(get(*st, "real_buckets"))),
-              step_p50_p99(get(*st, "t_step_us")), step_p50_p99(get(*st, "t_compute_us")),
-              number(get(*st, "exposed_us")), number(get(*st, "measured_efficiency"), 3),
-              have_pr ? number(get(*pr, "efficiency"), 3) : "—", number(get(*st, "measured_vs_projected"), 3),
-              have_pr ? number(get(*pr, "overlap"), 3) : "—"}},
-            "step-table");
+  out += table(
+      {"workload", "buckets", "t_step us p50 / p99", "t_compute us p50 / p99", "exposed us",
+       "measured efficiency", "projected efficiency", "measured / projected", "overlap used"},
+      {{text(get(*st, "workload")),
+        fmt::format("{} of {}", text(get(*st, "buckets")), text(get(*st, "real_buckets"))),
+        p50_p99(get(*st, "t_step_us")), p50_p99(get(*st, "t_compute_us")), number(get(*st, "exposed_us")),
+        number(get(*st, "measured_efficiency"), 3), have_pr ? number(get(*pr, "efficiency"), 3) : "—",
+        number(get(*st, "measured_vs_projected"), 3), have_pr ? number(get(*pr, "overlap"), 3) : "—"}},
+      "step-table");
   out += notice("note",
                 fmt::format("{}. {}. {}; agreement factor {}. Definitions: docs/DESIGN.md §5 \"Training "
                             "step\".",

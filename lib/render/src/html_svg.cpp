@@ -17,6 +17,18 @@ std::string px(double v) {
   return fmt::format("{:.1f}", v);
 }
 
+// Where `v` lies along the axis, 0 (its minimum) to 1 (its maximum), clamped; on a log2 axis values at or
+// below the minimum (sizes of 0) sit at 0.
+double axis_fraction(const Axis& a, double v) {
+  double f = 0;
+  if (a.log2) {
+    f = v <= a.min ? 0 : (std::log2(v) - std::log2(a.min)) / (std::log2(a.max) - std::log2(a.min));
+  } else {
+    f = (v - a.min) / (a.max - a.min);
+  }
+  return std::clamp(f, 0.0, 1.0);
+}
+
 std::string tick_label(const Axis& a, double v) {
   if (a.log2 && a.zero_at_min && v <= a.min) return "0";
   return a.bytes ? size_text(v) : fmt_number(v, 3);
@@ -87,25 +99,11 @@ Plot::Plot(Axis x, Axis y, std::string aria_label, int width, int height)
     : x_(std::move(x)), y_(std::move(y)), aria_(std::move(aria_label)), w_(width), h_(height) {}
 
 double Plot::x_px(double x) const {
-  const double inner = w_ - kLeft - kRight;
-  double f = 0;
-  if (x_.log2) {
-    f = x <= x_.min ? 0 : (std::log2(x) - std::log2(x_.min)) / (std::log2(x_.max) - std::log2(x_.min));
-  } else {
-    f = (x - x_.min) / (x_.max - x_.min);
-  }
-  return kLeft + std::clamp(f, 0.0, 1.0) * inner;
+  return kLeft + axis_fraction(x_, x) * (w_ - kLeft - kRight);
 }
 
 double Plot::y_px(double y) const {
-  const double inner = h_ - kTop - kBottom;
-  double f = 0;
-  if (y_.log2) {
-    f = y <= y_.min ? 0 : (std::log2(y) - std::log2(y_.min)) / (std::log2(y_.max) - std::log2(y_.min));
-  } else {
-    f = (y - y_.min) / (y_.max - y_.min);
-  }
-  return h_ - kBottom - std::clamp(f, 0.0, 1.0) * inner;
+  return h_ - kBottom - axis_fraction(y_, y) * (h_ - kTop - kBottom);
 }
 
 void Plot::line(const std::vector<std::pair<double, double>>& pts, std::string_view css_class) {

@@ -72,19 +72,12 @@ std::string sweep_plot(const json& s, std::size_t index, const LineRate& lr) {
     const json* p;
   };
   std::vector<Pt> oop, inp;
-  double lo = std::numeric_limits<double>::infinity(), hi = 0, ymax = lr.gbps * 1.05;
-  bool has_zero = false;
+  PlotExtent ext{.ymax = lr.gbps * 1.05};
   for (const auto& p : as_array(get(s, "points"))) {
     double size = 0, bw = 0;
     if (!as_number(get(p, "size_bytes"), size) || !as_number(get(p, "busbw_gbps"), bw)) continue;
     (as_string(get(p, "placement"), "out_of_place") == "in_place" ? inp : oop).push_back({size, bw, &p});
-    if (size > 0) {
-      lo = std::min(lo, size);
-      hi = std::max(hi, size);
-    } else {
-      has_zero = true;
-    }
-    ymax = std::max(ymax, bw);
+    ext.add(size, bw);
   }
   const std::string coll = as_string(get(s, "collective"), "?");
   const std::string title = block_title(s);
@@ -93,9 +86,8 @@ std::string sweep_plot(const json& s, std::size_t index, const LineRate& lr) {
                   attr("data-collective", coll), attr("data-dtype", as_string(get(s, "dtype"))),
                   attr("data-redop", as_string(get(s, "redop"))), html_escape(title));
   if (oop.empty() && inp.empty()) return out + notice("note", "no measured points") + "</figure>\n";
-  if (!(hi > 0)) lo = hi = 1;
-  Plot plot(log2_axis(lo, hi, has_zero, true, "message size (bytes, log2)"),
-            linear_axis(0, ymax, "busBw (GB/s)"), "busBw vs message size: " + title);
+  Plot plot(ext.x_axis(true, "message size (bytes, log2)"), linear_axis(0, ext.ymax, "busBw (GB/s)"),
+            "busBw vs message size: " + title);
   if (lr.gbps > 0) {
     plot.hline(lr.gbps, "line-rate", fmt::format("line rate {} GB/s", fmt_number(lr.gbps, 3)),
                num_attr("data-line-rate-gbps", lr.gbps));

@@ -104,6 +104,11 @@ std::string number(const json* j, int digits) {
   return as_number(j, v) ? fmt_number(v, digits) : "—";
 }
 
+std::string p50_p99(const json* summary) {
+  if (!summary || !summary->is_object()) return "—";
+  return number(get(*summary, "p50")) + " / " + number(get(*summary, "p99"));
+}
+
 std::string text(const json* j) {
   if (!j) return "—";
   if (j->is_string()) return html_escape(j->get<std::string>());

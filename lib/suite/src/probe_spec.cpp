@@ -48,7 +48,7 @@ const std::vector<ProbeSpec>& probe_specs() {
   using detail::ProbeAdapter;
   static const std::vector<ProbeSpec> specs = {
       {StepKind::kInspect, "inspect", "inventory", "inspect",
-       "What the hosts have and what NCCL/MPI actually used (inventory + transport verdict)", 60,
+       "What the hosts have and what NCCL/MPI actually used (inventory + transport verdict)", 62,
        erase(model::inventory_option_table()), detail::inspect_adapter},
       {StepKind::kSweep, "sweep", "sweeps", "sweep",
        "nccl-tests-style collective sweep: algBw/busBw tables, exact data check, per-iteration tails", 20,

@@ -59,18 +59,6 @@ std::string status_word(StepOutcome::Status s) {
   return "failed";
 }
 
-report::SectionStatus to_section(StepOutcome::Status s) {
-  switch (s) {
-    case StepOutcome::Status::kOk:
-      return report::SectionStatus::kOk;
-    case StepOutcome::Status::kSkipped:
-      return report::SectionStatus::kSkipped;
-    case StepOutcome::Status::kFailed:
-      return report::SectionStatus::kFailed;
-  }
-  return report::SectionStatus::kFailed;
-}
-
 // Everything the watchdog thread and the progress display may read while the main thread runs.
 struct Shared {
   std::mutex mu;
@@ -136,29 +124,6 @@ void mark_pending(report::Document& doc, const Plan& plan) {
   }
 }
 
-// All ranks agree on a step's outcome: the most severe status wins; the reason is the first rank's with that
-// status.
-StepOutcome agree(const comm::Communicator& world, const StepOutcome& mine, std::string_view step) {
-  comm::enter_phase(fmt::format("run: agree on the outcome of {}", step));
-  const auto worst = world.allreduce(static_cast<std::int64_t>(mine.status), comm::ScalarOp::kMax);
-  StepOutcome out;
-  out.status = static_cast<StepOutcome::Status>(worst);
-  const std::string tagged = fmt::format("{}\n{}", static_cast<int>(mine.status), mine.reason);
-  auto all = world.gather(tagged, 0);
-  if (world.rank() == 0) {
-    for (std::size_t r = 0; r < all.size(); ++r) {
-      const auto nl = all[r].find('\n');
-      if (std::stoi(all[r].substr(0, nl)) != static_cast<int>(worst)) continue;
-      out.reason = all[r].substr(nl + 1);
-      if (r != 0) {
-        out.reason = fmt::format("rank {} ({}): {}", r, world.hosts_of_ranks()[r], out.reason);
-      }
-      break;
-    }
-  }
-  return out;
-}
-
 /// The report written when the watchdog fires: the last snapshot, the current section failed, run.watchdog
 /// and a WATCHDOG_TIMEOUT fail finding (one host named when one is missing), exit 3.
 void write_watchdog_report(Shared& sh, const comm::Communicator& world, const WatchdogTimeout& t) {
@@ -214,37 +179,6 @@ double budget_after(const Plan& plan, const Step& st) {
   return sum;
 }
 
-/// Runs one step's adapter on this rank: a UsageError is a skip (the probe cannot apply here), any other
-/// exception a failure; the ranks' outcomes are agreed on afterwards.
-StepOutcome run_adapter(const Step& st, detail::StepContext& ctx) {
-  StepOutcome mine;
-  const auto* adapter = detail::adapter_for(st.kind);
-  if (!adapter) {
-    mine.status = StepOutcome::Status::kSkipped;
-    mine.reason = fmt::format("the {} probe is not built into this version of fabcheck", config_key(st.kind));
-    return mine;
-  }
-  try {
-    adapter->run(ctx);
-  } catch (const UsageError& e) {
-    mine.status = StepOutcome::Status::kSkipped;
-    mine.reason = e.what();
-  } catch (const std::exception& e) {
-    mine.status = StepOutcome::Status::kFailed;
-    mine.reason = e.what();
-  }
-  return mine;
-}
-
-/// Rank 0: the step's section status, elapsed and budget, and its SECTION_FAILED / OVER_BUDGET findings.
-void record_step(report::Document& doc, const Step& st, const StepOutcome& agreed, double elapsed) {
-  const std::string sec(section_name(st.kind));
-  doc.set_section(sec, to_section(agreed.status), agreed.reason);
-  auto& entry = doc.json()["run"]["sections"][sec];
-  entry["elapsed_s"] = elapsed;
-  entry["budget_s"] = st.budget_s > 0 ? json(st.budget_s) : json(nullptr);
-}
-
 void step_findings(report::Document& doc, const Step& st, const StepOutcome& agreed, double elapsed) {
   const std::string sec(section_name(st.kind));
   if (!doc.json().contains(sec)) doc.json()[sec] = nullptr;
@@ -284,21 +218,14 @@ bool run_one_step(const comm::Communicator& world, const Plan& plan, const Step&
     sh.step_budget_s = st.budget_s;
     sh.budget_after_s = budget_after(plan, st);
   }
-  // A marker per step: the watchdog can name a rank that never started it.
-  comm::enter_phase(fmt::format("run: start {}", config_key(st.kind)));
-  detail::StepWatch watch(world, st.kind,
-                          plan.counters);  // the hosts' CPU load and loss counters around the step
-  detail::StepContext ctx{world,
-                          st,
-                          root ? &doc : nullptr,
-                          {},
-                          root ? &state : nullptr,
-                          opts.verbose ? model::ConsoleDetail::kVerbose : model::ConsoleDetail::kCompact};
-  const StepOutcome agreed = agree(world, run_adapter(st, ctx), config_key(st.kind));
-  const double elapsed = (comm::now_us() - sh.step_start_us) / 1e6;
-  if (root) record_step(doc, st, agreed, elapsed);
-  const std::string counters_text =
-      watch.finish(world, elapsed, root ? &doc : nullptr, sec, config_key(st.kind));
+  detail::StepSettings how;
+  how.detail = opts.verbose ? model::ConsoleDetail::kVerbose : model::ConsoleDetail::kCompact;
+  how.counters = plan.counters;
+  how.contain = true;  // the watchdog of `run` is always on
+  const detail::StepRun run =
+      detail::run_step(world, st, root ? &doc : nullptr, root ? &state : nullptr, how);
+  const StepOutcome& agreed = run.agreed;
+  const double elapsed = run.elapsed_s;
   if (st.budget_s > 0) {
     std::lock_guard<std::mutex> lk(sh.mu);
     sh.done_budget_s += st.budget_s;
@@ -310,8 +237,7 @@ bool run_one_step(const comm::Communicator& world, const Plan& plan, const Step&
       std::lock_guard<std::mutex> lk(sh.mu);
       clear_progress(sh);
     }
-    if (!ctx.console.empty()) std::fputs(ctx.console.c_str(), stdout);
-    std::fputs(counters_text.c_str(), stdout);
+    std::fputs(run.console.c_str(), stdout);
     if (agreed.status != StepOutcome::Status::kOk) {
       std::printf("# %s: %s: %s\n", config_key(st.kind).data(), status_word(agreed.status).c_str(),
                   agreed.reason.c_str());

@@ -18,29 +18,23 @@
 #include "fabcheck/report/reconcile.hpp"
 #include "fabcheck/report/topology.hpp"
 #include "fabcheck/suite/watchdog.hpp"
-#include "step_watch.hpp"
 #include "steps.hpp"
 
 namespace fabcheck::suite {
 
-namespace {
-
-/// Rank 0: the page and the JUnit file of a finished report. The JUnit check is the exit code's rule, so a CI
-/// job that reads JUnit fails exactly when the command exits 1.
-void write_outputs(const report::Document& doc, const SingleOptions& opts) {
-  if (!opts.html_path.empty()) report::write_html(opts.html_path, doc.json(), "--html");
-  if (!opts.junit_path.empty()) {
+void write_page_and_junit(const report::Document& doc, const std::string& html_path,
+                          const std::string& junit_path) {
+  if (!html_path.empty()) report::write_html(html_path, doc.json(), "--html");
+  if (!junit_path.empty()) {
     const nlohmann::json checks = nlohmann::json::array(
         {{{"metric", "findings.severity=fail#count"},
           {"op", "=="},
           {"threshold", 0},
           {"why", "a fail finding: not fit for the job, evidence confirmed (docs/DESIGN.md §5)"}}});
     const auto g = report::evaluate_gate(doc.json(), checks, "the command's findings");
-    report::write_text_atomic(opts.junit_path, report::junit_xml(g), "--junit");
+    report::write_text_atomic(junit_path, report::junit_xml(g), "--junit");
   }
 }
-
-}  // namespace
 
 SingleOutcome run_single(const comm::Communicator& world, const std::vector<Step>& steps,
                          const SingleOptions& opts) {
@@ -78,21 +72,23 @@ SingleOutcome run_single(const comm::Communicator& world, const std::vector<Step
     watchdog = std::make_unique<Watchdog>(world, opts.timeout_s, [](const WatchdogTimeout&) {});
   state.on_sweep = opts.on_sweep;
   for (const auto& st : steps) {
-    detail::StepContext ctx{world,
-                            st,
-                            root ? &doc : nullptr,
-                            {},
-                            root ? &state : nullptr,
-                            opts.verbose ? model::ConsoleDetail::kVerbose : model::ConsoleDetail::kTables};
-    detail::StepWatch watch(world, st.kind,
-                            opts.counters);  // the hosts' CPU load and loss counters around the step
-    const double step_start_us = comm::now_us();
-    detail::adapter_for(st.kind)->run(ctx);
-    ctx.console += watch.finish(world, (comm::now_us() - step_start_us) / 1e6, root ? &doc : nullptr,
-                                std::string(section_name(st.kind)), config_key(st.kind));
+    // A rank's failure is not contained: its exception ends the process with its own message (exit 2 or 3),
+    // and the launcher (or the -T watchdog) the others. Contained, the failing rank would wait to agree while
+    // the others still wait for it (NCCL init failing on one rank: the watchdog then named the wrong rank).
+    detail::StepSettings how;
+    how.detail = opts.verbose ? model::ConsoleDetail::kVerbose : model::ConsoleDetail::kTables;
+    how.counters = opts.counters;
+    how.contain = false;
+    how.inspect_signature = opts.inspect_signature;
+    const auto run = detail::run_step(world, st, root ? &doc : nullptr, root ? &state : nullptr, how);
+    if (run.agreed.status != StepOutcome::Status::kOk) {  // a probe not built into this binary
+      std::string reason = run.agreed.reason;
+      world.bcast(reason, 0);
+      throw UsageError(reason);
+    }
     const bool silent = std::find(opts.silent.begin(), opts.silent.end(), st.kind) != opts.silent.end();
-    if (root && !silent) {
-      std::fwrite(ctx.console.data(), 1, ctx.console.size(), stdout);
+    if (root && !silent && !opts.quiet) {
+      std::fwrite(run.console.data(), 1, run.console.size(), stdout);
       std::fflush(stdout);
     }
   }
@@ -108,16 +104,14 @@ SingleOutcome run_single(const comm::Communicator& world, const std::vector<Step
   comm::agree_on_root(world, [&] {
     // The command's conclusions after its tables, as `run` prints them in its summary: reconciled first.
     report::reconcile_findings(doc.json());
-    const std::string findings = report::render_findings(doc.json()["findings"]);
-    std::fwrite(findings.data(), 1, findings.size(), stdout);
-    std::fflush(stdout);
-    doc.finish("complete", out.exit_code, (comm::now_us() - t0) * 1e-6);
-    if (!opts.json_path.empty()) {
-      doc.write_atomic(opts.json_path);
-      if (opts.announce_report)
-        std::fprintf(stderr, "fabcheck: report written to %s\n", opts.json_path.c_str());
+    if (!opts.quiet) {
+      const std::string findings = report::render_findings(doc.json()["findings"]);
+      std::fwrite(findings.data(), 1, findings.size(), stdout);
+      std::fflush(stdout);
     }
-    write_outputs(doc, opts);
+    doc.finish("complete", out.exit_code, (comm::now_us() - t0) * 1e-6);
+    if (!opts.json_path.empty()) doc.write_atomic(opts.json_path);
+    write_page_and_junit(doc, opts.html_path, opts.junit_path);
   });
   return out;
 }

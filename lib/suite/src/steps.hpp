@@ -40,6 +40,9 @@ struct StepContext {
   std::string console;              // rank 0: the probe's console text
   SuiteState* state = nullptr;      // rank 0 only (nullptr elsewhere); set exactly when doc is
   model::ConsoleDetail detail = model::ConsoleDetail::kTables;  // how much ctx.console shows
+  /// inspect: also measure the MPI signature between host leaders (the standalone command; in `run` the
+  /// latency and pairs steps bring it)
+  bool inspect_signature = false;
 };
 
 // Rank 0: redraws the transport section from all evidence in ctx.state (replacing the one written before,
@@ -84,6 +87,28 @@ const ProbeAdapter* nics_adapter();
 const ProbeAdapter* overlap_adapter();
 const ProbeAdapter* step_adapter();
 const ProbeAdapter* scaling_adapter();
+
+/// One step on every rank, as `run` and a probe command both run it.
+struct StepRun {
+  StepOutcome agreed;   // every rank's status; the reason on rank 0
+  std::string console;  // rank 0: the probe's text, then the counters' block
+  double elapsed_s = 0;
+};
+
+/// Runs step `st` on every rank (collective): a phase marker (the watchdog names a rank that never started
+/// it), the hosts' CPU load and loss counters around it, the probe's adapter, all ranks' agreement on the
+/// outcome, and on rank 0 (`doc`, `state` non-null there only) the section's status, elapsed time and budget
+/// in `run.sections`. With `contain` a rank's exception becomes its outcome (a UsageError: skipped, the probe
+/// cannot apply here; any other: failed): `run`, whose watchdog ends ranks left waiting in a collective;
+/// without, it leaves the process, and the launcher ends the others (a probe command).
+struct StepSettings {
+  model::ConsoleDetail detail = model::ConsoleDetail::kTables;
+  bool counters = true;            // read the hosts' loss counters around the step
+  bool contain = false;            // see run_step
+  bool inspect_signature = false;  // StepContext::inspect_signature
+};
+StepRun run_step(const comm::Communicator& world, const Step& st, report::Document* doc, SuiteState* state,
+                 const StepSettings& how);
 
 /// The adapter of a step kind (nullptr for gate, or when the probe is not built).
 const ProbeAdapter* adapter_for(StepKind k);

@@ -52,6 +52,13 @@ const CompareRow* find(const CompareResult& r, std::uint64_t size, const std::st
   return nullptr;
 }
 
+// compare of a report with the points `a` (path a, labelled `label_a`) and one with `b` (b, `label_b`).
+CompareResult compare_ab(json a, json b, const CompareRule& rule = {}, const std::string& label_a = "A",
+                         const std::string& label_b = "B") {
+  return compare_reports(report_with_rc(std::move(a)), report_with_rc(std::move(b)), {"a", label_a, {}},
+                         {"b", label_b, {}}, rule);
+}
+
 }  // namespace
 
 TEST(Compare, SlowerPointIsWorseEqualPointIsWithinNoise) {
@@ -90,26 +97,25 @@ TEST(Compare, SlowerPointIsWorseEqualPointIsWithinNoise) {
 TEST(Compare, SmallDeltaIsNotSignificantEvenWithTinyP) {
   // 5 % slower and samples shifted by 5 %: p is tiny but |delta| < 10 % → within noise; with --min-delta 4 →
   // worse.
-  const json a = report_with_rc({point(1 << 20, "in_place", 1000, 40, 1000)});
-  const json b = report_with_rc({point(1 << 20, "in_place", 1050, 40, 1500)});
-  const auto r = compare_reports(a, b, {"a", "A", {}}, {"b", "B", {}});
+  const json a = {point(1 << 20, "in_place", 1000, 40, 1000)};
+  const json b = {point(1 << 20, "in_place", 1050, 40, 1500)};
+  const auto r = compare_ab(a, b);
   const auto* bw = find(r, 1 << 20, "busbw_gbps");
   EXPECT_LT(*bw->p_holm, 0.01);
   EXPECT_EQ(bw->verdict, CompareVerdict::kWithinNoise);
   CompareRule loose;
   loose.min_delta = 0.04;
-  const auto r2 = compare_reports(a, b, {"a", "A", {}}, {"b", "B", {}}, loose);
+  const auto r2 = compare_ab(a, b, loose);
   EXPECT_EQ(find(r2, 1 << 20, "busbw_gbps")->verdict, CompareVerdict::kWorse);
 }
 
 TEST(Compare, BetterAndDirectionConflict) {
   // B twice as fast with samples that agree → better. A point whose table time improved while its samples got
   // slower is not called significant (the value moved against its own samples).
-  const json a = report_with_rc(
-      {point(1 << 20, "out_of_place", 2000, 30, 2000), point(2 << 20, "out_of_place", 4000, 30, 4000)});
-  const json b = report_with_rc(
-      {point(1 << 20, "out_of_place", 1000, 30, 1000), point(2 << 20, "out_of_place", 2000, 30, 8000)});
-  const auto r = compare_reports(a, b, {"a", "roce", {}}, {"b", "ib", {}});
+  const auto r = compare_ab(
+      {point(1 << 20, "out_of_place", 2000, 30, 2000), point(2 << 20, "out_of_place", 4000, 30, 4000)},
+      {point(1 << 20, "out_of_place", 1000, 30, 1000), point(2 << 20, "out_of_place", 2000, 30, 8000)}, {},
+      "roce", "ib");
   EXPECT_EQ(find(r, 1 << 20, "busbw_gbps")->verdict, CompareVerdict::kBetter);
   EXPECT_EQ(find(r, 1 << 20, "busbw_gbps")->better, "b");
   // Moved 2x against its samples: not called, and too large a move to be "within noise".
@@ -130,11 +136,10 @@ TEST(Compare, HtmlLeadsWithCurvesAndTopChangesTableCollapsedBelow) {
   // B takes 3x the time at 1 MiB and 2 MiB (busBw a third): both points worse; the page shows the A/B busBw
   // curve of the series with those points marked, lists them as the top regressions, and keeps the table
   // below, collapsed.
-  const json a = report_with_rc(
-      {point(1 << 20, "out_of_place", 1000, 30, 1000), point(2 << 20, "out_of_place", 2000, 30, 2000)});
-  const json b = report_with_rc(
-      {point(1 << 20, "out_of_place", 3000, 30, 3000), point(2 << 20, "out_of_place", 6000, 30, 6000)});
-  const auto r = compare_reports(a, b, {"a", "clean", {}}, {"b", "throttled", {}});
+  const auto r = compare_ab(
+      {point(1 << 20, "out_of_place", 1000, 30, 1000), point(2 << 20, "out_of_place", 2000, 30, 2000)},
+      {point(1 << 20, "out_of_place", 3000, 30, 3000), point(2 << 20, "out_of_place", 6000, 30, 6000)}, {},
+      "clean", "throttled");
   ASSERT_EQ(find(r, 1 << 20, "busbw_gbps")->verdict, CompareVerdict::kWorse);
   const std::string html = render_compare_html(r);
   const auto curve = html.find("<figure class=\"curve\" data-block=\"allreduce float sum\">");
@@ -161,9 +166,8 @@ TEST(Compare, HtmlLeadsWithCurvesAndTopChangesTableCollapsedBelow) {
 
 TEST(Compare, NoSamplesMeansNoiseUnknown) {
   // Imported results carry no per-iteration samples: every row says noise unknown, even with a 50 % change.
-  const json a = report_with_rc({point(1 << 20, "out_of_place", 1000, 0, 0)});
-  const json b = report_with_rc({point(1 << 20, "out_of_place", 2000, 0, 0)});
-  const auto r = compare_reports(a, b, {"a", "A", {}}, {"b", "B", {}});
+  const auto r =
+      compare_ab({point(1 << 20, "out_of_place", 1000, 0, 0)}, {point(1 << 20, "out_of_place", 2000, 0, 0)});
   EXPECT_EQ(r.tests, 0u);
   for (const auto& row : r.rows) EXPECT_EQ(row.verdict, CompareVerdict::kNoiseUnknown) << row.a_metric.id;
   EXPECT_NEAR(*find(r, 1 << 20, "busbw_gbps")->delta_pct, -50.0, 1e-9);
@@ -371,20 +375,17 @@ TEST(Compare, TooFewSamplesAreNotTestableNeverWithinNoise) {
   EXPECT_NE(report::render_compare(r).find("not testable (n = 3/3)"), std::string::npos);
   EXPECT_EQ(report::compare_json(r)["summary"]["not_testable"], r.count(CompareVerdict::kNotTestable));
   // With 30 samples a side the same change is testable, and worse.
-  const auto r30 = compare_reports(report_with_rc({point(1 << 20, "out_of_place", 1000, 30, 1000)}),
-                                   report_with_rc({point(1 << 20, "out_of_place", 2000, 30, 2000)}),
-                                   {"a", "A", {}}, {"b", "B", {}});
+  const auto r30 = compare_ab({point(1 << 20, "out_of_place", 1000, 30, 1000)},
+                              {point(1 << 20, "out_of_place", 2000, 30, 2000)});
   EXPECT_EQ(find(r30, 1 << 20, "busbw_gbps")->verdict, CompareVerdict::kWorse);
 }
 
 TEST(Compare, AValueMovedTwofoldWhoseSamplesOverlapIsInconclusiveNeverWithinNoise) {
   // A busBw point 10x lower in B whose per-iteration samples do not differ (the clean side stalled)
   // is "inconclusive", not "within noise"; a 1.5x move with the same samples stays "within noise".
-  const json a = report_with_rc(
-      {point(1 << 20, "out_of_place", 1000, 12, 1000), point(2 << 20, "out_of_place", 1000, 12, 1000)});
-  const json b = report_with_rc(
+  const auto r = compare_ab(
+      {point(1 << 20, "out_of_place", 1000, 12, 1000), point(2 << 20, "out_of_place", 1000, 12, 1000)},
       {point(1 << 20, "out_of_place", 10000, 12, 1000), point(2 << 20, "out_of_place", 1500, 12, 1000)});
-  const auto r = compare_reports(a, b, {"a", "A", {}}, {"b", "B", {}});
   const auto* ten = find(r, 1 << 20, "busbw_gbps");
   ASSERT_NE(ten, nullptr);
   EXPECT_NEAR(*ten->delta_pct, -90.0, 1e-9);

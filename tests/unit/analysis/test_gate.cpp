@@ -31,6 +31,19 @@ report::GateCheckResult one_rg(const json& rep, const std::string& metric, const
   return g.checks.at(0);
 }
 
+// sweeps.allreduce.busbw_gbps<at> of the sample report reads the 1 GiB points: out of place 180.25 passes
+// >= 180 (its path named), in place 170 fails. Returns the in-place check.
+report::GateCheckResult expect_reads_the_1g_points(const json& rep, const std::string& at) {
+  auto c = one_rg(rep, "sweeps.allreduce.busbw_gbps" + at, ">=", 180);
+  EXPECT_TRUE(c.passed) << c.reason;
+  EXPECT_EQ(c.value, 180.25);
+  EXPECT_EQ(c.values.at(0).path, "sweeps[0].points[2].busbw_gbps");
+  c = one_rg(rep, "sweeps.allreduce.busbw_gbps" + at + ":in_place", ">=", 180);
+  EXPECT_FALSE(c.passed);
+  EXPECT_EQ(c.value, 170.0);
+  return c;
+}
+
 }  // namespace
 
 TEST(GatePath, Syntax) {
@@ -59,13 +72,7 @@ TEST(GatePath, Syntax) {
 
 TEST(Gate, ReadsTheDocumentedExamples) {
   const auto rep = gate_sample_report();
-  auto c = one_rg(rep, "sweeps.allreduce.busbw_gbps@1G", ">=", 180);
-  EXPECT_TRUE(c.passed) << c.reason;
-  EXPECT_EQ(c.value, 180.25);
-  EXPECT_EQ(c.values.at(0).path, "sweeps[0].points[2].busbw_gbps");
-  c = one_rg(rep, "sweeps.allreduce.busbw_gbps@1G:in_place", ">=", 180);
-  EXPECT_FALSE(c.passed);
-  EXPECT_EQ(c.value, 170.0);
+  auto c = expect_reads_the_1g_points(rep, "@1G");
   EXPECT_EQ(c.reason.rfind("failed: sweeps[0].points[3].busbw_gbps = 170, not >= 180", 0), 0u) << c.reason;
   EXPECT_TRUE(one_rg(rep, "transport.verdict", "==", "rdma").passed);
   EXPECT_TRUE(one_rg(rep, "transport.verdict", "!=", "socket_fallback").passed);
@@ -87,19 +94,13 @@ TEST(Gate, AtMaxReadsTheLargestMeasuredSize) {
   auto rep = gate_sample_report();
   EXPECT_EQ(*report::parse_metric_path("sweeps.allreduce.busbw_gbps@max").segments[2].size_bytes,
             report::kLargestSize);
-  auto c = one_rg(rep, "sweeps.allreduce.busbw_gbps@max", ">=", 180);
-  EXPECT_TRUE(c.passed) << c.reason;
-  EXPECT_EQ(c.value, 180.25);
-  EXPECT_EQ(c.values.at(0).path, "sweeps[0].points[2].busbw_gbps");
-  c = one_rg(rep, "sweeps.allreduce.busbw_gbps@max:in_place", ">=", 180);
-  EXPECT_FALSE(c.passed);
-  EXPECT_EQ(c.value, 170.0);
+  expect_reads_the_1g_points(rep, "@max");
   // Both collectives, each at its own largest size (1 GiB for both here).
   EXPECT_EQ(one_rg(rep, "sweeps.*.busbw_gbps@max", ">=", 100).values.size(), 2u);
   // A truncated sweep: the 1 GiB points are gone, @max reads 1 MiB; @1G fails closed.
   auto& pts = rep["sweeps"][0]["points"];
   pts.erase(pts.begin() + 2, pts.end());
-  c = one_rg(rep, "sweeps.allreduce.busbw_gbps@max", ">=", 50);
+  auto c = one_rg(rep, "sweeps.allreduce.busbw_gbps@max", ">=", 50);
   EXPECT_TRUE(c.passed) << c.reason;
   EXPECT_EQ(c.value, 90.0);
   EXPECT_FALSE(one_rg(rep, "sweeps.allreduce.busbw_gbps@1G", ">=", 50).passed);

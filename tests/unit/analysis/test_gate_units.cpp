@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "fabcheck/model/metrics.hpp"
 #include "fabcheck/report/gate.hpp"
@@ -53,23 +55,30 @@ std::string console(const std::string& metric, const std::string& op, const json
 }  // namespace
 
 TEST(GateUnits, EachCheckCarriesItsMetricsUnit) {
-  EXPECT_EQ(one_rgu("sweeps.allreduce.busbw_gbps@1G", ">=", 100).unit, "GB/s");
-  EXPECT_EQ(one_rgu("sweeps.allreduce.time_us@1G", "<=", 1e6).unit, "us");
-  EXPECT_EQ(one_rgu("sweeps.allreduce.per_iter@1G.p99_us", "<=", 1e6).unit, "us");
-  EXPECT_EQ(one_rgu("sweeps.allreduce.avg_busbw_gbps", ">=", 1).unit, "GB/s");
-  EXPECT_EQ(one_rgu("sweeps.allreduce.wrong@1G", "==", 0).unit, "count");
-  EXPECT_EQ(one_rgu("latency.p2p.p99_us@8", "<=", 5).unit, "us");
-  EXPECT_EQ(one_rgu("latency.p2p.stdev_us@8", "<=", 5).unit, "us");  // not an entry: the suffix rule
-  EXPECT_EQ(one_rgu("incast.fan_in=2.incast_efficiency@4M", ">=", 0.5).unit, "ratio");
-  EXPECT_EQ(one_rgu("incast.fan_in=2.congestion_impact@4M.p99", "<=", 3).unit, "ratio");
-  EXPECT_EQ(one_rgu("score.scaling_efficiency", ">=", 0.5).unit, "ratio");
-  EXPECT_EQ(one_rgu("run.duration_s", "<=", 60).unit, "s");
-  EXPECT_EQ(one_rgu("pairs.bw_gbps.[0].[1]", ">=", 30).unit, "GB/s");
-  EXPECT_EQ(one_rgu("findings.severity=warn#count", "<=", 1).unit, "count");
-  EXPECT_EQ(one_rgu("pairs.bw_gbps#count", ">=", 1).unit, "count");
-  EXPECT_EQ(one_rgu("transport.verdict", "==", "rdma").unit, "");  // a word has no unit
+  // The unit is the metric's, whatever the check's operator and threshold.
+  const std::pair<const char*, std::vector<const char*>> by_unit[] = {
+      {"GB/s",
+       {"sweeps.allreduce.busbw_gbps@1G", "sweeps.allreduce.avg_busbw_gbps", "pairs.bw_gbps.[0].[1]"}},
+      // stdev_us: not an entry, the suffix rule
+      {"us",
+       {"sweeps.allreduce.time_us@1G", "sweeps.allreduce.per_iter@1G.p99_us", "latency.p2p.p99_us@8",
+        "latency.p2p.stdev_us@8"}},
+      {"count", {"sweeps.allreduce.wrong@1G", "findings.severity=warn#count", "pairs.bw_gbps#count"}},
+      {"ratio",
+       {"incast.fan_in=2.incast_efficiency@4M", "incast.fan_in=2.congestion_impact@4M.p99",
+        "score.scaling_efficiency"}},
+      {"s", {"run.duration_s"}},
+      {"", {"score.no_such_metric"}},  // missing: no value, no unit
+  };
+  for (const auto& [unit, metrics] : by_unit) {
+    for (const char* metric : metrics) {
+      EXPECT_EQ(one_rgu(metric, "<=", 1e6).unit, unit) << metric;
+      EXPECT_EQ(one_rgu(metric, ">=", 0).unit, unit) << metric;
+    }
+  }
+  // A word has no unit.
+  EXPECT_EQ(one_rgu("transport.verdict", "==", "rdma").unit, "");
   EXPECT_EQ(one_rgu("run.status", "==", "complete").unit, "");
-  EXPECT_EQ(one_rgu("score.no_such_metric", ">=", 0).unit, "");  // missing: no value, no unit
 }
 
 // The console line: the unit follows the value, after the prefix tests grep (`^  FAIL  <metric>`) and before

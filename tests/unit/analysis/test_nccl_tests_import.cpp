@@ -6,11 +6,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <string>
 
+#include "../support/test_data.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/parse/nccl_tests.hpp"
 #include "fabcheck/report/document.hpp"
@@ -26,11 +25,7 @@ namespace report = fabcheck::report;
 namespace {
 
 std::string read(const std::string& name) {
-  std::ifstream in(std::string(FABCHECK_TEST_DATA) + "/nccl-tests/" + name, std::ios::binary);
-  EXPECT_TRUE(in.good()) << name;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return fabcheck::testing_fixtures::read_test_data("nccl-tests/" + name);
 }
 
 parse::NcclTestsRun parse_any(const std::string& name, const std::string& text) {

@@ -8,11 +8,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 
+#include "../support/test_data.hpp"
 #include "fabcheck/parse/nccl_tests.hpp"
 #include "fabcheck/report/document.hpp"
 #include "fabcheck/report/nccl_tests_import.hpp"
@@ -27,11 +26,7 @@ using ojson = nlohmann::ordered_json;
 namespace {
 
 std::string read_rntjw(const std::string& name) {
-  std::ifstream in(std::string(FABCHECK_TEST_DATA) + "/nccl-tests-json/" + name, std::ios::binary);
-  EXPECT_TRUE(in.good()) << name;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return fabcheck::testing_fixtures::read_test_data("nccl-tests-json/" + name);
 }
 
 /// The harness's numbers (tests/data/nccl-tests-json/harness/layout_harness.cc), as a fabcheck result of 2
@@ -110,34 +105,19 @@ std::string with_fabcheck_env(std::string text) {
   return text;
 }
 
-const char* kind(const ojson& v) {
-  switch (v.type()) {
-    case ojson::value_t::object:
-      return "object";
-    case ojson::value_t::array:
-      return "array";
-    case ojson::value_t::string:
-      return "string";
-    case ojson::value_t::number_integer:
-    case ojson::value_t::number_unsigned:
-      return "integer";
-    case ojson::value_t::number_float:
-      return "float";
-    case ojson::value_t::null:
-      return "null";
-    case ojson::value_t::boolean:
-      return "boolean";
-    default:
-      return "other";
-  }
+// The JSON type of `v` as the layout comparison names it: nlohmann's type name, numbers split into integer
+// and float.
+std::string kind(const ojson& v) {
+  if (v.is_number_integer()) return "integer";
+  return v.is_number_float() ? "float" : v.type_name();
 }
 
 /// Same keys in the same order, same JSON types, same strings; numbers within `tol`. Keys named in `skip`
 /// are left out on both sides. Returns the number of leaves compared.
 std::size_t same_layout(const ojson& ref, const ojson& got, const std::string& at, double tol,
                         const std::vector<std::string>& skip = {}) {
-  EXPECT_STREQ(kind(ref), kind(got)) << at;
-  if (std::string(kind(ref)) != kind(got)) return 0;
+  EXPECT_EQ(kind(ref), kind(got)) << at;
+  if (kind(ref) != kind(got)) return 0;
   std::size_t n = 0;
   if (ref.is_object()) {
     std::vector<std::string> rk, gk;

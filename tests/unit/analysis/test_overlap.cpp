@@ -5,11 +5,15 @@
 #include <cmath>
 #include <limits>
 
+#include "../support/overlap_point.hpp"
+#include "../support/text.hpp"
 #include "fabcheck/core/overlap_math.hpp"
 #include "fabcheck/report/overlap.hpp"
 
 namespace fabcheck {
 namespace {
+
+using testing_fixtures::overlap_point;
 
 TEST(OverlapMath, FractionFollowsOsuAndClamps) {
   // t_comm 100, t_compute 100: fully hidden (t_both = t_compute), none (t_both = sum), half.
@@ -33,33 +37,6 @@ TEST(OverlapMath, ComputeUnitsForTarget) {
   EXPECT_EQ(core::compute_units_for(0, 0.25), 0u);
   EXPECT_EQ(core::compute_units_for(1000, 0), 0u);
   EXPECT_EQ(core::compute_units_for(1000, std::numeric_limits<double>::infinity()), 0u);
-}
-
-core::Summary overlap_at(double p50) {
-  core::Summary s;
-  s.samples = 10;
-  s.min = s.p50 = s.p90 = s.p99 = s.max = s.mean = p50;
-  return s;
-}
-
-model::OverlapPoint overlap_point(core::Collective c, std::uint64_t size, double comm, double compute,
-                                  double both, double both_poll) {
-  model::OverlapPoint p;
-  p.coll = c;
-  p.size_bytes = size;
-  p.t_comm = overlap_at(comm);
-  p.t_compute = overlap_at(compute);
-  p.compute_during = overlap_at(compute);
-  p.t_both = overlap_at(both);
-  p.overlap = *core::overlap_fraction(comm, compute, both);
-  p.have_overlap = true;
-  p.polled = both_poll > 0;
-  if (p.polled) {
-    p.t_both_poll = overlap_at(both_poll);
-    p.overlap_poll = *core::overlap_fraction(comm, compute, both_poll);
-    p.have_overlap_poll = true;
-  }
-  return p;
 }
 
 model::OverlapResult overlap_result(std::vector<model::OverlapPoint> pts) {
@@ -87,9 +64,7 @@ TEST(OverlapFindings, NoProgressNamesWorstAndPollingRemedy) {
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].code, "OVERLAP_NO_PROGRESS");
   EXPECT_EQ(f[0].severity, report::Severity::kWarn);
-  EXPECT_NE(f[0].message.find("allreduce 64M"), std::string::npos) << f[0].message;
-  EXPECT_NE(f[0].message.find("0.05"), std::string::npos) << f[0].message;
-  EXPECT_NE(f[0].message.find("0.80"), std::string::npos) << f[0].message;
+  testing_fixtures::expect_contains(f[0].message, {"allreduce 64M", "0.05", "0.80"});
   EXPECT_NE(f[0].remedy.find("MPI_Test"), std::string::npos);
   EXPECT_EQ(f[0].evidence["judged"].size(), 2u);  // the largest size of each collective
 }

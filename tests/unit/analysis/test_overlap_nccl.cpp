@@ -7,32 +7,20 @@
 #include <string>
 #include <vector>
 
+#include "../support/overlap_point.hpp"
+#include "../support/text.hpp"
 #include "fabcheck/core/overlap_math.hpp"
 #include "fabcheck/report/overlap.hpp"
 
 namespace fabcheck {
 namespace {
 
-core::Summary at(double p50) {
-  core::Summary s;
-  s.samples = 10;
-  s.min = s.p50 = s.p90 = s.p99 = s.max = s.mean = p50;
-  return s;
-}
-
 /// A nccl point: host-timed t_comm/t_compute/t_both, the kernel's device time alone and beside NCCL.
 model::OverlapPoint gpu_point(std::uint64_t size, double comm, double compute, double both,
                               double device_alone, double device_during) {
-  model::OverlapPoint p;
-  p.coll = core::Collective::kAllReduce;
-  p.size_bytes = size;
-  p.t_comm = at(comm);
-  p.t_compute = at(compute);
-  p.t_both = at(both);
-  p.t_compute_device = at(device_alone);
-  p.compute_during = at(device_during);
-  p.overlap = *core::overlap_fraction(comm, compute, both);
-  p.have_overlap = true;
+  auto p = testing_fixtures::overlap_point(core::Collective::kAllReduce, size, comm, compute, both, 0);
+  p.t_compute_device = testing_fixtures::flat_summary(device_alone, 10);
+  p.compute_during = testing_fixtures::flat_summary(device_during, 10);
   return p;
 }
 
@@ -84,9 +72,7 @@ TEST(OverlapNcclReport, LowOverlapIsAGpuFindingWithTheSlowdown) {
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].code, "OVERLAP_GPU_LOW");
   EXPECT_EQ(f[0].severity, report::Severity::kWarn);
-  EXPECT_NE(f[0].message.find("allreduce 64M"), std::string::npos) << f[0].message;
-  EXPECT_NE(f[0].message.find("0.10"), std::string::npos) << f[0].message;
-  EXPECT_NE(f[0].message.find("1.45x"), std::string::npos) << f[0].message;
+  testing_fixtures::expect_contains(f[0].message, {"allreduce 64M", "0.10", "1.45x"});
   EXPECT_EQ(f[0].message.find("MPI"), std::string::npos) << f[0].message;
   EXPECT_NE(f[0].remedy.find("priority"), std::string::npos);
   EXPECT_DOUBLE_EQ(f[0].evidence["judged"][0]["compute_slowdown"].get<double>(), 1435.5 / 990);

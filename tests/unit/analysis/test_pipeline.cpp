@@ -2,9 +2,7 @@
 // workloads parser and project_workload.
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
-
+#include "../support/test_data.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/core/pipeline_math.hpp"
 #include "fabcheck/report/scaling_model.hpp"
@@ -46,10 +44,7 @@ TEST(Pipeline, RefusesBadInput) {
 }
 
 std::string pipeline_test_data(const std::string& name) {
-  std::ifstream in(std::string(FABCHECK_TEST_DATA) + "/workloads/" + name);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return testing_fixtures::read_test_data("workloads/" + name);
 }
 
 TEST(Pipeline, ProfileParsesAndProjects) {

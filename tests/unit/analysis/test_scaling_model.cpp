@@ -25,17 +25,33 @@ double sig3(double x) {
   return std::round(x * scale) / scale;
 }
 
-// The worked example's profile: 7e9 parameters, 2 bytes each, 25 MiB buckets, t_compute 1.0 s, overlap 0.8.
-WorkloadProfile worked_example_ddp() {
+// Allreduce times on 8 ranks exactly on the ring model `truth`, at sizes from `from` up to 64 MiB, each
+// `step` times the one before.
+std::vector<CurvePoint> allreduce_on_model(const AlphaBeta& truth, double from, double step) {
+  std::vector<CurvePoint> pts;
+  for (double s = from; s <= 64.0 * 1024 * 1024; s *= step)
+    pts.push_back({s, ring_time_us(Collective::kAllReduce, 8, truth, s)});
+  return pts;
+}
+
+// A profile of `parameters` 2-byte parameters and gradients, `compute_s` of compute per step, `overlap`.
+WorkloadProfile bf16_profile(const std::string& name, Parallelism par, double parameters, double compute_s,
+                             double overlap) {
   WorkloadProfile p;
-  p.name = "worked-example";
-  p.parallelism = Parallelism::kDdp;
-  p.parameters = 7e9;
+  p.name = name;
+  p.parallelism = par;
+  p.parameters = parameters;
   p.bytes_per_grad = 2;
   p.bytes_per_param = 2;
+  p.compute_s = compute_s;
+  p.overlap = overlap;
+  return p;
+}
+
+// The worked example's profile: 7e9 parameters, 2 bytes each, 25 MiB buckets, t_compute 1.0 s, overlap 0.8.
+WorkloadProfile worked_example_ddp() {
+  WorkloadProfile p = bf16_profile("worked-example", Parallelism::kDdp, 7e9, 1.0, 0.8);
   p.bucket_bytes = 25ull << 20;
-  p.compute_s = 1.0;
-  p.overlap = 0.8;
   return p;
 }
 
@@ -132,15 +148,8 @@ TEST(WorkloadProjection, LastBucketAlwaysExposed) {
 TEST(WorkloadProjection, FsdpByHand) {
   const CommCurve ag = CommCurve::model(Collective::kAllGather, 8, AlphaBeta{20.0, 10.0});
   const CommCurve rs = CommCurve::model(Collective::kReduceScatter, 8, AlphaBeta{20.0, 10.0});
-  WorkloadProfile p;
-  p.name = "fsdp";
-  p.parallelism = Parallelism::kFsdp;
-  p.parameters = 7e10;
-  p.bytes_per_grad = 2;
-  p.bytes_per_param = 2;
+  WorkloadProfile p = bf16_profile("fsdp", Parallelism::kFsdp, 7e10, 5.7, 0.9);
   p.fsdp_units = 80;
-  p.compute_s = 5.7;
-  p.overlap = 0.9;
   WorkloadCurves curves;
   EXPECT_THROW(project_workload(p, curves), std::invalid_argument);  // no curves
   curves.allgather = &ag;
@@ -187,9 +196,7 @@ TEST(AlphaBetaFit, RecoversParametersFromNoisyPoints) {
 
 TEST(AlphaBetaFit, ExactPointsGiveExactFitAndZeroResiduals) {
   const AlphaBeta truth{20.0, 10.0};
-  std::vector<CurvePoint> pts;
-  for (double s = 1024; s <= 64.0 * 1024 * 1024; s *= 4)
-    pts.push_back({s, ring_time_us(Collective::kAllReduce, 8, truth, s)});
+  const std::vector<CurvePoint> pts = allreduce_on_model(truth, 1024, 4);
   const auto fit = fit_alpha_beta(Collective::kAllReduce, 8, pts);
   ASSERT_TRUE(fit.has_value());
   EXPECT_NEAR(fit->model.alpha_us, 20.0, 1e-6);
@@ -240,10 +247,7 @@ TEST(CommCurve, AlphaBetaExtrapolationBeyondMeasuredSizes) {
   // Points exactly on the model (α = 20 µs, β = 10 GB/s, n = 8) up to 64 MiB: 1 GiB extrapolates to the model
   // value.
   const AlphaBeta truth{20.0, 10.0};
-  std::vector<CurvePoint> pts;
-  for (double s = 8; s <= 64.0 * 1024 * 1024; s *= 2)
-    pts.push_back({s, ring_time_us(Collective::kAllReduce, 8, truth, s)});
-  const CommCurve c = CommCurve::measured(Collective::kAllReduce, 8, pts);
+  const CommCurve c = CommCurve::measured(Collective::kAllReduce, 8, allreduce_on_model(truth, 8, 2));
   const CurveLookup big = c.time_at(1073741824.0);
   EXPECT_EQ(big.method, LookupMethod::kExtrapolated);
   EXPECT_NEAR(big.time_us, 188184.8192, 1e-3);
@@ -268,10 +272,7 @@ TEST(CommCurve, WorkedExampleOnMeasuredPointsMatchesTheModel) {
   // The DDP worked example on a curve *measured* at powers of two from the same model: 25 MiB is interpolated
   // (between 16 and 32 MiB) and the result stays within 1 % of the exact 0.357.
   const AlphaBeta truth{20.0, 10.0};
-  std::vector<CurvePoint> pts;
-  for (double s = 8; s <= 64.0 * 1024 * 1024; s *= 2)
-    pts.push_back({s, ring_time_us(Collective::kAllReduce, 8, truth, s)});
-  const CommCurve c = CommCurve::measured(Collective::kAllReduce, 8, pts);
+  const CommCurve c = CommCurve::measured(Collective::kAllReduce, 8, allreduce_on_model(truth, 8, 2));
   WorkloadCurves curves;
   curves.allreduce = &c;
   const WorkloadProjection w = project_workload(worked_example_ddp(), curves);

@@ -5,13 +5,16 @@
 
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "fabcheck/parse/nccl_log.hpp"
 #include "fabcheck/report/document.hpp"
 #include "fabcheck/report/signature.hpp"
 #include "fabcheck/report/signature_sources.hpp"
 #include "fabcheck/report/transport.hpp"
+#include "transport_fixtures.hpp"
 
 using namespace fabcheck;
 using report::SignatureClass;
@@ -33,22 +36,21 @@ SignatureClass cls(std::optional<double> lat, std::optional<double> bw, std::opt
   return report::classify_signature(sig(lat, bw), link).cls;
 }
 
-report::HostRdmaEvidence host_without_rdma(const std::string& h) {
-  report::HostRdmaEvidence e;
-  e.host = h;
-  e.verbs_error = "Function not implemented";
-  e.mpi_rdma_excluded = true;
+using testing_fixtures::host_without_rdma;
+
+report::HostRdmaEvidence ib_host(const std::string& h, double rate_gbit) {
+  auto e = testing_fixtures::active_port_host(h, "InfiniBand");
+  e.link_rate_gbit = rate_gbit;
   return e;
 }
 
-report::HostRdmaEvidence ib_host(const std::string& h, double rate_gbit) {
-  report::HostRdmaEvidence e;
-  e.host = h;
-  e.rdma_devices = {"mlx5_0"};
-  e.active_ports = 1;
-  e.link_layer = "InfiniBand";
-  e.link_rate_gbit = rate_gbit;
-  return e;
+// The transport analysis of `hosts` with one signature, h1 to h2.
+report::TransportResult analyze_h1_h2(std::vector<report::HostRdmaEvidence> hosts,
+                                      std::optional<double> lat_us, std::optional<double> bw_gbps) {
+  report::TransportInput in;
+  in.hosts = std::move(hosts);
+  in.signatures = {sig(lat_us, bw_gbps, "h1", "h2")};
+  return report::analyze_transport(in);
 }
 
 bool has_evidence(const report::TransportResult& r, const std::string& src, const std::string& part) {
@@ -140,10 +142,7 @@ TEST(SignaturePrecedence, SocketsLikeWithoutRdmaHardwareIsNoRdmaHardware) {
 }
 
 TEST(SignaturePrecedence, SocketsLikeWithActivePortsIsFallbackNamingMpi) {
-  report::TransportInput in;
-  in.hosts = {ib_host("h1", 200), ib_host("h2", 200)};
-  in.signatures = {sig(19.0, 2.5, "h1", "h2")};
-  auto r = report::analyze_transport(in);
+  auto r = analyze_h1_h2({ib_host("h1", 200), ib_host("h2", 200)}, 19.0, 2.5);
   EXPECT_EQ(r.run.verdict, "socket_fallback");
   ASSERT_FALSE(r.findings.empty());
   EXPECT_EQ(r.findings[0].code, "RDMA_FALLBACK_SOCKET");
@@ -152,20 +151,14 @@ TEST(SignaturePrecedence, SocketsLikeWithActivePortsIsFallbackNamingMpi) {
 }
 
 TEST(SignaturePrecedence, RdmaLikeNeverOutweighsAnInventoryWithoutRdma) {
-  report::TransportInput in;
-  in.hosts = {host_without_rdma("h1"), host_without_rdma("h2")};
-  in.signatures = {sig(1.1, {}, "h1", "h2")};
-  auto r = report::analyze_transport(in);
+  auto r = analyze_h1_h2({host_without_rdma("h1"), host_without_rdma("h2")}, 1.1, {});
   EXPECT_EQ(r.run.verdict, "no_rdma_hardware");
   EXPECT_EQ(r.run.network, "none");
   EXPECT_TRUE(has_evidence(r, "signature", "inventory outranks the signature"));
 }
 
 TEST(SignaturePrecedence, RdmaLikeWithActivePortsIsRdma) {
-  report::TransportInput in;
-  in.hosts = {ib_host("h1", 200), ib_host("h2", 200)};
-  in.signatures = {sig(1.2, 23.0, "h1", "h2")};
-  auto r = report::analyze_transport(in);
+  auto r = analyze_h1_h2({ib_host("h1", 200), ib_host("h2", 200)}, 1.2, 23.0);
   EXPECT_EQ(r.run.network, "ib_verbs");
   EXPECT_EQ(r.run.network_source, "signature");
   EXPECT_EQ(r.run.verdict, "rdma");
@@ -173,9 +166,7 @@ TEST(SignaturePrecedence, RdmaLikeWithActivePortsIsRdma) {
 }
 
 TEST(SignaturePrecedence, RdmaLikeAloneNamesNoNetwork) {
-  report::TransportInput in;
-  in.signatures = {sig(1.2, {}, "h1", "h2")};
-  auto r = report::analyze_transport(in);
+  auto r = analyze_h1_h2({}, 1.2, {});
   EXPECT_EQ(r.run.network, "none");
   EXPECT_EQ(r.run.verdict, "unknown");
 }
@@ -210,10 +201,7 @@ TEST(SignaturePrecedence, OneTcpPairLimitsTheJob) {
 
 TEST(SignaturePrecedence, BandwidthJudgedAgainstTheSlowerEnd) {
   // h2's port is 25 Gbit/s: the pair's link rate is 25, below the judged minimum, so 20 GB/s proves nothing.
-  report::TransportInput in;
-  in.hosts = {ib_host("h1", 200), ib_host("h2", 25)};
-  in.signatures = {sig({}, 20.0, "h1", "h2")};
-  auto r = report::analyze_transport(in);
+  auto r = analyze_h1_h2({ib_host("h1", 200), ib_host("h2", 25)}, {}, 20.0);
   EXPECT_EQ(r.run.network, "none");
   EXPECT_TRUE(has_evidence(r, "signature", "inconclusive"));
 }

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "../support/flat_summary.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/core/step_math.hpp"
 #include "fabcheck/report/document.hpp"
@@ -23,10 +24,7 @@ using nlohmann::json;
 namespace {
 
 core::Summary ts_summary(double p50) {
-  core::Summary s;
-  s.samples = 5;
-  s.min = s.p50 = s.p90 = s.p99 = s.max = s.mean = p50;
-  return s;
+  return testing_fixtures::flat_summary(p50, 5);
 }
 
 const WorkloadProfile& ts_builtin(const std::string& name) {

@@ -3,6 +3,7 @@
 // rules on inventory evidence, env and the MPI signature, the findings, and the JSON section.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -18,6 +19,8 @@ using namespace fabcheck;
 using nlohmann::json;
 
 namespace {
+
+using testing_fixtures::analyze_log;
 
 const std::string kLogs = std::string(FABCHECK_TEST_DATA) + "/nccl-logs";
 
@@ -64,9 +67,7 @@ class NcclLogExpected : public testing::TestWithParam<Case> {};
 TEST_P(NcclLogExpected, NetworkLinkLayerGdrInterNodeVerdict) {
   const Case& c = GetParam();
   json expected = load(c.dir + "/expected.json").at(c.file);
-  report::TransportInput in;
-  in.nccl_logs.push_back(parse::parse_nccl_log_file(c.dir + "/" + c.file));
-  report::TransportResult r = report::analyze_transport(in);
+  report::TransportResult r = analyze_log(parse::parse_nccl_log_file(c.dir + "/" + c.file));
   json doc = transport_json(r);
   const json& t = doc.at("transport");
   for (const char* field : {"network", "link_layer", "gdr", "inter_node", "verdict"})
@@ -122,20 +123,15 @@ TEST(NcclLogExpectedFiles, CoverEveryLogInTheFolders) {
 namespace {
 
 report::HostRdmaEvidence no_rdma_host(const std::string& h) {
-  report::HostRdmaEvidence e;
-  e.host = h;
-  e.verbs_error = "Function not implemented";
+  auto e = testing_fixtures::host_without_rdma(h);
   e.gdr_module = false;
-  e.mpi_rdma_excluded = true;
   return e;
 }
 
 using testing_fixtures::tcp_signature;
 
 bool has_source(const report::TransportResult& r, const std::string& src) {
-  for (const auto& e : r.evidence)
-    if (e.source == src) return true;
-  return false;
+  return std::ranges::any_of(r.evidence, [&](const auto& e) { return e.source == src; });
 }
 
 }  // namespace
@@ -166,12 +162,7 @@ TEST(TransportVerdict, VirtualFabricTcpSignatureIsNoRdmaHardwareWithSignatureEvi
 
 TEST(TransportVerdict, ActivePortsWithTcpSignatureIsSocketFallback) {
   report::TransportInput in;
-  report::HostRdmaEvidence e;
-  e.host = "h1";
-  e.rdma_devices = {"mlx5_0"};
-  e.active_ports = 1;
-  e.link_layer = "InfiniBand";
-  in.hosts.push_back(e);
+  in.hosts.push_back(testing_fixtures::active_port_host("h1", "InfiniBand"));
   in.signatures.push_back(tcp_signature("h1", "h2"));
   auto r = report::analyze_transport(in);
   EXPECT_EQ(r.run.verdict, "socket_fallback");
@@ -191,12 +182,7 @@ TEST(TransportVerdict, InventoryActivePortTurnsPlainNoDeviceIntoFallback) {
   report::TransportInput in;
   in.nccl_logs.push_back(parse::parse_nccl_log(log));
   EXPECT_EQ(report::analyze_transport(in).run.verdict, "no_rdma_hardware");
-  report::HostRdmaEvidence e;
-  e.host = "node01";
-  e.rdma_devices = {"mlx5_0"};
-  e.active_ports = 1;
-  e.link_layer = "RoCE";
-  in.hosts.push_back(e);
+  in.hosts.push_back(testing_fixtures::active_port_host("node01", "RoCE"));
   auto r = report::analyze_transport(in);
   EXPECT_EQ(r.run.verdict, "socket_fallback");
   EXPECT_TRUE(has_source(r, "inventory"));
@@ -227,13 +213,11 @@ TEST(TransportVerdict, IntraNodeOnlyBeatsEverythingWhenNNodesIsOne) {
 }
 
 TEST(TransportVerdict, PartialGdrIsOffWithCounts) {
-  report::TransportInput in;
-  in.nccl_logs.push_back(
+  auto r = analyze_log(
       parse::parse_nccl_log("a:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:192.0.2.1<0>\n"
                             "a:1:1 [0] NCCL INFO Using network IB\n"
                             "a:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/IB/0/GDRDMA\n"
                             "a:1:1 [0] NCCL INFO Channel 01/0 : 0[0] -> 8[0] [send] via NET/IB/0\n"));
-  auto r = report::analyze_transport(in);
   EXPECT_EQ(r.run.gdr, "off");
   EXPECT_EQ(r.run.verdict, "rdma_no_gdr");
   EXPECT_NE(r.run.gdr_basis.find("1 of 2"), std::string::npos) << r.run.gdr_basis;
@@ -242,29 +226,23 @@ TEST(TransportVerdict, PartialGdrIsOffWithCounts) {
 }
 
 TEST(TransportVerdict, GdrDistanceRemedyNamesTopology) {
-  report::TransportInput in;
-  in.nccl_logs.push_back(parse::parse_nccl_log_file(kLogs + "/11-ib-gdr-disabled-distance-2.4.log"));
-  auto r = report::analyze_transport(in);
+  auto r = analyze_log(parse::parse_nccl_log_file(kLogs + "/11-ib-gdr-disabled-distance-2.4.log"));
   ASSERT_FALSE(r.findings.empty());
   EXPECT_EQ(r.findings[0].code, "GDR_DISABLED");
   EXPECT_NE(r.findings[0].remedy.find("NCCL_NET_GDR_LEVEL"), std::string::npos);
 }
 
 TEST(TransportVerdict, VersionMismatchFromExplicitVersions) {
-  report::TransportInput in;
-  in.nccl_logs.push_back(
-      parse::parse_nccl_log("a:1:1 [0] NCCL INFO NCCL version 2.25.1+cuda12.8\n"
-                            "b:2:2 [0] NCCL INFO NCCL version 2.23.4+cuda12.6\n"));
-  auto r = report::analyze_transport(in);
+  auto r =
+      analyze_log(parse::parse_nccl_log("a:1:1 [0] NCCL INFO NCCL version 2.25.1+cuda12.8\n"
+                                        "b:2:2 [0] NCCL INFO NCCL version 2.23.4+cuda12.6\n"));
   ASSERT_EQ(r.findings.size(), 1u);
   EXPECT_EQ(r.findings[0].code, "NCCL_VERSION_MISMATCH");
   EXPECT_EQ(r.findings[0].evidence.at("versions").size(), 2u);
   // Same version everywhere: no finding.
-  report::TransportInput same;
-  same.nccl_logs.push_back(
-      parse::parse_nccl_log("a:1:1 [0] NCCL INFO NCCL version 2.25.1+cuda12.8\n"
-                            "b:2:2 [0] NCCL INFO NCCL version 2.25.1+cuda12.8\n"));
-  EXPECT_TRUE(report::analyze_transport(same).findings.empty());
+  EXPECT_TRUE(analyze_log(parse::parse_nccl_log("a:1:1 [0] NCCL INFO NCCL version 2.25.1+cuda12.8\n"
+                                                "b:2:2 [0] NCCL INFO NCCL version 2.25.1+cuda12.8\n"))
+                  .findings.empty());
 }
 
 TEST(TransportVerdict, SocketIfnameManagementFromEnv) {
@@ -298,19 +276,16 @@ TEST(TransportVerdict, EmptyInputIsUnknownNotACrash) {
 }
 
 TEST(TransportRender, VerdictOnTopThenHostTable) {
-  report::TransportInput in;
-  in.nccl_logs.push_back(parse::parse_nccl_log_file(kLogs + "/06-hpcx-ibext-no-device-socket-2.18.log"));
-  std::string text = report::render_transport(report::analyze_transport(in));
+  std::string text = report::render_transport(
+      analyze_log(parse::parse_nccl_log_file(kLogs + "/06-hpcx-ibext-no-device-socket-2.18.log")));
   EXPECT_EQ(text.rfind("transport verdict: socket_fallback", 0), 0u) << text;
   EXPECT_NE(text.find("<cluster_name>"), std::string::npos);
   EXPECT_NE(text.find("RDMA_FALLBACK_SOCKET"), std::string::npos);
 }
 
 TEST(TransportJson, PerHostErrorsCarryStatusNames) {
-  report::TransportInput in;
-  in.nccl_logs.push_back(
-      parse::parse_nccl_log_file(kLogs + "/public/p04-ibext-roce-bond-retry-exceeded.log"));
-  json t = transport_json(report::analyze_transport(in))["transport"];
+  json t = transport_json(analyze_log(
+      parse::parse_nccl_log_file(kLogs + "/public/p04-ibext-roce-bond-retry-exceeded.log")))["transport"];
   bool found = false;
   for (const auto& h : t["per_host"])
     for (const auto& e : h["errors"])
@@ -320,23 +295,21 @@ TEST(TransportJson, PerHostErrorsCarryStatusNames) {
 
 TEST(TransportVerdict, OfiTcpProviderIsSocketsNotRdma) {
   // aws-ofi-nccl on an instance without EFA picks libfabric's tcp provider: data goes over kernel sockets.
-  report::TransportInput in;
-  in.nccl_logs.push_back(
-      parse::parse_nccl_log("a:1:1 [0] NCCL INFO NET/OFI Selected Provider is tcp\n"
-                            "a:1:1 [0] NCCL INFO Using network AWS Libfabric\n"
-                            "b:2:2 [0] NCCL INFO Using network AWS Libfabric\n"));
-  auto r = report::analyze_transport(in);
-  EXPECT_EQ(r.run.network, "socket");
-  EXPECT_EQ(r.run.verdict, "no_rdma_hardware");
   // With EFA the same log is RDMA-class.
-  report::TransportInput efa;
-  efa.nccl_logs.push_back(
-      parse::parse_nccl_log("a:1:1 [0] NCCL INFO NET/OFI Selected Provider is efa (found 4 nics)\n"
-                            "a:1:1 [0] NCCL INFO Using network AWS Libfabric\n"
-                            "b:2:2 [0] NCCL INFO Using network AWS Libfabric\n"));
-  auto e = report::analyze_transport(efa);
-  EXPECT_EQ(e.run.network, "ofi");
-  EXPECT_EQ(e.run.verdict, "rdma");
+  struct Case {
+    const char* provider;
+    const char* network;
+    const char* verdict;
+  };
+  for (const Case& c :
+       {Case{"tcp", "socket", "no_rdma_hardware"}, Case{"efa (found 4 nics)", "ofi", "rdma"}}) {
+    auto r = analyze_log(parse::parse_nccl_log("a:1:1 [0] NCCL INFO NET/OFI Selected Provider is " +
+                                               std::string(c.provider) +
+                                               "\na:1:1 [0] NCCL INFO Using network AWS Libfabric\n"
+                                               "b:2:2 [0] NCCL INFO Using network AWS Libfabric\n"));
+    EXPECT_EQ(r.run.network, c.network) << c.provider;
+    EXPECT_EQ(r.run.verdict, c.verdict) << c.provider;
+  }
 }
 
 // The transport accumulator: every step's evidence joins one input and the verdict is redrawn
@@ -351,11 +324,7 @@ namespace {
 const std::string kLogs = std::string(FABCHECK_TEST_DATA) + "/nccl-logs";
 
 report::HostRdmaEvidence ib_host_rt(const std::string& h) {
-  report::HostRdmaEvidence e;
-  e.host = h;
-  e.rdma_devices = {"mlx5_0"};
-  e.active_ports = 1;
-  e.link_layer = "InfiniBand";
+  auto e = testing_fixtures::active_port_host(h, "InfiniBand");
   e.rdma_netdevs = {"ib0"};
   e.gdr_module = true;
   e.link_rate_gbit = 100;

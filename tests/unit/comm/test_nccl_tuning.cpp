@@ -22,6 +22,12 @@ std::string refusal(nccl::Tuning t, int nccl_code, int cudart = kCuda13) {
   return nccl::tuning_refusal(t, nccl_code, cudart);
 }
 
+// `t` runs from NCCL `first_ok` on and is refused with `text` by the older `too_old`.
+void expect_needs(const nccl::Tuning& t, int first_ok, int too_old, const std::string& text) {
+  EXPECT_EQ(refusal(t, first_ok), "");
+  EXPECT_EQ(refusal(t, too_old), text);
+}
+
 }  // namespace
 
 TEST(NcclTuning, VersionTextOfOldAndNewCodes) {
@@ -37,14 +43,12 @@ TEST(NcclTuning, NothingAskedNothingRefused) {
 TEST(NcclTuning, RegistrationNeeds219AndSymmetricWindows227) {
   nccl::Tuning r1;
   r1.local_register = 1;
-  EXPECT_EQ(refusal(r1, 21900), "");
-  EXPECT_EQ(refusal(r1, 21809),
-            "-R/--local_register 1: ncclCommRegister needs NCCL >= 2.19; this NCCL is 2.18.9 (drop -R)");
+  expect_needs(r1, 21900, 21809,
+               "-R/--local_register 1: ncclCommRegister needs NCCL >= 2.19; this NCCL is 2.18.9 (drop -R)");
   nccl::Tuning r2;
   r2.local_register = 2;
-  EXPECT_EQ(refusal(r2, 22700), "");
-  EXPECT_EQ(
-      refusal(r2, 22605),
+  expect_needs(
+      r2, 22700, 22605,
       "-R/--local_register 2: symmetric windows (ncclCommWindowRegister) need NCCL >= 2.27; this NCCL is "
       "2.26.5 (use -R 1 or drop -R)");
 }
@@ -55,9 +59,8 @@ TEST(NcclTuning, CtaPolicyNeeds227AndZero228) {
   EXPECT_EQ(refusal(x, 22700), "");
   EXPECT_EQ(refusal(x, 22603).rfind("-x/--cta_policy: ncclConfig_t.CTAPolicy needs NCCL >= 2.27", 0), 0u);
   x.cta_policy = 2;
-  EXPECT_EQ(refusal(x, 22800), "");
-  EXPECT_EQ(
-      refusal(x, 22703),
+  expect_needs(
+      x, 22800, 22703,
       "-x/--cta_policy 2: NCCL_CTA_POLICY_ZERO needs NCCL >= 2.28; this NCCL is 2.27.3 (use -x 0 or 1)");
   x.cta_policy = 0;  // 0 is a policy (NCCL_CTA_POLICY_DEFAULT), not "unset" (-1)
   EXPECT_NE(refusal(x, 22603), "");
@@ -79,18 +82,18 @@ TEST(NcclTuning, GraphsNeedNccl29AndCuda113) {
 TEST(NcclTuning, MulsumNeeds211) {
   nccl::Tuning m;
   m.mulsum = true;
-  EXPECT_EQ(refusal(m, 21100), "");
-  EXPECT_EQ(refusal(m, 21003),
-            "-o/--op mulsum: ncclRedOpCreatePreMulSum needs NCCL >= 2.11; this NCCL is 2.10.3 (drop mulsum)");
+  expect_needs(
+      m, 21100, 21003,
+      "-o/--op mulsum: ncclRedOpCreatePreMulSum needs NCCL >= 2.11; this NCCL is 2.10.3 (drop mulsum)");
 }
 
 TEST(NcclTuning, Fp8Needs224AndSm90) {
   nccl::Tuning f;
   f.fp8 = true;
-  EXPECT_EQ(refusal(f, 22400), "");
-  EXPECT_EQ(refusal(f, 22303),
-            "-d/--datatype f8e4m3/f8e5m2: ncclFloat8e4m3 and ncclFloat8e5m2 need NCCL >= 2.24; this NCCL is "
-            "2.23.3 (drop the fp8 types)");
+  expect_needs(
+      f, 22400, 22303,
+      "-d/--datatype f8e4m3/f8e5m2: ncclFloat8e4m3 and ncclFloat8e5m2 need NCCL >= 2.24; this NCCL is "
+      "2.23.3 (drop the fp8 types)");
   // nccl-tests' minCudaArch: 100·major + 10·minor; fp8 from 900 (Hopper) on
   EXPECT_EQ(nccl::fp8_arch_refusal(f, 900, 0, "h1"), "");
   EXPECT_EQ(nccl::fp8_arch_refusal(f, 1000, 3, "h1"), "");

@@ -14,6 +14,20 @@ using namespace fabcheck;
 using core::Collective;
 using core::Dtype;
 
+namespace {
+
+// Every 16-bit pattern but the NaNs converts to float and back to itself.
+void expect_every_pattern_round_trips(float (*to_float)(std::uint16_t), std::uint16_t (*to_bits)(float)) {
+  for (std::uint32_t b = 0; b < 0x10000u; ++b) {
+    const auto h = static_cast<std::uint16_t>(b);
+    const float f = to_float(h);
+    if (std::isnan(f)) continue;
+    ASSERT_EQ(to_bits(f), h) << b;
+  }
+}
+
+}  // namespace
+
 TEST(Half, KnownBitPatterns) {
   // IEEE 754 binary16 reference values.
   EXPECT_EQ(core::float_to_half_bits(0.0f), 0x0000);
@@ -42,12 +56,7 @@ TEST(Half, RoundsToNearestEven) {
   EXPECT_EQ(core::half_bits_to_float(core::float_to_half_bits(2051.0f)), 2052.0f);
   EXPECT_EQ(core::half_bits_to_float(core::float_to_half_bits(2049.5f)), 2050.0f);
   // Every half round-trips through float.
-  for (std::uint32_t b = 0; b < 0x10000u; ++b) {
-    const auto h = static_cast<std::uint16_t>(b);
-    const float f = core::half_bits_to_float(h);
-    if (std::isnan(f)) continue;
-    ASSERT_EQ(core::float_to_half_bits(f), h) << b;
-  }
+  expect_every_pattern_round_trips(core::half_bits_to_float, core::float_to_half_bits);
 }
 
 TEST(BFloat16, KnownBitPatternsAndRounding) {
@@ -59,12 +68,7 @@ TEST(BFloat16, KnownBitPatternsAndRounding) {
   EXPECT_EQ(core::bf16_bits_to_float(core::float_to_bf16_bits(257.0f)), 256.0f);
   EXPECT_EQ(core::bf16_bits_to_float(core::float_to_bf16_bits(259.0f)), 260.0f);
   EXPECT_TRUE(std::isnan(core::bf16_bits_to_float(core::float_to_bf16_bits(std::nanf("")))));
-  for (std::uint32_t b = 0; b < 0x10000u; ++b) {
-    const auto h = static_cast<std::uint16_t>(b);
-    const float f = core::bf16_bits_to_float(h);
-    if (std::isnan(f)) continue;
-    ASSERT_EQ(core::float_to_bf16_bits(f), h) << b;
-  }
+  expect_every_pattern_round_trips(core::bf16_bits_to_float, core::float_to_bf16_bits);
 }
 
 TEST(Half, ArithmeticRoundsAfterEveryStep) {

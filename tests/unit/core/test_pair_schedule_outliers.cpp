@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <set>
 #include <utility>
 #include <vector>
@@ -13,13 +14,25 @@ using namespace fabcheck::core;
 
 namespace {
 
-// n×n matrix with `v` off the diagonal; a small deterministic ripple (±1 %) unless `ripple` is false.
-LinkMatrix uniform(int n, double v, bool ripple = true) {
+// n×n links, link i -> j `value(i, j)` (called row by row), none on the diagonal.
+LinkMatrix links_of(int n, const std::function<double(int, int)>& value) {
   LinkMatrix m(static_cast<std::size_t>(n), std::vector<std::optional<double>>(static_cast<std::size_t>(n)));
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j)
-      if (i != j) m[i][j] = ripple ? v * (1.0 + 0.01 * (((i * 7 + j * 3) % 5) - 2) / 2.0) : v;
+      if (i != j) m[i][j] = value(i, j);
   return m;
+}
+
+// The links of a measured matrix (its diagonal left out).
+template <std::size_t N>
+LinkMatrix links_of(const double (&measured)[N][N]) {
+  return links_of(static_cast<int>(N), [&](int i, int j) { return measured[i][j]; });
+}
+
+// n×n matrix with `v` off the diagonal; a small deterministic ripple (±1 %) unless `ripple` is false.
+LinkMatrix uniform(int n, double v, bool ripple = true) {
+  return links_of(
+      n, [&](int i, int j) { return ripple ? v * (1.0 + 0.01 * (((i * 7 + j * 3) % 5) - 2) / 2.0) : v; });
 }
 
 }  // namespace
@@ -217,11 +230,8 @@ TEST(LinkOutliers, SlowHostAmongNoisyLinks) {
   // MAD is inflated by its 10 links (z ≈ −2.6); the host stage re-estimates without them.
   const double good[] = {0.119, 0.107, 0.119, 0.115, 0.128, 0.132, 0.135, 0.089, 0.128, 0.132,
                          0.094, 0.111, 0.100, 0.099, 0.126, 0.146, 0.083, 0.122, 0.116, 0.135};
-  LinkMatrix bw(6, std::vector<std::optional<double>>(6));
   int k = 0;
-  for (int i = 0; i < 6; ++i)
-    for (int j = 0; j < 6; ++j)
-      if (i != j) bw[i][j] = (i == 4 || j == 4) ? 0.012 : good[k++];
+  const LinkMatrix bw = links_of(6, [&](int i, int j) { return (i == 4 || j == 4) ? 0.012 : good[k++]; });
   const auto a = analyze_links(bw, {});
   ASSERT_EQ(a.suspects.size(), 1u);
   EXPECT_EQ(a.suspects[0].host, 4);
@@ -235,10 +245,7 @@ TEST(LinkOutliers, SlowHostAmongHostsThatScatterByAFactorOfThree) {
   // {0.15, 0.2, 0.25, 0.3, 0.45, 0.01} give the slow host z = -(0.2-0.01)/(1.4826*0.05) = -2.56: missed. On
   // the log scale z = -(ln 0.2 - ln 0.01)/(1.4826*0.288) = -7.0: found.
   const double pace[] = {0.15, 0.2, 0.25, 0.3, 0.45};
-  LinkMatrix bw(6, std::vector<std::optional<double>>(6));
-  for (int i = 0; i < 6; ++i)
-    for (int j = 0; j < 6; ++j)
-      if (i != j) bw[i][j] = (i == 5 || j == 5) ? 0.01 : pace[i];
+  const LinkMatrix bw = links_of(6, [&](int i, int j) { return (i == 5 || j == 5) ? 0.01 : pace[i]; });
   std::vector<double> out_medians = {0.15, 0.2, 0.25, 0.3, 0.45, 0.01};
   EXPECT_FALSE(outliers(out_medians, Worse::kLower)[5]);  // the linear rule alone misses it
   const auto a = analyze_links(bw, {});
@@ -256,10 +263,7 @@ TEST(LinkOutliers, ThrottledHostOnANoisyFabricMeasured) {
   const double m[6][6] = {{0, 0.370, 0.464, 0.024, 0.458, 0.389}, {0.442, 0, 0.376, 0.024, 0.327, 0.320},
                           {0.289, 0.228, 0, 0.024, 0.420, 0.339}, {0.024, 0.024, 0.024, 0, 0.024, 0.024},
                           {0.258, 0.132, 0.468, 0.024, 0, 0.555}, {0.571, 0.535, 0.239, 0.024, 0.371, 0}};
-  LinkMatrix bw(6, std::vector<std::optional<double>>(6));
-  for (int i = 0; i < 6; ++i)
-    for (int j = 0; j < 6; ++j)
-      if (i != j) bw[i][j] = m[i][j];
+  const LinkMatrix bw = links_of(m);
   const auto a = analyze_links(bw, {});
   EXPECT_EQ(a.outliers.size(), 10u);
   for (const auto& o : a.outliers) EXPECT_TRUE(o.from == 3 || o.to == 3);
@@ -276,10 +280,7 @@ TEST(LinkOutliers, ThrottledHostAmongFourOnANoisyFabricLeaveOneOut) {
   // flagged. Leave-one-out (its links' median 0.06 against 0.86 for the links that do not touch it) names it.
   const double m[4][4] = {
       {0, 0.866, 0.059, 0.375}, {0.706, 0, 0.059, 0.856}, {0.060, 0.060, 0, 0.059}, {1.025, 1.271, 0.059, 0}};
-  LinkMatrix bw(4, std::vector<std::optional<double>>(4));
-  for (int i = 0; i < 4; ++i)
-    for (int j = 0; j < 4; ++j)
-      if (i != j) bw[i][j] = m[i][j];
+  const LinkMatrix bw = links_of(m);
   const auto a = analyze_links(bw, {});
   ASSERT_EQ(a.suspects.size(), 1u);
   EXPECT_EQ(a.suspects[0].host, 2);
@@ -288,19 +289,13 @@ TEST(LinkOutliers, ThrottledHostAmongFourOnANoisyFabricLeaveOneOut) {
   // A clean matrix with the same scatter and no slow host blames nobody.
   const double c[4][4] = {
       {0, 0.866, 0.9, 0.375}, {0.706, 0, 0.8, 0.856}, {0.6, 1.1, 0, 0.7}, {1.025, 1.271, 0.5, 0}};
-  LinkMatrix cb(4, std::vector<std::optional<double>>(4));
-  for (int i = 0; i < 4; ++i)
-    for (int j = 0; j < 4; ++j)
-      if (i != j) cb[i][j] = c[i][j];
+  const LinkMatrix cb = links_of(c);
   EXPECT_TRUE(analyze_links(cb, {}).suspects.empty());
   // A third run of the same fault: one clean link (1 -> 0, 1.18 against 1.4-2.2 for the other clean links) is
   // flagged beside the throttled host's six: 7 of 12, yet not "fabric-wide": the host is still named.
   const double t[4][4] = {
       {0, 1.391, 0.06, 1.56}, {1.182, 0, 0.06, 2.244}, {0.06, 0.06, 0, 0.06}, {1.423, 1.382, 0.06, 0}};
-  LinkMatrix tb(4, std::vector<std::optional<double>>(4));
-  for (int i = 0; i < 4; ++i)
-    for (int j = 0; j < 4; ++j)
-      if (i != j) tb[i][j] = t[i][j];
+  const LinkMatrix tb = links_of(t);
   const auto ta = analyze_links(tb, {});
   ASSERT_EQ(ta.suspects.size(), 1u);
   EXPECT_EQ(ta.suspects[0].host, 2);
@@ -312,10 +307,7 @@ TEST(LinkOutliers, OneSlowDirectionOnANoisyFabricLogScale) {
   // link z = 2.5. On the log scale it is that link, in that direction, and no host.
   const double m[4][4] = {
       {0, 0.059, 0.748, 1.343}, {0.833, 0, 1.124, 0.933}, {1.37, 1.302, 0, 1.437}, {1.513, 0.736, 0.986, 0}};
-  LinkMatrix bw(4, std::vector<std::optional<double>>(4));
-  for (int i = 0; i < 4; ++i)
-    for (int j = 0; j < 4; ++j)
-      if (i != j) bw[i][j] = m[i][j];
+  const LinkMatrix bw = links_of(m);
   const auto a = analyze_links(bw, {});
   ASSERT_EQ(a.outliers.size(), 1u);
   EXPECT_EQ(a.outliers[0].from, 0);
@@ -390,18 +382,14 @@ TEST(LinkOutliers, SameVerdictAsCoreOutliers) {
   int compared = 0;
   for (int trial = 0; trial < 40; ++trial) {
     const int n = 3 + trial % 9;
-    LinkMatrix bw(static_cast<std::size_t>(n),
-                  std::vector<std::optional<double>>(static_cast<std::size_t>(n)));
     std::vector<double> flat;
-    for (int i = 0; i < n; ++i)
-      for (int j = 0; j < n; ++j)
-        if (i != j) {
-          double v = 10.0 + next();
-          if (next() < 0.15) v *= next();                   // some slow links
-          if (trial % 5 == 0) v = next() < 0.8 ? 10.0 : v;  // MAD = 0 cases
-          bw[i][j] = v;
-          flat.push_back(v);
-        }
+    const LinkMatrix bw = links_of(n, [&](int, int) {
+      double v = 10.0 + next();
+      if (next() < 0.15) v *= next();                   // some slow links
+      if (trial % 5 == 0) v = next() < 0.8 ? 10.0 : v;  // MAD = 0 cases
+      flat.push_back(v);
+      return v;
+    });
     const auto want = outliers(flat, Worse::kLower);
     const auto z = robust_z(flat);
     const auto a = analyze_links(bw, {});

@@ -6,11 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "../../../lib/model/src/json_fast_parse.hpp"
+#include "../support/test_data.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/report/compare.hpp"
 #include "fabcheck/report/compare_render.hpp"
@@ -24,12 +23,7 @@ namespace report = fabcheck::report;
 namespace load_fast {
 namespace {
 
-std::string read(const std::string& rel) {
-  std::ifstream f(std::string(FABCHECK_TEST_DATA) + "/" + rel, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+using fabcheck::testing_fixtures::read_test_data;
 
 // Same values and the same nlohmann types all the way down (operator== calls 1.0 and 1 equal); integers of
 // either sign type are one class ("-0": nlohmann's signed 0, simdjson's 0 read as unsigned; alike in print).
@@ -72,7 +66,7 @@ const char* kReports[] = {"reports/vfabric-4x2.json", "reports/local-2ranks.json
 
 TEST(LoadFast, RealReportsLoadAsNlohmannParsesThem) {
   for (const char* rel : kReports) {
-    const std::string text = read(rel);
+    const std::string text = read_test_data(rel);
     ASSERT_FALSE(text.empty()) << rel;
     const json want = json::parse(text);
     SCOPED_TRACE(rel);
@@ -173,7 +167,7 @@ TEST(LoadFast, DenseMatricesPackAndReadBackAsTheArrays) {
 // Each reader's options leave out only what it never reads: its output is the same as with the whole
 // document.
 TEST(LoadFast, HtmlIsTheSameWithoutWhatItsOptionsLeaveOut) {
-  const std::string text = read("reports/vfabric-4x2.json");
+  const std::string text = read_test_data("reports/vfabric-4x2.json");
   const json whole = report::parse_report_text(text, "r");
   for (const auto& opts : {report::html_load_options(), split_every(report::html_load_options())}) {
     const json part = report::parse_report_text(text, "r", opts);
@@ -184,7 +178,7 @@ TEST(LoadFast, HtmlIsTheSameWithoutWhatItsOptionsLeaveOut) {
 }
 
 TEST(LoadFast, CompareIsTheSameWithoutWhatItsOptionsLeaveOut) {
-  const std::string text = read("reports/vfabric-4x2.json");
+  const std::string text = read_test_data("reports/vfabric-4x2.json");
   json changed = json::parse(text);
   changed["pairs"]["bw_gbps"][0][1] = changed["pairs"]["bw_gbps"][0][1].get<double>() * 0.5;
   changed["pairs"]["lat_p99_us"][1][2] = changed["pairs"]["lat_p99_us"][1][2].get<double>() * 3;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/parse/nccl_log.hpp"
@@ -177,58 +178,58 @@ TEST(NcclVersion, CodeParsing) {
 
 // ---------------------------------------------------------------- network selection
 
-TEST(NcclNet, PluginAbsent_2_4_and_2_5_6) {
-  // NCCL 2.4 and 2.5.6 (NVIDIA/nccl#333) print the short form.
-  auto p = one(info_pnl("NET/Plugin : No plugin found (libnccl-net.so)."));
+// "No net plugin" in the words of each NCCL version range, and the range each form bounds.
+struct PluginAbsentForm {
+  const char* range;
+  std::vector<const char*> msgs;
+  NcclVersionCode version_min;
+  NcclVersionCode version_max;  // 0: open-ended
+};
+
+class NcclPluginAbsent : public testing::TestWithParam<PluginAbsentForm> {};
+
+TEST_P(NcclPluginAbsent, IsReadAndBoundsTheVersion) {
+  const auto& c = GetParam();
+  std::string text;
+  for (const char* m : c.msgs) text += info_pnl(m);
+  auto p = one(text);
   EXPECT_TRUE(p.plugin_absent);
-  EXPECT_EQ(p.version_min, V(2, 4, 0));
-  EXPECT_EQ(p.version_max, V(2, 5, 99));
+  EXPECT_EQ(p.version_min, c.version_min);
+  if (c.version_max != 0) {
+    EXPECT_EQ(p.version_max, c.version_max);
+  }
 }
 
-TEST(NcclNet, PluginAbsent_2_5_to_2_16) {
-  auto p = one(info_pnl("NET/Plugin : No plugin found (libnccl-net.so), using internal implementation"));
-  EXPECT_TRUE(p.plugin_absent);
-  EXPECT_EQ(p.version_min, V(2, 5, 0));
-  EXPECT_EQ(p.version_max, V(2, 16, 99));
-}
-
-TEST(NcclNet, PluginAbsent_2_17_to_2_18) {
-  auto p = one(
-      info_pnl("NET/Plugin : Plugin load (libnccl-net.so) returned 2 : libnccl-net.so: cannot open shared "
-               "object file: No such file or directory") +
-      info_pnl("NET/Plugin : No plugin found, using internal implementation"));
-  EXPECT_TRUE(p.plugin_absent);
-  EXPECT_EQ(p.version_min, V(2, 17, 0));
-  EXPECT_EQ(p.version_max, V(2, 18, 99));
-}
-
-TEST(NcclNet, PluginAbsent_2_19_to_2_20) {
-  auto p = one(info_pnl(
-      "NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file: No such file or directory "
-      "No plugin found (libnccl-net.so), using internal implementation"));
-  EXPECT_TRUE(p.plugin_absent);
-  EXPECT_EQ(p.version_min, V(2, 19, 0));
-  EXPECT_EQ(p.version_max, V(2, 20, 99));
-}
-
-TEST(NcclNet, PluginAbsent_2_21) {
-  auto p = one(info_pnl("NET/Plugin: Using internal network plugin."));
-  EXPECT_TRUE(p.plugin_absent);
-  EXPECT_EQ(p.version_min, V(2, 21, 0));
-}
-
-TEST(NcclNet, PluginAbsent_2_22_to_2_26) {
-  auto p = one(info_pnl("NET/Plugin: Could not find: libnccl-net.so. Using internal network plugin."));
-  EXPECT_TRUE(p.plugin_absent);
-  EXPECT_EQ(p.version_min, V(2, 22, 0));
-  EXPECT_EQ(p.version_max, V(2, 26, 99));
-}
-
-TEST(NcclNet, PluginAbsent_2_27_plus) {
-  auto p = one(info_pnl("NET/Plugin: Could not find: libnccl-net.so"));
-  EXPECT_TRUE(p.plugin_absent);
-  EXPECT_EQ(p.version_min, V(2, 27, 0));
-}
+INSTANTIATE_TEST_SUITE_P(
+    NcclNet, NcclPluginAbsent,
+    testing::Values(
+        // NCCL 2.4 and 2.5.6 (NVIDIA/nccl#333) print the short form.
+        PluginAbsentForm{
+            "v2_4_and_2_5_6", {"NET/Plugin : No plugin found (libnccl-net.so)."}, V(2, 4, 0), V(2, 5, 99)},
+        PluginAbsentForm{"v2_5_to_2_16",
+                         {"NET/Plugin : No plugin found (libnccl-net.so), using internal implementation"},
+                         V(2, 5, 0),
+                         V(2, 16, 99)},
+        PluginAbsentForm{
+            "v2_17_to_2_18",
+            {"NET/Plugin : Plugin load (libnccl-net.so) returned 2 : libnccl-net.so: cannot open "
+             "shared object file: No such file or directory",
+             "NET/Plugin : No plugin found, using internal implementation"},
+            V(2, 17, 0),
+            V(2, 18, 99)},
+        PluginAbsentForm{
+            "v2_19_to_2_20",
+            {"NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file: No such file or "
+             "directory No plugin found (libnccl-net.so), using internal implementation"},
+            V(2, 19, 0),
+            V(2, 20, 99)},
+        PluginAbsentForm{"v2_21", {"NET/Plugin: Using internal network plugin."}, V(2, 21, 0), 0},
+        PluginAbsentForm{"v2_22_to_2_26",
+                         {"NET/Plugin: Could not find: libnccl-net.so. Using internal network plugin."},
+                         V(2, 22, 0),
+                         V(2, 26, 99)},
+        PluginAbsentForm{"v2_27_plus", {"NET/Plugin: Could not find: libnccl-net.so"}, V(2, 27, 0), 0}),
+    [](const testing::TestParamInfo<PluginAbsentForm>& i) { return std::string(i.param.range); });
 
 TEST(NcclNet, PluginLoadErrorOtherThanEnoentIsAnIssue) {
   auto p = one(info_pnl("NET/Plugin : Plugin load returned 17 : libnccl-net.so: undefined symbol: foo."));
@@ -543,40 +544,69 @@ TEST(NcclErrors, IbvCallFailedErrno_2_19_plus_And_2_27_Form) {
   EXPECT_EQ(b.issues[0].error_text, "Connection timed out");
 }
 
-TEST(NcclErrors, Completion_2_4_to_2_11) {
-  auto p = one(warn("transport/net_ib.cc:839",
-                    "NET/IB : Got completion with error 12, opcode 1, len 0, vendor err 129"));
+// The completion-error WARN of each NCCL version range: its status number and name decoded, and where a form
+// tells, the version range it bounds and the peer and GID flags.
+struct CompletionForm {
+  const char* range;
+  const char* file;
+  const char* msg;
+  int status;
+  const char* status_name;
+  NcclVersionCode version_max = 0;  // 0: not checked
+  bool ib_peer_in_error = false;    // checked when true
+  bool roce_gid_in_error = false;   // checked when true
+};
+
+class NcclCompletion : public testing::TestWithParam<CompletionForm> {};
+
+TEST_P(NcclCompletion, StatusNumberAndName) {
+  const auto& c = GetParam();
+  auto p = one(warn(c.file, c.msg));
   ASSERT_EQ(p.issues.size(), 1u);
-  EXPECT_EQ(p.issues[0].status, 12);
-  EXPECT_EQ(p.issues[0].status_name, "RETRY_EXC_ERR");
-  EXPECT_EQ(p.version_max, V(2, 11, 99));
+  EXPECT_EQ(p.issues[0].status, c.status);
+  EXPECT_EQ(p.issues[0].status_name, c.status_name);
+  if (c.version_max != 0) {
+    EXPECT_EQ(p.version_max, c.version_max);
+  }
+  if (c.ib_peer_in_error) {
+    EXPECT_TRUE(p.ib_peer_in_error);
+  }
+  if (c.roce_gid_in_error) {
+    EXPECT_TRUE(p.roce_gid_in_error);
+  }
 }
 
-TEST(NcclErrors, CompletionFromPeer_2_12_to_2_20_WithIpoibPeer) {
-  auto p = one(warn("transport/net_ib.cc:1295",
-                    "NET/IB : Got completion from peer fe80::2c9:3:a:1%ib0<53249> with error "
-                    "4, opcode 32564, len 32564, vendor err 81 (Send)"));
-  EXPECT_EQ(p.issues[0].status, 4);
-  EXPECT_EQ(p.issues[0].status_name, "LOC_PROT_ERR");
-  EXPECT_TRUE(p.ib_peer_in_error);
-}
-
-TEST(NcclErrors, CompletionStatusNumber_2_21_to_2_29_WithRoceGids) {
-  auto p = one(warn("transport/net_ib.cc:1700",
-                    "NET/IB : Got completion from peer 192.0.2.7<55921> with status=12 opcode=1 "
-                    "len=0 vendor err 129 (Send) localGid ::ffff:192.0.2.1 remoteGids::ffff:192.0.2.2"));
-  EXPECT_EQ(p.issues[0].status, 12);
-  EXPECT_EQ(p.issues[0].status_name, "RETRY_EXC_ERR");
-  EXPECT_TRUE(p.roce_gid_in_error);
-}
-
-TEST(NcclErrors, CompletionStatusName_2_30) {
-  auto p = one(warn("transport/net_ib/p2p.cc:688",
-                    "NET/IB: Got completion from peer 192.0.2.7<1> with status=WR_FLUSH_ERR(5) "
-                    "opcode=SEND(0) vendor_err=244"));
-  EXPECT_EQ(p.issues[0].status, 5);
-  EXPECT_EQ(p.issues[0].status_name, "WR_FLUSH_ERR");
-}
+INSTANTIATE_TEST_SUITE_P(
+    NcclErrors, NcclCompletion,
+    testing::Values(
+        CompletionForm{.range = "v2_4_to_2_11",
+                       .file = "transport/net_ib.cc:839",
+                       .msg = "NET/IB : Got completion with error 12, opcode 1, len 0, vendor err 129",
+                       .status = 12,
+                       .status_name = "RETRY_EXC_ERR",
+                       .version_max = V(2, 11, 99)},
+        CompletionForm{.range = "v2_12_to_2_20_WithIpoibPeer",
+                       .file = "transport/net_ib.cc:1295",
+                       .msg = "NET/IB : Got completion from peer fe80::2c9:3:a:1%ib0<53249> with error "
+                              "4, opcode 32564, len 32564, vendor err 81 (Send)",
+                       .status = 4,
+                       .status_name = "LOC_PROT_ERR",
+                       .ib_peer_in_error = true},
+        CompletionForm{
+            .range = "v2_21_to_2_29_WithRoceGids",
+            .file = "transport/net_ib.cc:1700",
+            .msg = "NET/IB : Got completion from peer 192.0.2.7<55921> with status=12 opcode=1 "
+                   "len=0 vendor err 129 (Send) localGid ::ffff:192.0.2.1 remoteGids::ffff:192.0.2.2",
+            .status = 12,
+            .status_name = "RETRY_EXC_ERR",
+            .roce_gid_in_error = true},
+        CompletionForm{.range = "v2_30_StatusName",
+                       .file = "transport/net_ib/p2p.cc:688",
+                       .msg = "NET/IB: Got completion from peer 192.0.2.7<1> with status=WR_FLUSH_ERR(5) "
+                              "opcode=SEND(0) vendor_err=244",
+                       .status = 5,
+                       .status_name = "WR_FLUSH_ERR"}),
+    [](const testing::TestParamInfo<CompletionForm>& i) { return std::string(i.param.range); });
 
 TEST(NcclErrors, ProxyAndSocketAndPluginWarnings) {
   auto p = one(warn("proxy.cc:1519",

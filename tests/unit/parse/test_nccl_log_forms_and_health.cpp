@@ -4,8 +4,10 @@
 // report/transport_health.hpp, and the edge cases a hostile reader raised against both.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
+#include "../analysis/transport_fixtures.hpp"
 #include "fabcheck/parse/nccl_log.hpp"
 #include "fabcheck/report/document.hpp"
 #include "fabcheck/report/transport.hpp"
@@ -25,15 +27,11 @@ std::string warn_line(const std::string& host, const std::string& msg) {
 }
 
 report::TransportResult analyze(const std::string& text) {
-  report::TransportInput in;
-  in.nccl_logs.push_back(parse_nccl_log(text));
-  return report::analyze_transport(in);
+  return testing_fixtures::analyze_log(parse_nccl_log(text));
 }
 
 bool has_code(const report::TransportResult& r, const std::string& code) {
-  for (const auto& f : r.findings)
-    if (f.code == code) return true;
-  return false;
+  return std::ranges::any_of(r.findings, [&](const auto& f) { return f.code == code; });
 }
 
 }  // namespace

@@ -4,12 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <fstream>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "../support/test_data.hpp"
+#include "../support/text.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/parse/peer_bench.hpp"
 #include "fabcheck/report/document.hpp"
@@ -24,33 +26,28 @@ std::string data(const std::string& rel) {
   return std::string(FABCHECK_TEST_DATA) + "/peers/" + rel;
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream ss(text);
-  std::string l;
-  while (std::getline(ss, l)) out.push_back(l);
-  return out;
-}
+using testing_fixtures::lines_of;
+using testing_fixtures::read_text_file;
 
 parse::PeerRun parse_file(const std::string& rel) {
-  const std::string text = slurp(data(rel));
+  const std::string text = read_text_file(data(rel));
   const std::string fmt = parse::detect_peer_format(text);
   EXPECT_FALSE(fmt.empty()) << rel;
   return parse::parse_peer(text, fmt, rel);
+}
+
+// The report `fabcheck import` makes of `run` (read from a file named `name`).
+nlohmann::json imported(const std::string& name, const parse::PeerRun& run) {
+  report::Document doc;
+  report::add_peer_import(doc, {{name, run}}, {});
+  return doc.json();
 }
 
 /// Checks every parsed row against its line: the first token is the size, each later token (after an
 /// optional HH:MM:SS prefix) is the column's value as printed; and the row count equals the file's
 /// row-shaped lines (digits first, then a number).
 void expect_rows_exact(const std::string& rel, const parse::PeerRun& run) {
-  const auto lines = lines_of(slurp(data(rel)));
+  const auto lines = lines_of(read_text_file(data(rel)));
   std::size_t rows = 0;
   for (const auto& t : run.tables) {
     for (const auto& r : t.rows) {
@@ -82,106 +79,36 @@ void expect_rows_exact(const std::string& rel, const parse::PeerRun& run) {
   EXPECT_EQ(rows, shaped) << rel;
 }
 
-struct Expect {
-  const char* file;
-  const char* format;
-  const char* version;
-  std::size_t tables, rows;
-  const char* test;  // first table's test
-};
-
-const Expect kReal[] = {
-    {"perftest/ib_write_bw_postlist_gbits_perftest273.txt", "perftest-text", "", 1, 1, "ib_write_bw"},
-    {"perftest/ib_write_bw_gbits_perftest342.txt", "perftest-text", "", 1, 1, "ib_write_bw"},
-    {"perftest/ib_read_bw_a_ucx8851.txt", "perftest-text", "", 1, 3, "ib_read_bw"},
-    {"perftest/ib_read_lat_shared_spiderpool.txt", "perftest-text", "", 1, 1, "ib_read_lat"},
-    {"perftest/ib_read_lat_sriov_warnings_spiderpool.txt", "perftest-text", "", 1, 1, "ib_read_lat"},
-    {"perftest/ib_write_bw_a_loopback_superbench.txt", "perftest-text", "", 2, 24, "ib_write_bw"},
-    {"perftest/ib_write_bw_8M_loopback_superbench.txt", "perftest-text", "", 2, 2, "ib_write_bw"},
-    {"osu/osu_latency_v5.0_libfabric-cray859.txt", "osu-text", "v5.0", 1, 24, "osu_latency"},
-    {"osu/osu_bw_v5.6.2_ucx4274.txt", "osu-text", "v5.6.2", 1, 23, "osu_bw"},
-    {"osu/osu_mbw_mr_v5.7.1_parallelcluster7035.txt", "osu-text", "v5.7.1", 1, 12, "osu_mbw_mr"},
-    {"osu/osu_bw_cuda_v7.2_eessi716.txt", "osu-text", "v7.2", 1, 26, "osu_bw"},
-    {"osu/osu_reduce_cuda_v7.3_ompi12318.txt", "osu-text", "v7.3", 1, 11, "osu_reduce"},
-    {"osu/osu_latency_v6.1_limelead.txt", "osu-text", "v6.1", 1, 4, "osu_latency"},
-    {"osu/osu_bw_v6.2_cscs_without_cxi.txt", "osu-text", "v6.2", 1, 23, "osu_bw"},
-    {"osu/osu_bw_v6.2_cscs_with_cxi.txt", "osu-text", "v6.2", 1, 23, "osu_bw"},
-    {"osu/osu_bw_validation_v7.5_cscs_openmpi.txt", "osu-text", "v7.5", 1, 23, "osu_bw"},
-    {"osu/osu_alltoall_validation_v7.5_cscs_openmpi.txt", "osu-text", "v7.5", 1, 21, "osu_alltoall"},
-    {"osu/osu_latency_v5.3.2_hpc-cofc.txt", "osu-text", "v5.3.2", 1, 24, "osu_latency"},
-    {"osu/osu_bibw_v5.3.2_hpc-cofc.txt", "osu-text", "v5.3.2", 1, 23, "osu_bibw"},
-    {"osu/osu_bibw_v5.7.1_p5_openmpi_parallelcluster.txt", "osu-text", "v5.7.1", 1, 23, "osu_bibw"},
-    {"osu/osu_bibw_v5.7.1_c5n_intelmpi_parallelcluster.txt", "osu-text", "v5.7.1", 1, 23, "osu_bibw"},
-    {"osu/osu_allreduce_v5.7.1_c5n_openmpi_parallelcluster.txt", "osu-text", "v5.7.1", 1, 19,
-     "osu_allreduce"},
-    {"osu/osu_allreduce_v5.7.1_c5n_intelmpi_parallelcluster.txt", "osu-text", "v5.7.1", 1, 19,
-     "osu_allreduce"},
-    {"osu/osu_allreduce_v5.7.1_p5_openmpi_parallelcluster.txt", "osu-text", "v5.7.1", 1, 19, "osu_allreduce"},
-    {"imb/imb_pingpong_mvapich2_ohpc207.txt", "imb-text", "", 1, 20, "PingPong"},
-    {"imb/imb_reduce_openmpi412_ompi9838.txt", "imb-text", "", 1, 12, "Reduce"},
-    {"imb/imb_allreduce_4proc_ci_timestamps_libfabric9772.txt", "imb-text", "", 1, 6, "Allreduce"},
-    {"local/osu74_latency.txt", "osu-text", "v7.4", 1, 17, "osu_latency"},
-    {"local/osu74_latency_z_c.txt", "osu-text", "v7.4", 1, 13, "osu_latency"},
-    {"local/osu74_bw_nodeA_to_nodeB.txt", "osu-text", "v7.4", 1, 21, "osu_bw"},
-    {"local/osu74_allreduce_f.txt", "osu-text", "v7.4", 1, 15, "osu_allreduce"},
-    {"local/imb2021_pingpong.txt", "imb-text", "2021.11", 1, 18, "PingPong"},
-    {"local/imb2021_allreduce_sendrecv_np4.txt", "imb-text", "2021.11", 4, 64, "Allreduce"},
-    {"imb/pkb_imb2019u6_pingpong.txt", "imb-text", "2019 Update 6", 1, 2, "Multi-PingPong"},
-    {"imb/pkb_imb2019u6_reduce.txt", "imb-text", "2019 Update 6", 1, 2, "Reduce"},
-    {"imb/pkb_imb2019u6_barrier.txt", "imb-text", "2019 Update 6", 2, 2, "Multi-Barrier"},
-    {"imb/pkb_imb2019u6_allgather.txt", "imb-text", "2019 Update 6", 7, 7, "Multi-Allgather"},
-    {"imb/pkb_imb2019u6_latencies.txt", "imb-text", "2019 Update 6", 1, 2, "PingPong"},
-    {"imb/stackhpc_ompi3-foss2019_pingpong.txt", "imb-text", "2019 Update 3", 1, 24, "PingPong"},
-    {"imb/stackhpc_ompi4-foss2019_pingpong.txt", "imb-text", "2019 Update 3", 1, 24, "PingPong"},
-    {"imb/stackhpc_ompi4-NA_pingpong.txt", "imb-text", "2019 Update 5", 1, 24, "PingPong"},
-    {"imb/machengxin_aws_imb2019u3_IMB-MPI1_full.txt", "imb-text", "2019 Update 3", 46, 869, "PingPong"},
-    {"imb/machengxin_cartesius_imb2019u3_pingpong_two_nodes.txt", "imb-text", "2019 Update 3", 1, 24,
-     "PingPong"},
-    {"osu/pkb_osu571_allreduce_full.txt", "osu-text", "v5.7.1", 1, 2, "osu_allreduce"},
-    {"osu/pkb_osu571_reduce_full.txt", "osu-text", "v5.7.1", 1, 2, "osu_reduce"},
-    {"osu/pkb_osu57_allreduce_full.txt", "osu-text", "v5.7", 1, 2, "osu_allreduce"},
-    {"perftest/hpe_shsdocs_ib_write_bw_client_gbits.txt", "perftest-text", "", 1, 1, "ib_write_bw"},
-    {"perftest/hpe_shsdocs_ib_write_bw_rdmacm_client.txt", "perftest-text", "", 1, 1, "ib_write_bw"},
-    {"perftest/nminoru_pib_issue4_ib_atomic_bw_cmp_and_swap_client.txt", "perftest-text", "", 1, 1,
-     "ib_atomic_bw"},
-    {"perftest/oci_k8s_a100_ib_write_bw_mofed54_server.txt", "perftest-text", "", 1, 1, "ib_write_bw"},
-    {"imb/ocitutorials_imb2021.7_pingpong_openmpi506.txt", "imb-text", "2021.7", 1, 2, "PingPong"},
-    {"imb/ocitutorials_imb2021.7_allreduce_144proc_openmpi506.txt", "imb-text", "2021.7", 1, 2, "Allreduce"},
-    {"imb/ocitutorials_imb2021.2_pingpong_intelmpi.txt", "imb-text", "2021.2", 1, 3, "PingPong"},
-    {"imb/ocitutorials_imb2021.2_allreduce_144proc_intelmpi.txt", "imb-text", "2021.2", 1, 3, "Allreduce"},
-    {"perftest/arsenvlad_azure_hc_ib_send_lat_a_server_old_header.txt", "perftest-text", "", 1, 23,
-     "ib_send_lat"},
-    {"perftest/arsenvlad_azure_hc_ib_send_lat_a_client_old_header.txt", "perftest-text", "", 1, 23,
-     "ib_send_lat"},
-    {"perftest/stmatengss_ib_write_lat_a_cx3_20000iter.txt", "perftest-text", "", 1, 23, "ib_write_lat"},
-    {"perftest/stmatengss_ib_read_lat_a_cx3_20000iter.txt", "perftest-text", "", 1, 23, "ib_read_lat"},
-};
-
 }  // namespace
 
+// tests/data/peers/expected.json: per real output, the format, the version line, the number of tables and
+// rows, the first table's test.
 TEST(PeerBench, EveryRealFileImportsWithEveryRowExact) {
-  for (const auto& e : kReal) {
-    SCOPED_TRACE(e.file);
-    const std::string text = slurp(data(e.file));
-    EXPECT_EQ(parse::detect_peer_format(text), e.format);
+  const auto expected = nlohmann::json::parse(read_text_file(data("expected.json")));
+  EXPECT_EQ(expected.size(), 58u);  // a file without an entry would be silently untested
+  for (const auto& [file, e] : expected.items()) {
+    const auto format = e.at("format").get<std::string>();
+    SCOPED_TRACE(file);
+    const std::string text = read_text_file(data(file));
+    EXPECT_EQ(parse::detect_peer_format(text), format);
     // Each file names its source on its first line (tests/data/peers/README.md); a JSON document cannot.
-    if (e.format != std::string("perftest-json")) {
+    if (format != "perftest-json") {
       EXPECT_TRUE(text.starts_with("source: https://") || text.starts_with("source: produced here, "));
     }
-    const auto run = parse_file(e.file);
-    EXPECT_EQ(run.version, e.version);
-    ASSERT_EQ(run.tables.size(), e.tables);
+    const auto run = parse_file(file);
+    EXPECT_EQ(run.version, e.at("version").get<std::string>());
+    ASSERT_EQ(run.tables.size(), e.at("tables").get<std::size_t>());
     std::size_t rows = 0;
     for (const auto& t : run.tables) rows += t.rows.size();
-    EXPECT_EQ(rows, e.rows);
-    EXPECT_EQ(run.tables[0].test, e.test);
+    EXPECT_EQ(rows, e.at("rows").get<std::size_t>());
+    EXPECT_EQ(run.tables[0].test, e.at("test").get<std::string>());
     EXPECT_TRUE(run.errors.empty());
-    expect_rows_exact(e.file, run);
+    expect_rows_exact(file, run);
     // The import is a report the shared loader accepts.
     report::Document doc;
-    report::add_peer_import(doc, {{e.file, run}}, {});
+    report::add_peer_import(doc, {{file, run}}, {});
     doc.finish("complete", 0, 0.0);
-    EXPECT_NO_THROW(report::parse_report_text(doc.json().dump(), e.file));
+    EXPECT_NO_THROW(report::parse_report_text(doc.json().dump(), file));
   }
 }
 
@@ -217,9 +144,7 @@ TEST(PeerBench, PerftestLatencyTableWithFrequencyWarnings) {
   EXPECT_EQ(t.columns, cols);
   EXPECT_EQ(run.info.at("Device"), "mlx5_5");
   EXPECT_EQ(run.info.at("Transport type"), "IB");
-  report::Document doc;
-  report::add_peer_import(doc, {{"lat.txt", run}}, {});
-  const auto& l = doc.json()["latency"][0];
+  const auto l = imported("lat.txt", run)["latency"][0];
   EXPECT_EQ(l["mean_us"], 6.82);
   EXPECT_EQ(l["p50_us"], 6.74);
   EXPECT_EQ(l["p99_us"], 7.15);
@@ -260,9 +185,7 @@ TEST(PeerBench, PerftestJsonWithUnquotedKeys) {
   EXPECT_EQ(r.values.at("p999_us").value, 4.03);
   EXPECT_EQ(run.info.at("Device"), "rxe0");
   // The import names the statistics: mean = t_avg, p50 = t_typical (perftest's median).
-  report::Document doc;
-  report::add_peer_import(doc, {{"x.json", run}}, {});
-  const auto& l = doc.json()["latency"][0];
+  const auto l = imported("x.json", run)["latency"][0];
   EXPECT_EQ(l["mean_us"], 2.42);
   EXPECT_EQ(l["p50_us"], 2.42);
   EXPECT_EQ(l["p999_us"], 4.03);
@@ -287,14 +210,11 @@ TEST(PeerBench, OsuColumnsAndStatistics) {
   EXPECT_EQ(mr.tables[0].pairs, 48);
   EXPECT_EQ(mr.tables[0].rows.back().values.at("msg_rate_per_s").value, 48514205.09);
   // OSU's latency headline is a mean; -z on a bandwidth test is not a tail.
-  report::Document doc;
-  report::add_peer_import(doc, {{"lat.txt", parse_file("osu/osu_latency_v5.0_libfabric-cray859.txt")}}, {});
-  EXPECT_EQ(doc.json()["latency"][0]["mean_us"], 1.84);
-  EXPECT_TRUE(doc.json()["latency"][0]["p50_us"].is_null());
-  EXPECT_NE(doc.json()["latency"][0]["statistic"].get<std::string>().find("mean"), std::string::npos);
-  report::Document bw;
-  report::add_peer_import(bw, {{"z.txt", parse_file("constructed/osu_bw_tail_z.txt")}}, {});
-  const auto& link = bw.json()["pairs"]["links"][0];
+  const auto l = imported("lat.txt", parse_file("osu/osu_latency_v5.0_libfabric-cray859.txt"))["latency"][0];
+  EXPECT_EQ(l["mean_us"], 1.84);
+  EXPECT_TRUE(l["p50_us"].is_null());
+  EXPECT_NE(l["statistic"].get<std::string>().find("mean"), std::string::npos);
+  const auto link = imported("z.txt", parse_file("constructed/osu_bw_tail_z.txt"))["pairs"]["links"][0];
   EXPECT_NE(link["tail_note"].get<std::string>().find("fastest 1 %"), std::string::npos);
   EXPECT_DOUBLE_EQ(link["points"][0]["bw_p99_gbps"].get<double>(), 12.0);
 }
@@ -336,9 +256,8 @@ TEST(PeerBench, LinksHostsAndGateShape) {
 
 TEST(PeerBench, CollectivesIntoSweepsWithDerivedBusbw) {
   const auto run = parse_file("local/imb2021_allreduce_sendrecv_np4.txt");
-  report::Document doc;
-  report::add_peer_import(doc, {{"imb.txt", run}}, {});
-  const auto& s = doc.json()["sweeps"];
+  const auto doc = imported("imb.txt", run);
+  const auto& s = doc["sweeps"];
   ASSERT_EQ(s.size(), 2u);  // Allreduce with 2 and with 4 processes; Sendrecv went to pairs.links
   EXPECT_EQ(s[0]["collective"], "allreduce");
   EXPECT_EQ(s[0]["nranks"], 2);
@@ -348,7 +267,7 @@ TEST(PeerBench, CollectivesIntoSweepsWithDerivedBusbw) {
   const double t = pt["time_us"].get<double>();
   EXPECT_DOUBLE_EQ(pt["busbw_gbps"].get<double>(), 65536 / 1e9 / (t * 1e-6) * 2 * 3 / 4);
   EXPECT_NE(pt["busbw_source"].get<std::string>().find("derived"), std::string::npos);
-  EXPECT_EQ(doc.json()["pairs"]["links"].size(), 2u);
+  EXPECT_EQ(doc["pairs"]["links"].size(), 2u);
   // OSU does not print the rank count: no busBw without --nranks.
   report::Document osu;
   report::add_peer_import(osu, {{"o.txt", parse_file("local/osu74_allreduce_f.txt")}}, {});
@@ -423,9 +342,9 @@ TEST(PeerBench, ErrorsBecomeFindings) {
 }
 
 TEST(PeerBench, ForeignFilesAreNotPeers) {
-  EXPECT_EQ(parse::detect_peer_format(slurp(data("constructed/not_a_benchmark.txt"))), "");
-  EXPECT_EQ(parse::detect_peer_format(slurp(std::string(FABCHECK_TEST_DATA) +
-                                            "/nccl-tests/allreduce_16rank_a100_2node_rdma_v2.13.txt")),
+  EXPECT_EQ(parse::detect_peer_format(read_text_file(data("constructed/not_a_benchmark.txt"))), "");
+  EXPECT_EQ(parse::detect_peer_format(read_text_file(
+                std::string(FABCHECK_TEST_DATA) + "/nccl-tests/allreduce_16rank_a100_2node_rdma_v2.13.txt")),
             "");
   // A header without rows and no error line is refused.
   report::Document d;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/text.hpp"
 #include "fabcheck/model/counters.hpp"
 #include "fabcheck/parse/ethtool_stats.hpp"
 #include "fabcheck/parse/proc_net.hpp"
@@ -52,6 +53,14 @@ report::Document doc_of_case(const std::string& name, const std::string& section
   sc.duration_s = 12.5;
   sc.hosts.push_back(model::counter_delta(host, read_case(name, "before"), read_case(name, "after")));
   doc.json()["run"]["sections"][section] = {{"status", "ok"}, {"counters", report::counters_json(sc)}};
+  return doc;
+}
+
+/// doc_of_case with the counter findings of its step added.
+report::Document judged_case(const std::string& name, const std::string& section,
+                             const std::string& host = "h1") {
+  auto doc = doc_of_case(name, section, host);
+  report::add_counter_findings(doc, section);
   return doc;
 }
 
@@ -111,8 +120,7 @@ TEST(CounterDelta, KeepsWhatMovedAndListsResets) {
   EXPECT_TRUE(d.deltas.empty());
   ASSERT_EQ(d.reset.size(), 1u);
   EXPECT_EQ(d.reset[0], "net.eth0.rx_dropped");
-  auto doc = doc_of_case("eth-reset", "pairs");
-  report::add_counter_findings(doc, "pairs");
+  auto doc = judged_case("eth-reset", "pairs");
   EXPECT_TRUE(doc.json()["findings"].empty());
 }
 
@@ -128,8 +136,7 @@ TEST(CounterDelta, SnapshotLineRoundTrips) {
 
 /// A recorded case that must give no finding and no console block.
 void expect_quiet_case(const std::string& name) {
-  auto doc = doc_of_case(name, "sweep");
-  report::add_counter_findings(doc, "sweep");
+  auto doc = judged_case(name, "sweep");
   EXPECT_TRUE(doc.json()["findings"].empty()) << name << ": " << doc.json()["findings"].dump(2);
   EXPECT_EQ(report::render_counters(doc.json()["run"]["sections"]["sweep"]["counters"], "sweep"), "") << name;
 }
@@ -139,17 +146,16 @@ TEST(CounterFindings, HealthyHostGivesNone) {
 }
 
 TEST(CounterFindings, BadCableFailsNamingHostAndPort) {
-  auto doc = doc_of_case("ib-bad-cable", "pairs", "node07");
-  report::add_counter_findings(doc, "pairs");
+  auto doc = judged_case("ib-bad-cable", "pairs", "node07");
   ASSERT_EQ(codes(doc), std::vector<std::string>{"RDMA_LINK_ERRORS:fail"});
   const auto& f = doc.json()["findings"][0];
   EXPECT_EQ(f["evidence"]["host"], "node07");
   EXPECT_EQ(f["evidence"]["port"], "mlx5_0 port 1");
   EXPECT_EQ(f["evidence"]["deltas"]["symbol_error"], 1234);
   EXPECT_EQ(f["evidence"]["deltas"]["link_downed"], 1);
-  EXPECT_NE(f["remedy"].get<std::string>().find("cable"), std::string::npos);
+  testing_fixtures::expect_contains(f["remedy"].get<std::string>(), {"cable"});
   const auto text = report::render_counters(doc.json()["run"]["sections"]["pairs"]["counters"], "pairs");
-  EXPECT_NE(text.find("node07: mlx5_0 port 1"), std::string::npos) << text;
+  testing_fixtures::expect_contains(text, {"node07: mlx5_0 port 1"});
 }
 
 // Symbol errors without a link event are bit errors a healthy link shows too: a warning, not a verdict.
@@ -167,28 +173,25 @@ TEST(CounterFindings, SymbolErrorsAloneAreAWarning) {
 }
 
 TEST(CounterFindings, LossyRoceWithoutCnpSaysNoEcn) {
-  auto doc = doc_of_case("roce-lossy", "sweep");
-  report::add_counter_findings(doc, "sweep");
+  auto doc = judged_case("roce-lossy", "sweep");
   ASSERT_EQ(codes(doc), std::vector<std::string>{"ROCE_PACKET_LOSS:warn"});
   const auto& f = doc.json()["findings"][0];
   EXPECT_EQ(f["evidence"]["ecn_seen"], false);
-  EXPECT_NE(f["message"].get<std::string>().find("without ECN/DCQCN"), std::string::npos);
+  testing_fixtures::expect_contains(f["message"].get<std::string>(), {"without ECN/DCQCN"});
   EXPECT_EQ(f["evidence"]["deltas"]["hw.out_of_sequence"], 500);
 }
 
 TEST(CounterFindings, RoceLossWithCnpSaysNotificationsFlowed) {
-  auto doc = doc_of_case("roce-loss-with-ecn", "sweep");
-  report::add_counter_findings(doc, "sweep");
+  auto doc = judged_case("roce-loss-with-ecn", "sweep");
   ASSERT_EQ(codes(doc), std::vector<std::string>{"ROCE_PACKET_LOSS:warn"});
   const auto& f = doc.json()["findings"][0];
   EXPECT_EQ(f["evidence"]["ecn_seen"], true);
-  EXPECT_NE(f["message"].get<std::string>().find("although congestion notifications flowed"),
-            std::string::npos);
+  testing_fixtures::expect_contains(f["message"].get<std::string>(),
+                                    {"although congestion notifications flowed"});
 }
 
 TEST(CounterFindings, DropsAndTcpLossAreWarnings) {
-  auto doc = doc_of_case("eth-drops-tcp-loss", "latency", "h3");
-  report::add_counter_findings(doc, "latency");
+  auto doc = judged_case("eth-drops-tcp-loss", "latency", "h3");
   ASSERT_EQ(codes(doc), (std::vector<std::string>{"NETDEV_DROPS:warn", "TCP_RETRANSMITS:warn"}));
   for (const auto& f : doc.json()["findings"]) {
     EXPECT_EQ(f["evidence"]["host"], "h3");
@@ -277,13 +280,11 @@ TEST(CounterHtml, ListsWhatMovedAndCountsTheRest) {
   const auto at = page.find("id=\"counters\"");
   ASSERT_NE(at, std::string::npos);
   const std::string sec = page.substr(at, page.find("</section>", at) - at);
-  EXPECT_NE(sec.find("<td>node07</td>"), std::string::npos) << sec;
-  EXPECT_NE(sec.find("rdma.mlx5_0.1.symbol_error +1234"), std::string::npos) << sec;
+  testing_fixtures::expect_contains(sec, {"<td>node07</td>", "rdma.mlx5_0.1.symbol_error +1234"});
   EXPECT_EQ(sec.find("<td>node08</td>"), std::string::npos) << "a quiet reading is counted, not listed";
-  EXPECT_NE(sec.find("1 step/host reading(s) with no retransmission"), std::string::npos) << sec;
+  testing_fixtures::expect_contains(sec, {"1 step/host reading(s) with no retransmission"});
   // The recorded trees have no proc/net/netstat: the page says so, once per host.
-  EXPECT_NE(sec.find("skipped: node07: "), std::string::npos) << sec;
-  EXPECT_NE(sec.find("net/netstat: cannot read"), std::string::npos) << sec;
+  testing_fixtures::expect_contains(sec, {"skipped: node07: ", "net/netstat: cannot read"});
   const std::string old = report::render_html(json{{"schema_version", 1}});
   EXPECT_NE(old.find("no counter records"), std::string::npos);
 }
@@ -317,8 +318,7 @@ TEST(CounterFindings, HealthyLosslessPortIsQuiet) {
 }
 
 TEST(CounterFindings, PauseStormFailsNamingHostAndInterfaceOnce) {
-  auto doc = doc_of_case("roce-pause-storm", "incast", "gpu12");
-  report::add_counter_findings(doc, "incast");
+  auto doc = judged_case("roce-pause-storm", "incast", "gpu12");
   EXPECT_EQ(codes(doc), std::vector<std::string>{"PFC_PAUSE_STORM:fail"});
   const auto& f = doc.json()["findings"][0];
   EXPECT_EQ(f["evidence"]["host"], "gpu12");
@@ -327,19 +327,18 @@ TEST(CounterFindings, PauseStormFailsNamingHostAndInterfaceOnce) {
   EXPECT_EQ(f["evidence"]["tx_pause"]["where"], "priority 3");
   EXPECT_DOUBLE_EQ(f["evidence"]["tx_pause"]["share"].get<double>(), 9e6 / 12.5e6);
   const std::string msg = f["message"];
-  EXPECT_NE(msg.find("gpu12 ens1f0np0: pause storm during the incast step"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("72.0 % of the step (priority 3)"), std::string::npos) << msg;
+  testing_fixtures::expect_contains(
+      msg, {"gpu12 ens1f0np0: pause storm during the incast step", "72.0 % of the step (priority 3)"});
   const auto text = report::render_counters(doc.json()["run"]["sections"]["incast"]["counters"], "incast");
-  EXPECT_NE(text.find("tx_pause_storm_error_events"), std::string::npos) << text;
-  EXPECT_NE(text.find("\"tx_prio3_pause_duration\":9000000"), std::string::npos) << text;
+  testing_fixtures::expect_contains(text,
+                                    {"tx_pause_storm_error_events", "\"tx_prio3_pause_duration\":9000000"});
 }
 
 TEST(CounterFindings, PausedByTheNetworkIsAWarningAboutCongestionFurtherOn) {
-  auto doc = doc_of_case("roce-paused-by-network", "pairs");
-  report::add_counter_findings(doc, "pairs");
+  auto doc = judged_case("roce-paused-by-network", "pairs");
   EXPECT_EQ(codes(doc), std::vector<std::string>{"PFC_PAUSE_HIGH:warn"});
   const std::string msg = doc.json()["findings"][0]["message"];
-  EXPECT_NE(msg.find("the network paused it for 24.0 % of the step (priority 3)"), std::string::npos) << msg;
+  testing_fixtures::expect_contains(msg, {"the network paused it for 24.0 % of the step (priority 3)"});
   EXPECT_EQ(msg.find("it paused the network"), std::string::npos) << msg;
   // Just under the share (10 % of 12.5 s = 1.25 s): quiet.
   report::Document under;

@@ -9,6 +9,7 @@
 #include <map>
 #include <sstream>
 
+#include "../support/test_data.hpp"
 #include "fabcheck/core/cpulist.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/parse/mca_params.hpp"
@@ -18,7 +19,6 @@
 
 namespace fs = std::filesystem;
 using namespace fabcheck;
-using probes::HostInventory;
 
 namespace {
 
@@ -28,8 +28,8 @@ const std::string kModels = kData + "/sysfs";
 /// Verbs fake: answers what the test says the kernel would.
 class FakeVerbs : public probes::VerbsBackend {
  public:
-  probes::VerbsListing listing;
-  probes::VerbsListing list() const override { return listing; }
+  model::VerbsListing listing;
+  model::VerbsListing list() const override { return listing; }
 };
 
 FakeVerbs enosys() {
@@ -84,7 +84,8 @@ Readme read_readme(const std::string& model) {
   return r;
 }
 
-HostInventory inventory_of(const std::string& model, const Readme& rd, const std::string& host = "host") {
+model::HostInventory inventory_of(const std::string& model, const Readme& rd,
+                                  const std::string& host = "host") {
   probes::InventoryOptions o;
   o.sysfs_root = kModels + "/" + model;
   o.etc_root = rd.etc.empty() ? kModels + "/" + model + "/no-etc" : rd.etc;
@@ -92,11 +93,11 @@ HostInventory inventory_of(const std::string& model, const Readme& rd, const std
   o.nccl_version = rd.nccl_version;
   o.proc_root = rd.proc;
   FakeVerbs v = enosys();
-  if (rd.verbs == "empty") v.listing = probes::VerbsListing{"ok", 0, "", {}};
+  if (rd.verbs == "empty") v.listing = model::VerbsListing{"ok", 0, "", {}};
   return probes::collect_host_inventory(o, v, rd.env, host);
 }
 
-HostInventory inventory_of(const std::string& model) {
+model::HostInventory inventory_of(const std::string& model) {
   return inventory_of(model, read_readme(model));
 }
 
@@ -107,13 +108,13 @@ std::vector<std::string> codes_pi(const std::vector<report::Finding>& fs_) {
   return c;
 }
 
-std::vector<report::Finding> findings_of(const HostInventory& h) {
+std::vector<report::Finding> findings_of(const model::HostInventory& h) {
   probes::InventoryResult r;
   r.hosts.push_back(h);
   return report::inventory_findings(r);
 }
 
-const probes::RdmaDevice& dev(const HostInventory& h, const std::string& name) {
+const model::RdmaDevice& dev(const model::HostInventory& h, const std::string& name) {
   for (const auto& d : h.rdma_devices)
     if (d.name == name) return d;
   throw std::runtime_error("no device " + name);
@@ -127,12 +128,7 @@ std::vector<std::string> models() {
   return out;
 }
 
-std::string read_file_text(const std::string& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using fabcheck::testing_fixtures::read_text_file;
 
 }  // namespace
 
@@ -207,7 +203,7 @@ TEST(Inventory, A_IbNdrRailOptimized) {
 // The distances computed from sysfs equal what nvidia-smi printed on the real host ([F09]).
 TEST(Inventory, A_DistancesEqualNvidiaSmiTopo) {
   auto h = inventory_of("a-ib-ndr-8rail");
-  auto topo = parse::parse_nvidia_smi_topo(read_file_text(kData + "/nvidia-smi/topo-m-h100-8gpu-8nic.txt"));
+  auto topo = parse::parse_nvidia_smi_topo(read_text_file(kData + "/nvidia-smi/topo-m-h100-8gpu-8nic.txt"));
   auto cells = parse::gpu_nic_levels(topo);
   ASSERT_EQ(cells.size(), 64u);
   for (const auto& c : cells) {
@@ -220,7 +216,7 @@ TEST(Inventory, A_DistancesEqualNvidiaSmiTopo) {
 
 TEST(Inventory, F2_DistancesEqualNvidiaSmiTopoOldStyle) {
   auto h = inventory_of("f2-8gpu-1nic-v100");
-  auto topo = parse::parse_nvidia_smi_topo(read_file_text(kData + "/nvidia-smi/topo-m-v100-8gpu-1nic.txt"));
+  auto topo = parse::parse_nvidia_smi_topo(read_text_file(kData + "/nvidia-smi/topo-m-v100-8gpu-1nic.txt"));
   EXPECT_TRUE(topo.nic_legend.empty());
   auto cells = parse::gpu_nic_levels(topo);
   ASSERT_EQ(cells.size(), 8u);
@@ -515,7 +511,7 @@ TEST(Inventory, PcieBandwidthMatchesKernel) {
 }
 
 TEST(McaParams, ParsesDebianFile) {
-  auto p = parse::parse_mca_params(read_file_text(kData + "/openmpi/debian/openmpi/openmpi-mca-params.conf"));
+  auto p = parse::parse_mca_params(read_text_file(kData + "/openmpi/debian/openmpi/openmpi-mca-params.conf"));
   std::map<std::string, std::string> m(p.params.begin(), p.params.end());
   EXPECT_EQ(m.at("pml"), "^ucx");
   EXPECT_EQ(m.at("btl"), "^uct,openib,ofi");
@@ -530,7 +526,7 @@ TEST(McaParams, ParsesDebianFile) {
 }
 
 TEST(NvidiaSmiTopo, NewStyleLegendAndAffinity) {
-  auto m = parse::parse_nvidia_smi_topo(read_file_text(kData + "/nvidia-smi/topo-m-h100-8gpu-8nic.txt"));
+  auto m = parse::parse_nvidia_smi_topo(read_text_file(kData + "/nvidia-smi/topo-m-h100-8gpu-8nic.txt"));
   ASSERT_EQ(m.devices.size(), 16u);
   EXPECT_EQ(m.nic_legend.at("NIC7"), "mlx5_7");
   EXPECT_EQ(m.cpu_affinity.at("GPU5"), "48-95,144-191");

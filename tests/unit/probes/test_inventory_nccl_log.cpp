@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 
+#include "../support/text.hpp"
 #include "fabcheck/parse/nccl_log.hpp"
 #include "fabcheck/parse/proc_net_ipv4.hpp"
 #include "fabcheck/probes/inventory.hpp"
@@ -39,14 +41,26 @@ std::vector<report::Finding> lh_judge(const std::string& log,
   return report::log_host_findings({parse::parse_nccl_log_file(kLhLogs + log)}, inv);
 }
 
+// The one finding of `log` judged against `hosts`, checked to be `code` at `severity` (and with one host, to
+// name it); none (the test failed) when there is not exactly one.
+std::optional<report::Finding> lh_only(const std::string& log,
+                                       const std::vector<std::pair<std::string, std::string>>& hosts,
+                                       const std::string& code, Severity severity) {
+  const auto f = lh_judge(log, hosts);
+  EXPECT_EQ(f.size(), 1u) << log;
+  if (f.size() != 1) return std::nullopt;
+  EXPECT_EQ(f[0].code, code);
+  EXPECT_EQ(f[0].severity, severity);
+  if (hosts.size() == 1) {
+    EXPECT_EQ(f[0].evidence.at("host"), hosts[0].first);
+  }
+  return f[0];
+}
+
 const model::RdmaPort& lh_port(const model::HostInventory& h, const std::string& dev) {
   for (const auto& d : h.rdma_devices)
     if (d.name == dev) return d.ports.at(0);
   throw std::runtime_error("no device " + dev);
-}
-
-bool lh_has(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
 }
 
 }  // namespace
@@ -81,7 +95,7 @@ TEST(LogHost, GidIndexInEffectByVersion) {
   ASSERT_TRUE(old_default.index);
   EXPECT_EQ(*old_default.index, 0);
   EXPECT_FALSE(old_default.automatic);
-  EXPECT_TRUE(lh_has(old_default.source, "NCCL 2.18.3 uses its default index 0")) << old_default.source;
+  testing_fixtures::expect_contains(old_default.source, {"NCCL 2.18.3 uses its default index 0"});
   EXPECT_FALSE(gid_index_in_effect({}, 22005).automatic);  // 2.20.5: still 0
   const auto automatic = gid_index_in_effect({}, 22304);
   EXPECT_TRUE(automatic.automatic);
@@ -120,27 +134,21 @@ TEST(LogHost, AutomaticSelectionReplaysNccl) {
 // One host whose index 0 is link-local: NCCL 2.18 uses 0, NCCL 2.23 selects 3 itself.
 TEST(LogHost, Roce218DefaultIndexZeroVersus223Automatic) {
   const std::vector<std::pair<std::string, std::string>> host = {{"gpu-a", "h-roce-bond-gid0-linklocal"}};
-  auto f = lh_judge("lh01-roce-gid-default-0-2.18.3.log", host);
-  ASSERT_EQ(f.size(), 1u);
-  EXPECT_EQ(f[0].code, "GID_INDEX_NOT_ROCEV2");
-  EXPECT_EQ(f[0].severity, Severity::kWarn);
-  EXPECT_EQ(f[0].evidence.at("host"), "gpu-a");
-  EXPECT_EQ(f[0].evidence.at("gid_index"), 0);
-  EXPECT_TRUE(lh_has(f[0].message, "NCCL 2.18.3 uses its default index 0")) << f[0].message;
-  EXPECT_TRUE(lh_has(f[0].message, "RoCE v1 GID")) << f[0].message;
-  EXPECT_EQ(f[0].remedy, "set NCCL_IB_GID_INDEX=3 (the IPv4 RoCE v2 GID on every host and port checked)");
+  auto f = lh_only("lh01-roce-gid-default-0-2.18.3.log", host, "GID_INDEX_NOT_ROCEV2", Severity::kWarn);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->evidence.at("gid_index"), 0);
+  testing_fixtures::expect_contains(f->message, {"NCCL 2.18.3 uses its default index 0", "RoCE v1 GID"});
+  EXPECT_EQ(f->remedy, "set NCCL_IB_GID_INDEX=3 (the IPv4 RoCE v2 GID on every host and port checked)");
   EXPECT_TRUE(lh_judge("lh02-roce-gid-auto-2.23.4.log", host).empty());
 }
 
 // NVIDIA/nccl#769: NCCL_IB_GID_INDEX=1 is the link-local RoCE v2 GID; the modify_qp timeout confirms it.
 TEST(LogHost, LinkLocalIndexWithTimeoutIsFail) {
-  auto f = lh_judge("lh03-roce-gid1-linklocal-timeout.log", {{"gpu-a", "h-roce-bond-gid0-linklocal"}});
-  ASSERT_EQ(f.size(), 1u);
-  EXPECT_EQ(f[0].code, "GID_LINK_LOCAL");
-  EXPECT_EQ(f[0].severity, Severity::kFail);
-  EXPECT_EQ(f[0].evidence.at("host"), "gpu-a");
-  EXPECT_TRUE(lh_has(f[0].message, "Connection timed out")) << f[0].message;
-  EXPECT_EQ(f[0].remedy, "set NCCL_IB_GID_INDEX=3 (the IPv4 RoCE v2 GID on every host and port checked)");
+  auto f = lh_only("lh03-roce-gid1-linklocal-timeout.log", {{"gpu-a", "h-roce-bond-gid0-linklocal"}},
+                   "GID_LINK_LOCAL", Severity::kFail);
+  ASSERT_TRUE(f);
+  testing_fixtures::expect_contains(f->message, {"Connection timed out"});
+  EXPECT_EQ(f->remedy, "set NCCL_IB_GID_INDEX=3 (the IPv4 RoCE v2 GID on every host and port checked)");
 }
 
 // NVIDIA/nccl#890 / PR #1427: one job-wide index (7) fits container A, names an empty slot on container B
@@ -148,14 +156,13 @@ TEST(LogHost, LinkLocalIndexWithTimeoutIsFail) {
 TEST(LogHost, JobWideIndexRemedyByVersion) {
   const std::vector<std::pair<std::string, std::string>> pods = {{"pod-a", "b3-roce-sparse-gid-pod"},
                                                                  {"pod-b", "b5-roce-sparse-gid-pod-at-11"}};
-  auto old_nccl = lh_judge("lh04-macvlan-job-wide-gid7-2.18.6.log", pods);
-  ASSERT_EQ(old_nccl.size(), 1u);
-  EXPECT_EQ(old_nccl[0].code, "GID_TABLES_DIFFER");
-  EXPECT_EQ(old_nccl[0].severity, Severity::kFail);  // an empty slot cannot route
-  EXPECT_EQ(old_nccl[0].evidence.at("hosts_wrong"), nlohmann::json::array({"pod-b"}));
-  EXPECT_TRUE(lh_has(old_nccl[0].message, "on pod-a but not on pod-b")) << old_nccl[0].message;
+  auto old_nccl = lh_only("lh04-macvlan-job-wide-gid7-2.18.6.log", pods, "GID_TABLES_DIFFER",
+                          Severity::kFail);  // an empty slot cannot route
+  ASSERT_TRUE(old_nccl);
+  EXPECT_EQ(old_nccl->evidence.at("hosts_wrong"), nlohmann::json::array({"pod-b"}));
+  testing_fixtures::expect_contains(old_nccl->message, {"on pod-a but not on pod-b"});
   EXPECT_EQ(
-      old_nccl[0].remedy,
+      old_nccl->remedy,
       "set NCCL_IB_GID_INDEX per host (the IPv4 RoCE v2 GID: pod-a mlx5_0:1 7; pod-b mlx5_0:1 11) in each "
       "host's /etc/nccl.conf or launcher environment, or use NCCL >= 2.21 and leave it unset (it selects "
       "per host)");
@@ -169,27 +176,23 @@ TEST(LogHost, JobWideIndexRemedyByVersion) {
 }
 
 TEST(LogHost, IbHcaMatchingNoDeviceIsFailWhenNcclFellToSockets) {
-  auto f = lh_judge("lh06-ib-hca-no-match-socket-2.21.5.log", {{"node05", "b-roce-2nic"}});
-  ASSERT_EQ(f.size(), 1u);
-  EXPECT_EQ(f[0].code, "NCCL_IB_HCA_NO_MATCH");
-  EXPECT_EQ(f[0].severity, Severity::kFail);
-  EXPECT_EQ(f[0].evidence.at("host"), "node05");
-  EXPECT_TRUE(lh_has(f[0].message, "NCCL_IB_HCA=mlx5_2,mlx5_3 matches no RDMA device")) << f[0].message;
+  auto f = lh_only("lh06-ib-hca-no-match-socket-2.21.5.log", {{"node05", "b-roce-2nic"}},
+                   "NCCL_IB_HCA_NO_MATCH", Severity::kFail);
+  ASSERT_TRUE(f);
+  testing_fixtures::expect_contains(f->message, {"NCCL_IB_HCA=mlx5_2,mlx5_3 matches no RDMA device"});
   EXPECT_EQ(
-      f[0].remedy,
+      f->remedy,
       "set NCCL_IB_HCA on node05 to devices it has (mlx5_0:1,mlx5_1:1; a leading = matches names exactly, ^ "
       "excludes) or unset it");
 }
 
 // NVIDIA/nccl#1837: NCCL_SOCKET_IFNAME=eth2 on a host without eth2.
 TEST(LogHost, SocketIfnameMatchingNoInterface) {
-  auto f = lh_judge("lh07-socket-ifname-eth2-missing-2.27.7.log", {{"twshared1016", "b-roce-2nic"}});
-  ASSERT_EQ(f.size(), 1u);
-  EXPECT_EQ(f[0].code, "SOCKET_IFNAME_NO_MATCH");
-  EXPECT_EQ(f[0].severity, Severity::kFail);
-  EXPECT_EQ(f[0].evidence.at("host"), "twshared1016");
-  EXPECT_TRUE(lh_has(f[0].remedy, "(eno1, ens2np0, ens3np0)")) << f[0].remedy;
-  EXPECT_FALSE(lh_has(f[0].remedy, "lo,")) << f[0].remedy;
+  auto f = lh_only("lh07-socket-ifname-eth2-missing-2.27.7.log", {{"twshared1016", "b-roce-2nic"}},
+                   "SOCKET_IFNAME_NO_MATCH", Severity::kFail);
+  ASSERT_TRUE(f);
+  testing_fixtures::expect_contains(f->remedy, {"(eno1, ens2np0, ens3np0)"});
+  EXPECT_EQ(f->remedy.find("lo,"), std::string::npos) << f->remedy;
 }
 
 // A host with no name is the log's only host; a log host with no inventory is not judged.
@@ -279,12 +282,12 @@ TEST(LogHost, UnreachableIsTheGidsNetdevDown) {
       lh_judge("lh08-roce-gid-netdev-down-unreachable.log", {{"dgxh100-3", "n-roce-gid-vlan-down"}});
   ASSERT_EQ(lh_codes(f), std::vector<std::string>{"GID_NETDEV_DOWN"});
   EXPECT_EQ(f[0].severity, Severity::kFail);
-  EXPECT_TRUE(lh_has(f[0].message, "dgxh100-3: NCCL's GID index 3 on mlx5_0 port 1 belongs to ens3np0.100"))
-      << f[0].message;
-  EXPECT_TRUE(lh_has(f[0].message, "Network is unreachable")) << f[0].message;
+  testing_fixtures::expect_contains(
+      f[0].message,
+      {"dgxh100-3: NCCL's GID index 3 on mlx5_0 port 1 belongs to ens3np0.100", "Network is unreachable"});
   EXPECT_EQ(f[0].evidence.value("netdev", ""), "ens3np0.100");
   EXPECT_EQ(f[0].evidence.value("admin_up", true), false);
-  EXPECT_TRUE(lh_has(f[0].remedy, "ip link set ens3np0.100 up")) << f[0].remedy;
+  testing_fixtures::expect_contains(f[0].remedy, {"ip link set ens3np0.100 up"});
 }
 
 // A routed-rail fabric: rail-1 has no route out of its RoCE netdevs to rail-2's GID addresses (QP setup timed
@@ -297,12 +300,11 @@ TEST(LogHost, L3RailWithoutRouteTimesOut) {
     EXPECT_EQ(x.severity, Severity::kFail);
     EXPECT_EQ(x.evidence.value("host", ""), "rail-1");
     EXPECT_EQ(x.evidence.value("gid_index", -1), 3);
-    EXPECT_TRUE(lh_has(x.message, "198.51.100.18 (rail-2)")) << x.message;
-    EXPECT_TRUE(lh_has(x.message, "Connection timed out")) << x.message;
+    testing_fixtures::expect_contains(x.message, {"198.51.100.18 (rail-2)", "Connection timed out"});
   }
-  EXPECT_TRUE(lh_has(f[0].message, "no route out of ens3np0")) << f[0].message;
-  EXPECT_TRUE(lh_has(f[1].message, "no route out of ens2np0")) << f[1].message;
-  EXPECT_TRUE(lh_has(f[0].remedy, "dev ens3np0")) << f[0].remedy;
+  testing_fixtures::expect_contains(f[0].message, {"no route out of ens3np0"});
+  testing_fixtures::expect_contains(f[1].message, {"no route out of ens2np0"});
+  testing_fixtures::expect_contains(f[0].remedy, {"dev ens3np0"});
   const auto routed = lh_judge("lh09-roce-l3-rail-no-route-2.23.4.log",
                                {{"rail-1", "n4-roce-l3-rail-routed"}, {"rail-2", "n3-roce-l3-rail-peer"}});
   EXPECT_TRUE(routed.empty()) << routed.size() << " findings, first " << routed.at(0).message;
@@ -331,9 +333,8 @@ TEST(LogHost, LocalProtectionErrorTiedToAcs) {
   const auto f = lh_judge("lh10-ib-loc-prot-err-acs.log", {{"gpu-n1", "h-acs-redirect-plx"}});
   ASSERT_EQ(lh_codes(f), std::vector<std::string>{"LOC_PROT_ERR_HOST_FACTS"});
   EXPECT_EQ(f[0].severity, Severity::kFail);
-  EXPECT_TRUE(lh_has(f[0].message, "gpu-n1: the log's local protection error")) << f[0].message;
-  EXPECT_TRUE(lh_has(f[0].message, "ACS")) << f[0].message;
-  EXPECT_TRUE(lh_has(f[0].remedy, "NCCL_NET_GDR_LEVEL=0")) << f[0].remedy;
+  testing_fixtures::expect_contains(f[0].message, {"gpu-n1: the log's local protection error", "ACS"});
+  testing_fixtures::expect_contains(f[0].remedy, {"NCCL_NET_GDR_LEVEL=0"});
   EXPECT_EQ(f[0].evidence.at("host_facts").at(0).value("code", ""), "PCIE_ACS_REDIRECT");
   const auto iommu = lh_judge("lh10-ib-loc-prot-err-acs.log", {{"gpu-n1", "i-iommu-translated"}});
   ASSERT_EQ(lh_codes(iommu), std::vector<std::string>{"LOC_PROT_ERR_HOST_FACTS"});

@@ -10,32 +10,19 @@
 #include "fabcheck/probes/inventory.hpp"
 #include "fabcheck/probes/pcie_config.hpp"
 #include "fabcheck/report/inventory.hpp"
+#include "sysfs_model_host.hpp"
 
 using namespace fabcheck;
 
 namespace {
 
-const std::string kSysfs = std::string(FABCHECK_TEST_DATA) + "/sysfs";
-
-class NoVerbsPcie : public probes::VerbsBackend {
- public:
-  probes::VerbsListing list() const override { return {"unavailable", 38, "Function not implemented", {}}; }
-};
-
 model::HostInventory pcie_host(const std::string& model, const std::string& host = "host",
                                bool proc = false) {
-  probes::InventoryOptions o;
-  o.sysfs_root = kSysfs + "/" + model;
-  o.etc_root = kSysfs + "/" + model + "/no-etc";
-  o.run_nvidia_smi = false;
-  if (proc) o.proc_root = kSysfs + "/" + model + "/proc";
-  return probes::collect_host_inventory(o, NoVerbsPcie{}, {}, host);
+  return testing_fixtures::sysfs_model_host(model, host, {}, proc);
 }
 
 std::vector<report::Finding> pcie_findings(const std::vector<model::HostInventory>& hosts) {
-  model::InventoryResult r;
-  r.hosts = hosts;
-  return report::inventory_findings(r);
+  return testing_fixtures::inventory_findings_of(hosts);
 }
 
 std::vector<report::Finding> with_code(const std::vector<report::Finding>& f, const std::string& code) {

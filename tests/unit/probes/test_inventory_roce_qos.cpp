@@ -11,30 +11,18 @@
 #include "fabcheck/parse/mlnx_qos.hpp"
 #include "fabcheck/probes/inventory.hpp"
 #include "fabcheck/report/inventory.hpp"
+#include "sysfs_model_host.hpp"
 
 using namespace fabcheck;
 
 namespace {
 
-const std::string kQosModels = std::string(FABCHECK_TEST_DATA) + "/sysfs";
-
-class QosNoVerbs : public probes::VerbsBackend {
- public:
-  probes::VerbsListing list() const override { return {"unavailable", 38, "Function not implemented", {}}; }
-};
-
 model::HostInventory qos_host(const std::string& model, const std::map<std::string, std::string>& env) {
-  probes::InventoryOptions o;
-  o.sysfs_root = kQosModels + "/" + model;
-  o.etc_root = kQosModels + "/" + model + "/no-etc";
-  o.run_nvidia_smi = false;
-  return probes::collect_host_inventory(o, QosNoVerbs{}, env, "qoshost");
+  return testing_fixtures::sysfs_model_host(model, "qoshost", env);
 }
 
 std::vector<report::Finding> qos_findings(const model::HostInventory& h) {
-  model::InventoryResult r;
-  r.hosts = {h};
-  return report::inventory_findings(r);
+  return testing_fixtures::inventory_findings_of({h});
 }
 
 /// The one finding of an m-* model with NCCL_IB_TC=106: `code`, warn, on qoshost's mlx5_0 (ens3np0).

@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <numeric>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "../support/text.hpp"
 #include "fabcheck/core/clock.hpp"
 #include "fabcheck/core/collective.hpp"
 #include "fabcheck/core/error.hpp"
@@ -33,13 +35,7 @@ std::vector<std::string> split_ws(const std::string& line) {
   return out;
 }
 
-std::vector<std::string> lines_of_s(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  std::string l;
-  while (std::getline(in, l)) out.push_back(l);
-  return out;
-}
+using fabcheck::testing_fixtures::lines_of;
 
 template <class... A>
 std::string cfmt(const char* f, A... a) {
@@ -169,43 +165,39 @@ TEST(Sizes, SweepSizesFollowTheNcclTestsLoop) {
 }
 
 TEST(Options, ValidateNamesTheFlag) {
-  auto expect_flag = [](probes::SweepOptions o, const std::string& flag) {
+  probes::SweepOptions ok;
+  EXPECT_NO_THROW(probes::validate(ok));
+  // Each change to valid options, and the flag its error names first.
+  using Change = std::function<void(probes::SweepOptions&)>;
+  const std::pair<Change, std::string> bad[] = {
+      {[](auto& o) {
+         o.min_bytes = 64u << 20;
+         o.max_bytes = 8;
+       },
+       "-b/--minbytes"},
+      {[](auto& o) { o.iters = 0; }, "-n/--iters"},
+      {[](auto& o) { o.average = 4; }, "-a/--average"},
+      {[](auto& o) { o.blocking = 5; }, "-z/--blocking"},
+      {[](auto& o) { o.cycles = 0; }, "-N/--run_cycles"},
+      {[](auto& o) { o.root = -2; }, "-r/--root"},
+      {[](auto& o) { o.backend = "gloo"; }, "--backend"},
+      {[](auto& o) {
+         o.min_bytes = 0;
+         o.max_bytes = 8;
+         o.step_factor = 2;
+       },
+       "-b/--minbytes"},
+  };
+  for (const auto& [change, flag] : bad) {
+    auto o = ok;
+    change(o);
     try {
       probes::validate(o);
       ADD_FAILURE() << "accepted, expected an error naming " << flag;
     } catch (const UsageError& e) {
       EXPECT_EQ(std::string(e.what()).rfind(flag, 0), 0u) << e.what();
     }
-  };
-  probes::SweepOptions ok;
-  EXPECT_NO_THROW(probes::validate(ok));
-  auto o = ok;
-  o.min_bytes = 64u << 20;
-  o.max_bytes = 8;
-  expect_flag(o, "-b/--minbytes");
-  o = ok;
-  o.iters = 0;
-  expect_flag(o, "-n/--iters");
-  o = ok;
-  o.average = 4;
-  expect_flag(o, "-a/--average");
-  o = ok;
-  o.blocking = 5;
-  expect_flag(o, "-z/--blocking");
-  o = ok;
-  o.cycles = 0;
-  expect_flag(o, "-N/--run_cycles");
-  o = ok;
-  o.root = -2;
-  expect_flag(o, "-r/--root");
-  o = ok;
-  o.backend = "gloo";
-  expect_flag(o, "--backend");
-  o = ok;
-  o.min_bytes = 0;
-  o.max_bytes = 8;
-  o.step_factor = 2;
-  expect_flag(o, "-b/--minbytes");
+  }
 }
 
 // --- percentiles (DESIGN §4 integer nearest rank)
@@ -311,8 +303,8 @@ TEST(NcclFloat, HeadRule) {
 
 namespace {
 
-probes::SweepResult synthetic_result(int nranks) {
-  probes::SweepResult r;
+model::SweepResult synthetic_result(int nranks) {
+  model::SweepResult r;
   r.options.min_bytes = 8;
   r.options.max_bytes = 1024;
   r.options.step_factor = 2;
@@ -325,7 +317,7 @@ probes::SweepResult synthetic_result(int nranks) {
     r.devices.push_back({k, 4000 + k, "node01", -1, "[cpu] MPI host buffers"});
   }
   auto make_block = [&](Collective c, Dtype d, std::optional<core::RedOp> op, int root) {
-    probes::SweepBlock b;
+    model::SweepBlock b;
     b.collective = c;
     b.dtype = d;
     b.redop = op;
@@ -334,7 +326,7 @@ probes::SweepResult synthetic_result(int nranks) {
     double sum = 0;
     for (std::uint64_t s = 8; s <= 1024; s *= 2) {
       const auto g = core::geometry(c, d, s, nranks);
-      probes::SweepPoint p;
+      model::SweepPoint p;
       p.size_bytes = g.size_bytes;
       p.count = g.count;
       for (auto* pr : {&p.out_of_place, &p.in_place}) {
@@ -363,7 +355,7 @@ probes::SweepResult synthetic_result(int nranks) {
 TEST(Console, NcclTestsLayoutParsesBack) {
   const auto r = synthetic_result(4);
   const std::string text = report::render_sweep(r);
-  const auto lines = lines_of_s(text);
+  const auto lines = lines_of(text);
   // Header lines exactly as nccl-tests HEAD prints them (trailing spaces included).
   const std::string h1 =
       "#                                                              out-of-place                       "
@@ -408,7 +400,7 @@ TEST(Console, NcclTestsLayoutParsesBack) {
       EXPECT_EQ(t[2], std::string(core::name(b.dtype)));
       EXPECT_EQ(t[3], b.redop ? std::string(core::name(*b.redop)) : "none");
       EXPECT_EQ(std::stoi(t[4]), b.root);
-      const probes::PlacementResult* prs[] = {&p.out_of_place, &p.in_place};
+      const model::PlacementResult* prs[] = {&p.out_of_place, &p.in_place};
       for (int j = 0; j < 2; ++j) {
         const auto& pr = *prs[j];
         const std::size_t o = 5 + 4 * static_cast<std::size_t>(j);
@@ -494,7 +486,7 @@ TEST(Console, CompactFormIsOneLinePerSeries) {
   r.blocks[1].points[3].in_place.wrong_ranks = {2};
   r.blocks[0].truncated_from_bytes = 2048;
   const std::string text = report::render_sweep_compact(r);
-  const auto lines = lines_of_s(text);
+  const auto lines = lines_of(text);
   ASSERT_EQ(lines.size(), 1 + r.blocks.size()) << text;
   for (const auto& l : lines) EXPECT_EQ(l.rfind("#", 0), 0u) << l;  // comment lines: table parsers skip them
   // The series with the failed check names the count and the rank that received it.

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/text.hpp"
 #include "fabcheck/model/nics.hpp"
 #include "fabcheck/report/html.hpp"
 #include "fabcheck/report/nics.hpp"
@@ -19,11 +20,7 @@ using fabcheck::report::html_escape;
 using fabcheck::report::render_html;
 using nlohmann::json;
 
-std::size_t count(const std::string& hay, const std::string& needle) {
-  std::size_t n = 0;
-  for (auto p = hay.find(needle); p != std::string::npos; p = hay.find(needle, p + needle.size())) ++n;
-  return n;
-}
+using fabcheck::testing_fixtures::count_of;
 
 json sweep(const char* coll, std::initializer_list<double> sizes) {
   json pts = json::array();
@@ -98,17 +95,17 @@ TEST(ReportHtml, StringsFromTheReportAreEscapedEverywhere) {
   const std::string page = render_html(r);
   EXPECT_EQ(page.find("<script>"), std::string::npos);
   EXPECT_EQ(page.find("\"'&<"), std::string::npos);
-  EXPECT_GE(count(page, "&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&amp;"), 6u);
+  EXPECT_GE(count_of(page, "&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&amp;"), 6u);
 }
 
 TEST(ReportHtml, OnePointPerMeasuredSizeAndPlacementIncludingSizeZero) {
   json r = {{"schema_version", 1},
             {"sweeps", {sweep("allreduce", {8, 1024, 1048576}), sweep("reducescatter", {0, 64, 4096})}}};
   const std::string page = render_html(r);
-  EXPECT_EQ(count(page, "class=\"pt "), 12u);
-  EXPECT_EQ(count(page, "data-placement=\"out_of_place\" data-size-bytes="), 6u);
-  EXPECT_EQ(count(page, "data-size-bytes=\"0\""), 2u);
-  EXPECT_EQ(count(page, "data-size-bytes=\"1048576\""), 2u);
+  EXPECT_EQ(count_of(page, "class=\"pt "), 12u);
+  EXPECT_EQ(count_of(page, "data-placement=\"out_of_place\" data-size-bytes="), 6u);
+  EXPECT_EQ(count_of(page, "data-size-bytes=\"0\""), 2u);
+  EXPECT_EQ(count_of(page, "data-size-bytes=\"1048576\""), 2u);
   EXPECT_NE(page.find(">0</text>"), std::string::npos);            // the log2 axis labels its zero position
   EXPECT_EQ(page.find("data-line-rate-gbps"), std::string::npos);  // no line rate known: no reference line
 }
@@ -158,8 +155,8 @@ TEST(ReportHtml, PairsHeatmapMarksOutliersInBothDirectionsForLatency) {
         {"outliers",
          {{{"kind", "bw"}, {"from", "b"}, {"to", "c"}}, {{"kind", "lat"}, {"from", "b"}, {"to", "c"}}}}}}};
   const std::string page = render_html(r);
-  EXPECT_EQ(count(page, "<rect class=\"cell"), 12u);    // 3 x 2 per heatmap
-  EXPECT_EQ(count(page, "data-outlier=\"true\""), 3u);  // b->c bandwidth; b-c latency both ways
+  EXPECT_EQ(count_of(page, "<rect class=\"cell"), 12u);    // 3 x 2 per heatmap
+  EXPECT_EQ(count_of(page, "data-outlier=\"true\""), 3u);  // b->c bandwidth; b-c latency both ways
 }
 
 TEST(ReportHtml, ThrottledHostGetsTheWorstEndOfTheScaleAndTheCaptionMedianIsTheReports) {
@@ -194,7 +191,7 @@ TEST(ReportHtml, ThrottledHostGetsTheWorstEndOfTheScaleAndTheCaptionMedianIsTheR
   EXPECT_NEAR(medians[0], r["pairs"]["bw_median_gbps"].get<double>(), 1e-9);
   EXPECT_NEAR(medians[1], r["pairs"]["lat_median_us"].get<double>(), 1e-9);
   // And the scale has a legend.
-  EXPECT_EQ(count(page, "class=\"legend\""), 2u);
+  EXPECT_EQ(count_of(page, "class=\"legend\""), 2u);
 }
 
 }  // namespace
@@ -202,7 +199,7 @@ TEST(ReportHtml, ThrottledHostGetsTheWorstEndOfTheScaleAndTheCaptionMedianIsTheR
 TEST(ReportHtml, CitesTheDesignDocumentThatIsInTheRepository) {
   const std::string html =
       render_html({{"schema_version", 1}, {"sweeps", json::array({sweep("allreduce", {8})})}});
-  EXPECT_EQ(count(html, "docs/DESIGN.md"), 1u);
+  EXPECT_EQ(count_of(html, "docs/DESIGN.md"), 1u);
   std::ifstream design(std::string(FABCHECK_SOURCE_DIR) + "/docs/DESIGN.md");
   ASSERT_TRUE(design.good()) << "the page cites docs/DESIGN.md, which must be in the repository";
   std::string first;

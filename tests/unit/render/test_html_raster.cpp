@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/text.hpp"
 #include "fabcheck/report/html.hpp"
 #include "png_decode.hpp"
 
@@ -16,11 +17,7 @@ namespace {
 using fabcheck::report::render_html;
 using nlohmann::json;
 
-std::size_t count_of(const std::string& hay, const std::string& needle) {
-  std::size_t n = 0;
-  for (auto p = hay.find(needle); p != std::string::npos; p = hay.find(needle, p + needle.size())) ++n;
-  return n;
-}
+using fabcheck::testing_fixtures::count_of;
 
 std::string host_name(std::size_t i) {
   return "h" + std::to_string(i);

@@ -4,10 +4,9 @@
 // tests/unit/model/test_load_fast.cpp.
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
 #include <string>
 
+#include "../support/test_data.hpp"
 #include "fabcheck/report/gate.hpp"
 #include "fabcheck/report/load.hpp"
 #include "fabcheck/suite/config.hpp"
@@ -18,15 +17,10 @@ namespace report = fabcheck::report;
 namespace gate_load_options {
 namespace {
 
-std::string read(const std::string& rel) {
-  std::ifstream f(std::string(FABCHECK_TEST_DATA) + "/" + rel, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+using fabcheck::testing_fixtures::read_test_data;
 
 TEST(LoadFast, GateIsTheSameWithoutWhatItsOptionsLeaveOut) {
-  const std::string text = read("reports/vfabric-4x2.json");
+  const std::string text = read_test_data("reports/vfabric-4x2.json");
   const json whole = json::parse(text);
   const json checks =
       fabcheck::suite::validate_gate_block(whole["run"]["config"]["gate"], "/run/config/gate");

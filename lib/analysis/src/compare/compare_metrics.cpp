@@ -44,6 +44,13 @@ const json& member(const json& o, const char* k) {
   return it == o.end() ? null_value : *it;
 }
 
+// An entry's identity in the comparison: its `fields` (null where absent), on which A's and B's entries meet.
+json key_of(const json& entry, std::initializer_list<const char*> fields) {
+  json key = json::object();
+  for (const char* f : fields) key[f] = entry.value(f, json());
+  return key;
+}
+
 std::string text_of(const json& v) {
   if (v.is_string()) return v.get<std::string>();
   if (v.is_null()) return "-";
@@ -153,12 +160,7 @@ class Extractor {
 
 void sweeps(const json& doc, Extractor& x) {
   if (!doc.contains("sweeps") || !doc["sweeps"].is_array()) return;
-  const auto base_key = [](const json& s) {
-    return json{{"collective", s.value("collective", json())},
-                {"dtype", s.value("dtype", json())},
-                {"redop", s.value("redop", json())},
-                {"root", s.value("root", json())}};
-  };
+  const auto base_key = [](const json& s) { return key_of(s, {"collective", "dtype", "redop", "root"}); };
   // Series that differ only in their rank count (IMB-MPI1 prints one table per #processes) keep
   // apart by nranks; a report with one rank count per series keys as before, so runs at different scales
   // still line up.
@@ -208,9 +210,7 @@ void latency(const json& doc, Extractor& x) {
   if (!doc.contains("latency") || !doc["latency"].is_array()) return;
   for (const auto& l : doc["latency"]) {
     if (!l.is_object()) continue;
-    const json key = {{"kind", l.value("kind", json())},
-                      {"pattern", l.value("pattern", json())},
-                      {"size_bytes", l.value("size_bytes", json())}};
+    const json key = key_of(l, {"kind", "pattern", "size_bytes"});
     const std::string item =
         fmt::format("{} {} {}", text_of(key["kind"]), text_of(key["pattern"]), size_label(key["size_bytes"]));
     const std::string sid = x.samples("latency|" + key.dump(), histogram_samples(member(l, "histogram")));
@@ -238,16 +238,12 @@ void incast(const json& doc, Extractor& x) {
   if (!doc.contains("incast") || !doc["incast"].is_array()) return;
   for (const auto& p : doc["incast"]) {
     if (!p.is_object()) continue;
-    const json key = {{"receiver", p.value("receiver", json())},
-                      {"fan_in", p.value("fan_in", json())},
-                      {"size_bytes", p.value("size_bytes", json())}};
+    const json key = key_of(p, {"receiver", "fan_in", "size_bytes"});
     const std::string item = fmt::format("receiver {} fan_in {} {}", text_of(key["receiver"]),
                                          text_of(key["fan_in"]), size_label(key["size_bytes"]));
-    x.add("incast", key, item, "goodput_gbps", number_at(p, "goodput_gbps"));
-    x.add("incast", key, item, "incast_efficiency", number_at(p, "incast_efficiency"));
-    x.add("incast", key, item, "fairness", number_at(p, "fairness"));
-    x.add("incast", key, item, "congestion_impact.mean", number_at(p, "congestion_impact.mean"));
-    x.add("incast", key, item, "congestion_impact.p99", number_at(p, "congestion_impact.p99"));
+    for (const char* f :
+         {"goodput_gbps", "incast_efficiency", "fairness", "congestion_impact.mean", "congestion_impact.p99"})
+      x.add("incast", key, item, f, number_at(p, f));
   }
 }
 
@@ -272,7 +268,7 @@ std::optional<std::pair<double, double>> off_diagonal_range(const json& v) {
 void pairs(const json& doc, Extractor& x) {
   if (!doc.contains("pairs") || !doc["pairs"].is_object()) return;
   const json& p = doc["pairs"];
-  const json key = {{"size_bytes", p.value("size_bytes", json())}};
+  const json key = key_of(p, {"size_bytes"});
   const std::string item = fmt::format("all links {}", size_label(key["size_bytes"]));
   x.add("pairs", key, item, "bw_median_gbps", number_at(p, "bw_median_gbps"));
   const auto bw = off_diagonal_range(member(p, "bw_gbps"));
@@ -325,7 +321,7 @@ void scaling(const json& doc, Extractor& x) {
     if (s.contains("workloads") && s["workloads"].is_array()) {
       for (const auto& w : s["workloads"]) {
         if (!w.is_object()) continue;
-        const json key = {{"workload", w.value("workload", json())}};
+        const json key = key_of(w, {"workload"});
         const std::string item = fmt::format("workload {}", text_of(key["workload"]));
         x.add("scaling", key, item, "efficiency", number_at(w, "efficiency"));
         x.add("scaling", key, item, "exposed_s", number_at(w, "exposed_s"));
@@ -342,7 +338,7 @@ void scaling(const json& doc, Extractor& x) {
   }
   if (doc.contains("score") && doc["score"].is_object()) {
     const json& sc = doc["score"];
-    const json key = {{"workload", sc.value("workload", json())}};
+    const json key = key_of(sc, {"workload"});
     x.add("score", key, fmt::format("workload {}", text_of(key["workload"])), "scaling_efficiency",
           number_at(sc, "scaling_efficiency"));
   }

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
+#include <utility>
 
 #include "fabcheck/core/collective.hpp"
 #include "fabcheck/core/redact.hpp"
@@ -51,6 +52,23 @@ class Out {
   void boolean(bool v) { str(v ? "true" : "false"); }
   void num(long long v) { raw(fmt::format("{}", v)); }  // jsonInt "%d", jsonSize_t "%zu" (util.cu:278-287)
   void dbl(double v) { raw(nccl_tests_json_double(v)); }
+  // A member: its key, then its value.
+  void str(std::string_view k, std::string_view v) {
+    key(k);
+    str(v);
+  }
+  void boolean(std::string_view k, bool v) {
+    key(k);
+    boolean(v);
+  }
+  void num(std::string_view k, long long v) {
+    key(k);
+    num(v);
+  }
+  void dbl(std::string_view k, double v) {
+    key(k);
+    dbl(v);
+  }
   std::string take() { return std::move(s_); }
 
  private:
@@ -82,6 +100,13 @@ std::pair<std::string, std::string> split_label(const std::string& label) {
   return {"", label};
 }
 
+/// The summary members of a `*_per_iter` object after skipped_iterations, in writePerIterReport's order.
+using IterStats = core::NcclTestsIterStats;
+constexpr std::pair<const char*, double IterStats::*> kIterStatFields[] = {
+    {"min_us", &IterStats::min_us},     {"max_us", &IterStats::max_us}, {"avg_us", &IterStats::avg_us},
+    {"p50_us", &IterStats::p50_us},     {"p95_us", &IterStats::p95_us}, {"p99_us", &IterStats::p99_us},
+    {"stdev_us", &IterStats::stdev_us}, {"cv_pct", &IterStats::cv_pct}};
+
 /// util.cu:531-533 percentileIndex (nearest rank).
 /// util.cu:559-604 writePerIterReport, from fabcheck's per-iteration pass: times_us are its spans (all kept
 /// samples, DESIGN §4), the summary is computed here the way util.cu:535-557 computeIterStats does (sorted
@@ -94,24 +119,8 @@ void per_iter(Out& o, const char* key, const PerIterStats& s, int skip) {
       *core::nccl_tests_iter_stats(t, std::min(t.size() - 1, static_cast<std::size_t>(std::max(skip, 0))));
   o.key(key);
   o.open('{');
-  o.key("skipped_iterations");
-  o.num(static_cast<long long>(st.skipped));
-  o.key("min_us");
-  o.dbl(st.min_us);
-  o.key("max_us");
-  o.dbl(st.max_us);
-  o.key("avg_us");
-  o.dbl(st.avg_us);
-  o.key("p50_us");
-  o.dbl(st.p50_us);
-  o.key("p95_us");
-  o.dbl(st.p95_us);
-  o.key("p99_us");
-  o.dbl(st.p99_us);
-  o.key("stdev_us");
-  o.dbl(st.stdev_us);
-  o.key("cv_pct");
-  o.dbl(st.cv_pct);
+  o.num("skipped_iterations", static_cast<long long>(st.skipped));
+  for (const auto& [name, field] : kIterStatFields) o.dbl(name, st.*field);
   o.key("times_us");
   o.open('[');
   for (double v : t) o.dbl(v);
@@ -127,10 +136,8 @@ void body(Out& o, const char* key, const PlacementResult& p, const NcclTestsJson
   o.open('{');
   o.key(run.report_cputime ? "cpu_time" : "time");
   o.dbl(run.report_cputime ? p.cputime_us.value_or(p.time_us) : p.time_us);
-  o.key("alg_bw");
-  o.dbl(p.algbw_gbps);
-  o.key("bus_bw");
-  o.dbl(p.busbw_gbps);
+  o.dbl("alg_bw", p.algbw_gbps);
+  o.dbl("bus_bw", p.busbw_gbps);
   o.key("nwrong");
   if (p.wrong) {
     o.dbl(static_cast<double>(*p.wrong));
@@ -162,58 +169,36 @@ void write_config(Out& o, const SweepResult& r, const NcclTestsJsonRun& run) {
   const auto& opt = r.options;
   o.key("config");
   o.open('{');
-  o.key("nthreads");
-  o.num(opt.nthreads);
-  o.key("ngpus");
-  o.num(opt.ngpus);
-  o.key("minimum_bytes");
-  o.num(static_cast<long long>(opt.min_bytes));
-  o.key("maximum_bytes");
-  o.num(static_cast<long long>(opt.max_bytes));
+  o.num("nthreads", opt.nthreads);
+  o.num("ngpus", opt.ngpus);
+  o.num("minimum_bytes", static_cast<long long>(opt.min_bytes));
+  o.num("maximum_bytes", static_cast<long long>(opt.max_bytes));
   if (opt.step_factor > 1) {  // util.cu:649-654: one of the two
-    o.key("step_factor");
-    o.num(static_cast<long long>(opt.step_factor));
+    o.num("step_factor", static_cast<long long>(opt.step_factor));
   } else {
-    o.key("step_bytes");
-    o.num(static_cast<long long>(opt.step_bytes));
+    o.num("step_bytes", static_cast<long long>(opt.step_bytes));
   }
-  o.key("warmup_iters");
-  o.num(opt.warmup_iters);
-  o.key("iterations");
-  o.num(opt.iters);
-  o.key("aggregated_iterations");
-  o.num(run.agg_iters);
-  o.key("validation");
-  o.num(opt.check);
-  o.key("graph");
-  o.num(opt.cudagraph);  // -G: CUDA graph launches (nccl backend)
-  o.key("blocking_collectives");
-  o.boolean(opt.blocking != 0);  // util.cu:661 jsonBool(blocking_coll)
-  o.key("per_iter_timing");
-  o.boolean(run.per_iter_timing);
-  o.key("per_iter_skip");
-  o.num(run.per_iter_skip);
-  o.key("parallel_init");
-  o.boolean(run.parallel_init);
+  o.num("warmup_iters", opt.warmup_iters);
+  o.num("iterations", opt.iters);
+  o.num("aggregated_iterations", run.agg_iters);
+  o.num("validation", opt.check);
+  o.num("graph", opt.cudagraph);                         // -G: CUDA graph launches (nccl backend)
+  o.boolean("blocking_collectives", opt.blocking != 0);  // util.cu:661 jsonBool(blocking_coll)
+  o.boolean("per_iter_timing", run.per_iter_timing);
+  o.num("per_iter_skip", run.per_iter_skip);
+  o.boolean("parallel_init", run.parallel_init);
   o.key("devices");
   o.open('[');
   for (const auto& d : r.devices) {  // util.cu:440-450 jsonRankInfo
     const auto [hex, info] = split_label(d.label);
     o.open('{');
-    o.key("rank");
-    o.num(d.rank);
-    o.key("group");
-    o.num(0);  // NCCL_TESTS_SPLIT colour: fabcheck runs one group
-    o.key("pid");
-    o.num(d.pid);
-    o.key("hostname");
-    o.str(d.host);
-    o.key("device");
-    o.num(d.device);
-    o.key("device_hex");
-    o.str(hex);
-    o.key("device_info");
-    o.str(info);
+    o.num("rank", d.rank);
+    o.num("group", 0);  // NCCL_TESTS_SPLIT colour: fabcheck runs one group
+    o.num("pid", d.pid);
+    o.str("hostname", d.host);
+    o.num("device", d.device);
+    o.str("device_hex", hex);
+    o.str("device_info", info);
     o.close('}');
   }
   o.close(']');
@@ -236,22 +221,15 @@ ResultTotals write_results(Out& o, const SweepResult& r, const NcclTestsJsonRun&
     const std::string redop = b.redop ? std::string(core::name(*b.redop)) : "none";
     for (const auto& p : b.points) {
       o.open('{');
-      o.key("size");  // util.cu:461-465
-      o.num(static_cast<long long>(p.size_bytes));
-      o.key("count");
-      o.num(static_cast<long long>(p.count));
-      o.key("type");
-      o.str(core::name(b.dtype));
-      o.key("redop");
-      o.str(redop);
-      o.key("root");
-      o.str(fmt::sprintf("%6i", b.root));  // util.cu:456 sprintf(rootName, "%6i", root)
+      o.num("size", static_cast<long long>(p.size_bytes));  // util.cu:461-465
+      o.num("count", static_cast<long long>(p.count));
+      o.str("type", core::name(b.dtype));
+      o.str("redop", redop);
+      o.str("root", fmt::sprintf("%6i", b.root));  // util.cu:456 sprintf(rootName, "%6i", root)
       body(o, "out_of_place", p.out_of_place, run, "out_of_place_per_iter");
       body(o, "in_place", p.in_place, run, "in_place_per_iter");
-      o.key("actual_iterations");  // util.cu:473-474; common.cu:941 passes iters and ""
-      o.num(opt.iters);
-      o.key("experiment_name");
-      o.str("");
+      o.num("actual_iterations", opt.iters);  // util.cu:473-474; common.cu:941 passes iters and ""
+      o.str("experiment_name", "");
       o.close('}');
       for (const auto* pr : {&p.out_of_place, &p.in_place}) {
         if (pr->wrong && *pr->wrong > 0) ++t.out_of_bounds;
@@ -315,10 +293,8 @@ std::string nccl_tests_json(const SweepResult& r, const NcclTestsJsonRun& run) {
   Out o;
   o.open('{');
   // util.cu:317-379 jsonOutputInit.
-  o.key("version");
-  o.num(3);  // util.cu:52 JSON_FILE_VERSION
-  o.key("start_time");
-  o.str(run.start_time);
+  o.num("version", 3);  // util.cu:52 JSON_FILE_VERSION
+  o.str("start_time", run.start_time);
   o.key("args");
   o.open('[');
   for (const auto& a : run.args) o.str(core::redact_value("", a));
@@ -327,23 +303,19 @@ std::string nccl_tests_json(const SweepResult& r, const NcclTestsJsonRun& run) {
   o.open('[');
   for (const auto& e : env_entries(run, core::name(coll))) o.str(e);
   o.close(']');
-  o.key("nccl_version");
-  o.num(nccl_version_code(r.topology.nccl_version));
+  o.num("nccl_version", nccl_version_code(r.topology.nccl_version));
   write_config(o, r, run);
   const ResultTotals t = write_results(o, r, run);
   // util.cu:783-792 writeResultFooter.
   const double avg = t.busbw.value().value_or(std::nan(""));  // 0/0 in common.cu:1831
   o.key("out_of_bounds");
   o.open('{');
-  o.key("count");
-  o.num(static_cast<long long>(t.out_of_bounds));
-  o.key("okay");
-  o.boolean(t.out_of_bounds == 0);
+  o.num("count", static_cast<long long>(t.out_of_bounds));
+  o.boolean("okay", t.out_of_bounds == 0);
   o.close('}');
   o.key("average_bus_bandwidth");
   o.open('{');
-  o.key("bandwidth");
-  o.dbl(avg);
+  o.dbl("bandwidth", avg);
   o.key("okay");
   if (run.min_bw_gbps) {
     o.boolean(avg >= *run.min_bw_gbps * 0.9);
@@ -356,8 +328,7 @@ std::string nccl_tests_json(const SweepResult& r, const NcclTestsJsonRun& run) {
   o.open('[');
   o.str("");
   o.close(']');
-  o.key("end_time");  // util.cu:391-396
-  o.str(run.end_time);
+  o.str("end_time", run.end_time);  // util.cu:391-396
   o.close('}');
   return o.take();
 }

@@ -163,6 +163,21 @@ void render_matrix(std::string& s, const PairsResult& r, const PairsRail& rail, 
   }
 }
 
+// What a retest made of a flagged link or host.
+const char* retest_text(std::optional<bool> confirmed) {
+  if (!confirmed) return "not retested";
+  return *confirmed ? "confirmed" : "refuted by retest";
+}
+
+// "# outliers: N" (or suspects): the flagged entries a retest did not refute, and how many it did.
+template <class Flagged>
+std::string retest_count_line(std::string_view what, const std::vector<Flagged>& flagged) {
+  const auto refuted = static_cast<std::size_t>(
+      std::count_if(flagged.begin(), flagged.end(), [](const Flagged& x) { return x.confirmed == false; }));
+  return fmt::format("# {}: {}{}\n", what, flagged.size() - refuted,
+                     refuted > 0 ? fmt::format(" ({} refuted by retest)", refuted) : "");
+}
+
 }  // namespace
 
 nlohmann::json pairs_json(const PairsResult& r) {
@@ -309,35 +324,21 @@ std::string render_pairs(const PairsResult& r) {
     s += fmt::format("# median bandwidth {} GB/s, median latency {} us\n",
                      rail.analysis.bw.median ? fmt::format("{:.3f}", *rail.analysis.bw.median) : "n/a",
                      rail.analysis.lat.median ? fmt::format("{:.1f}", *rail.analysis.lat.median) : "n/a");
-    std::size_t shown = 0;
-    for (const auto& po : rail.outliers) shown += po.confirmed == false ? 0 : 1;
-    s += fmt::format("# outliers: {}{}\n", shown,
-                     shown < rail.outliers.size()
-                         ? fmt::format(" ({} refuted by retest)", rail.outliers.size() - shown)
-                         : "");
+    s += retest_count_line("outliers", rail.outliers);
     for (const auto& po : rail.outliers) {
       const auto& o = po.link;
       const bool bw = o.kind == core::LinkKind::kBandwidth;
       s += fmt::format("#   {} {} {} {}  {} {}  median {}  z {}  {}  {}\n", kind_name(o.kind), host(o.from),
                        bw ? "->" : "<->", host(o.to), fmt_value(o.value, o.kind), bw ? "GB/s" : "us",
                        fmt_value(o.median, o.kind), o.z ? fmt::format("{:.1f}", *o.z) : "inf", rule_name(o),
-                       po.confirmed == true    ? "confirmed"
-                       : po.confirmed == false ? "refuted by retest"
-                                               : "not retested");
+                       retest_text(po.confirmed));
     }
-    std::size_t standing = 0;
-    for (const auto& ps : rail.suspects) standing += ps.confirmed == false ? 0 : 1;
-    s += fmt::format("# suspects: {}{}\n", standing,
-                     standing < rail.suspects.size()
-                         ? fmt::format(" ({} refuted by retest)", rail.suspects.size() - standing)
-                         : "");
+    s += retest_count_line("suspects", rail.suspects);
     for (const auto& ps : rail.suspects) {
       const auto& h = ps.host;
       s += fmt::format("#   {}: out {}/{}, in {}/{}, lat {}/{} links flagged, {}\n", host(h.host),
                        h.out_flagged, h.out_links, h.in_flagged, h.in_links, h.lat_flagged, h.lat_links,
-                       ps.confirmed == true    ? "confirmed"
-                       : ps.confirmed == false ? "refuted by retest"
-                                               : "not retested");
+                       retest_text(ps.confirmed));
     }
     for (const auto& note : rail.analysis.notes) s += fmt::format("# note: {}\n", note);
   }

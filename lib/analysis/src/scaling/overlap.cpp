@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "fabcheck/core/size.hpp"
+#include "scaling/summary_json.hpp"
 
 namespace fabcheck::report {
 
@@ -12,12 +13,6 @@ using model::OverlapResult;
 using nlohmann::json;
 
 namespace {
-
-json overlap_summary_json(const core::Summary& s) {
-  if (s.samples == 0) return nullptr;
-  return {{"samples", s.samples}, {"min", s.min}, {"p50", s.p50},  {"p90", s.p90},
-          {"p99", s.p99},         {"max", s.max}, {"mean", s.mean}};
-}
 
 json overlap_or_null(bool have, double v) {
   return have ? json(v) : json(nullptr);
@@ -131,12 +126,12 @@ json overlap_json(const OverlapResult& r) {
     pts.push_back({{"coll", core::name(p.coll)},
                    {"size_bytes", p.size_bytes},
                    {"count", p.count},
-                   {"t_comm_us", overlap_summary_json(p.t_comm)},
-                   {"t_compute_us", overlap_summary_json(p.t_compute)},
-                   {"t_both_us", overlap_summary_json(p.t_both)},
-                   {"compute_during_us", overlap_summary_json(p.compute_during)},
-                   {"t_compute_device_us", overlap_summary_json(p.t_compute_device)},
-                   {"t_both_poll_us", p.polled ? overlap_summary_json(p.t_both_poll) : json(nullptr)},
+                   {"t_comm_us", detail::summary_json(p.t_comm)},
+                   {"t_compute_us", detail::summary_json(p.t_compute)},
+                   {"t_both_us", detail::summary_json(p.t_both)},
+                   {"compute_during_us", detail::summary_json(p.compute_during)},
+                   {"t_compute_device_us", detail::summary_json(p.t_compute_device)},
+                   {"t_both_poll_us", p.polled ? detail::summary_json(p.t_both_poll) : json(nullptr)},
                    {"test_us_mean", p.polled ? json(p.test_us_mean) : json(nullptr)},
                    {"compute_target_us", p.compute_target_us},
                    {"compute_units", p.compute_units},

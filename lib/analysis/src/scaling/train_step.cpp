@@ -10,18 +10,13 @@
 #include "fabcheck/report/overlap.hpp"
 #include "fabcheck/report/scaling.hpp"
 #include "fabcheck/report/scaling_overlap.hpp"
+#include "scaling/summary_json.hpp"
 
 namespace fabcheck::report {
 
 using nlohmann::json;
 
 namespace {
-
-json step_summary_json(const core::Summary& s) {
-  if (s.samples == 0) return nullptr;
-  return {{"samples", s.samples}, {"min", s.min}, {"p50", s.p50},  {"p90", s.p90},
-          {"p99", s.p99},         {"max", s.max}, {"mean", s.mean}};
-}
 
 // The step's comm points in the overlap section's shape (report/overlap.hpp), which measured_overlap_for
 // reads.
@@ -153,8 +148,8 @@ json step_json(const model::TrainStepResult& r, const std::optional<StepProjecti
                    pl.compute_s * 1e3, pl.real_compute_s * 1e3)},
       {"description", pl.description},
       {"ops", ops},
-      {"t_step_us", step_summary_json(r.t_step)},
-      {"t_compute_us", step_summary_json(r.t_compute)},
+      {"t_step_us", detail::summary_json(r.t_step)},
+      {"t_compute_us", detail::summary_json(r.t_compute)},
       {"measured_efficiency", r.have_efficiency ? json(r.measured_efficiency) : json(nullptr)},
       {"exposed_us", r.exposed_us},
       {"definition",

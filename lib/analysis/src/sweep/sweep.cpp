@@ -277,66 +277,49 @@ std::string sweep_block_preamble(const model::SweepOptions& o, const std::string
 
 /// What nccl-tests flags mean here, said where a reader of the table looks.
 std::string sweep_backend_notes(const model::SweepOptions& o) {
+  const bool mpi = o.backend == "mpi", nccl = o.backend == "nccl";
+  const bool avg = std::find(o.redops.begin(), o.redops.end(), core::RedOp::kAvg) != o.redops.end();
+  // Each note: when it applies, and what it says after "# fabcheck: ".
+  const std::pair<bool, std::string> notes[] = {
+      {mpi && (o.parallel_init || o.stream_null),
+       "-p/--parallel_init and -y/--stream_null have no effect on the mpi backend (one rank per process, no "
+       "streams)"},
+      {mpi && avg,
+       "-o avg on the mpi backend: MPI has no average op; each call sums, then every rank holding a result "
+       "divides it by nranks (timed as part of the call)"},
+      {mpi && o.agg_iters > 1,
+       fmt::format("-m {} on the mpi backend: {} nonblocking collectives posted back to back, then "
+                   "MPI_Waitall, each on its own buffers; the per-iteration columns time single ops",
+                   o.agg_iters, o.agg_iters)},
+      {nccl && o.device_cta_count != 16,
+       fmt::format("-V {} has no effect: it sizes nccl-tests' -D device-API kernels, which fabcheck does not "
+                   "have",
+                   o.device_cta_count)},
+      {nccl && o.redops == core::all_redops(),
+       "-o all is sum prod min max avg; nccl-tests' all adds mulsum on NCCL >= 2.11 (give -o "
+       "sum,prod,min,max,avg,mulsum for its rows)"},
+      {nccl && o.dtypes == core::all_dtypes(),
+       "-d all is nccl-tests' ten types; nccl-tests' all adds f8e4m3 f8e5m2 on sm90 GPUs with NCCL >= 2.24 "
+       "(name them: -d int8,uint8,int32,uint32,int64,uint64,half,float,double,bfloat16,f8e4m3,f8e5m2)"},
+      {nccl && o.cudagraph > 0,
+       fmt::format("-G {}: the timed ops are captured into one CUDA graph and launched {} times; the data "
+                   "check runs its op outside the graph",
+                   o.cudagraph, o.cudagraph)},
+      {o.report_cputime && nccl,
+       "-C on the nccl backend: the cputime column is rank 0's time to enqueue the ops (not reduced across "
+       "ranks), as nccl-tests; algBw and busBw stay from the completion time"},
+      {o.report_cputime && mpi,
+       "-C cputime on the mpi backend: MPI collectives are blocking, so the CPU time per op is its "
+       "completion time"},
+      {o.per_iter_timing,
+       fmt::format(
+           "-I columns from the per-iteration pass (span = max exit - min entry per iteration, clocks "
+           "aligned to rank 0), {} leading sample(s) skipped (-K)",
+           o.per_iter_skip)},
+  };
   std::string out;
-  if (o.backend == "mpi" && (o.parallel_init || o.stream_null)) {
-    out +=
-        "# fabcheck: -p/--parallel_init and -y/--stream_null have no effect on the mpi backend (one rank "
-        "per "
-        "process, no streams)\n";
-  }
-  if (o.backend == "mpi" &&
-      std::find(o.redops.begin(), o.redops.end(), core::RedOp::kAvg) != o.redops.end()) {
-    out +=
-        "# fabcheck: -o avg on the mpi backend: MPI has no average op; each call sums, then every rank "
-        "holding a result divides it by nranks (timed as part of the call)\n";
-  }
-  if (o.backend == "mpi" && o.agg_iters > 1) {
-    out += fmt::format(
-        "# fabcheck: -m {} on the mpi backend: {} nonblocking collectives posted back to back, then "
-        "MPI_Waitall, each on its own buffers; the per-iteration columns time single ops\n",
-        o.agg_iters, o.agg_iters);
-  }
-  if (o.backend == "nccl" && o.device_cta_count != 16) {
-    out += fmt::format(
-        "# fabcheck: -V {} has no effect: it sizes nccl-tests' -D device-API kernels, which fabcheck does "
-        "not have\n",
-        o.device_cta_count);
-  }
-  if (o.backend == "nccl" && o.redops == core::all_redops()) {
-    out +=
-        "# fabcheck: -o all is sum prod min max avg; nccl-tests' all adds mulsum on NCCL >= 2.11 (give -o "
-        "sum,prod,min,max,avg,mulsum for its rows)\n";
-  }
-  if (o.backend == "nccl" && o.dtypes == core::all_dtypes()) {
-    out +=
-        "# fabcheck: -d all is nccl-tests' ten types; nccl-tests' all adds f8e4m3 f8e5m2 on sm90 GPUs with "
-        "NCCL >= 2.24 (name them: -d int8,uint8,int32,uint32,int64,uint64,half,float,double,bfloat16,"
-        "f8e4m3,f8e5m2)\n";
-  }
-  if (o.backend == "nccl" && o.cudagraph > 0) {
-    out += fmt::format(
-        "# fabcheck: -G {}: the timed ops are captured into one CUDA graph and launched {} times; the data "
-        "check runs its op outside the graph\n",
-        o.cudagraph, o.cudagraph);
-  }
-  if (o.report_cputime && o.backend == "nccl") {
-    out +=
-        "# fabcheck: -C on the nccl backend: the cputime column is rank 0's time to enqueue the ops (not "
-        "reduced across ranks), as nccl-tests; algBw and busBw stay from the completion time\n";
-  }
-  if (o.report_cputime && o.backend == "mpi") {
-    out +=
-        "# fabcheck: -C cputime on the mpi backend: MPI collectives are blocking, so the CPU time per op "
-        "is "
-        "its completion time\n";
-  }
-  if (o.per_iter_timing) {
-    out += fmt::format(
-        "# fabcheck: -I columns from the per-iteration pass (span = max exit - min entry per iteration, "
-        "clocks "
-        "aligned to rank 0), {} leading sample(s) skipped (-K)\n",
-        o.per_iter_skip);
-  }
+  for (const auto& [applies, text] : notes)
+    if (applies) out += "# fabcheck: " + text + "\n";
   return out;
 }
 

@@ -16,13 +16,9 @@ namespace {
 
 using nlohmann::json;
 
-// One RoCE port NCCL uses on one host, and what the index in effect is there.
-struct GidPortCheck {
-  const LogHost* host = nullptr;
-  const model::RdmaDevice* dev = nullptr;
-  const model::RdmaPort* port = nullptr;
-  GidIndexInEffect effect;
-  int index = 0;                  // the fixed index, or the one NCCL's automatic selection takes here
+// What the GID index in effect points at on one RoCE port.
+struct GidPortCheck : RocePort {
+  explicit GidPortCheck(const RocePort& p) : RocePort(p) {}
   std::string verdict;            // ok | empty | not_rocev2 | link_local | not_ipv4
   std::optional<int> ipv4_index;  // the port's IPv4 RoCE v2 GID
   bool judged_by_inventory = false;
@@ -37,22 +33,15 @@ const model::RdmaPort* port_of(const model::RdmaDevice& d, int port) {
 std::vector<GidPortCheck> checks_of(const std::vector<LogHost>& hosts) {
   std::vector<GidPortCheck> out;
   for (const auto& h : hosts) {
-    const auto effect = gid_index_in_effect(h.env, h.version_code, h.version_min, h.version_max);
-    if (!effect.index && !effect.automatic) continue;  // version unknown and nothing set: no claim
-    for (const auto& [d, p] : roce_ports(h)) {
-      GidPortCheck c;
-      c.host = &h;
-      c.dev = d;
-      c.port = p;
-      c.effect = effect;
-      c.index = effect.index ? *effect.index : detail::nccl_auto_gid_index(*p, h.env);
-      c.verdict = judge_gid(*p, c.index);
-      c.ipv4_index = ipv4_rocev2_index(*p);
-      const auto* g = gid_at(*p, c.index);
+    for (const auto& rp : roce_ports(h)) {
+      GidPortCheck c(rp);
+      c.verdict = judge_gid(*c.port, c.index);
+      c.ipv4_index = ipv4_rocev2_index(*c.port);
+      const auto* g = gid_at(*c.port, c.index);
       if (c.verdict == "ok" && g && g->ipv4.empty() && c.ipv4_index) c.verdict = "not_ipv4";
       auto inv_env = h.inv->env.find("NCCL_IB_GID_INDEX");
-      c.judged_by_inventory =
-          effect.from_env && inv_env != h.inv->env.end() && inv_env->second == h.env.at("NCCL_IB_GID_INDEX");
+      c.judged_by_inventory = c.effect.from_env && inv_env != h.inv->env.end() &&
+                              inv_env->second == h.env.at("NCCL_IB_GID_INDEX");
       out.push_back(c);
     }
   }
@@ -189,8 +178,10 @@ std::optional<Finding> job_wide_finding(const std::vector<GidPortCheck>& checks,
 
 }  // namespace
 
-std::vector<std::pair<const model::RdmaDevice*, const model::RdmaPort*>> roce_ports(const LogHost& h) {
-  std::vector<std::pair<const model::RdmaDevice*, const model::RdmaPort*>> out;
+std::vector<RocePort> roce_ports(const LogHost& h) {
+  std::vector<RocePort> out;
+  const auto effect = gid_index_in_effect(h.env, h.version_code, h.version_min, h.version_max);
+  if (!effect.index && !effect.automatic) return out;
   const auto hca = parse_iface_filter(h.env.count("NCCL_IB_HCA") ? h.env.at("NCCL_IB_HCA") : "");
   for (const auto& d : h.inv->rdma_devices)
     for (const auto& p : d.ports) {
@@ -200,7 +191,10 @@ std::vector<std::pair<const model::RdmaDevice*, const model::RdmaPort*>> roce_po
                                                              [&](const parse::NcclNetDevice& n) {
                                                                return n.name == d.name && n.port == p.port;
                                                              });
-      if (listed) out.emplace_back(&d, port_of(d, p.port));
+      if (!listed) continue;
+      const auto* port = port_of(d, p.port);
+      out.push_back(
+          {&h, &d, port, effect, effect.index ? *effect.index : detail::nccl_auto_gid_index(*port, h.env)});
     }
   return out;
 }

@@ -7,6 +7,7 @@
 #include "fabcheck/model/inventory.hpp"
 #include "fabcheck/parse/nccl_log.hpp"
 #include "fabcheck/report/document.hpp"
+#include "fabcheck/report/log_host.hpp"
 
 namespace fabcheck::report::detail {
 
@@ -27,9 +28,19 @@ struct LogHost {
   std::string loc_prot_error;                    ///< first completion with status 4 (LOC_PROT_ERR)
 };
 
+/// One RoCE port NCCL uses on one host, and the GID index it uses there.
+struct RocePort {
+  const LogHost* host = nullptr;
+  const model::RdmaDevice* dev = nullptr;
+  const model::RdmaPort* port = nullptr;
+  GidIndexInEffect effect;
+  int index = 0;  ///< the fixed index, or the one NCCL's automatic selection takes here
+};
+
 /// The RoCE ports NCCL uses on the host: its `NET/IB : Using` list, else every ACTIVE Ethernet port that
-/// NCCL_IB_HCA selects (NCCL skips ports that are not ACTIVE: src/transport/net_ib.cc ncclIbInit).
-std::vector<std::pair<const model::RdmaDevice*, const model::RdmaPort*>> roce_ports(const LogHost& h);
+/// NCCL_IB_HCA selects (NCCL skips ports that are not ACTIVE: src/transport/net_ib.cc ncclIbInit). None
+/// when the index in effect is unknown (version unknown and nothing set): no claim.
+std::vector<RocePort> roce_ports(const LogHost& h);
 
 /// The log hosts matched to an inventory host, in log order.
 std::vector<LogHost> match_log_hosts(const std::vector<parse::NcclLog>& logs,

@@ -10,8 +10,8 @@
 #include "fabcheck/report/inventory.hpp"
 #include "fabcheck/report/log_host.hpp"
 #include "gid_rules.hpp"
-#include "log_host_internal.hpp"
 #include "host/pcie_findings.hpp"
+#include "log_host_internal.hpp"
 
 namespace fabcheck::report::detail {
 
@@ -20,11 +20,8 @@ namespace {
 using nlohmann::json;
 
 /// The GID a host's NCCL uses on one RoCE port, with the netdev the kernel resolves its routes through.
-struct GidInUse {
-  const LogHost* host = nullptr;
-  const model::RdmaDevice* dev = nullptr;
-  const model::RdmaPort* port = nullptr;
-  int index = 0;
+struct GidInUse : RocePort {
+  explicit GidInUse(const RocePort& p) : RocePort(p) {}
   const model::GidEntry* gid = nullptr;
   std::string netdev;                          // the GID's ndev (gid_attrs/ndevs), else the port's netdev
   const model::NetInterface* iface = nullptr;  // that netdev in the inventory, null when absent
@@ -38,20 +35,14 @@ const model::NetInterface* interface_named(const model::HostInventory& h, const 
 
 std::vector<GidInUse> gids_in_use(const LogHost& h) {
   std::vector<GidInUse> out;
-  const auto effect = gid_index_in_effect(h.env, h.version_code, h.version_min, h.version_max);
-  if (!effect.index && !effect.automatic) return out;  // which GID is unknown: no claim
-  for (const auto& [d, p] : roce_ports(h)) {
-    GidInUse g;
-    g.host = &h;
-    g.dev = d;
-    g.port = p;
-    g.index = effect.index ? *effect.index : detail::nccl_auto_gid_index(*p, h.env);
-    g.gid = gid_at(*p, g.index);
+  for (const auto& rp : roce_ports(h)) {
+    GidInUse g(rp);
+    g.gid = gid_at(*g.port, g.index);
     if (g.gid && !g.gid->netdev.empty()) {
       g.netdev = g.gid->netdev;
     } else {
       for (const auto& n : h.inv->net_interfaces)
-        if (n.rdma_device == d->name) g.netdev = n.name;
+        if (n.rdma_device == g.dev->name) g.netdev = n.name;
     }
     g.iface = g.netdev.empty() ? nullptr : interface_named(*h.inv, g.netdev);
     out.push_back(g);

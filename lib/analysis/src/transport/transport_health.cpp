@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <iterator>
 #include <set>
 
 #include "fabcheck/core/ascii.hpp"
@@ -246,57 +247,30 @@ std::string remedy_of(NcclErrorClass cls, const parse::NcclIssue* example) {
   return {};
 }
 
-std::string code_of(NcclErrorClass cls) {
-  switch (cls) {
-    case NcclErrorClass::kIbConnect:
-      return "NCCL_IB_CONNECT_FAILED";
-    case NcclErrorClass::kIbResource:
-      return "NCCL_IB_RESOURCE_FAILED";
-    case NcclErrorClass::kIbCompletion:
-      return "NCCL_IB_COMPLETION_ERROR";
-    case NcclErrorClass::kIbDevice:
-      return "NCCL_IB_DEVICE_ERROR";
-    case NcclErrorClass::kBootstrap:
-      return "NCCL_BOOTSTRAP_FAILED";
-    case NcclErrorClass::kSocket:
-      return "NCCL_PEER_CONNECTION_LOST";
-    case NcclErrorClass::kSystemError:
-      return "NCCL_JOB_ERROR";
-    case NcclErrorClass::kPlugin:
-      return "NCCL_NET_PLUGIN_FAILED";
-    case NcclErrorClass::kLibibverbs:
-      return "RDMA_SOFTWARE_MISSING";
-    case NcclErrorClass::kOtherWarn:
-      return {};
-  }
-  return {};
-}
+// The words of each class: its name in the report, its finding's code (none for plain warnings) and what a
+// fatal one did, for the headline and the finding's message.
+struct ClassWords {
+  NcclErrorClass cls;
+  std::string_view name, code, what_failed;
+};
+constexpr ClassWords kClassWords[] = {
+    {NcclErrorClass::kIbConnect, "ib_connect", "NCCL_IB_CONNECT_FAILED", "connection setup FAILED"},
+    {NcclErrorClass::kIbResource, "ib_resource", "NCCL_IB_RESOURCE_FAILED", "RDMA resource setup FAILED"},
+    {NcclErrorClass::kIbCompletion, "ib_completion", "NCCL_IB_COMPLETION_ERROR", "data transfer FAILED"},
+    {NcclErrorClass::kIbDevice, "ib_device", "NCCL_IB_DEVICE_ERROR", "RDMA device FAILED"},
+    {NcclErrorClass::kBootstrap, "bootstrap", "NCCL_BOOTSTRAP_FAILED", "bootstrap FAILED"},
+    {NcclErrorClass::kSocket, "socket", "NCCL_PEER_CONNECTION_LOST", "control connection FAILED"},
+    {NcclErrorClass::kSystemError, "system_error", "NCCL_JOB_ERROR", "job FAILED"},
+    {NcclErrorClass::kPlugin, "plugin", "NCCL_NET_PLUGIN_FAILED", "net plugin FAILED"},
+    {NcclErrorClass::kLibibverbs, "libibverbs", "RDMA_SOFTWARE_MISSING", "libibverbs missing"},
+    {NcclErrorClass::kOtherWarn, "other_warn", "", "warnings"},
+};
 
-// What a fatal class did, for the headline and the finding's message.
-std::string what_failed(NcclErrorClass cls) {
-  switch (cls) {
-    case NcclErrorClass::kIbConnect:
-      return "connection setup FAILED";
-    case NcclErrorClass::kIbResource:
-      return "RDMA resource setup FAILED";
-    case NcclErrorClass::kIbCompletion:
-      return "data transfer FAILED";
-    case NcclErrorClass::kIbDevice:
-      return "RDMA device FAILED";
-    case NcclErrorClass::kBootstrap:
-      return "bootstrap FAILED";
-    case NcclErrorClass::kSocket:
-      return "control connection FAILED";
-    case NcclErrorClass::kSystemError:
-      return "job FAILED";
-    case NcclErrorClass::kPlugin:
-      return "net plugin FAILED";
-    case NcclErrorClass::kLibibverbs:
-      return "libibverbs missing";
-    case NcclErrorClass::kOtherWarn:
-      return "warnings";
-  }
-  return {};
+// The row of `cls`; kOtherWarn's for a value outside the enum.
+const ClassWords& words_of(NcclErrorClass cls) {
+  for (const auto& w : kClassWords)
+    if (w.cls == cls) return w;
+  return kClassWords[std::size(kClassWords) - 1];
 }
 
 // "RNR_RETRY_EXC_ERR (13) ×1, +2 other (WR_FLUSH_ERR (5) ×2)": the top detail with its own count, then the
@@ -445,29 +419,7 @@ TransportHealth assess(const std::vector<const parse::NcclProcessLog*>& procs,
 }  // namespace
 
 std::string_view name(NcclErrorClass c) {
-  switch (c) {
-    case NcclErrorClass::kIbConnect:
-      return "ib_connect";
-    case NcclErrorClass::kIbResource:
-      return "ib_resource";
-    case NcclErrorClass::kIbCompletion:
-      return "ib_completion";
-    case NcclErrorClass::kIbDevice:
-      return "ib_device";
-    case NcclErrorClass::kBootstrap:
-      return "bootstrap";
-    case NcclErrorClass::kSocket:
-      return "socket";
-    case NcclErrorClass::kSystemError:
-      return "system_error";
-    case NcclErrorClass::kPlugin:
-      return "plugin";
-    case NcclErrorClass::kLibibverbs:
-      return "libibverbs";
-    case NcclErrorClass::kOtherWarn:
-      return "other_warn";
-  }
-  return "other_warn";
+  return words_of(c).name;
 }
 
 bool classify_issue(const parse::NcclIssue& is, NcclErrorClass& cls, bool& fatal) {
@@ -641,7 +593,7 @@ std::string health_headline(const TransportHealth& h) {
   if (h.status == "unknown") return "health unknown: no NCCL line in the input";
   if (h.groups.empty()) return {};
   const ErrorGroup& g = h.groups.front();
-  std::string what = g.fatal ? what_failed(g.cls) : "degraded";
+  std::string what(g.fatal ? words_of(g.cls).what_failed : "degraded");
   std::string detail = detail_text(g);
   if (!g.fatal) detail = std::string(name(g.cls)) + ": " + detail;
   return fmt::format("{} on {} ({})", what, hosts_text(g.hosts), detail);
@@ -669,9 +621,9 @@ std::vector<Finding> health_findings(const TransportHealth& h, bool plugin_is_ca
       continue;
     Finding f;
     f.severity = g.fatal ? Severity::kFail : Severity::kWarn;
-    f.code = code_of(g.cls);
-    f.message = g.fatal ? fmt::format("NCCL {} on {} ({}): {}", what_failed(g.cls), hosts_text(g.hosts),
-                                      detail_text(g), g.meaning)
+    f.code = words_of(g.cls).code;
+    f.message = g.fatal ? fmt::format("NCCL {} on {} ({}): {}", words_of(g.cls).what_failed,
+                                      hosts_text(g.hosts), detail_text(g), g.meaning)
                         : fmt::format("NCCL on {}: {} ({} line(s))", hosts_text(g.hosts), g.meaning, g.count);
     nlohmann::json ev = {
         {"class", std::string(name(g.cls))},

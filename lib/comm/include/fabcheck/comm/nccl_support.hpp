@@ -3,6 +3,7 @@
 /// configuration): the dtype/redop → NCCL enum table, the NCCL debug-log capture set-up (environment
 /// decisions and file names), and the one-line error messages. nccl_backend.cpp checks the tables against
 /// nccl.h at compile time (static_assert), so a mismatch cannot build.
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "fabcheck/core/collective.hpp"
+#include "fabcheck/core/enum_table.hpp"
 
 namespace fabcheck::comm::nccl {
 
@@ -19,54 +21,18 @@ namespace fabcheck::comm::nccl {
 /// ncclInt64 4, ncclUint64 5, ncclFloat16 6, ncclFloat32 7, ncclFloat64 8, ncclBfloat16 9; since 2.24
 /// ncclFloat8e4m3 10, ncclFloat8e5m2 11).
 constexpr int dtype_code(core::Dtype d) {
-  switch (d) {
-    case core::Dtype::kInt8:
-      return 0;
-    case core::Dtype::kUint8:
-      return 1;
-    case core::Dtype::kInt32:
-      return 2;
-    case core::Dtype::kUint32:
-      return 3;
-    case core::Dtype::kInt64:
-      return 4;
-    case core::Dtype::kUint64:
-      return 5;
-    case core::Dtype::kHalf:
-      return 6;
-    case core::Dtype::kFloat:
-      return 7;
-    case core::Dtype::kDouble:
-      return 8;
-    case core::Dtype::kBfloat16:
-      return 9;
-    case core::Dtype::kF8e4m3:
-      return 10;
-    case core::Dtype::kF8e5m2:
-      return 11;
-  }
-  return -1;
+  // In Dtype order (core::enum_lookup): half is 6, float 7.
+  constexpr std::array<int, 12> kCodes = {0, 1, 2, 3, 4, 5, 7, 8, 6, 9, 10, 11};
+  return core::enum_lookup(kCodes, d, -1);
 }
 
 /// ncclRedOp_t value of a redop (nccl.h: ncclSum 0, ncclProd 1, ncclMax 2, ncclMin 3 — max before min —,
 /// ncclAvg 4 from NCCL 2.10); −1 for mulsum, which has no fixed code (ncclRedOpCreatePreMulSum makes one per
 /// communicator).
 constexpr int redop_code(core::RedOp o) {
-  switch (o) {
-    case core::RedOp::kSum:
-      return 0;
-    case core::RedOp::kProd:
-      return 1;
-    case core::RedOp::kMax:
-      return 2;
-    case core::RedOp::kMin:
-      return 3;
-    case core::RedOp::kAvg:
-      return 4;
-    case core::RedOp::kMulSum:
-      return -1;
-  }
-  return -1;
+  // In RedOp order (core::enum_lookup): min before max here.
+  constexpr std::array<int, 6> kCodes = {0, 1, 3, 2, 4, -1};
+  return core::enum_lookup(kCodes, o, -1);
 }
 
 /// The scalar this rank multiplies its input by under `-o mulsum` (ncclRedOpCreatePreMulSum with

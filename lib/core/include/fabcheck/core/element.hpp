@@ -3,8 +3,11 @@
 /// core::Half, core::BFloat16, core::Fp8E4M3, core::Fp8E5M2) and the average's division, for the code that
 /// handles buffers type by type (the data check, the mpi backend's average, the nccl backend's mulsum
 /// scalar).
+#include <cstddef>
 #include <cstdint>
+#include <tuple>
 #include <type_traits>
+#include <utility>
 
 #include "fabcheck/core/collective.hpp"
 #include "fabcheck/core/fp8.hpp"
@@ -12,35 +15,23 @@
 
 namespace fabcheck::core {
 
-/// Calls `f(T{})` with T the host element type of `d`.
+/// The host element type of each Dtype, in Dtype order.
+using DtypeElements = std::tuple<std::int8_t, std::uint8_t, std::int32_t, std::uint32_t, std::int64_t,
+                                 std::uint64_t, float, double, Half, BFloat16, Fp8E4M3, Fp8E5M2>;
+static_assert(std::tuple_size_v<DtypeElements> == static_cast<std::size_t>(Dtype::kF8e5m2) + 1);
+
+namespace detail {
+template <class F, std::size_t... I>
+void visit_element(std::size_t i, F& f, std::index_sequence<I...>) {
+  (void)((i == I && (f(std::tuple_element_t<I, DtypeElements>{}), true)) || ...);
+}
+}  // namespace detail
+
+/// Calls `f(T{})` with T the host element type of `d` (none for a value outside Dtype).
 template <class F>
 void visit_dtype(Dtype d, F&& f) {
-  switch (d) {
-    case Dtype::kInt8:
-      return f(std::int8_t{});
-    case Dtype::kUint8:
-      return f(std::uint8_t{});
-    case Dtype::kInt32:
-      return f(std::int32_t{});
-    case Dtype::kUint32:
-      return f(std::uint32_t{});
-    case Dtype::kInt64:
-      return f(std::int64_t{});
-    case Dtype::kUint64:
-      return f(std::uint64_t{});
-    case Dtype::kFloat:
-      return f(float{});
-    case Dtype::kDouble:
-      return f(double{});
-    case Dtype::kHalf:
-      return f(Half{});
-    case Dtype::kBfloat16:
-      return f(BFloat16{});
-    case Dtype::kF8e4m3:
-      return f(Fp8E4M3{});
-    case Dtype::kF8e5m2:
-      return f(Fp8E5M2{});
-  }
+  detail::visit_element(static_cast<std::size_t>(d), f,
+                        std::make_index_sequence<std::tuple_size_v<DtypeElements>>{});
 }
 
 /// ncclAvg's result from the exact sum `sum` of `nranks` values, divided once: integers truncate, as C

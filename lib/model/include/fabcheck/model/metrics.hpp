@@ -3,7 +3,7 @@
 /// compare): every comparable or gateable leaf number of the report (DESIGN §6), with its unit, the
 /// direction that is better and a one-line meaning. `compare` takes each extracted metric's direction from it
 /// (an unknown metric is a programming error), `gate` the unit of a check's values, `fabcheck gate
-/// --list-metrics` prints it. No MPI.
+/// --list-metrics` prints it. No MPI. The catalogue is data: lib/model/metrics.json, compiled in.
 ///
 /// Units follow the report's suffix rule (the document's `conventions.units`: "bandwidth GB/s = 1e9 bytes/s;
 /// time in microseconds (_us); sizes in bytes"): a field ending in `_gbps` is GB/s, `_us` microseconds, `_s`

@@ -1,9 +1,10 @@
 #pragma once
 /// @file One option table per probe: the single definition of every probe option.
 ///
-/// A table row is `{key, flags, kind, range, help, member}`. From it come the CLI11 options of the probe's
-/// subcommand (apps/fabcheck/option_cli.hpp), the config schema of the probe's `run` section with its
-/// JSON-pointer errors (lib/suite/config.cpp), JSON → Options (OptionTable::make) and Options → JSON
+/// A row's description (OptionInfo) is data, lib/model/options/<probe>.json, compiled in; the C++ of a table
+/// binds each row to the Options member it sets (src/option_rows.hpp). From a row come the CLI11 options of
+/// the probe's subcommand (apps/fabcheck/option_cli.hpp), the config schema of the probe's `run` section with
+/// its JSON-pointer errors (lib/suite/config.cpp), JSON → Options (OptionTable::make) and Options → JSON
 /// (OptionTable::to_json: `run.config` and `run --show-config`). The default of every option is the default
 /// member initializer of the probe's Options struct: there is no other.
 ///
@@ -19,7 +20,6 @@
 #include <utility>
 #include <vector>
 
-#include "fabcheck/core/collective.hpp"
 #include "fabcheck/core/error.hpp"
 
 namespace fabcheck::model {
@@ -81,62 +81,11 @@ struct OptionSpec {
   std::function<void(O&, const nlohmann::json&)> set;  ///< from a normalized value
 };
 
-/// A row for a plain member whose JSON form is its own type (int, double, bool, string, vector of those).
-template <class O, class T>
-OptionSpec<O> field(OptionInfo info, T O::*member) {
-  return {std::move(info), [member](const O& o) { return nlohmann::json(o.*member); },
-          [member](O& o, const nlohmann::json& v) { o.*member = v.get<T>(); }};
-}
-
-/// A row for a member whose zero means "not set" (the probe chooses: iterations by size, no time limit): JSON
-/// null stands for it, so the effective config never shows a 0 that the option's range refuses. Marks the row
-/// nullable.
-template <class O, class T>
-OptionSpec<O> unset_when_zero(OptionInfo info, T O::*member) {
-  info.nullable = true;
-  return {
-      std::move(info),
-      [member](const O& o) { return o.*member == T{} ? nlohmann::json(nullptr) : nlohmann::json(o.*member); },
-      [member](O& o, const nlohmann::json& v) { o.*member = v.is_null() ? T{} : v.get<T>(); }};
-}
-
-/// A row for a list of named values (collectives, dtypes, redops): JSON holds their names (core::name),
-/// `parse` reads one back (the value was normalized, so it parses).
-template <class O, class T, class Parse>
-OptionSpec<O> names(OptionInfo info, std::vector<T> O::*member, Parse parse) {
-  return {std::move(info),
-          [member](const O& o) {
-            nlohmann::json out = nlohmann::json::array();
-            for (const auto& x : o.*member) out.push_back(std::string(core::name(x)));
-            return out;
-          },
-          [member, parse](O& o, const nlohmann::json& v) {
-            (o.*member).clear();
-            for (const auto& s : v) (o.*member).push_back(*parse(s.get<std::string>()));
-          }};
-}
-
 /// Names a key for an error message: a JSON pointer in a config, a flag on the command line.
 using KeyNamer = std::function<std::string(std::string_view key)>;
 
 /// A CLI-only flag of a command, with the reason it is no option of the step.
 using CliOnly = std::pair<std::string, std::string>;
-
-/// The CLI-only flags of a probe command: its report `--json` (`--out`), then `extra` (the command's own),
-/// then the flags every probe command shares: `--no-counters` (the config's top-level `counters: false`, not
-/// an option of any one step) and the outputs written after the report, `--html` and `--junit` (run takes the
-/// same flags).
-inline std::vector<CliOnly> command_cli_only(std::vector<CliOnly> extra = {}) {
-  std::vector<CliOnly> v = {{"json", "the report file of the standalone command (run: --json)"},
-                            {"out", "alias of --json"}};
-  v.insert(v.end(), extra.begin(), extra.end());
-  v.push_back(
-      {"no-counters", "the config's top-level counters: false, around every step (run: --no-counters)"});
-  v.push_back({"html", "the report as one HTML page, an output of the command (run: --html)"});
-  v.push_back(
-      {"junit", "JUnit XML of the exit code's rule, an output of the command (run: --junit, the gate's)"});
-  return v;
-}
 
 /// The option table of one probe.
 template <class O>

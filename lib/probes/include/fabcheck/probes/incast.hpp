@@ -13,10 +13,6 @@
 #include "fabcheck/model/options_incast.hpp"
 
 namespace fabcheck::probes {
-using IncastEndpoints = model::IncastEndpoints;
-using IncastVictim = model::IncastVictim;
-using IncastPoint = model::IncastPoint;
-using IncastResult = model::IncastResult;
 
 using IncastOptions = model::IncastOptions;
 
@@ -27,11 +23,11 @@ void validate(const IncastOptions& opts);
 void validate(const IncastOptions& opts, const std::vector<std::string>& endpoints);
 
 /// The endpoints of a communicator (pure: from its host table).
-IncastEndpoints incast_endpoints(const comm::Communicator& comm);
+model::IncastEndpoints incast_endpoints(const comm::Communicator& comm);
 
 /// Runs the probe. Collective over `comm` (all ranks call it; non-endpoint ranks only join barriers).
 /// @throws UsageError on options that do not fit the run (checked identically on every rank).
 /// @throws RuntimeFailure on MPI errors.
-IncastResult run_incast(const comm::Communicator& comm, const IncastOptions& opts);
+model::IncastResult run_incast(const comm::Communicator& comm, const IncastOptions& opts);
 
 }  // namespace fabcheck::probes

@@ -18,21 +18,6 @@ class Communicator;
 }
 
 namespace fabcheck::probes {
-using GidEntry = model::GidEntry;
-using RdmaPort = model::RdmaPort;
-using PcieLink = model::PcieLink;
-using PciLocation = model::PciLocation;
-using RdmaDevice = model::RdmaDevice;
-using Gpu = model::Gpu;
-using GpuNicDistance = model::GpuNicDistance;
-using GdrInfo = model::GdrInfo;
-using NetInterface = model::NetInterface;
-using MpiConfigFile = model::MpiConfigFile;
-using MpiConfig = model::MpiConfig;
-using VerbsPort = model::VerbsPort;
-using VerbsDevice = model::VerbsDevice;
-using VerbsListing = model::VerbsListing;
-using HostInventory = model::HostInventory;
 using InventoryResult = model::InventoryResult;
 using model::distance_rank;
 using model::host_inventory_from_json_text;
@@ -49,7 +34,7 @@ void validate(const InventoryOptions& opts);
 std::optional<double> pcie_gbit(double gts, int width);
 
 /// Computes the distance between two PCI locations (lowest common ancestor).
-GpuNicDistance pci_distance(const PciLocation& gpu, const PciLocation& nic);
+model::GpuNicDistance pci_distance(const model::PciLocation& gpu, const model::PciLocation& nic);
 
 /// Which `seen_by_nccl` key a NCCL version falls into ("2.18.5" → "2.9.8-2.21"); "" when unparseable.
 std::string nccl_gdr_range(const std::string& nccl_version);
@@ -59,7 +44,7 @@ class VerbsBackend {
  public:
   virtual ~VerbsBackend() = default;
   /// Enumerates devices and queries their ports. Never throws.
-  virtual VerbsListing list() const = 0;
+  virtual model::VerbsListing list() const = 0;
 };
 
 /// The backend compiled into this build: libibverbs when FABCHECK_HAVE_IBVERBS, else a stub answering
@@ -76,8 +61,9 @@ std::vector<std::string> process_environment();
 /// Reads one host's inventory (no MPI). Unreadable files are tolerated one by one.
 /// @param env transport environment (already filtered, see filter_transport_env).
 /// @throws UsageError when the options are invalid (see validate).
-HostInventory collect_host_inventory(const InventoryOptions& opts, const VerbsBackend& verbs,
-                                     const std::map<std::string, std::string>& env, const std::string& host);
+model::HostInventory collect_host_inventory(const InventoryOptions& opts, const VerbsBackend& verbs,
+                                            const std::map<std::string, std::string>& env,
+                                            const std::string& host);
 
 /// Collective over comm: each host's leader (local rank 0) collects its host's inventory, the JSON texts are
 /// gathered to rank 0. Returns every host on rank 0, nothing elsewhere.

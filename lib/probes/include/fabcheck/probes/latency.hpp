@@ -18,12 +18,6 @@ class Communicator;
 }
 
 namespace fabcheck::probes {
-using LatencyPair = model::LatencyPair;
-using LatencySource = model::LatencySource;
-using LatencySection = model::LatencySection;
-using LatencyResult = model::LatencyResult;
-
-using LatencyPattern = model::LatencyPattern;
 
 using model::name;
 
@@ -50,12 +44,12 @@ void validate(const LatencyOptions& opts);
 /// or imported samples.
 /// @param nranks ranks of the run, used to label collective stragglers.
 /// @param hosts_of_ranks host of each rank (may be empty: labels then omit hosts).
-void analyze_section(LatencySection& s, const std::vector<std::string>& hosts_of_ranks);
+void analyze_section(model::LatencySection& s, const std::vector<std::string>& hosts_of_ranks);
 
 /// Runs the probe: clock alignment, then p2p ping-pong per size and round, then the allreduce per-iteration
 /// pass per size. Collective over `comm` (every rank calls it). Needs at least 2 ranks.
 /// @throws UsageError for fewer than 2 ranks or invalid options (same on every rank); RuntimeFailure on MPI
 /// errors.
-LatencyResult run_latency(const comm::Communicator& comm, const LatencyOptions& opts);
+model::LatencyResult run_latency(const comm::Communicator& comm, const LatencyOptions& opts);
 
 }  // namespace fabcheck::probes

@@ -14,7 +14,6 @@
 namespace fabcheck::probes {
 
 using NicsOptions = model::NicsOptions;
-using NicsResult = model::NicsResult;
 
 /// Checks option ranges, the --ifaces text, and `--verbs on` in a build without libibverbs. @throws
 /// UsageError naming the flag.
@@ -36,8 +35,9 @@ std::vector<model::NicInfo> local_nics(const std::string& ifaces, const std::str
 /// those re-measurements are still outliers (core::still_outlier) against the worst reference.
 /// Then, unless opts.verbs is "off", the RDMA verbs part (src/nics_verbs.cpp with libibverbs, else skipped):
 /// every active RDMA port of each scheduled host pair against every port of the other host over RC queue
-/// pairs, RDMA WRITE bandwidth and an 8 B WRITE ping-pong (NicsResult::verbs; docs/DESIGN.md §5 "NICs").
+/// pairs, RDMA WRITE bandwidth and an 8 B WRITE ping-pong (model::NicsResult::verbs; docs/DESIGN.md §5
+/// "NICs").
 /// @throws UsageError when nics_skip_reason() gives a reason; RuntimeFailure on MPI errors.
-NicsResult run_nics(const comm::Communicator& comm, const NicsOptions& opts);
+model::NicsResult run_nics(const comm::Communicator& comm, const NicsOptions& opts);
 
 }  // namespace fabcheck::probes

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fabcheck/comm/communicator.hpp"
@@ -13,11 +14,6 @@
 #include "fabcheck/model/pairs.hpp"
 
 namespace fabcheck::probes {
-using PairsRetest = model::PairsRetest;
-using PairsOutlier = model::PairsOutlier;
-using PairsSuspect = model::PairsSuspect;
-using PairsRail = model::PairsRail;
-using PairsResult = model::PairsResult;
 
 using PairsOptions = model::PairsOptions;
 
@@ -27,11 +23,13 @@ void validate(const PairsOptions& opts);
 /// Why pairs cannot run on this communicator (fewer than two hosts), or nullopt when it can.
 /// `fabcheck pairs` turns the reason into a usage error (exit 2); `fabcheck run` into a skipped section.
 std::optional<std::string> pairs_skip_reason(const comm::Communicator& comm);
+/// The same for any probe that measures host pairs (pairs, nics): `probe` names it in the reason.
+std::optional<std::string> two_host_skip_reason(const comm::Communicator& comm, std::string_view probe);
 
-/// Sets PairsOutlier::owner from rail.analysis: the first suspect host for which the outlier lies in a
+/// Sets model::PairsOutlier::owner from rail.analysis: the first suspect host for which the outlier lies in a
 /// direction where most of the host's links are flagged (its outgoing or incoming bandwidth links, or its
 /// latency pairs); -1 (a link finding) otherwise. rail.outliers must mirror rail.analysis.outliers.
-void assign_owners(PairsRail& rail);
+void assign_owners(model::PairsRail& rail);
 
 /// Runs the probe (collective over comm). Rounds of the circle schedule run one after another; within a round
 /// all pairs take the same step at once, with a barrier after each step: bandwidth lower → higher host, then
@@ -43,6 +41,6 @@ void assign_owners(PairsRail& rail);
 /// suspect host is confirmed when most of its re-measured links are; outliers it owns that were not
 /// re-measured inherit that.
 /// @throws UsageError when pairs_skip_reason() gives a reason; RuntimeFailure on MPI errors.
-PairsResult run_pairs(const comm::Communicator& comm, const PairsOptions& opts);
+model::PairsResult run_pairs(const comm::Communicator& comm, const PairsOptions& opts);
 
 }  // namespace fabcheck::probes

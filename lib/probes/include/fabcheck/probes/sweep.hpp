@@ -19,13 +19,6 @@
 #include "fabcheck/probes/topology.hpp"
 
 namespace fabcheck::probes {
-using Straggler = model::Straggler;
-using PerIterStats = model::PerIterStats;
-using PlacementResult = model::PlacementResult;
-using SweepPoint = model::SweepPoint;
-using SweepBlock = model::SweepBlock;
-using RankDevice = model::RankDevice;
-using SweepResult = model::SweepResult;
 
 using SweepOptions = model::SweepOptions;
 
@@ -51,10 +44,11 @@ std::uint64_t nccl_tests_max_bytes_cap(std::uint64_t device_bytes, bool check);
 /// On a backend with a device, -e above nccl_tests_max_bytes_cap of the smallest device is lowered to it (and
 /// -b with it), as nccl-tests does; the result keeps the options as given and says so (max_bytes_reduced_to).
 /// @throws UsageError (same on every rank) for bad options; RuntimeFailure on backend errors.
-SweepResult run_sweep(const comm::Communicator& comm, comm::CollBackend& backend, const SweepOptions& opts);
+model::SweepResult run_sweep(const comm::Communicator& comm, comm::CollBackend& backend,
+                             const SweepOptions& opts);
 
 /// Convenience: creates the backend named in opts.backend and runs the sweep.
-SweepResult run_sweep(const comm::Communicator& comm, const SweepOptions& opts);
+model::SweepResult run_sweep(const comm::Communicator& comm, const SweepOptions& opts);
 
 /// Input values of the exact data check (DESIGN §3 `#wrong`) for one (dtype, op, nranks): small integers
 /// whose reductions are exact in every summation order.
@@ -147,9 +141,9 @@ double reduce_time(const comm::Communicator& comm, double seconds, int average);
 /// smaller lead cannot be attributed), else none (−1 in straggler_ranks, counted for no rank). Shares are
 /// over all iterations.
 /// @throws std::invalid_argument when ranks have different iteration counts or there are no ranks.
-PerIterStats per_iter_stats(const std::vector<std::vector<double>>& entry_us,
-                            const std::vector<std::vector<double>>& exit_us,
-                            const std::vector<std::string>& hosts, std::size_t samples_cap,
-                            double resolution_us = 0.0);
+model::PerIterStats per_iter_stats(const std::vector<std::vector<double>>& entry_us,
+                                   const std::vector<std::vector<double>>& exit_us,
+                                   const std::vector<std::string>& hosts, std::size_t samples_cap,
+                                   double resolution_us = 0.0);
 
 }  // namespace fabcheck::probes

@@ -11,7 +11,6 @@
 
 namespace fabcheck::probes {
 using TrainStepOptions = model::TrainStepOptions;
-using TrainStepResult = model::TrainStepResult;
 
 /// Checks option ranges that need no communicator. @throws UsageError naming the flag.
 void validate(const TrainStepOptions& opts);
@@ -24,7 +23,7 @@ std::optional<std::string> step_skip_reason(const comm::Communicator& comm);
 /// the overlap, probes/overlap.hpp); then `warmup` untimed steps, then `iters` iterations each of the step's
 /// compute alone and of the whole step.
 /// @throws UsageError when step_skip_reason; RuntimeFailure on MPI errors.
-TrainStepResult run_train_step(const comm::Communicator& comm, const TrainStepOptions& opts,
-                               const model::StepPlan& plan);
+model::TrainStepResult run_train_step(const comm::Communicator& comm, const TrainStepOptions& opts,
+                                      const model::StepPlan& plan);
 
 }  // namespace fabcheck::probes

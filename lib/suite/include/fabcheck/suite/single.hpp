@@ -13,6 +13,7 @@
 
 #include "fabcheck/comm/communicator.hpp"
 #include "fabcheck/model/sweep.hpp"
+#include "fabcheck/report/document.hpp"
 #include "fabcheck/suite/config.hpp"
 
 namespace fabcheck::suite {
@@ -28,10 +29,12 @@ struct SingleOptions {
   /// The command's own outputs ({flag, path}: pairs' --exclude-hostfile, sweep's -J), checked distinct from
   /// the ones above before anything runs.
   std::vector<std::pair<std::string, std::string>> other_outputs;
-  bool announce_report = false;  ///< say on stderr where the report was written
   std::vector<StepKind> silent;  ///< steps whose console text is not printed (e.g. scaling's own sweep)
   bool verbose = false;          ///< histograms too (default: the command's tables)
-  bool counters = true;          ///< the hosts' loss counters around each step (`--no-counters`: not read)
+  bool quiet = false;            ///< nothing on stdout (`inspect -q`)
+  /// inspect: also measure the MPI signature between host leaders (`run` has latency and pairs for that)
+  bool inspect_signature = false;
+  bool counters = true;  ///< the hosts' loss counters around each step (`--no-counters`: not read)
   /// > 0: run's watchdog over the steps with this timeout (nccl-tests' `-T`); on expiry every rank leaves
   /// with exit 3 (nccl-tests: 4) after one stderr line naming the operation and the ranks.
   double timeout_s = 0;
@@ -39,11 +42,10 @@ struct SingleOptions {
   std::function<void(const model::SweepResult&)> on_sweep;
 
   /// The usual form: the command line and the report path.
-  static SingleOptions of(std::vector<std::string> argv, std::string json_path, bool announce = false) {
+  static SingleOptions of(std::vector<std::string> argv, std::string json_path) {
     SingleOptions o;
     o.argv = std::move(argv);
     o.json_path = std::move(json_path);
-    o.announce_report = announce;
     return o;
   }
   /// A copy with the HTML page and JUnit outputs set (a command's `--html`, `--junit`; "" = none).
@@ -67,6 +69,11 @@ struct SingleOutcome {
   std::vector<std::string> pairs_passed_hosts;  ///< its hosts without a confirmed fault
   std::size_t pairs_hosts = 0;                  ///< all its hosts
 };
+
+/// Rank 0: a finished report's HTML page and JUnit file ("" = none). The JUnit check is the exit code's rule
+/// (a `fail` finding fails it), so a CI job that reads JUnit fails exactly when the command exits 1.
+void write_page_and_junit(const report::Document& doc, const std::string& html_path,
+                          const std::string& junit_path);
 
 /// Runs `steps` in order on every rank (collective). Rank 0 prints each step's console text on stdout as it
 /// finishes and writes the report (`run.config` = the steps' effective options, `topology`, the steps'
