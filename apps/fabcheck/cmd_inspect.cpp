@@ -43,7 +43,9 @@ InspectFlags& flags() {
 int run_inventory_mode(const RunContext& ctx) {
   auto& fl = flags();
   probes::validate(fl.inv);  // same flags on every rank: every rank throws alike, rank 0 prints once
-  auto so = suite::SingleOptions::of(ctx.argv, fl.json).with_outputs(fl.out.html, fl.out.junit);
+  auto so = suite::SingleOptions::of(ctx.argv, fl.json)
+                .with_outputs(fl.out.html, fl.out.junit)
+                .with_counters(false);  // the inventory step reads none
   so.quiet = fl.quiet;
   so.inspect_signature = !fl.no_signature;
   const suite::Step step = suite::make_single_step(suite::StepKind::kInspect, fl.opts->given_json());

@@ -87,7 +87,12 @@ StepRun run_step(const comm::Communicator& world, const Step& st, report::Docume
   out.elapsed_s = (comm::now_us() - start_us) / 1e6;
   const std::string sec(section_name(st.kind));
   if (doc) {
-    doc->set_section(sec, to_section(out.agreed.status), out.agreed.reason);
+    // A probe command keeps the status its section writer gave (scaling on one rank: skipped, with why);
+    // `run` records the agreed outcome.
+    const auto& sections = doc->json()["run"]["sections"];
+    const bool written = sections.is_object() && sections.contains(sec);
+    if (how.contain || !written || out.agreed.status != StepOutcome::Status::kOk)
+      doc->set_section(sec, to_section(out.agreed.status), out.agreed.reason);
     auto& entry = doc->json()["run"]["sections"][sec];
     entry["elapsed_s"] = out.elapsed_s;
     entry["budget_s"] = st.budget_s > 0 ? nlohmann::json(st.budget_s) : nlohmann::json(nullptr);
