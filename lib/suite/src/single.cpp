@@ -81,11 +81,6 @@ SingleOutcome run_single(const comm::Communicator& world, const std::vector<Step
     how.contain = false;
     how.inspect_signature = opts.inspect_signature;
     const auto run = detail::run_step(world, st, root ? &doc : nullptr, root ? &state : nullptr, how);
-    if (run.agreed.status != StepOutcome::Status::kOk) {  // a probe not built into this binary
-      std::string reason = run.agreed.reason;
-      world.bcast(reason, 0);
-      throw UsageError(reason);
-    }
     const bool silent = std::find(opts.silent.begin(), opts.silent.end(), st.kind) != opts.silent.end();
     if (root && !silent && !opts.quiet) {
       std::fwrite(run.console.data(), 1, run.console.size(), stdout);

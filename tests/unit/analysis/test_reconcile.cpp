@@ -5,10 +5,10 @@
 
 #include <map>
 
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "../support/text.hpp"
 #include "fabcheck/report/reconcile.hpp"
 #include "fabcheck/report/summary_text.hpp"
 
@@ -166,9 +166,7 @@ TEST(RunSummary, VerdictFirstAndLastNamesTheHost) {
   facts.budget_s = 75;
   facts.report_path = "r.json";
   const std::string text = report::render_summary(d, facts);
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  const std::vector<std::string> lines = fabcheck::testing_fixtures::lines_of(text);
   ASSERT_GE(lines.size(), 8u);
   EXPECT_EQ(lines[1], "# fabcheck run: FAIL - 1 fail finding: PAIRS_SLOW_HOST (h3)");
   EXPECT_EQ(lines[2],
