@@ -2,6 +2,8 @@
 # Shared by the image tests (sourced): podman with this machine's settings, the Debian 12 base and the image.
 #   img_init LIMIT_S          bound the whole test (TERM, then the cleanup trap), skip (77) without podman/mmdebstrap
 #   img_base                  localhost/debian:12 from mmdebstrap + podman import (kept between runs)
+#   img_stages                the Containerfile's package stages (toolchain, runtime) built and tagged ahead of the
+#                             source (tests/image/prebuild.sh, which ci/test starts beside the host build)
 #   img_build                 localhost/fabcheck:ci from deploy/Containerfile (IMAGE_JOBS compile jobs, default
 #                             every core); sets IMG, prints time and size. Its build stage stays tagged
 #                             (localhost/fabcheck:ci-build): the next build takes both stages' apt-get layers
@@ -82,6 +84,16 @@ img_base() {
   rm -f "$IMG_TMP/base.tar.zst"
   _img_cacheable_base
   note "base $BASE_IMG: mmdebstrap + import in $((SECONDS - t0)) s"
+}
+
+img_stages() {
+  local t0=$SECONDS s
+  for s in toolchain runtime; do
+    podman build --quiet -f "$SRC/deploy/Containerfile" --build-arg BASE="$BASE_IMG" --target "$s" \
+      -t "localhost/fabcheck:ci-$s" "$SRC" >"$IMG_TMP/$s.log" 2>&1 ||
+      { tail -30 "$IMG_TMP/$s.log" >&2; fail "podman build --target $s failed"; }
+  done
+  note "stages toolchain, runtime: built in $((SECONDS - t0)) s"
 }
 
 img_build() {
