@@ -148,21 +148,22 @@ std::function<int(const RunContext&)> setup_compare(CLI::App& sub) {
           fmt::format("--label: given {} time(s); give it twice, for A then B (--label roce --label ib)",
                       cli->labels.size()));
     }
-    for (const auto& [path, flag] : {std::pair{cli->json, "--json"}, std::pair{cli->html, "--html"}}) {
-      if (!path.empty()) report::check_writable(path, flag);
-    }
-    std::vector<std::pair<std::string, std::string>> inputs;
+    // The page is the comparison's own (render_compare_html), made from the result computed below.
+    auto result = std::make_shared<report::CompareResult>();
+    report::Sinks sinks;
     for (const auto& [list, side] : {std::pair{cli->a, "A"}, std::pair{cli->b, "B"}}) {
       std::size_t start = 0;
       while (start <= list.size()) {
         const auto comma = list.find(',', start);
-        inputs.emplace_back(
-            side, list.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+        sinks.input(side, list.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
         if (comma == std::string::npos) break;
         start = comma + 1;
       }
     }
-    report::check_distinct_paths(inputs, {{"--json", cli->json}, {"--html", cli->html}});
+    sinks.json("--json", cli->json).add({"--html", cli->html, [result](const nlohmann::json&) {
+                                           return report::render_compare_html(*result);
+                                         }});
+    sinks.check();
     // The two sides are read at once, B on a second thread (a 2048-host report is 171 MB of JSON).
     // A's error is the one reported when both are bad: its exception leaves this scope first, and the
     // future's destructor waits for B.
@@ -184,17 +185,16 @@ std::function<int(const RunContext&)> setup_compare(CLI::App& sub) {
     rule.min_delta = cli->min_delta_pct / 100.0;
     const report::SideMetrics side_a = report::merge_runs(std::move(a.runs));
     const report::SideMetrics side_b = report::merge_runs(std::move(b.runs));
-    const report::CompareResult r = report::compare_sides(side_a, side_b, sa, sb, rule);
+    *result = report::compare_sides(side_a, side_b, sa, sb, rule);
 
-    std::fputs(report::render_compare(r).c_str(), stdout);
+    std::fputs(report::render_compare(*result).c_str(), stdout);
     std::fflush(stdout);
-    if (!cli->html.empty()) report::write_text_atomic(cli->html, report::render_compare_html(r), "--html");
-    if (!cli->json.empty()) {
+    if (sinks.any()) {
       report::Document doc(ctx.argv);
-      report::add_compare(doc, r);
+      report::add_compare(doc, *result);
       const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       doc.finish("complete", 0, secs);
-      doc.write_atomic(cli->json);
+      sinks.write(doc.json());
     }
     return 0;
   };

@@ -9,6 +9,7 @@
 #include "fabcheck/model/metrics.hpp"
 #include "fabcheck/report/document.hpp"
 #include "fabcheck/report/gate.hpp"
+#include "fabcheck/report/html.hpp"
 #include "fabcheck/report/load.hpp"
 #include "fabcheck/suite/config.hpp"
 
@@ -16,7 +17,7 @@ namespace fabcheck::app {
 namespace {
 
 struct GateCli {
-  std::string report, criteria, junit, exclude_hostfile, json;
+  std::string report, criteria, junit, exclude_hostfile, json, html;
   bool quiet = false;
   bool list_metrics = false;
 };
@@ -35,6 +36,7 @@ std::function<int(const RunContext&)> setup_gate(CLI::App& sub) {
   sub.add_option("--exclude-hostfile", cli->exclude_hostfile,
                  "Write a hostfile with the hosts that passed every per-host check");
   sub.add_option("--json,-J,--out", cli->json, "Write the report with its gate section replaced to FILE");
+  sub.add_option("--html", cli->html, "Also write that report as one self-contained HTML page (offline)");
   sub.footer(
       "Metric paths address the report (DESIGN §6): segments joined by '.'; on an array a NAME selects "
       "entries by\n"
@@ -57,7 +59,19 @@ std::function<int(const RunContext&)> setup_gate(CLI::App& sub) {
     if (cli->report.empty()) throw UsageError("report is required (see fabcheck gate --help)");
     // Without --json nothing writes the document back: the pairs matrices and schedules (hosts² entries, read
     // by no gate metric) stay out of memory.
-    const auto partial = cli->json.empty() ? report::gate_load_options() : report::LoadOptions{};
+    const auto partial =
+        cli->json.empty() && cli->html.empty() ? report::gate_load_options() : report::LoadOptions{};
+    // The outputs, checked before the report is read; their texts come from the gate evaluated below.
+    auto g = std::make_shared<report::GateResult>();
+    report::Sinks sinks;
+    sinks.input("report", cli->report)
+        .input("--criteria", cli->criteria)
+        .add({"--junit", cli->junit, [g](const nlohmann::json&) { return report::junit_xml(*g); }})
+        .add({"--exclude-hostfile", cli->exclude_hostfile,
+              [g](const nlohmann::json&) { return report::exclude_hostfile_text(*g); }})
+        .json("--json", cli->json)
+        .add(report::html_sink("--html", cli->html));
+    sinks.check();
     auto rep = report::load_report(cli->report, "report", partial);
     nlohmann::json checks;
     std::string source;
@@ -75,38 +89,25 @@ std::function<int(const RunContext&)> setup_gate(CLI::App& sub) {
       if (checks.empty())
         throw UsageError(fmt::format("--criteria: {} records no checks; give --criteria FILE", cli->report));
     }
-    for (const auto& [path, flag] :
-         {std::pair{cli->junit, "--junit"}, std::pair{cli->exclude_hostfile, "--exclude-hostfile"},
-          std::pair{cli->json, "--json"}}) {
-      if (!path.empty()) report::check_writable(path, flag);
-    }
-    report::check_distinct_paths(
-        {{"report", cli->report}, {"--criteria", cli->criteria}},
-        {{"--junit", cli->junit}, {"--exclude-hostfile", cli->exclude_hostfile}, {"--json", cli->json}});
     std::vector<std::string> metrics;
     for (const auto& c : checks)
       if (c.is_object() && c.contains("metric") && c["metric"].is_string()) metrics.push_back(c["metric"]);
     if (report::names_skipped(partial, metrics))
       rep = report::load_report(cli->report, "report");  // a check that names a left-out key reads it whole
-    const auto g = report::evaluate_gate(rep, checks, source);
-    std::fputs(report::render_gate(g).c_str(), stdout);
+    *g = report::evaluate_gate(rep, checks, source);
+    std::fputs(report::render_gate(*g).c_str(), stdout);
     std::fflush(stdout);
-    if (!cli->junit.empty()) report::write_text_atomic(cli->junit, report::junit_xml(g), "--junit");
-    if (!cli->exclude_hostfile.empty()) {
-      report::write_text_atomic(cli->exclude_hostfile, report::exclude_hostfile_text(g),
-                                "--exclude-hostfile");
-    }
-    if (!cli->json.empty()) {
+    if (sinks.any()) {
       report::Document doc;
       doc.json() = std::move(rep);  // the last use: no second copy of a large report
       if (!doc.json().contains("findings") || !doc.json()["findings"].is_array())
         doc.json()["findings"] = nlohmann::json::array();
       if (!doc.json().contains("run") || !doc.json()["run"].is_object())
         doc.json()["run"] = nlohmann::json::object();
-      report::add_gate(doc, g);
-      doc.write_atomic(cli->json);
+      report::add_gate(doc, *g);
+      sinks.write(doc.json());
     }
-    return g.passed ? 0 : 1;
+    return g->passed ? 0 : 1;
   };
 }
 

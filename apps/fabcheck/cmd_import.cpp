@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "command.hpp"
+#include "fabcheck/core/ascii.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/parse/nccl_log.hpp"
 #include "fabcheck/parse/nccl_tests.hpp"
@@ -26,6 +27,8 @@
 #include "fabcheck/report/nccl_tests_import.hpp"
 #include "fabcheck/report/peer_import.hpp"
 #include "fabcheck/report/transport.hpp"
+#include "fabcheck/suite/single.hpp"
+#include "option_cli.hpp"
 
 namespace fabcheck::app {
 namespace {
@@ -35,6 +38,7 @@ struct ImportCli {
   std::string json, coll, format = "auto", link;
   int nranks = 0;
   bool quiet = false, report_gbits = false;
+  ReportOutputs out;  // --html, --junit
 };
 
 std::string read_input(const std::string& path) {
@@ -102,6 +106,7 @@ std::function<int(const RunContext&)> setup_import(CLI::App& sub) {
          "or fabcheck sweep console output; or one or more perftest / OSU / IMB outputs")
       ->required();
   sub.add_option("--json,-J,--out", cli->json, "Write the report to FILE (atomically)")->required();
+  add_report_outputs(sub, cli->out, false);
   sub.add_option(
       "--coll", cli->coll,
       "Collective of a file that does not name it (nccl-tests < 2.16.7): allreduce, allgather, ...");
@@ -130,12 +135,9 @@ std::function<int(const RunContext&)> setup_import(CLI::App& sub) {
     if (cli->nranks < 0 || cli->nranks > 10000000) {
       throw UsageError(fmt::format("--nranks: {} is not a rank count (give N >= 1)", cli->nranks));
     }
-    report::check_writable(cli->json, "--json");
-    {
-      std::vector<std::pair<std::string, std::string>> ins;
-      for (const auto& f : cli->files) ins.emplace_back("file", f);
-      report::check_distinct_paths(ins, {{"--json", cli->json}});
-    }
+    report::Sinks sinks = suite::report_sinks(cli->json, cli->out.html, cli->out.junit);
+    for (const auto& f : cli->files) sinks.input("file", f);
+    sinks.check();
     // perftest / OSU / IMB: every file must be one of them.
     std::vector<std::string> texts;
     std::vector<std::string> formats;
@@ -168,9 +170,9 @@ std::function<int(const RunContext&)> setup_import(CLI::App& sub) {
       const int code = doc.exit_code();
       doc.finish("complete", code,
                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-      doc.write_atomic(cli->json);
+      sinks.write(doc.json());
       if (!cli->quiet) {
-        std::fputs(peer_summary(sum, doc).c_str(), stdout);
+        std::fputs(core::terminal_safe(peer_summary(sum, doc)).c_str(), stdout);
         std::fputs(fmt::format("report: {}\n", cli->json).c_str(), stdout);
         std::fflush(stdout);
       }
@@ -206,9 +208,9 @@ std::function<int(const RunContext&)> setup_import(CLI::App& sub) {
     const int code = doc.exit_code();
     doc.finish("complete", code,
                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    doc.write_atomic(cli->json);
+    sinks.write(doc.json());
     if (!cli->quiet) {
-      std::fputs(summary_text(sum, run, doc, file).c_str(), stdout);
+      std::fputs(core::terminal_safe(summary_text(sum, run, doc, file)).c_str(), stdout);
       std::fputs(fmt::format("report: {}\n", cli->json).c_str(), stdout);
       std::fflush(stdout);
     }

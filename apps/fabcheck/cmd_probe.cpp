@@ -5,6 +5,7 @@
 // to the plan through hooks. `inspect` keeps its file: it also runs offline, without MPI.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <memory>
@@ -28,6 +29,7 @@
 #include "fabcheck/probes/sweep.hpp"
 #include "fabcheck/probes/train_step.hpp"
 #include "fabcheck/report/document.hpp"
+#include "fabcheck/report/gate.hpp"
 #include "fabcheck/report/scaling.hpp"
 #include "fabcheck/suite/single.hpp"
 #include "nccl_tests_json_output.hpp"
@@ -113,6 +115,9 @@ Hooks<probes::SweepOptions> sweep_flags(CLI::App& sub) {
       ->check(CLI::Range(0.0, 86400.0));
   return {[own](const comm::Communicator& world, const probes::SweepOptions& o, Launch& l) {
             (void)core::fault_from_env();  // a malformed test hook is a usage error before anything runs
+            // CLI11's Range lets nan through (every comparison with nan is false)
+            if (!std::isfinite(own->timeout_s))
+              throw UsageError("-T/--timeout: not a number of seconds (give 0 to 86400; 0 = off)");
             l.so.timeout_s = own->timeout_s;
             l.so.other_outputs = {{"-J/--output_file", own->output_file}};
             // Held by the launch: a file the sweep never wrote is removed when the command ends.
@@ -145,9 +150,8 @@ Hooks<probes::PairsOptions> pairs_flags(CLI::App& sub) {
           },
           [path](const comm::Communicator& world, const suite::SingleOutcome& out) {
             if (world.rank() != 0 || path->empty()) return;
-            std::string text;
-            for (const auto& h : out.pairs_passed_hosts) text += h + "\n";
-            report::write_text_atomic(*path, text, "--exclude-hostfile");
+            report::write_text_atomic(*path, report::good_hosts_text("", out.pairs_passed_hosts, {}),
+                                      "--exclude-hostfile");
             std::fprintf(stderr, "fabcheck pairs: %zu of %zu hosts passed, written to %s\n",
                          out.pairs_passed_hosts.size(), out.pairs_hosts, path->c_str());
           }};

@@ -240,7 +240,7 @@ nlohmann::json project_scaling_table(const ProjectCli& cli, const report::Worklo
 /// Writes the projection as the --json document.
 void write_project_json(const ProjectCli& cli, const RunContext& ctx, const report::WorkloadSet& set,
                         const report::WorkloadProfile& p, const report::WorkloadProjection& w, int nranks,
-                        const std::string& sentence, const nlohmann::json& proj) {
+                        const std::string& sentence, const nlohmann::json& proj, const report::Sinks& sinks) {
   report::Document doc(ctx.argv);
   doc.json()["project"] = {
       {"inputs",
@@ -258,15 +258,17 @@ void write_project_json(const ProjectCli& cli, const RunContext& ctx, const repo
       {"assumptions", report::assumptions_json(p, false, false)}};
   doc.set_section("project", report::SectionStatus::kOk);
   doc.finish("complete", 0, 0.0);
-  doc.write_atomic(cli.json);
+  sinks.write(doc.json());
 }
 
 int run_project(const ProjectCli& cli, const RunContext& ctx) {
   // Validate everything before computing or writing anything.
   const long long nranks_ll = project_checked_nranks(cli);
+  report::Sinks sinks;
+  sinks.input("--workloads", cli.workloads_file).json("--json", cli.json);
+  sinks.check();
   const report::WorkloadSet set = report::load_workloads(cli.workloads_file, "--workloads");
   const report::WorkloadProfile p = project_profile(cli, set);
-  if (!cli.json.empty()) report::check_writable(cli.json, "--json");
 
   const int nranks = static_cast<int>(nranks_ll);
   const report::WorkloadProjection w = project_at(cli, p, nranks);
@@ -278,7 +280,7 @@ int run_project(const ProjectCli& cli, const RunContext& ctx) {
   std::fputs(out.c_str(), stdout);
   std::fflush(stdout);
 
-  if (!cli.json.empty()) write_project_json(cli, ctx, set, p, w, nranks, sentence, proj);
+  if (sinks.any()) write_project_json(cli, ctx, set, p, w, nranks, sentence, proj, sinks);
   return 0;
 }
 

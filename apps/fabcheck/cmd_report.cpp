@@ -34,14 +34,13 @@ std::function<int(const RunContext&)> setup_report(CLI::App& sub) {
       "Exit: 0 printed (and written), 2 bad input (not a report, a newer schema_version, a truncated file,\n"
       "unwritable path).");
   return [cli](const RunContext&) -> int {
-    if (!cli->html.empty()) {
-      report::check_writable(cli->html, "--html");
-      report::check_distinct_paths({{"report", cli->report}}, {{"--html", cli->html}});
-    }
+    report::Sinks sinks;
+    sinks.input("report", cli->report).add(report::html_sink("--html", cli->html));
+    sinks.check();
     // the first screen and the page never list the host-pair schedules (hosts² entries): they stay out of
     // memory
     const auto rep = report::load_report(cli->report, "report", report::html_load_options());
-    if (!cli->html.empty()) report::write_html(cli->html, rep, "--html");
+    sinks.write(rep);
     const std::string screen = report::render_summary(rep, report::summary_facts_of(rep, cli->report));
     std::fwrite(screen.data(), 1, screen.size(), stdout);
     return 0;

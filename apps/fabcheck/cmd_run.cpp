@@ -12,9 +12,6 @@
 #include "fabcheck/comm/backend.hpp"
 #include "fabcheck/comm/communicator.hpp"
 #include "fabcheck/core/error.hpp"
-#include "fabcheck/report/document.hpp"
-#include "fabcheck/report/html.hpp"
-#include "fabcheck/report/load.hpp"
 #include "fabcheck/suite/config.hpp"
 #include "fabcheck/suite/runner.hpp"
 #include "fabcheck/suite/watchdog.hpp"
@@ -130,33 +127,17 @@ std::function<int(const RunContext&)> setup_run(CLI::App& sub) {
     if (cli->backend == "nccl") {
       if (const std::string why = comm::nccl_unusable_reason(world); !why.empty()) throw UsageError(why);
     }
-    on_root_agreed(world, [&] {
-      report::check_writable(cli->json, "--json");
-      if (!cli->junit.empty()) report::check_writable(cli->junit, "--junit");
-      if (!cli->exclude_hostfile.empty()) report::check_writable(cli->exclude_hostfile, "--exclude-hostfile");
-      if (!cli->html.empty()) report::check_writable(cli->html, "--html");
-      report::check_distinct_paths({{"--config", cli->config}, {"--criteria", cli->criteria}},
-                                   {{"--json", cli->json},
-                                    {"--junit", cli->junit},
-                                    {"--exclude-hostfile", cli->exclude_hostfile},
-                                    {"--html", cli->html}});
-      return nlohmann::json(nullptr);
-    });
     suite::RunOptions ro;
     ro.argv = ctx.argv;
     ro.json_path = cli->json;
     ro.junit_path = cli->junit;
     ro.exclude_hostfile = cli->exclude_hostfile;
+    ro.html_path = cli->html;
+    ro.inputs = {{"--config", cli->config}, {"--criteria", cli->criteria}};
     ro.quiet = cli->quiet;
     ro.verbose = cli->verbose;
     ro.force_progress = cli->progress;
-    const int rc = suite::run_suite(world, plan, ro);
-    // The page renders the final report as written (complete, failed or gate failed), on rank 0 only.
-    if (world.rank() == 0 && !cli->html.empty()) {
-      report::write_html(cli->html, report::load_report(cli->json, "--json", report::html_load_options()),
-                         "--html");
-    }
-    return rc;
+    return suite::run_suite(world, plan, ro);
   };
 }
 

@@ -16,6 +16,7 @@
 
 #include "fabcheck/comm/agree.hpp"
 #include "fabcheck/comm/communicator.hpp"
+#include "fabcheck/core/ascii.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/parse/nccl_log.hpp"
 #include "fabcheck/probes/inventory.hpp"
@@ -118,14 +119,9 @@ void check_log_inputs(const std::vector<std::string>& files, const std::string& 
                          " (give each log once)");
     }
   }
-  const std::vector<std::pair<std::string, std::string>> written = {
-      {"--json", json_path}, {"--html", outputs.html}, {"--junit", outputs.junit}};
-  for (const auto& [flag, path] : written) {
-    if (!path.empty()) report::check_writable(path, flag);
-  }
-  std::vector<std::pair<std::string, std::string>> inputs;
-  for (const auto& f : files) inputs.emplace_back("--nccl-log", f);
-  report::check_distinct_paths(inputs, written);
+  report::Sinks sinks = suite::report_sinks(json_path, outputs.html, outputs.junit);
+  for (const auto& f : files) sinks.input("--nccl-log", f);
+  sinks.check();
 }
 
 // The verdict from the logs judged against `inv` (recorded or live hosts), printed and written.
@@ -152,11 +148,10 @@ int judge_logs(std::vector<parse::NcclLog> logs, const model::InventoryResult& i
         out += fmt::format("  [{}] {}: {}\n         remedy: {}\n", report::name(f.severity), f.code,
                            f.message, f.remedy);
     }
-    std::fputs(out.c_str(), stdout);
+    std::fputs(core::terminal_safe(out).c_str(), stdout);  // log lines are quoted in it
     std::fflush(stdout);
   }
-  if (!json_path.empty()) doc.write_atomic(json_path);
-  suite::write_page_and_junit(doc, outputs.html, outputs.junit);
+  suite::report_sinks(json_path, outputs.html, outputs.junit).write(doc.json());
   return code;
 }
 

@@ -29,7 +29,14 @@ J
 cat >"$tmp/fail.json" <<'J'
 {"gate": {"checks": [{"metric": "sweeps.allreduce.busbw_gbps@8G", "op": ">=", "threshold": 300}]}}
 J
-"$FABCHECK" gate "$tmp/a100.json" --criteria "$tmp/pass.json" >"$tmp/g1" 2>&1 || fail "gate should pass: $(cat "$tmp/g1")"
+"$FABCHECK" gate "$tmp/a100.json" --criteria "$tmp/pass.json" --html "$tmp/g1.html" >"$tmp/g1" 2>&1 ||
+  fail "gate should pass: $(cat "$tmp/g1")"
+grep -q 'id="gate"' "$tmp/g1.html" || fail "gate --html: no gate section in the page"
+# import's own page and JUnit (the findings rule: no fail finding, so no failure)
+"$FABCHECK" import "$data/allreduce_16rank_a100_2node_rdma_v2.13.txt" --json "$tmp/a2.json" --html "$tmp/a2.html" \
+  --junit "$tmp/a2.xml" -q || fail "import --html --junit"
+grep -q 'id="sweeps"' "$tmp/a2.html" || fail "import --html: no sweeps section"
+grep -q 'tests="1" failures="0"' "$tmp/a2.xml" || fail "import --junit: $(cat "$tmp/a2.xml")"
 expect_exit "gate >= 300" 1 "$tmp/g2" "$FABCHECK" gate "$tmp/a100.json" --criteria "$tmp/fail.json" --junit "$tmp/j.xml"
 grep -q 'failures="1"' "$tmp/j.xml" || fail "junit: $(cat "$tmp/j.xml")"
 

@@ -156,6 +156,14 @@ table = write("t.txt", "#  size count type redop root time algbw busbw #wrong ti
 expect2("import --json = the input", ["import", table, "--json", table], "also the input")
 expect2("gate --junit = --json", ["gate", good, "--criteria", crit, "--junit", path("same"), "--json",
                                   path("same")], "also the output")
+wl = write("w.json", json.dumps({"default": "x", "profiles": []}))
+wl_before = open(wl).read()
+expect2("project --json = --workloads", ["project", "--busbw", "100", "--hosts", "2", "--workloads", wl, "--json", wl],
+        "also the input")
+check(open(wl).read() == wl_before, "the workloads file is unchanged")
+expect2("gate --html = --criteria", ["gate", good, "--criteria", crit, "--html", crit], "also the input")
+expect2("import --html = --json", ["import", table, "--json", path("i.json"), "--html", path("i.json")],
+        "also the output")
 check(open(good).read() == before, "the input report is unchanged")
 
 # 6. Found by a review: a FIFO input nobody writes to, a bad cap variable, one output spelled two ways, re-gating.
@@ -193,7 +201,8 @@ for name, args in [("sweep --op <100k chars>", ["sweep", "--op", "x" * 100000]),
     check(p.returncode == 2 and len(lines) == 1 and len(lines[0]) < 2100 and "characters)" in lines[0],
           f"{name}: exit {p.returncode}, {len(lines)} line(s) of {[len(l) for l in lines]} characters")
 
-leftovers = [n for n in os.listdir(tmp) if ".tmp." in n]
+# the writer's temporary files are ".<name>.XXXXXX" beside the target (mkostemp)
+leftovers = [n for n in os.listdir(tmp) if n.startswith(".")]
 check(not leftovers, f"no temporary file left behind: {leftovers}")
 print(f"{len(failures)} failure(s)")
 sys.exit(1 if failures else 0)

@@ -34,7 +34,7 @@ bad() { # $1 report file, $2 regex the error line must match, [$3 html path]
   [ "$(wc -l <"$tmp/stderr")" = 1 ] || fail "$1: expected one stderr line, got: $(cat "$tmp/stderr")"
   grep -Eq -- "$2" "$tmp/stderr" || fail "$1: stderr '$(cat "$tmp/stderr")' does not match /$2/"
   [ ! -e "$out" ] || fail "$1: a page was written for bad input"
-  ! compgen -G "$(dirname "$out")/*.tmp.*" >/dev/null || fail "$1: a temporary file was left"
+  ! compgen -G "$(dirname "$out")/.[!.]*" >/dev/null || fail "$1: a temporary file was left"
   [ ! -s "$tmp/stdout" ] || fail "$1: printed on stdout"
 }
 echo '{"hello": "world"}' >"$tmp/not-a-report.json"

@@ -21,8 +21,10 @@ std::uint64_t parse_size(std::string_view text, std::string_view field) {
   std::uint64_t value = 0;
   constexpr std::uint64_t kMax = std::uint64_t{1} << 62;
   while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
-    value = value * 10 + static_cast<std::uint64_t>(text[i] - '0');
-    if (value > kMax) throw fail("too large");
+    const auto digit = static_cast<std::uint64_t>(text[i] - '0');
+    // Checked before the multiplication: 18446744073709551624 would wrap past 2^64 to 8.
+    if (value > (kMax - digit) / 10) throw fail("too large");
+    value = value * 10 + digit;
     ++i;
   }
   if (i == digits_begin) throw fail(text.empty() ? "empty" : "no digits");

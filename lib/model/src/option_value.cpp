@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <sstream>
 
@@ -146,7 +147,9 @@ json from_cli_text(const OptionInfo& o, const std::string& text, std::string_vie
     case OptKind::kNumber: {
       char* end = nullptr;
       const double x = std::strtod(text.c_str(), &end);
-      if (text.empty() || *end != '\0') bad_value(where, fmt::format("\"{}\" is not a number", text));
+      // strtod reads "nan" and "inf", which no range check refuses (every comparison with nan is false).
+      if (text.empty() || *end != '\0' || !std::isfinite(x))
+        bad_value(where, fmt::format("\"{}\" is not a number", text));
       return x;
     }
     case OptKind::kIntList: {

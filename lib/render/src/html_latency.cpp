@@ -137,7 +137,8 @@ std::string details(const json& e) {
     std::vector<const json*> shown = first_or_worst(st, "share");
     std::string list;
     for (const json* s : shown) list += "<li><code>" + html_escape(s->dump()) + "</code></li>";
-    out += "<details><summary>stragglers (" + as_string(get(e, "straggler_rule"), "share of the tail") + ")" +
+    out += "<details><summary>stragglers (" +
+           html_escape(as_string(get(e, "straggler_rule"), "share of the tail")) + ")" +
            capped_note(shown.size(), st.size(), "share") + "</summary><ul>" + list + "</ul></details>\n";
   }
   return out;

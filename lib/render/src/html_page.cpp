@@ -122,10 +122,11 @@ std::string render_html(const nlohmann::json& report) {
   std::string out =
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
-  // No script, no external resource: a policy that forbids both makes that explicit to the browser.
+  // No script, no external resource, no form that could post anywhere (default-src does not cover
+  // form-action): a policy that forbids them makes that explicit to the browser.
   out +=
       "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
-      "img-src data:\">\n";
+      "img-src data:; form-action 'none'; base-uri 'none'\">\n";
   std::string host_hint;
   const auto& hl = as_array(get_path(r, {"topology", "hosts"}));
   if (!hl.empty()) host_hint = fmt::format(" — {} host(s)", hl.size());
@@ -153,8 +154,8 @@ std::string render_html(const nlohmann::json& report) {
   return out;
 }
 
-void write_html(const std::string& path, const nlohmann::json& report, std::string_view flag) {
-  write_text_atomic(path, render_html(report), flag);
+Sink html_sink(std::string flag, std::string path) {
+  return {std::move(flag), std::move(path), render_html};
 }
 
 }  // namespace fabcheck::report

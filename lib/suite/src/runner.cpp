@@ -6,13 +6,17 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <functional>
 #include <mutex>
+#include <optional>
 
+#include "fabcheck/comm/agree.hpp"
 #include "fabcheck/comm/phase.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/probes/topology.hpp"
 #include "fabcheck/report/document.hpp"
 #include "fabcheck/report/gate.hpp"
+#include "fabcheck/report/html.hpp"
 #include "fabcheck/report/reconcile.hpp"
 #include "fabcheck/report/summary_text.hpp"
 #include "fabcheck/report/topology.hpp"
@@ -248,10 +252,9 @@ bool run_one_step(const comm::Communicator& world, const Plan& plan, const Step&
   return agreed.status == StepOutcome::Status::kFailed;
 }
 
-/// Rank 0: reconciles the findings, evaluates the gate (console, JUnit, good-hosts file); returns the gate
-/// result (none when the gate step is off or failed) and sets `gate_failed` when it could not be evaluated.
-std::optional<report::GateResult> run_gate_step(report::Document& doc, const Plan& plan,
-                                                const RunOptions& opts, bool& gate_failed) {
+/// Rank 0: reconciles the findings, evaluates the gate and prints it; returns the gate result (none when the
+/// gate step is off or failed) and sets `gate_failed` when it could not be evaluated.
+std::optional<report::GateResult> run_gate_step(report::Document& doc, const Plan& plan, bool& gate_failed) {
   // One fault, one headline; fail -> warn -> info: before the gate counts them.
   report::reconcile_findings(doc.json());
   if (!plan.step(StepKind::kGate).enabled) return std::nullopt;
@@ -260,18 +263,27 @@ std::optional<report::GateResult> run_gate_step(report::Document& doc, const Pla
                                       plan.gate_source.empty() ? plan.source : plan.gate_source);
     report::add_gate(doc, gate);
     std::fputs(report::render_gate(gate).c_str(), stdout);
-    if (!opts.junit_path.empty())
-      report::write_text_atomic(opts.junit_path, report::junit_xml(gate), "--junit");
-    if (!opts.exclude_hostfile.empty()) {
-      report::write_text_atomic(opts.exclude_hostfile, report::exclude_hostfile_text(gate),
-                                "--exclude-hostfile");
-    }
     return gate;
   } catch (const std::exception& e) {
     doc.set_section("gate", report::SectionStatus::kFailed, e.what());
     gate_failed = true;
     return std::nullopt;
   }
+}
+
+/// The run's outputs: the report, its page, and the gate's JUnit and good-hosts files — those two only when
+/// the gate was evaluated (`gate` null: checked, not written).
+report::Sinks run_sinks(const RunOptions& opts, const std::optional<report::GateResult>& gate) {
+  report::Sinks sinks;
+  for (const auto& [flag, path] : opts.inputs) sinks.input(flag, path);
+  sinks.json("--json", opts.json_path).add(report::html_sink("--html", opts.html_path));
+  std::function<std::string(const json&)> junit, hosts;
+  if (gate) {
+    junit = [g = *gate](const json&) { return report::junit_xml(g); };
+    hosts = [g = *gate](const json&) { return report::exclude_hostfile_text(g); };
+  }
+  return std::move(sinks.add({"--junit", opts.junit_path, junit})
+                       .add({"--exclude-hostfile", opts.exclude_hostfile, hosts}));
 }
 
 }  // namespace
@@ -284,6 +296,7 @@ int run_suite(const comm::Communicator& world, const Plan& plan, const RunOption
   sh.progress = root && !opts.quiet && (opts.force_progress || ::isatty(STDERR_FILENO));
   for (const auto& st : plan.steps) sh.step_count += st.enabled ? 1 : 0;
 
+  comm::agree_on_root(world, [&] { run_sinks(opts, std::nullopt).check(); });
   report::Document doc(opts.argv);
   // The topology section of every command comes from one writer (report::add_topology) with the clocks
   // aligned as a standalone probe aligns them (a run and a standalone probe write the same keys).
@@ -316,8 +329,9 @@ int run_suite(const comm::Communicator& world, const Plan& plan, const RunOption
     sh.current_step = "gate";
   }
   int code = static_cast<int>(ExitCode::kOk);
+  std::optional<report::GateResult> gate;
   if (root) {
-    run_gate_step(doc, plan, opts, any_failed);
+    gate = run_gate_step(doc, plan, any_failed);
     code = doc.exit_code(any_failed);
   }
   const int exit_code =
@@ -327,7 +341,7 @@ int run_suite(const comm::Communicator& world, const Plan& plan, const RunOption
   if (root) {
     const double duration = (comm::now_us() - sh.run_start_us) / 1e6;
     doc.finish(any_failed ? "failed" : "complete", exit_code, duration);
-    doc.write_atomic(opts.json_path);
+    run_sinks(opts, gate).write(doc.json());
     // From the report as written: `fabcheck report FILE` prints this same screen again.
     const auto facts = report::summary_facts_of(doc.json(), opts.json_path);
     std::fputs(report::render_summary(doc.json(), facts).c_str(), stdout);

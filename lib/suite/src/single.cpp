@@ -16,24 +16,27 @@
 #include "fabcheck/report/gate.hpp"
 #include "fabcheck/report/html.hpp"
 #include "fabcheck/report/reconcile.hpp"
+#include "fabcheck/report/sinks.hpp"
 #include "fabcheck/report/topology.hpp"
 #include "fabcheck/suite/watchdog.hpp"
 #include "steps.hpp"
 
 namespace fabcheck::suite {
 
-void write_page_and_junit(const report::Document& doc, const std::string& html_path,
-                          const std::string& junit_path) {
-  if (!html_path.empty()) report::write_html(html_path, doc.json(), "--html");
-  if (!junit_path.empty()) {
-    const nlohmann::json checks = nlohmann::json::array(
-        {{{"metric", "findings.severity=fail#count"},
-          {"op", "=="},
-          {"threshold", 0},
-          {"why", "a fail finding: not fit for the job, evidence confirmed (docs/DESIGN.md §5)"}}});
-    const auto g = report::evaluate_gate(doc.json(), checks, "the command's findings");
-    report::write_text_atomic(junit_path, report::junit_xml(g), "--junit");
-  }
+report::Sinks report_sinks(const std::string& json_path, const std::string& html_path,
+                           const std::string& junit_path) {
+  report::Sinks sinks;
+  sinks.json("--json", json_path).add(report::html_sink("--html", html_path));
+  sinks.add(
+      {"--junit", junit_path, [](const nlohmann::json& doc) {
+         const nlohmann::json checks = nlohmann::json::array(
+             {{{"metric", "findings.severity=fail#count"},
+               {"op", "=="},
+               {"threshold", 0},
+               {"why", "a fail finding: not fit for the job, evidence confirmed (docs/DESIGN.md §5)"}}});
+         return report::junit_xml(report::evaluate_gate(doc, checks, "the command's findings"));
+       }});
+  return sinks;
 }
 
 SingleOutcome run_single(const comm::Communicator& world, const std::vector<Step>& steps,
@@ -46,16 +49,11 @@ SingleOutcome run_single(const comm::Communicator& world, const std::vector<Step
       throw UsageError(fmt::format("{}: this probe is not built into this binary", config_key(st.kind)));
     a->validate(st);  // the same options on every rank: every rank throws alike
   }
-  comm::agree_on_root(world, [&] {
-    for (const auto& [path, flag] : {std::pair{opts.json_path, "--json"}, std::pair{opts.html_path, "--html"},
-                                     std::pair{opts.junit_path, "--junit"}}) {
-      if (!path.empty()) report::check_writable(path, flag);
-    }
-    auto outputs = opts.other_outputs;
-    outputs.insert(outputs.begin(),
-                   {{"--json", opts.json_path}, {"--html", opts.html_path}, {"--junit", opts.junit_path}});
-    report::check_distinct_paths({}, outputs);
-  });
+  // The command's own outputs (sweep -J, pairs --exclude-hostfile) are written by it; checked here with the
+  // rest.
+  report::Sinks sinks = report_sinks(opts.json_path, opts.html_path, opts.junit_path);
+  for (const auto& [flag, path] : opts.other_outputs) sinks.add({flag, path, {}});
+  comm::agree_on_root(world, [&] { sinks.check(); });
 
   const comm::ClockAlignment clocks = comm::align_clocks(world);
   report::Document doc(opts.argv);
@@ -105,8 +103,7 @@ SingleOutcome run_single(const comm::Communicator& world, const std::vector<Step
       std::fflush(stdout);
     }
     doc.finish("complete", out.exit_code, (comm::now_us() - t0) * 1e-6);
-    if (!opts.json_path.empty()) doc.write_atomic(opts.json_path);
-    write_page_and_junit(doc, opts.html_path, opts.junit_path);
+    sinks.write(doc.json());
   });
   return out;
 }

@@ -209,6 +209,17 @@ TEST(Gate, PerHostVerdictsAndExcludeHostfile) {
   EXPECT_EQ(g.checks[0].value, 1);
 }
 
+TEST(Gate, ANameThatIsNotAHostNameNeverReachesAHostfile) {
+  // A host name from a report (or a node's own hostname) holding a newline would add a line to the next job's
+  // hostfile ("evil\nnode9 slots=64"); such names are counted in the comment line, never written.
+  const std::string t =
+      report::good_hosts_text("# good", {"n1", "evil\nnode9 slots=64", "n_3.example-1"}, {"bad host", "n2"});
+  EXPECT_EQ(t, "# good; excluded: n2; 2 name(s) that are not host names left out\nn1\nn_3.example-1\n");
+  EXPECT_EQ(report::good_hosts_text("", {"n1", "n2"}, {}), "n1\nn2\n");
+  EXPECT_EQ(report::good_hosts_text("", {"-n1", "n2"}, {}),
+            "# 1 name(s) that are not host names left out\nn2\n");
+}
+
 TEST(Gate, AHostWithAFailFindingNeverReachesTheGoodHostsFile) {
   // The criteria check nothing per host, yet a confirmed slow host (a `fail` finding naming it) is left out.
   auto rep = gate_sample_report();

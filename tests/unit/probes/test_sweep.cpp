@@ -134,7 +134,9 @@ TEST(Sizes, ParseAcceptsBinarySuffixes) {
 }
 
 TEST(Sizes, ParseRefusesBadSizesNamingTheFlag) {
-  for (const char* bad : {"-3", "1X", "99999999999G", "", "1.5K"}) {
+  // 18446744073709551624 = 2^64 + 8: it once wrapped to 8 and ran a sweep at 8 B
+  for (const char* bad :
+       {"-3", "1X", "99999999999G", "", "1.5K", "18446744073709551624", "4611686018427387905"}) {
     try {
       core::parse_size(bad, "-b/--minbytes");
       ADD_FAILURE() << "accepted " << bad;

@@ -3,12 +3,15 @@
 // reasons.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <regex>
 #include <string>
 #include <vector>
 
+#include "../support/test_data.hpp"
 #include "../support/text.hpp"
 #include "fabcheck/model/nics.hpp"
 #include "fabcheck/report/html.hpp"
@@ -96,6 +99,43 @@ TEST(ReportHtml, StringsFromTheReportAreEscapedEverywhere) {
   EXPECT_EQ(page.find("<script>"), std::string::npos);
   EXPECT_EQ(page.find("\"'&<"), std::string::npos);
   EXPECT_GE(count_of(page, "&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&amp;"), 6u);
+}
+
+// Every string of a whole report (a 4-host run with every section) given markup: none reaches the page as
+// markup. Once with every string marked, so values the page reads as names (status, severity) are foreign
+// too, and once with those left as they were, so that every section renders its free text.
+TEST(ReportHtml, EveryStringFieldOfAWholeReportIsEscaped) {
+  const std::string evil = "<form action=//x>\"'&";
+  const json base = json::parse(fabcheck::testing_fixtures::read_test_data("reports/vfabric-4x2.json"));
+  for (const bool keep_names : {false, true}) {
+    json r = base;
+    std::size_t marked = 0;
+    std::function<void(json&, const std::string&)> mark = [&](json& j, const std::string& key) {
+      static const std::vector<std::string> names = {"status",  "severity", "verdict", "kind",
+                                                     "pattern", "dtype",    "redop",   "collective"};
+      if (j.is_string()) {
+        if (keep_names && std::find(names.begin(), names.end(), key) != names.end()) return;
+        j = j.get<std::string>() + evil;
+        ++marked;
+      } else if (j.is_object()) {
+        for (auto it = j.begin(); it != j.end(); ++it) mark(it.value(), it.key());
+      } else if (j.is_array()) {
+        for (auto& v : j) mark(v, key);
+      }
+    };
+    mark(r, "");
+    const std::string page = render_html(r);
+    EXPECT_GT(marked, 500u);
+    EXPECT_EQ(page.find("<form"), std::string::npos) << "keep_names " << keep_names;
+    EXPECT_EQ(page.find("\"'&"), std::string::npos) << "keep_names " << keep_names;
+    EXPECT_GE(count_of(page, "&lt;form action=//x&gt;&quot;&#39;&amp;"), keep_names ? 50u : 10u);
+  }
+}
+
+TEST(ReportHtml, ThePagePolicyForbidsScriptsFormsAndOtherOrigins) {
+  const std::string page = render_html(json{{"schema_version", 1}});
+  EXPECT_NE(page.find("default-src 'none'"), std::string::npos);
+  EXPECT_NE(page.find("form-action 'none'"), std::string::npos);
 }
 
 TEST(ReportHtml, OnePointPerMeasuredSizeAndPlacementIncludingSizeZero) {

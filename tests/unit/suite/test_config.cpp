@@ -338,6 +338,19 @@ TEST(ModelOptions, NormalizationNamesTheFieldAndExpandsLists) {
   EXPECT_EQ(error_of_sc([&] { model::from_cli_text(check, "3x", "-c/--check"); }),
             "-c/--check: \"3x\" is not an integer");
   EXPECT_EQ(model::flag_display(check), "-c/--check");
+  // a number flag refuses what strtod reads but no range check can refuse
+  const auto& lat = model::latency_option_table();
+  const auto* num = [&]() -> const model::OptionInfo* {
+    for (const auto& o : lat.options)
+      if (o.info.kind == model::OptKind::kNumber) return &o.info;
+    return nullptr;
+  }();
+  ASSERT_NE(num, nullptr);
+  for (const char* bad : {"nan", "inf", "-inf", "NAN"})
+    EXPECT_NE(error_of_sc([&] { model::from_cli_text(*num, bad, "--x"); }).find("is not a number"),
+              std::string::npos)
+        << bad;
+  EXPECT_EQ(model::from_cli_text(*num, "2.5", "--x"), 2.5);
 }
 
 TEST(ModelOptions, CrossKeyRules) {

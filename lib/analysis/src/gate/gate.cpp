@@ -1,4 +1,5 @@
 #include "fabcheck/report/gate.hpp"
+#include "fabcheck/core/ascii.hpp"
 
 #include "fabcheck/report/reconcile.hpp"
 
@@ -666,14 +667,32 @@ std::string junit_xml(const GateResult& g) {
 }
 
 std::string exclude_hostfile_text(const GateResult& g) {
-  std::string o = "# fabcheck gate: hosts that passed every per-host check";
-  if (!g.hosts_failed.empty()) {
-    o += "; excluded:";
-    for (const auto& h : g.hosts_failed) o += " " + h;
+  return good_hosts_text("# fabcheck gate: hosts that passed every per-host check", g.hosts_passed,
+                         g.hosts_failed);
+}
+
+std::string good_hosts_text(std::string_view title, const std::vector<std::string>& passed,
+                            const std::vector<std::string>& excluded) {
+  std::string o(title);
+  std::size_t refused = 0;
+  std::string names;
+  for (const auto& h : excluded) {
+    if (core::is_host_name(h))
+      names += " " + h;
+    else
+      ++refused;
   }
-  o += "\n";
-  for (const auto& h : g.hosts_passed) o += h + "\n";
-  return o;
+  if (!names.empty()) o += "; excluded:" + names;
+  std::string lines;
+  for (const auto& h : passed) {
+    if (core::is_host_name(h))
+      lines += h + "\n";
+    else
+      ++refused;
+  }
+  if (refused > 0)
+    o += fmt::format("{}{} name(s) that are not host names left out", o.empty() ? "# " : "; ", refused);
+  return o.empty() ? lines : o + "\n" + lines;
 }
 
 }  // namespace fabcheck::report

@@ -23,6 +23,33 @@ inline std::string ascii_upper(std::string_view s) {
   return o;
 }
 
+/// Whether `s` may be written as one line of an MPI or Slurm hostfile: 1 to 253 bytes of letters, digits,
+/// `-`, `.` and `_` (RFC 1123 host names, with the underscore some clusters' names carry), not starting with
+/// `-`. A name holding a blank, a newline or `=` would add words or lines (`slots=64`) to the next job's
+/// hostfile.
+inline bool is_host_name(std::string_view s) {
+  if (s.empty() || s.size() > 253 || s.front() == '-') return false;
+  for (const char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (!std::isalnum(u) && c != '-' && c != '.' && c != '_') return false;
+  }
+  return true;
+}
+
+/// `s` for a terminal: control bytes other than newline and tab dropped (ESC, BEL, CR, DEL...), so text
+/// quoted from a foreign file (an NCCL log line, an imported table) cannot move the cursor, retitle the
+/// window or hide what was printed before it. Other bytes, UTF-8 included, pass unchanged.
+inline std::string terminal_safe(std::string_view s) {
+  std::string o;
+  o.reserve(s.size());
+  for (const char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if ((u < 0x20 && c != '\n' && c != '\t') || u == 0x7f) continue;
+    o.push_back(c);
+  }
+  return o;
+}
+
 /// `s` without leading and trailing blanks (space, tab) and carriage returns (CRLF files).
 inline std::string_view trim_blanks(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "fabcheck/report/sinks.hpp"
+
 namespace fabcheck::report {
 
 /// Report schema version written into every document.
@@ -55,7 +57,7 @@ class Document {
   /// Sets run.status (complete | incomplete | failed), run.exit_code and run.duration_s.
   void finish(std::string_view status, int exit_code, double duration_s);
 
-  /// Writes the document to `path` atomically: `<path>.tmp.<pid>` then rename(2).
+  /// Writes the document to `path` atomically (write_text_atomic of sinks.hpp).
   /// @throws UsageError when the directory cannot be written (names the path and errno text).
   void write_atomic(const std::string& path) const;
 
@@ -63,23 +65,7 @@ class Document {
   nlohmann::json doc_;
 };
 
-/// Checks, before any measurement, that `path` can be written (its directory exists and is writable; an
-/// existing file is writable). Writes nothing.
-/// @param flag the flag named in the error ("--json").
-/// @throws UsageError "<flag>: cannot write <path>: <reason>".
-void check_writable(const std::string& path, std::string_view flag);
-
-/// Writes `text` to `path` atomically (temporary file + rename). @throws UsageError naming `flag` and the
-/// path.
-void write_text_atomic(const std::string& path, const std::string& text, std::string_view flag);
-
 /// Current UTC time as ISO 8601 ("2026-11-29T09:45:30Z").
 std::string utc_now_iso8601();
-
-/// Refuses an output that is one of the inputs or another output of the same command, compared by
-/// device and inode where the files exist, by name where they do not yet. Each entry is {flag, path}; empty
-/// paths are skipped. @throws UsageError naming both flags and the fix.
-void check_distinct_paths(const std::vector<std::pair<std::string, std::string>>& inputs,
-                          const std::vector<std::pair<std::string, std::string>>& outputs);
 
 }  // namespace fabcheck::report

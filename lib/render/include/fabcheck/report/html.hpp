@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include "fabcheck/report/sinks.hpp"
+
 namespace fabcheck::report {
 
 /// Element ids of the page sections, in page order. Stable: tests look them up.
@@ -32,9 +34,7 @@ std::string html_escape(std::string_view text);
 /// @return a complete UTF-8 HTML5 document.
 std::string render_html(const nlohmann::json& report);
 
-/// Renders `report` and writes it to `path` atomically (temporary file + rename, as every report file).
-/// @param flag the flag named in an error ("--html").
-/// @throws UsageError "<flag>: cannot write <path>: <reason>" when the file cannot be written.
-void write_html(const std::string& path, const nlohmann::json& report, std::string_view flag);
+/// The page as a command's output ("" = not asked for): render_html of the finished report.
+Sink html_sink(std::string flag, std::string path);
 
 }  // namespace fabcheck::report

@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fabcheck/comm/communicator.hpp"
@@ -20,9 +21,12 @@ struct RunOptions {
   std::string json_path;          ///< report path (written after every probe)
   std::string junit_path;         ///< JUnit XML of the gate ("" = none)
   std::string exclude_hostfile;   ///< hostfile with the hosts that passed ("" = none)
-  bool quiet = false;             ///< no progress on stderr
-  bool force_progress = false;    ///< progress even when stderr is not a terminal
-  bool verbose = false;           ///< every probe's tables and histograms on the console (default: compact)
+  std::string html_path;          ///< the final report as one HTML page ("" = none)
+  /// The files the run read ({flag, path}: --config, --criteria): no output may be one of them.
+  std::vector<std::pair<std::string, std::string>> inputs;
+  bool quiet = false;           ///< no progress on stderr
+  bool force_progress = false;  ///< progress even when stderr is not a terminal
+  bool verbose = false;         ///< every probe's tables and histograms on the console (default: compact)
 };
 
 /// Outcome of one step on one rank.

@@ -14,6 +14,7 @@
 #include "fabcheck/comm/communicator.hpp"
 #include "fabcheck/model/sweep.hpp"
 #include "fabcheck/report/document.hpp"
+#include "fabcheck/report/sinks.hpp"
 #include "fabcheck/suite/config.hpp"
 
 namespace fabcheck::suite {
@@ -70,10 +71,11 @@ struct SingleOutcome {
   std::size_t pairs_hosts = 0;                  ///< all its hosts
 };
 
-/// Rank 0: a finished report's HTML page and JUnit file ("" = none). The JUnit check is the exit code's rule
-/// (a `fail` finding fails it), so a CI job that reads JUnit fails exactly when the command exits 1.
-void write_page_and_junit(const report::Document& doc, const std::string& html_path,
-                          const std::string& junit_path);
+/// The outputs of a command that writes a report ("" = not asked for): the JSON report, its HTML page and a
+/// JUnit file whose one check is the exit code's rule (a `fail` finding fails it), so that a CI job that
+/// reads JUnit fails exactly when the command exits 1.
+report::Sinks report_sinks(const std::string& json_path, const std::string& html_path,
+                           const std::string& junit_path);
 
 /// Runs `steps` in order on every rank (collective). Rank 0 prints each step's console text on stdout as it
 /// finishes and writes the report (`run.config` = the steps' effective options, `topology`, the steps'
