@@ -8,6 +8,7 @@
 #include <fstream>
 #include <string>
 
+#include "../support/temp_dir.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/report/document.hpp"
 #include "fabcheck/report/load.hpp"
@@ -18,22 +19,8 @@ namespace report = fabcheck::report;
 
 namespace {
 
-class LoadReport : public ::testing::Test {
+class LoadReport : public fabcheck::testing_fixtures::TempDirTest {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/fabcheck-load-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
-  }
-  std::string write(const std::string& name, const std::string& text) {
-    const std::string p = dir_ + "/" + name;
-    std::ofstream(p, std::ios::binary) << text;
-    return p;
-  }
   // The message of the UsageError load_report throws ("" when it does not throw).
   static std::string error_of(const std::string& path, std::string_view what = "report") {
     try {
@@ -43,7 +30,6 @@ class LoadReport : public ::testing::Test {
     }
     return "";
   }
-  std::string dir_;
 };
 
 TEST_F(LoadReport, ReadsWhatDocumentWrites) {

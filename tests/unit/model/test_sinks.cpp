@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/temp_dir.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/report/sinks.hpp"
 
@@ -22,22 +23,8 @@ namespace report = fabcheck::report;
 
 namespace {
 
-class Sinks : public ::testing::Test {
+class Sinks : public fabcheck::testing_fixtures::TempDirTest {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/fabcheck-sinks-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
-  }
-  std::string path(const std::string& name) const { return dir_ + "/" + name; }
-  std::string write(const std::string& name, const std::string& text) const {
-    std::ofstream(path(name), std::ios::binary) << text;
-    return path(name);
-  }
   static std::string read(const std::string& p) {
     std::ifstream in(p, std::ios::binary);
     std::stringstream ss;
@@ -61,7 +48,6 @@ class Sinks : public ::testing::Test {
   static report::Sink text_sink(std::string flag, std::string p, std::string text) {
     return {std::move(flag), std::move(p), [text](const json&) { return text; }};
   }
-  std::string dir_;
 };
 
 TEST_F(Sinks, AnOutputThatIsAnInputIsRefusedBeforeAnythingIsWritten) {
