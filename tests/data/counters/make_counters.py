@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the recorded before/after counter trees of tests/data/counters/ (issue 20). Run from this folder:
+"""Writes the recorded before/after counter trees of tests/data/counters/. Run from this folder:
 `python3 make_counters.py`; the tests read the trees, never this script. See README.md for the sources."""
 import os
 import shutil

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Writes the synthetic_* fixtures of this folder: layouts of reference/nccl-tests.md §3 that the saved real
+"""Writes the synthetic_* fixtures of this folder: layouts of nccl-tests' output that the saved real
 outputs do not cover, printed with nccl-tests' own printf formats (util.cu HEAD; legacy/2.13 forms where named)
 and numbers that follow its formulas (algbw = size/1e9/t, busbw = algbw * factor(n)). Deterministic; run it
-from this folder to regenerate. The real outputs (allreduce_*.txt) come from ../shared/fixtures/nccl-tests."""
+from this folder to regenerate. The real outputs (allreduce_*.txt) are saved runs."""
 import json
 import math
 

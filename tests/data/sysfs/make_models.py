@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Writes the sysfs host models of rdma-sysfs.md §9 as trees under tests/data/sysfs/<model>/.
+"""Writes the sysfs host models of host model as trees under tests/data/sysfs/<model>/.
 
 Values are transcribed from the real outputs quoted in each model's README (`source:` lines): ibstat/ibv_devinfo/
-show_gids/ibstatus/nvidia-smi/lspci captures. Layout rules (rdma-sysfs.md §9): every RDMA device D with PCI path P
+show_gids/ibstatus/nvidia-smi/lspci captures. Layout rules: every RDMA device D with PCI path P
 gets class/infiniband/D -> ../../devices/P/infiniband/D, devices/P/infiniband/D/device -> ../../../<bdf>,
 bus/pci/devices/<bdf> -> ../../../devices/P, class/net/<nd> -> ../../devices/P/net/<nd>; every PCI endpoint and
 bridge its vendor/device/class/numa_node/link files; empty GID slots are all-zero gids/<i> with no types/ndevs file.
@@ -138,7 +138,7 @@ class Tree:
             self.w("kernel/mm/memory_peers/nv_mem/version", version)
 
 
-# --- PCI config space (issue 24) -----------------------------------------------------------------------------
+# --- PCI config space -----------------------------------------------------------------------------
 # Register layout: PCI Express Base Specification r5.0 §7.5.3 (Express capability: Flags +2, Device
 # Capabilities +4, Device Control +8) and §7.7.8 (ACS extended capability: ACS Capability +4, ACS Control +6);
 # offsets and bits as include/uapi/linux/pci_regs.h names them. The bytes are little-endian.
@@ -178,7 +178,7 @@ def config_space(vendor, device, cls, port_type, devctl, acs_ctrl=None, size=409
 
 # --- building blocks ---------------------------------------------------------------------------------------------
 
-# Model A pair k: host bridge, GPU bus, NIC bus (rdma-sysfs.md §9 A, from the gpud H100 chain and [F09]).
+# Model A pair k: host bridge, GPU bus, NIC bus (host model A, from the gpud H100 chain and [F09]).
 A_PAIRS = [(0x15, 0x19, 0x1a), (0x37, 0x3b, 0x3c), (0x48, 0x4c, 0x4d), (0x59, 0x5d, 0x5e),
            (0x97, 0x9b, 0x9c), (0xb7, 0xbb, 0xbc), (0xc7, 0xcb, 0xcc), (0xd7, 0xdb, 0xdc)]
 # Base LIDs of the 8 NDR rails as ibstat printed them [F04]: 128 534 972 1775 1494 717 774 2015.
@@ -273,7 +273,7 @@ def mgmt_nic(t):
 
 
 def roce_qos(t, nic, nd, trust="dscp", dscp_map=None, pfc=(3,), ecn=(3,)):
-    """Issue 20: MLNX_OFED mlx5 qos/ and ecn/ files of netdev `nd` on PCI path `nic`, and the recorded
+    """MLNX_OFED mlx5 qos/ and ecn/ files of netdev `nd` on PCI path `nic`, and the recorded
     `mlnx_qos -i <nd>` output at mlnx_qos/<nd> (PFC is DCB netlink, not sysfs). dscp_map: {dscp: prio}
     overrides of mlx5's default map DSCP d -> priority d >> 3."""
     prio_of = {d: d >> 3 for d in range(64)}
@@ -486,7 +486,7 @@ def model_e3(name):
 
 
 def model_f(name):
-    """4 A100 + 1 CX-6 HDR behind one PEX88096 switch (rdma-sysfs.md §9 F)."""
+    """4 A100 + 1 CX-6 HDR behind one PEX88096 switch (host model F)."""
     t = Tree(name)
     t.lo()
     rp = "pci0000:00/0000:00:01.0"
@@ -542,7 +542,7 @@ def model_f2(name):
                                    gids=ib_gids("248a:0703:0000:0010"))})
                 t.netdev(ep, "ib0", 2044, "up", None, 32)
     t.uverbs(["mlx5_0"])
-    # 2020-era host: legacy Mellanox nv_peer_mem, which registers nv_mem (rdma-sysfs.md §7).
+    # 2020-era host: legacy Mellanox nv_peer_mem, which registers nv_mem (the peer-memory modules' history).
     t.w("module/nv_peer_mem/version", "1.0-9")
     t.w("kernel/mm/memory_peers/nv_mem/version", "1.0-9")
     return t
@@ -748,7 +748,6 @@ def main():
     model_f("f-4gpu-share-1nic")
     model_f2("f2-8gpu-1nic-v100")
     model_a("g-peermem-without-memory-peers", hdr=True, pairs=range(2), memory_peers=False)
-    # issue 24
     model_pcie("h-acs-redirect-plx", acs=ACS_CTRL_REDIRECT, iommu="identity")
     model_pcie("h2-acs-off-plx", acs=0x0000, iommu="identity")
     model_pcie("i-iommu-translated", acs=0x0000, iommu="DMA-FQ")
@@ -756,12 +755,12 @@ def main():
     model_docker("k-docker0-virbr0-host1", "198.51.100.11")
     model_docker("k2-docker0-virbr0-host2", "198.51.100.12")
     model_a("l-no-peer-memory", hdr=True, pairs=range(2), peermem=False)
-    # issue 20: RoCE lossless configuration; mlx5_1 (ens2np0) is correct in each, mlx5_0 (ens3np0) varies
+    # RoCE lossless configuration; mlx5_1 (ens2np0) is correct in each, mlx5_0 (ens3np0) varies
     model_b("m-roce-lossless-correct", slots=16, qos=lambda k: {})
     model_b("m2-roce-pfc-off", slots=16, qos=lambda k: {"pfc": (), "ecn": ()} if k == 0 else {})
     model_b("m3-roce-ecn-off", slots=16, qos=lambda k: {"ecn": ()} if k == 0 else {})
     model_b("m4-roce-dscp-map-elsewhere", slots=16, qos=lambda k: {"dscp_map": {26: 0}} if k == 0 else {})
-    # issue 24: NCCL's connection errors tied to the GID's netdev and its routes
+    # NCCL's connection errors tied to the GID's netdev and its routes
     model_vlan_down("n-roce-gid-vlan-down")
     model_l3_rail("n2-roce-l3-rail-no-route", 1, routed=False)
     model_l3_rail("n3-roce-l3-rail-peer", 2, routed=True)
