@@ -40,8 +40,9 @@ std::function<int(const RunContext&)> setup_report(CLI::App& sub) {
     // the first screen and the page never list the host-pair schedules (hosts² entries): they stay out of
     // memory
     const auto rep = report::load_report(cli->report, "report", report::html_load_options());
-    sinks.write(rep);
+    // the screen first: a report it cannot be made from (a field of the wrong type) writes no page either
     const std::string screen = report::render_summary(rep, report::summary_facts_of(rep, cli->report));
+    sinks.write(rep);
     std::fwrite(screen.data(), 1, screen.size(), stdout);
     return 0;
   };

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <thread>
@@ -179,6 +180,20 @@ int main_impl(int argc, char** argv) {
       return runners[i].second(ctx);
     } catch (const UsageError& e) {
       print_error_once(e.what(), ctx.mpi && comm::Runtime::initialized());
+      return static_cast<int>(ExitCode::kUsage);
+    } catch (const nlohmann::json::type_error& e) {
+      if (ctx.mpi) {  // a document this process built: a fault of ours
+        std::fprintf(stderr, "fabcheck: error: %s\n", clip_error_line(e.what()).c_str());
+        comm::abort_world(static_cast<int>(ExitCode::kRuntime));
+        return static_cast<int>(ExitCode::kRuntime);
+      }
+      // An offline command reads only the files it was given: a field of the wrong type there (a severity
+      // that is a number, sections that are a list) is bad input, not a runtime failure.
+      std::string what = e.what();
+      if (const auto p = what.find("] "); p != std::string::npos) what = what.substr(p + 2);
+      print_error_once("an input file holds a field of the wrong type: " + what +
+                           " (give a report or config as fabcheck writes it, or fix the field)",
+                       false);
       return static_cast<int>(ExitCode::kUsage);
     } catch (const RuntimeFailure& e) {
       std::fprintf(stderr, "fabcheck: error: %s\n", clip_error_line(e.what()).c_str());

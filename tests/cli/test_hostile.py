@@ -166,6 +166,15 @@ expect2("import --html = --json", ["import", table, "--json", path("i.json"), "-
         "also the output")
 check(open(good).read() == before, "the input report is unchanged")
 
+# 5b. A field of the wrong type in a report read offline is bad input (exit 2, one line, nothing written), not a
+# runtime failure (it was exit 3 with nlohmann's raw type_error text): a finding's severity that is a number.
+for name, extra in [("severity a number", {"findings": [{"severity": 3, "code": "X", "message": "m"}]})]:
+    bad = write("typed.json", json.dumps(report(extra)))
+    expect2(f"gate: {name}", ["gate", bad, "--criteria", crit, "--junit", path("typed.xml")], "wrong type")
+    expect2(f"report: {name}", ["report", bad, "--html", path("typed.html")], "wrong type")
+    check(not os.path.exists(path("typed.xml")) and not os.path.exists(path("typed.html")),
+          f"{name}: nothing written")
+
 # 6. Found by a review: a FIFO input nobody writes to, a bad cap variable, one output spelled two ways, re-gating.
 fifo_in = path("fifo_in")
 os.mkfifo(fifo_in)
