@@ -673,23 +673,20 @@ std::string exclude_hostfile_text(const GateResult& g) {
 
 std::string good_hosts_text(std::string_view title, const std::vector<std::string>& passed,
                             const std::vector<std::string>& excluded) {
-  std::string o(title);
   std::size_t refused = 0;
-  std::string names;
-  for (const auto& h : excluded) {
-    if (core::is_host_name(h))
-      names += " " + h;
-    else
-      ++refused;
-  }
+  auto written = [&refused](const std::vector<std::string>& hosts, const char* before, const char* after) {
+    std::string out;
+    for (const auto& h : hosts) {
+      if (core::is_host_name(h))
+        out += before + h + after;
+      else
+        ++refused;
+    }
+    return out;
+  };
+  const std::string names = written(excluded, " ", ""), lines = written(passed, "", "\n");
+  std::string o(title);
   if (!names.empty()) o += "; excluded:" + names;
-  std::string lines;
-  for (const auto& h : passed) {
-    if (core::is_host_name(h))
-      lines += h + "\n";
-    else
-      ++refused;
-  }
   if (refused > 0)
     o += fmt::format("{}{} name(s) that are not host names left out", o.empty() ? "# " : "; ", refused);
   return o.empty() ? lines : o + "\n" + lines;

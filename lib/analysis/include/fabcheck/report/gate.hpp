@@ -135,9 +135,8 @@ std::string junit_xml(const GateResult& g);
 std::string exclude_hostfile_text(const GateResult& g);
 
 /// A good-hosts file: `title` (a comment line, with the excluded hosts; "" = none), then one passed host per
-/// line. A name
-/// that is not a host name (core::is_host_name: a newline or `slots=64` in it would add to the next job's
-/// hostfile) is never written; the comment line counts those left out.
+/// line. A name that is not a host name (core::is_host_name: a newline or `slots=64` in it would add to the
+/// next job's hostfile) is never written; the comment line counts those left out.
 std::string good_hosts_text(std::string_view title, const std::vector<std::string>& passed,
                             const std::vector<std::string>& excluded);
 
