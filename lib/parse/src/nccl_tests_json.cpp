@@ -46,6 +46,28 @@ std::optional<PrintedNumber> number(const json& v) {
   return PrintedNumber{d, kLfHalfUlp};
 }
 
+/// nccl-tests' JSON writer prints a NaN or infinite double as the string "nan"/"inf" (`-nan`, `-inf` from
+/// glibc's %lf): the value nccl-tests could not compute, not a malformed file.
+/// Source: nccl-tests src/util.cu (JSON_FILE_VERSION 3), its double writer.
+bool printed_non_finite(const json& v) {
+  if (!v.is_string()) return false;
+  std::string s = core::ascii_lower(core::trim_blanks(v.get_ref<const std::string&>()));
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.erase(0, 1);
+  return s == "nan" || s == "inf" || s == "infinity";
+}
+
+/// The first field of a row's blocks that nccl-tests printed as non-finite ("in_place.alg_bw"), or "".
+std::string non_finite_field(const json& r) {
+  for (const char* which : {"out_of_place", "in_place"}) {
+    const auto b = r.find(which);
+    if (b == r.end() || !b->is_object()) continue;
+    for (const char* k : {"time", "cpu_time", "alg_bw", "bus_bw"})
+      if (const auto v = b->find(k); v != b->end() && printed_non_finite(*v))
+        return fmt::format("{}.{} {}", which, k, v->dump());
+  }
+  return "";
+}
+
 std::optional<NcclTestsBlock> block(const json& b, std::string_view origin, std::size_t i,
                                     const char* which) {
   if (b.is_null()) return std::nullopt;
@@ -171,6 +193,11 @@ NcclTestsRun parse_nccl_tests_json(std::string_view text, std::string_view origi
     if (r.contains("redop") && r["redop"].is_string()) row.redop = r["redop"];
     const auto root = opt_int(r, "root");
     row.root = root && *root >= -1 && *root <= 100000000 ? static_cast<int>(*root) : -1;
+    // A row nccl-tests printed with a non-finite number is dropped and counted, as in its console table.
+    if (const auto field = non_finite_field(r); !field.empty()) {
+      if (t.rejected_rows++ == 0) t.first_rejected = fmt::format("results[{}].{}", i, field);
+      continue;
+    }
     row.out_of_place = block(r.value("out_of_place", json()), origin, i, "out_of_place");
     auto ip = block(r.value("in_place", json()), origin, i, "in_place");
     if (!ip) bad(origin, fmt::format("results[{}] has no in_place result", i));

@@ -523,3 +523,28 @@ TEST(Import, RowsThatCannotBeReadAreCountedInAFinding) {
                 std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(row), '\n')) +
                 1);
 }
+
+TEST(Import, JsonNanRowIsDroppedAndCountedNotRefused) {
+  // nccl-tests -J writes a NaN as the string "nan": the file it wrote (results[7].in_place.alg_bw) imports,
+  // its seven other rows kept, the eighth counted in IMPORT_ROWS_DROPPED; any other non-number stays an error.
+  const std::string text = fabcheck::testing_fixtures::read_test_data("nccl-tests-json/allreduce_plain.json");
+  const auto run = parse::parse_nccl_tests_json(text, "allreduce_plain.json");
+  ASSERT_EQ(run.tables.size(), 1u);
+  EXPECT_EQ(run.tables[0].rows.size(), 7u);
+  EXPECT_EQ(run.tables[0].rejected_rows, 1u);
+  EXPECT_EQ(run.tables[0].first_rejected, "results[7].in_place.alg_bw \"nan\"");
+  report::Document doc;
+  report::ImportOptions opts;
+  opts.file = "allreduce_plain.json";
+  report::add_import(doc, run, opts);
+  const auto& f = doc.json()["findings"];
+  const auto it =
+      std::find_if(f.begin(), f.end(), [](const json& x) { return x["code"] == "IMPORT_ROWS_DROPPED"; });
+  ASSERT_NE(it, f.end());
+  EXPECT_NE((*it)["message"].get<std::string>().find("first: results[7].in_place.alg_bw"), std::string::npos);
+  EXPECT_THROW(parse::parse_nccl_tests_json(
+                   R"({"results": [{"size": 8, "count": 2, "in_place": {"time": 1, "alg_bw": "fast",
+                       "bus_bw": 1}}]})",
+                   "s.json"),
+               UsageError);
+}
