@@ -15,6 +15,7 @@
 
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/core/input_limits.hpp"
+#include "fabcheck/core/read_bounded.hpp"
 #include "fabcheck/report/document.hpp"
 #include "json_fast_parse.hpp"
 
@@ -221,48 +222,9 @@ json parse_report_text(std::string_view text, std::string_view origin, const Loa
 
 std::string read_input_file(const std::string& path, std::string_view origin, std::string_view kind,
                             std::uint64_t cap_mib) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) {
-    throw UsageError(
-        fmt::format("{}: cannot read: {} (give an existing {})", origin, std::strerror(errno), kind));
-  }
-  if (S_ISDIR(st.st_mode)) throw UsageError(fmt::format("{}: is a directory (give a {})", origin, kind));
-  const std::uint64_t cap = core::input_cap_bytes(cap_mib);
-  auto too_big = [&] {
-    return UsageError(fmt::format("{}: larger than {}", origin, core::cap_text(cap, kind)));
-  };
-  if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > cap) throw too_big();
-  // Opened without blocking, so that a FIFO nobody writes to reads as empty instead of hanging;
-  // the reads block again (a pipe that is being written is read to its end).
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) {
-    throw UsageError(
-        fmt::format("{}: cannot read: {} (check the file's permissions)", origin, std::strerror(errno)));
-  }
-  const int flags = ::fcntl(fd, F_GETFL);
-  if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
-  // Bounded also for what stat cannot size (a pipe, /dev/zero, a file that grows while read).
-  std::string out;
   // room for the JSON parser's padding, so that a report is parsed where it was read (not copied)
-  if (S_ISREG(st.st_mode)) out.reserve(static_cast<std::size_t>(st.st_size) + detail::fast_parse_padding());
-  std::string buf(1 << 20, '\0');
-  while (true) {
-    const ssize_t got = ::read(fd, buf.data(), buf.size());
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) {
-      const int err = errno;
-      ::close(fd);
-      throw UsageError(fmt::format("{}: read error: {} (check the file)", origin, std::strerror(err)));
-    }
-    if (got == 0) break;
-    if (out.size() + static_cast<std::size_t>(got) > cap) {
-      ::close(fd);
-      throw too_big();
-    }
-    out.append(buf.data(), static_cast<std::size_t>(got));
-  }
-  ::close(fd);
-  return out;
+  return core::read_input_file(path, origin, kind, core::input_cap_bytes(cap_mib),
+                               detail::fast_parse_padding());
 }
 
 json load_report(const std::string& path, std::string_view what, const LoadOptions& opts) {

@@ -14,6 +14,7 @@
 #include "fabcheck/core/enum_table.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/core/input_limits.hpp"
+#include "fabcheck/core/read_bounded.hpp"
 #include "fabcheck/core/redact.hpp"
 #include "nccl_log_messages.hpp"
 #include "nccl_log_util.hpp"
@@ -638,34 +639,12 @@ NcclLog parse_nccl_log(std::string_view text, std::string source) {
 }
 
 NcclLog parse_nccl_log_file(const std::string& path) {
-  struct stat sb {};
-  if (::stat(path.c_str(), &sb) == 0 && S_ISDIR(sb.st_mode)) {
-    throw UsageError("--nccl-log: cannot read " + path +
-                     ": is a directory (give an NCCL_DEBUG=INFO log file)");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    int err = errno;
-    throw UsageError("--nccl-log: cannot read " + path + ": " + (err ? std::strerror(err) : "open failed") +
-                     " (give an existing, readable NCCL_DEBUG=INFO log file)");
-  }
   NcclLogParser p(path);
-  std::string buf(1 << 20, '\0');
-  // Streamed, and bounded: a log that never ends (/dev/zero, a pipe left open) stops at the cap.
-  const std::uint64_t cap = core::input_cap_bytes(core::kNcclLogCapMiB);
-  std::uint64_t total = 0;
-  while (in) {
-    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
-    std::streamsize got = in.gcount();
-    total += static_cast<std::uint64_t>(std::max<std::streamsize>(got, 0));
-    if (total > cap)
-      throw UsageError("--nccl-log " + path + ": larger than " + core::cap_text(cap, "NCCL log"));
-    if (got > 0) p.feed(std::string_view(buf.data(), static_cast<std::size_t>(got)));
-  }
-  if (in.bad()) {
-    throw UsageError("--nccl-log: cannot read " + path +
-                     ": read error (give a readable NCCL_DEBUG=INFO log file)");
-  }
+  // Streamed, and bounded: a log that never ends (/dev/zero, a pipe left open) stops at the cap, a FIFO
+  // nobody writes reads as empty.
+  core::read_input_chunks(path, "--nccl-log " + path, "NCCL_DEBUG=INFO log file",
+                          core::input_cap_bytes(core::kNcclLogCapMiB),
+                          [&](std::string_view c) { p.feed(c); });
   return p.finish();
 }
 

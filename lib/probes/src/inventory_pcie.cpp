@@ -7,6 +7,7 @@
 #include <set>
 #include <system_error>
 
+#include "fabcheck/core/read_bounded.hpp"
 #include "fabcheck/parse/proc_net_ipv4.hpp"
 #include "fabcheck/probes/pcie_config.hpp"
 #include "inventory_facts.hpp"
@@ -20,13 +21,9 @@ namespace {
 
 /// The bytes of a `config` file, at most the 4096 of PCIe config space (the kernel stops there).
 std::vector<std::uint8_t> read_config_bytes(const fs::path& p) {
-  std::vector<std::uint8_t> out;
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return out;
-  out.resize(4096);
-  in.read(reinterpret_cast<char*>(out.data()), static_cast<std::streamsize>(out.size()));
-  out.resize(static_cast<std::size_t>(std::max<std::streamsize>(0, in.gcount())));
-  return out;
+  const auto bytes = core::read_attribute(p.string(), 4096);
+  if (!bytes) return {};
+  return std::vector<std::uint8_t>(bytes->begin(), bytes->end());
 }
 
 /// Target name of a symbolic link ("mlx5_core" for driver -> ../../bus/pci/drivers/mlx5_core), "" if none.

@@ -4,26 +4,23 @@
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <system_error>
 #include <vector>
 
+#include "fabcheck/core/read_bounded.hpp"
+
 namespace fabcheck::probes::detail {
 
-/// Reads a sysfs attribute, stripping exactly one trailing newline. nullopt when unreadable (ENOENT,
-/// EINVAL, EACCES...).
+/// Reads a sysfs/procfs/etc attribute (core::read_attribute: bounded, never blocking, regular files only),
+/// stripping exactly one trailing newline; bytes that are not UTF-8 read as U+FFFD. nullopt when unreadable
+/// (ENOENT, EINVAL, EACCES, a FIFO or device node, larger than core::kAttributeCapBytes).
 inline std::optional<std::string> read_attr(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return std::nullopt;
-  std::string s = ss.str();
-  if (!s.empty() && s.back() == '\n') s.pop_back();
-  return s;
+  auto s = core::read_attribute(p.string());
+  if (!s) return std::nullopt;
+  if (!s->empty() && s->back() == '\n') s->pop_back();
+  return core::valid_utf8(*s);
 }
 
 /// The names in a directory, sorted; empty when it cannot be listed.

@@ -2,6 +2,8 @@
 // README that states its source, its expected inventory and the expected findings on an `expect-findings:`
 // line).
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -9,6 +11,7 @@
 #include <map>
 #include <sstream>
 
+#include "../support/temp_dir.hpp"
 #include "../support/test_data.hpp"
 #include "fabcheck/core/cpulist.hpp"
 #include "fabcheck/core/error.hpp"
@@ -667,4 +670,47 @@ TEST(Inventory, RankBoundToTheOtherSocketThanItsNic) {
   EXPECT_EQ(codes_pi(findings_of(back)), codes_pi(fs_));
   h.rank_bindings = {{5, 5, "48-59", online}};
   for (const auto& g : findings_of(h)) EXPECT_NE(g.code, "RANK_CPU_FAR_FROM_NIC");
+}
+
+class HostileTree : public fabcheck::testing_fixtures::TempDirTest {};
+
+TEST_F(HostileTree, BadBytesFifosAndDevicesInARecordedTree) {
+  // A recorded tree with a value that is not UTF-8, a FIFO and a device node where attributes belong: the
+  // inventory is made (the bad bytes read as U+FFFD, the planted files as unreadable), never a hang, never
+  // a JSON writer's exception (it used to exit 3 with type_error.316).
+  const std::string root = dir_ + "/sys";
+  std::filesystem::copy(
+      kModels + "/b-roce-2nic", root,
+      std::filesystem::copy_options::recursive | std::filesystem::copy_options::copy_symlinks);
+  std::vector<std::string> fw, guid;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(root + "/devices")) {
+    if (e.path().filename() == "fw_ver") fw.push_back(e.path());
+    if (e.path().filename() == "node_guid") guid.push_back(e.path());
+  }
+  ASSERT_EQ(fw.size(), 2u);
+  ASSERT_FALSE(guid.empty());
+  std::ofstream(fw[0], std::ios::binary | std::ios::trunc) << "ab\xFF\xFE"
+                                                              "cd\n";
+  std::filesystem::remove(fw[1]);
+  ASSERT_EQ(::mkfifo(fw[1].c_str(), 0600), 0);
+  std::filesystem::remove(guid[0]);
+  const bool dev = ::mknod(guid[0].c_str(), S_IFCHR | 0600, ::makedev(1, 5)) == 0;
+  probes::InventoryOptions o;
+  o.sysfs_root = root;
+  o.etc_root = "/nonexistent";
+  o.run_nvidia_smi = false;
+  FakeVerbs v = enosys();
+  const auto h = probes::collect_host_inventory(o, v, {}, "h");
+  std::vector<std::string> seen;
+  for (const auto& d : h.rdma_devices) seen.push_back(d.fw_ver);
+  std::sort(seen.begin(), seen.end());
+  EXPECT_EQ(seen, (std::vector<std::string>{"",
+                                            "ab\xEF\xBF\xBD\xEF\xBF\xBD"
+                                            "cd"}));
+  std::string text;
+  EXPECT_NO_THROW(text = probes::to_json_text(h));
+  EXPECT_NE(text.find("ab\xEF\xBF\xBD"), std::string::npos);
+  if (dev) {
+    for (const auto& d : h.rdma_devices) EXPECT_EQ(d.node_guid.find('\0'), std::string::npos);
+  }
 }

@@ -9,6 +9,8 @@
 #include <sstream>
 
 #include "fabcheck/core/error.hpp"
+#include "fabcheck/core/input_limits.hpp"
+#include "fabcheck/core/read_bounded.hpp"
 #include "fabcheck/core/size.hpp"
 #include "fabcheck_workloads_embedded.hpp"
 
@@ -240,11 +242,9 @@ const WorkloadSet& builtin_workloads() {
 
 WorkloadSet load_workloads(const std::string& path, std::string_view flag) {
   if (path.empty()) return builtin_workloads();
-  std::ifstream in(path);
-  if (!in) throw UsageError(fmt::format("{}: cannot read {} (give a workloads JSON file)", flag, path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_workloads(ss.str(), path);
+  return parse_workloads(core::read_input_file(path, fmt::format("{} {}", flag, path), "workloads JSON file",
+                                               core::input_cap_bytes(core::kConfigCapMiB)),
+                         path);
 }
 
 const WorkloadProfile& find_workload(const WorkloadSet& set, const std::string& name, std::string_view flag) {
