@@ -14,6 +14,7 @@
 
 #include "fabcheck/core/build_info.hpp"
 #include "fabcheck/core/error.hpp"
+#include "fabcheck/core/redact.hpp"
 
 namespace fabcheck::report {
 
@@ -58,7 +59,7 @@ Document::Document(const std::vector<std::string>& argv) {
        "bandwidth GB/s = 1e9 bytes/s; time in microseconds (_us); sizes in bytes, binary suffixes on input"}};
   doc_["run"] = {{"started", utc_now_iso8601()},
                  {"duration_s", nullptr},
-                 {"argv", argv},
+                 {"argv", core::redact_argv(argv)},
                  {"config", nullptr},
                  {"status", "incomplete"},
                  {"exit_code", nullptr},

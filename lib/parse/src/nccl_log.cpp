@@ -625,7 +625,7 @@ void NcclLogParser::note_app_error(std::string_view body, std::size_t lineno) {
       is.line = lineno;
       is.kind = NcclIssueKind::kWarn;
       is.warn_level = true;
-      is.message = std::string(body.substr(0, 512));
+      is.message = core::redact_text(body.substr(0, 512));
       log_.app_errors.push_back(std::move(is));
       return;
     }

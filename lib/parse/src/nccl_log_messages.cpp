@@ -46,7 +46,7 @@ NcclIssue& add_issue(NcclProcessLog& p, NcclIssueKind kind, bool warn, std::stri
     overflow_slot.line = lineno;
     overflow_slot.kind = kind;
     overflow_slot.warn_level = warn;
-    overflow_slot.message = std::string(msg.substr(0, 1024));
+    overflow_slot.message = core::redact_text(msg.substr(0, 1024));
     overflow_used = true;
     return overflow_slot;
   }
@@ -54,7 +54,7 @@ NcclIssue& add_issue(NcclProcessLog& p, NcclIssueKind kind, bool warn, std::stri
   is.line = lineno;
   is.kind = kind;
   is.warn_level = warn;
-  is.message = std::string(msg.substr(0, 1024));
+  is.message = core::redact_text(msg.substr(0, 1024));
   p.issues.push_back(std::move(is));
   return p.issues.back();
 }
@@ -229,7 +229,7 @@ void handle_gdr(NcclProcessLog& p, std::string_view msg) {
   if (!starts_with(what, "GPU ")) return;
   NcclGdrPair g;
   g.enabled = enabled;
-  g.text = std::string(msg.substr(0, 512));
+  g.text = core::redact_text(msg.substr(0, 512));
   std::string_view gw = what.substr(4);
   std::size_t slash = gw.find(" / HCA ");
   g.gpu = std::string(core::trim_blanks(gw.substr(0, slash)));

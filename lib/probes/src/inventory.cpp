@@ -257,6 +257,7 @@ model::MpiConfig read_mpi_config(const std::string& etc_root, const std::map<std
     model::MpiConfigFile file;
     file.path = f.string();
     file.params = parse::parse_mca_params(*text).params;
+    for (auto& [k, v] : file.params) v = core::redact_value(k, v);  // oob_tcp_password, pml_ucx_token
     for (const auto& [k, v] : file.params) {
       m.effective[k] = v;
       m.origin[k] = "file " + file.path;

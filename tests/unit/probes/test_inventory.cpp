@@ -714,3 +714,23 @@ TEST_F(HostileTree, BadBytesFifosAndDevicesInARecordedTree) {
     for (const auto& d : h.rdma_devices) EXPECT_EQ(d.node_guid.find('\0'), std::string::npos);
   }
 }
+
+TEST_F(HostileTree, McaParameterFileSecretsAreRedacted) {
+  // Open MPI's parameter file may hold credentials (oob_tcp_password, a UCX token): their values never
+  // reach the inventory, while the transport parameters beside them stay readable.
+  std::filesystem::create_directories(dir_ + "/etc/openmpi");
+  write("etc/openmpi/openmpi-mca-params.conf",
+        "btl_tcp_if_include = 198.18.0.0/15\noob_tcp_password = hunter2\npml_ucx_token = abc\n");
+  probes::InventoryOptions o;
+  o.sysfs_root = kModels + "/c-no-rdma";
+  o.etc_root = dir_ + "/etc";
+  o.run_nvidia_smi = false;
+  FakeVerbs v = enosys();
+  const auto h = probes::collect_host_inventory(o, v, {}, "h");
+  ASSERT_EQ(h.mpi_config.files.size(), 1u);
+  EXPECT_EQ(h.mpi_config.files[0].params,
+            (std::vector<std::pair<std::string, std::string>>{{"btl_tcp_if_include", "198.18.0.0/15"},
+                                                              {"oob_tcp_password", "<redacted>"},
+                                                              {"pml_ucx_token", "<redacted>"}}));
+  EXPECT_EQ(probes::to_json_text(h).find("hunter2"), std::string::npos);
+}

@@ -150,14 +150,15 @@ void body(Out& o, const char* key, const PlacementResult& p, const NcclTestsJson
     per_iter(o, pi_key, *p.per_iter, run.per_iter_skip);
 }
 
-/// The env list: every entry redacted by value, FABCHECK_* entries of ours appended last.
+/// The env list: values only for the names known to be harmless, those redacted by shape
+/// (core::redact_env_value); FABCHECK_* entries of ours appended last.
 std::vector<std::string> env_entries(const NcclTestsJsonRun& run, std::string_view collective) {
   std::vector<std::string> out;
   for (const auto& e : run.env) {
     const auto eq = e.find('=');
     const std::string name = e.substr(0, eq);
     if (name == "FABCHECK_VERSION" || name == "FABCHECK_COLLECTIVE") continue;
-    out.push_back(eq == std::string::npos ? e : name + "=" + core::redact_value(name, e.substr(eq + 1)));
+    out.push_back(eq == std::string::npos ? e : name + "=" + core::redact_env_value(name, e.substr(eq + 1)));
   }
   out.push_back("FABCHECK_VERSION=" + run.fabcheck_version);
   out.push_back("FABCHECK_COLLECTIVE=" + std::string(collective));
@@ -297,7 +298,7 @@ std::string nccl_tests_json(const SweepResult& r, const NcclTestsJsonRun& run) {
   o.str("start_time", run.start_time);
   o.key("args");
   o.open('[');
-  for (const auto& a : run.args) o.str(core::redact_value("", a));
+  for (const auto& a : core::redact_argv(run.args)) o.str(a);
   o.close(']');
   o.key("env");
   o.open('[');
