@@ -59,7 +59,7 @@ void flag(LinkKind kind, const std::vector<Cell>& cells, const std::vector<doubl
   for (std::size_t i = 0; i < values.size(); ++i) {
     const double x = values[i];
     const double z = judge ? OutlierRule::z(x, med, mad) : 0.0;
-    const bool robust = judge && OutlierRule::is_outlier(x, med, z, worse);
+    const bool robust = judge && OutlierRule::is_outlier(x, med, z, worse, min_relative(kind));
     const bool below = line_rate_floor && x < *line_rate_floor;
     if (!robust && !below) continue;
     out.push_back(
@@ -73,16 +73,17 @@ void flag(LinkKind kind, const std::vector<Cell>& cells, const std::vector<doubl
 // −median/(1.4826·MAD), so once the spread exceeds a third of the median no slow host can reach −3 z however
 // slow it is. On the log scale a host 10× slower scores ln(10)/(1.4826·MAD_log). Non-positive values fall
 // back to the linear rule.
-std::vector<bool> host_median_outliers(const std::vector<double>& med, Worse worse) {
+std::vector<bool> host_median_outliers(const std::vector<double>& med, Worse worse, double min_rel) {
   for (double x : med)
-    if (!(x > 0)) return outliers(med, worse);
+    if (!(x > 0)) return outliers(med, worse, min_rel);
   std::vector<bool> out(med.size(), false);
   if (med.size() < 3) return out;
   std::vector<double> lg(med.size());
   for (std::size_t i = 0; i < med.size(); ++i) lg[i] = std::log(med[i]);
   const auto z = robust_z(lg);
   const double m = *median(med);
-  for (std::size_t i = 0; i < med.size(); ++i) out[i] = OutlierRule::is_outlier(med[i], m, z[i], worse);
+  for (std::size_t i = 0; i < med.size(); ++i)
+    out[i] = OutlierRule::is_outlier(med[i], m, z[i], worse, min_rel);
   return out;
 }
 
@@ -125,7 +126,7 @@ void flag_odd_host_links(LinkKind kind, const std::vector<Cell>& cells, const st
     });
     if (already) continue;
     const double z = OutlierRule::z(std::log(x), lmed, lmad);
-    const bool robust = OutlierRule::is_outlier(x, med, z, worse);
+    const bool robust = OutlierRule::is_outlier(x, med, z, worse, min_relative(kind));
     if (robust) out.push_back(make_outlier(kind, cells[k], x, med, z, true, false));
   }
 }
@@ -151,7 +152,7 @@ void flag_far_links(LinkKind kind, const std::vector<Cell>& cells, const std::ve
     });
     if (already) continue;
     const double z = OutlierRule::z(std::log(x), *lg->median, *lg->mad);
-    if (OutlierRule::is_outlier(x, med, z, worse))
+    if (OutlierRule::is_outlier(x, med, z, worse, min_relative(kind)))
       out.push_back(make_outlier(kind, cells[k], x, med, z, true, false));
   }
 }
@@ -227,7 +228,9 @@ std::vector<bool> odd_hosts(std::size_t n, const MeasuredLinks& links, Worse wor
         med.push_back(select_median((*side)[h]));
         who.push_back(h);
       }
-    const auto f = host_median_outliers(med, worse);
+    // split: bandwidth (directed links); latency pairs are judged with the latency magnitude
+    const auto f = host_median_outliers(med, worse,
+                                        split ? OutlierRule::kMinRelative : OutlierRule::kMinRelativeLatency);
     for (std::size_t i = 0; i < f.size(); ++i)
       if (f[i]) odd[who[i]] = true;
   }
@@ -402,11 +405,15 @@ double relative_spread(std::span<const double> values) {
   return values.size() < 3 ? 0 : relative_spread(stats_of(values));
 }
 
-bool still_outlier(double retest, double reference, double rel_spread, Worse worse) {
+double min_relative(LinkKind kind) {
+  return kind == LinkKind::kLatency ? OutlierRule::kMinRelativeLatency : OutlierRule::kMinRelative;
+}
+
+bool still_outlier(double retest, double reference, double rel_spread, Worse worse, double min_rel) {
   // Multiplicative on both sides: `reference - margin` reaches 0 once the spread passes 1/3, and then no
   // bandwidth, however low, would stay an outlier (seen: clean links 0.14-0.69 GB/s, a throttled host's links
   // 0.024 GB/s refuted).
-  const double factor = 1.0 + std::max(OutlierRule::kMinRelative, OutlierRule::kMinZ * rel_spread);
+  const double factor = 1.0 + std::max(min_rel, OutlierRule::kMinZ * rel_spread);
   return worse == Worse::kLower ? retest * factor < reference : retest > reference * factor;
 }
 

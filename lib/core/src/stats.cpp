@@ -74,18 +74,18 @@ double OutlierRule::z(double x, double median, double mad) {
   return (x - median) / (kMadScale * mad);
 }
 
-bool OutlierRule::is_outlier(double x, double median, double z, Worse worse) {
-  const double margin = kMinRelative * std::fabs(median);
+bool OutlierRule::is_outlier(double x, double median, double z, Worse worse, double min_relative) {
+  const double margin = min_relative * std::fabs(median);
   return worse == Worse::kLower ? z < -kMinZ && x < median - margin : z > kMinZ && x > median + margin;
 }
 
-std::vector<bool> outliers(std::span<const double> values, Worse worse) {
+std::vector<bool> outliers(std::span<const double> values, Worse worse, double min_relative) {
   std::vector<bool> out(values.size(), false);
   if (values.size() < OutlierRule::kMinValues) return out;
   const double med = *median(values);
   const auto z = robust_z(values);
   for (std::size_t i = 0; i < values.size(); ++i)
-    out[i] = OutlierRule::is_outlier(values[i], med, z[i], worse);
+    out[i] = OutlierRule::is_outlier(values[i], med, z[i], worse, min_relative);
   return out;
 }
 

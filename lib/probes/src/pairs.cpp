@@ -618,7 +618,8 @@ void judge_pairs_rail(model::PairsRail& rail, std::size_t r, const std::vector<I
     t.first = m[static_cast<std::size_t>(it.from)][static_cast<std::size_t>(it.to)];
     if (it.role != 2) {
       const bool bad = it.kind == 0 ? core::still_outlier(t.value, bw_ref, bw_spread, core::Worse::kLower)
-                                    : core::still_outlier(t.value, lat_ref, lat_spread, core::Worse::kHigher);
+                                    : core::still_outlier(t.value, lat_ref, lat_spread, core::Worse::kHigher,
+                                                          core::min_relative(core::LinkKind::kLatency));
       t.still_bad = bad;
       if (it.outlier >= 0) {
         auto& c = rail.outliers[static_cast<std::size_t>(it.outlier)].confirmed;

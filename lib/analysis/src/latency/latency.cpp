@@ -222,7 +222,7 @@ void add_latency(Document& doc, const model::LatencyResult& r) {
         p50s.push_back(p.summary.p50);
         p99s.push_back(p.summary.p99);
       }
-      const auto out = core::outliers(p50s, core::Worse::kHigher);
+      const auto out = core::outliers(p50s, core::Worse::kHigher, core::OutlierRule::kMinRelativeLatency);
       const double med50 = *core::median(p50s), med99 = *core::median(p99s);
       for (std::size_t i = 0; i < s.per_pair.size(); ++i) {
         const auto& p = s.per_pair[i];

@@ -29,7 +29,8 @@ struct LinkOutlier {
   double value = 0;                      ///< the link's value (GB/s or µs)
   double median = 0;                     ///< median over all links of this kind (DESIGN §4 nearest rank)
   std::optional<double> z;               ///< robust z; nullopt when MAD = 0 (z = ±∞)
-  bool robust = false;           ///< flagged by the §4 rule (> 3 robust z and > 10 % worse than median)
+  bool robust =
+      false;  ///< flagged by the §4 rule (> 3 robust z and worse than the median by > 10 %, latency 50 %)
   bool below_line_rate = false;  ///< bandwidth below 80 % of the expected line rate (independent test)
 };
 
@@ -93,12 +94,18 @@ double relative_spread(std::span<const double> values);
 /// MAD.
 double relative_spread(const LinkStats& s);
 
-/// Confirmation rule for a re-measured link (DESIGN §5): with m = max(10 %, 3 × rel_spread) — the two
+/// Confirmation rule for a re-measured link (DESIGN §5): with m = max(min_rel, 3 × rel_spread) — the two
 /// thresholds of DESIGN §4 expressed relative to the median, the spread taken from the full matrix — it is
 /// still an outlier when worse than `reference` (the worst good link re-measured the same way) by the factor
 /// 1 + m: retest < reference / (1 + m) for Worse::kLower, retest > reference × (1 + m) for Worse::kHigher.
 /// Multiplicative, so a noisy matrix (m >= 1) still confirms a link many times slower than the reference.
-bool still_outlier(double retest, double reference, double rel_spread, Worse worse);
+/// `min_rel` is the kind's magnitude (min_relative): 10 % for bandwidth, 50 % for latency.
+bool still_outlier(double retest, double reference, double rel_spread, Worse worse,
+                   double min_rel = OutlierRule::kMinRelative);
+
+/// The magnitude an outlier of this kind must exceed the median by (DESIGN §4): OutlierRule::kMinRelative
+/// for bandwidth, OutlierRule::kMinRelativeLatency for latency.
+double min_relative(LinkKind kind);
 
 /// The rel_spread for still_outlier in a retest: the full matrix's (relative_spread) or a third of the
 /// references' own relative range, max/min − 1, whichever is larger — so a check must be further from the
