@@ -30,6 +30,7 @@ struct InspectFlags {
   bool no_signature = false;
   CLI::Option* sysfs_root = nullptr;  // the table's --sysfs-root; repeatable (host=DIR) with --nccl-log
   bool live = false;                  // --nccl-log under a launcher without --sysfs-root: live inventory
+  double timeout_s = suite::SingleOptions{}.timeout_s;  // -T: the watchdog over the live inventory
 };
 
 // One command per process: the flags live here so that `mpi_when` can look at them after parsing.
@@ -47,6 +48,7 @@ int run_inventory_mode(const RunContext& ctx) {
                 .with_outputs(fl.out.html, fl.out.junit)
                 .with_counters(false);  // the inventory step reads none
   so.quiet = fl.quiet;
+  so.timeout_s = checked_timeout(fl.timeout_s);
   so.inspect_signature = !fl.no_signature;
   const suite::Step step = suite::make_single_step(suite::StepKind::kInspect, fl.opts->given_json());
   return suite::run_single(comm::Communicator::world(), {step}, so).exit_code;
@@ -69,6 +71,7 @@ const Registrar kInspect{
           ->expected(1, -1);
       sub.add_option("--json,-J,--out", fl.json, "Write the JSON report to FILE");
       add_report_outputs(sub, fl.out, /*counters=*/false);
+      add_timeout(sub, fl.timeout_s);
       sub.add_flag("--quiet,-q", fl.quiet, "No console output");
       return [](const RunContext& ctx) {
         auto& f = flags();

@@ -73,12 +73,14 @@ CommandSpec make_command(ProbeCommand<O> def) {
       std::shared_ptr<BoundOptions<O>> opts;
       std::string json;
       ReportOutputs out;
+      double timeout_s = suite::SingleOptions{}.timeout_s;
       Hooks<O> hooks;
     };
     auto f = std::make_shared<Flags>();
     f->opts = bind_options(sub, def.table());
     sub.add_option(def.json_flags, f->json, "Write the JSON report to FILE (atomically)");
     add_report_outputs(sub, f->out);
+    add_timeout(sub, f->timeout_s);
     if (def.own_flags) f->hooks = def.own_flags(sub);
     return [f, def](const RunContext& ctx) {
       const O opts = f->opts->options();  // errors name the flag
@@ -88,6 +90,7 @@ CommandSpec make_command(ProbeCommand<O> def) {
                suite::SingleOptions::of(ctx.argv, f->json)
                    .with_counters(!f->out.no_counters)
                    .with_outputs(f->out.html, f->out.junit)};
+      l.so.timeout_s = checked_timeout(f->timeout_s);
       if (f->hooks.before) f->hooks.before(world, opts, l);
       if (def.skip) {
         if (auto why = def.skip(world, opts)) throw UsageError(*why);
@@ -99,26 +102,16 @@ CommandSpec make_command(ProbeCommand<O> def) {
   });
 }
 
-// `sweep -J FILE`: nccl-tests' JSON file; `-T`: the watchdog of `run` over the sweep.
+// `sweep -J FILE`: nccl-tests' JSON file.
 Hooks<probes::SweepOptions> sweep_flags(CLI::App& sub) {
   struct Own {
-    double timeout_s = 0;
     std::string output_file;
   };
   auto own = std::make_shared<Own>();
   sub.add_option("-J,--output_file", own->output_file,
                  "Write nccl-tests' JSON (its -J layout) here; FILE.0, FILE.1, ... when FILE exists");
-  sub.add_option(
-         "-T,--timeout", own->timeout_s,
-         "nccl-tests -T: seconds an operation may make no progress; then every rank leaves with exit 3 "
-         "(nccl-tests: 4) naming the operation and the ranks (0 = off)")
-      ->check(CLI::Range(0.0, 86400.0));
   return {[own](const comm::Communicator& world, const probes::SweepOptions& o, Launch& l) {
             (void)core::fault_from_env();  // a malformed test hook is a usage error before anything runs
-            // CLI11's Range lets nan through (every comparison with nan is false)
-            if (!std::isfinite(own->timeout_s))
-              throw UsageError("-T/--timeout: not a number of seconds (give 0 to 86400; 0 = off)");
-            l.so.timeout_s = own->timeout_s;
             l.so.other_outputs = {{"-J/--output_file", own->output_file}};
             // Held by the launch: a file the sweep never wrote is removed when the command ends.
             std::shared_ptr<NcclTestsJsonOutput> jout =

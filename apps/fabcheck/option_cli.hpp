@@ -1,12 +1,16 @@
 #pragma once
 // A probe's option table (lib/model) registered as CLI11 options of its subcommand: the flags, help
 // and defaults come from the table, and the given values go through the same normalization as a config's.
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
+
+#include <cmath>
 
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "fabcheck/core/error.hpp"
 #include "fabcheck/model/option_table.hpp"
 
 namespace fabcheck::app {
@@ -32,6 +36,25 @@ inline void add_report_outputs(CLI::App& sub, ReportOutputs& out, bool counters 
                  "Write JUnit XML: one test case, findings.severity=fail#count == 0, failed exactly when the "
                  "command exits 1");
   if (counters) sub.add_flag("--no-counters", out.no_counters, kNoCountersHelp);
+}
+
+/// `-T/--timeout S` of every command that measures: the watchdog of `run` over the command (seconds an
+/// operation may go without any rank's progress, then every rank leaves with exit 3 naming the operation and
+/// the ranks; nccl-tests' -T). On by default, so that one frozen rank never leaves the others or mpirun
+/// hanging.
+inline void add_timeout(CLI::App& sub, double& timeout_s) {
+  sub.add_option("-T,--timeout", timeout_s,
+                 "Seconds an operation may make no progress; then every rank leaves with exit 3 naming the "
+                 "operation and the ranks (nccl-tests -T: 4; 0 = off)")
+      ->check(CLI::Range(0.0, 86400.0))
+      ->default_str(fmt::format("{:g}", timeout_s));
+}
+
+/// The -T value once parsed: CLI11's Range lets nan through (every comparison with nan is false).
+inline double checked_timeout(double timeout_s) {
+  if (!std::isfinite(timeout_s))
+    throw UsageError("-T/--timeout: not a number of seconds (give 0 to 86400; 0 = off)");
+  return timeout_s;
 }
 
 /// The table's options on one subcommand. Create it in the command's setup; call options() after parsing.

@@ -3,6 +3,8 @@ fabcheck_script_test(NAME mpi.run.default4 LABEL mpi TIMEOUT 300 PY run_main.py)
 fabcheck_script_test(NAME mpi.run.hang LABEL mpi TIMEOUT 90 PY run_hang.py)
 fabcheck_script_test(NAME mpi.run.freeze LABEL mpi TIMEOUT 120 PY run_freeze.py)
 fabcheck_script_test(NAME mpi.run.freeze_root LABEL mpi TIMEOUT 120 PY run_freeze_root.py)
+# The standalone probe commands have the same watchdog (-T, on by default).
+fabcheck_script_test(NAME mpi.probe.freeze LABEL mpi TIMEOUT 240 PY probe_freeze.py)
 fabcheck_script_test(NAME mpi.run.kill LABEL mpi TIMEOUT 300 PY run_kill.py)
 # One definition per option: run.config is a valid --config; latency alone and in run write the same keys.
 fabcheck_script_test(NAME mpi.run.one_definition LABEL mpi TIMEOUT 300 PY run_one_definition.py)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Watchdog: rank 0's whole process stops (FABCHECK_TEST_FAULT=freeze:rank=0:after=3). Nobody can write the
 report then, but the job must still end: every other rank hears rank 0's keepalives stop and leaves after
---timeout + kSilentS (5 + 3 s), with one stderr line naming rank 0 and its host, and mpirun returns 3 (found by a
+--timeout + kSilentS (5 + 3 s), with one stderr line (from one rank, not each) naming rank 0 and its host, and mpirun returns 3 (found by a
 review: before, this job never ended). No process left."""
 import os, socket, sys
 
@@ -20,8 +20,8 @@ if wall >= 30:
     fail(f"took {wall:.1f} s, want < 30 s (5 s timeout + 3 s silence + start-up)")
 host = socket.gethostname().split(".")[0]
 lines = [l for l in p.stderr.splitlines() if "rank 0 on host" in l and "stopped reporting" in l]
-if not lines or host not in lines[0]:
-    fail(f"no line naming rank 0 on {host}: {p.stderr[-500:]!r}")
+if len(lines) != 1 or host not in lines[0]:
+    fail(f"want one line naming rank 0 on {host} (from one rank, not from each), got {len(lines)}: {p.stderr[-500:]!r}")
 if not no_fabcheck_left(marker):
     fail("fabcheck processes left behind")
 print("PASS")

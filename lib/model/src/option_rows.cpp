@@ -37,6 +37,7 @@ std::vector<CliOnly> cli_only_of(const json& file) {
     v.push_back(
         {"no-counters", "the config's top-level counters: false, around every step (run: --no-counters)"});
   }
+  v.push_back({"timeout", "the watchdog over the standalone command, nccl-tests' -T (run: --timeout)"});
   v.push_back({"html", "the report as one HTML page, an output of the command (run: --html)"});
   v.push_back(
       {"junit", "JUnit XML of the exit code's rule, an output of the command (run: --junit, the gate's)"});

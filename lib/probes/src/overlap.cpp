@@ -9,6 +9,7 @@
 
 #include "compute_kernel.hpp"
 #include "fabcheck/comm/backend.hpp"
+#include "fabcheck/comm/phase.hpp"
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/core/overlap_math.hpp"
 #include "fabcheck/core/size.hpp"
@@ -246,8 +247,11 @@ OverlapResult run_overlap(const comm::Communicator& comm, const OverlapOptions& 
   const double us_per_unit = gpu ? calibrate_us_per_unit(*gpu) : detail::calibrate_us_per_unit();
   r.us_per_unit = comm.allreduce(comm.rank() == 0 ? us_per_unit : 0.0, comm::ScalarOp::kSum);
   for (auto c : o.collectives) {
-    for (auto s : o.sizes_bytes)
+    for (auto s : o.sizes_bytes) {
+      // an arrival per point: the watchdog sees progress and names the point a frozen rank stopped in
+      comm::enter_phase(fmt::format("overlap {} {} B", core::name(c), s));
       r.points.push_back(detail::measure_overlap_point(comm, *be, c, s, o, us_per_unit, gpu.get()));
+    }
   }
   r.duration_s = (comm::now_us() - t0) / 1e6;
   return r;

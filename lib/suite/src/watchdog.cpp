@@ -119,6 +119,15 @@ struct Watchdog::Impl {
     std::_Exit(code);
   }
 
+  /// The rank that speaks when rank 0 cannot: the lowest rank on another host than rank 0 (a frozen or
+  /// cut-off host takes its local ranks with it), else rank 1.
+  int deputy_rank() const {
+    const auto& hosts = comm.hosts_of_ranks();
+    for (std::size_t r = 1; r < hosts.size(); ++r)
+      if (hosts[r] != hosts[0]) return static_cast<int>(r);
+    return 1;
+  }
+
   void run_reporter() {  // ranks != 0
     std::uint64_t sent = 0;
     double last_send = 0;
@@ -141,10 +150,16 @@ struct Watchdog::Impl {
       if (said == 3) heard_root = t;
       if (t - heard_root > timeout_s + kSilentS) {
         // Rank 0 (its process, its host or its watchdog thread) went quiet: nobody else will end the job.
-        std::fprintf(stderr,
-                     "fabcheck: error: watchdog: rank 0 on host %s stopped reporting %.1f s ago (frozen or "
-                     "unreachable); rank %d leaves\n",
-                     comm.hosts_of_ranks()[0].c_str(), t - heard_root, comm.rank());
+        // Every rank leaves; one of them, the deputy, says why (N-1 copies of the line told nothing more).
+        // The others leave a second later: the first rank to exit makes mpirun kill the rest, the deputy
+        // with its line unwritten.
+        if (comm.rank() == deputy_rank())
+          std::fprintf(stderr,
+                       "fabcheck: error: watchdog: rank 0 on host %s stopped reporting %.1f s ago (frozen or "
+                       "unreachable); every rank leaves\n",
+                       comm.hosts_of_ranks()[0].c_str(), t - heard_root);
+        else
+          std::this_thread::sleep_for(std::chrono::seconds(1));
         leave(3);
       }
       std::this_thread::sleep_for(kPoll);

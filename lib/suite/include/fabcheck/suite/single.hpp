@@ -36,9 +36,10 @@ struct SingleOptions {
   /// inspect: also measure the MPI signature between host leaders (`run` has latency and pairs for that)
   bool inspect_signature = false;
   bool counters = true;  ///< the hosts' loss counters around each step (`--no-counters`: not read)
-  /// > 0: run's watchdog over the steps with this timeout (nccl-tests' `-T`); on expiry every rank leaves
-  /// with exit 3 (nccl-tests: 4) after one stderr line naming the operation and the ranks.
-  double timeout_s = 0;
+  /// > 0: run's watchdog over the steps with this timeout (`-T`, nccl-tests' -T; run's default, so that no
+  /// command hangs on a frozen rank); on expiry every rank leaves with exit 3 (nccl-tests: 4) after one
+  /// stderr line naming the operation and the ranks. 0 = off.
+  double timeout_s = Plan{}.timeout_s;
   /// Rank 0: called with each sweep step's result after its section is written (`sweep -J`).
   std::function<void(const model::SweepResult&)> on_sweep;
 
