@@ -22,6 +22,8 @@ namespace {
 
 constexpr std::uint64_t kBye = std::numeric_limits<std::uint64_t>::max();
 constexpr auto kPoll = std::chrono::milliseconds(20);
+/// How long a rank whose connection to rank 0 closed waits before it leaves with exit 3 (seconds).
+constexpr double kRootGoneGraceS = 2.0;
 
 struct Msg {
   std::uint64_t seq = 0;
@@ -132,6 +134,7 @@ struct Watchdog::Impl {
     std::uint64_t sent = 0;
     double last_send = 0;
     double heard_root = now_s();  // rank 0's keepalives: a frozen rank 0 must not hang the job either
+    double root_gone = 0;         // when rank 0's connection closed (0: open)
     while (!stop_flag.load()) {
       const auto p = comm::current_phase();
       const double t = now_s();
@@ -141,12 +144,18 @@ struct Watchdog::Impl {
         Msg m;
         m.seq = p.seq;
         std::strncpy(m.name, p.name.c_str(), sizeof(m.name) - 1);
-        if (!chan->send_to_root(&m)) leave(3);  // rank 0 is gone: so is the job
+        if (!chan->send_to_root(&m) && root_gone == 0) root_gone = t;  // rank 0 is gone: so is the job
         sent = p.seq;
         last_send = t;
       }
       const int said = chan->poll_root();
-      if (said == 1 || said == 2) leave(3);  // rank 0 ended the job (its line says why) or is gone
+      if (said == 1) leave(3);  // rank 0 ended the job (its line says why)
+      // Rank 0 is gone. When it failed on an error every rank meets (a usage error found while measuring)
+      // this rank's own main thread is about to leave with the same exit code: it gets kRootGoneGraceS to do
+      // so, so that mpirun reports that code (2), not this thread's 3. A rank blocked in a collective leaves
+      // after it.
+      if (said == 2 && root_gone == 0) root_gone = t;
+      if (root_gone > 0 && t - root_gone > kRootGoneGraceS) leave(3);
       if (said == 3) heard_root = t;
       if (t - heard_root > timeout_s + kSilentS) {
         // Rank 0 (its process, its host or its watchdog thread) went quiet: nobody else will end the job.

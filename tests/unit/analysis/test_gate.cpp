@@ -220,6 +220,25 @@ TEST(Gate, ANameThatIsNotAHostNameNeverReachesAHostfile) {
             "# 1 name(s) that are not host names left out\nn2\n");
 }
 
+TEST(Gate, AReportHostThatIsNotAHostNameIsAFinding) {
+  // The same names in a report's topology: left out of the passed hosts and named by one warn finding.
+  auto rep = gate_sample_report();
+  rep["topology"]["hosts"].push_back({{"host", "evil\nnode9 slots=64"}});
+  const auto g = report::evaluate_gate(rep, check("findings.severity=fail#count", "==", 0), "test");
+  EXPECT_EQ(g.hosts_invalid, std::vector<std::string>{"evil\nnode9 slots=64"});
+  EXPECT_EQ(std::count(g.hosts_passed.begin(), g.hosts_passed.end(), "evil\nnode9 slots=64"), 0);
+  report::Document doc;
+  doc.json() = rep;
+  report::add_gate(doc, g);
+  const auto& f = doc.json()["findings"];
+  const auto it =
+      std::find_if(f.begin(), f.end(), [](const json& x) { return x["code"] == "HOST_NAME_INVALID"; });
+  ASSERT_NE(it, f.end());
+  EXPECT_EQ((*it)["severity"], "warn");
+  EXPECT_EQ((*it)["evidence"]["hosts"], json::array({"evil\nnode9 slots=64"}));
+  EXPECT_EQ(report::exclude_hostfile_text(g).find("slots=64"), std::string::npos);
+}
+
 TEST(Gate, AHostWithAFailFindingNeverReachesTheGoodHostsFile) {
   // The criteria check nothing per host, yet a confirmed slow host (a `fail` finding naming it) is left out.
   auto rep = gate_sample_report();

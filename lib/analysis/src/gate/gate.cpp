@@ -526,7 +526,9 @@ GateResult evaluate_gate(const json& report_in, const json& checks, std::string_
     }
   }
   for (const auto& h : g.hosts) {
-    if (std::find(g.hosts_failed.begin(), g.hosts_failed.end(), h) == g.hosts_failed.end())
+    if (!core::is_host_name(h))
+      g.hosts_invalid.push_back(h);  // never a hostfile line: "a\nslots=64" would inject one
+    else if (std::find(g.hosts_failed.begin(), g.hosts_failed.end(), h) == g.hosts_failed.end())
       g.hosts_passed.push_back(h);
   }
   return g;
@@ -578,6 +580,20 @@ void add_gate(Document& doc, const GateResult& g) {
         c.reason.rfind("missing", 0) == 0
             ? "the metric is not in the report: run the section that produces it, or fix the metric path"
             : "investigate the measured value against the threshold (see the section and its findings)";
+    doc.add_finding(f);
+  }
+  if (!g.hosts_invalid.empty()) {
+    Finding f;
+    f.severity = Severity::kWarn;
+    f.code = "HOST_NAME_INVALID";
+    f.message = fmt::format(
+        "{} host name(s) of the report are not host names (RFC 1123: letters, digits, '-', '.', '_'; at most "
+        "253 characters) and were left out of the good-hosts file",
+        g.hosts_invalid.size());
+    f.evidence = {{"hosts", g.hosts_invalid}, {"count", g.hosts_invalid.size()}};
+    f.remedy =
+        "look at where the report came from: fabcheck records each rank's gethostname(); a name with blanks, "
+        "control characters or '=' was edited in or set on the host";
     doc.add_finding(f);
   }
   doc.set_section("gate", SectionStatus::kOk);

@@ -108,8 +108,10 @@ struct GateResult {
   std::vector<GateCheckResult> checks;  ///< in criteria order
   std::vector<std::string> hosts;       ///< every host of the run (topology.hosts), else those seen in values
   std::vector<std::string> hosts_failed;  ///< hosts named by a failing per-host check or a `fail` finding
-  std::vector<std::string> hosts_passed;  ///< hosts minus hosts_failed, in topology order
-  std::string criteria_source;            ///< where the checks came from ("config", a file path)
+  std::vector<std::string> hosts_passed;  ///< hosts minus hosts_failed and hosts_invalid, in topology order
+  /// hosts whose names are not host names (core::is_host_name): in no hostfile; a HOST_NAME_INVALID finding
+  std::vector<std::string> hosts_invalid;
+  std::string criteria_source;  ///< where the checks came from ("config", a file path)
 };
 
 /// Evaluates checks (validated `[{metric, op, threshold, why?}]`) against a report. Pure.
