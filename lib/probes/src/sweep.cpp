@@ -22,6 +22,7 @@
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/core/fault.hpp"
 #include "fabcheck/core/size.hpp"
+#include "fabcheck/core/size_cost.hpp"
 #include "fabcheck/core/stats.hpp"
 #include "fabcheck/probes/inventory.hpp"
 #include "sweep_data.hpp"
@@ -416,13 +417,15 @@ class SeriesRunner {
     warmup(c, d, op, root, label);
     pending_.clear();
     const double block_start_us = comm::now_us();
-    double prev_cost_s = 0;
+    double prev_cost_s = 0, min_cost_s = 0;
     std::uint64_t prev_bytes = 0;
+    bool measured = false;
     for (int cycle = 0; cycle < o_.cycles && !b.truncated_from_bytes; ++cycle) {
       for (std::uint64_t req : sizes) {
         const core::CollGeometry g = core::geometry(c, d, req, comm_.size());
-        if (o_.time_limit_s > 0 && prev_bytes > 0 &&
-            stop_before(g.size_bytes, prev_bytes, prev_cost_s, block_start_us, b)) {
+        if (o_.time_limit_s > 0 && measured &&
+            stop_before(core::predict_size_cost_s(prev_cost_s, min_cost_s, prev_bytes, g.size_bytes),
+                        g.size_bytes, block_start_us, b)) {
           break;
         }
         const double size_start_us = comm::now_us();
@@ -436,7 +439,9 @@ class SeriesRunner {
         pt.in_place = measure(c, d, op, root, g, true, label, b.points.size());
         b.points.push_back(std::move(pt));
         prev_cost_s = (comm::now_us() - size_start_us) * 1e-6;
-        prev_bytes = std::max<std::uint64_t>(g.size_bytes, 1);
+        min_cost_s = measured ? std::min(min_cost_s, prev_cost_s) : prev_cost_s;
+        prev_bytes = g.size_bytes;
+        measured = true;
       }
     }
     ++blocks_done_;
@@ -455,20 +460,18 @@ class SeriesRunner {
   std::size_t blocks_total = 1;  ///< series of the whole sweep (the time limit is shared among them)
 
  private:
-  /// The time-limit rule (SweepOptions::time_limit_s): predicts the next size from the previous one — its
-  /// time × the byte ratio (≥ 1: at small sizes latency dominates, so this over-predicts) × the share of its
-  /// ops still pending in the later per-iteration rounds — and stops when the series' elapsed time plus the
-  /// prediction exceeds its share of the limit left (limit − elapsed before the series, over the series
+  /// The time-limit rule (SweepOptions::time_limit_s): predicts the next size from the sizes before it
+  /// (`size_cost_s`: core::predict_size_cost_s, latency + bytes / bandwidth fitted to them) × the share of
+  /// its ops still pending in the later per-iteration rounds — and stops when the series' elapsed time plus
+  /// the prediction exceeds its share of the limit left (limit − elapsed before the series, over the series
   /// left). Every rank decides on its own clock; the stop is agreed (max), so all ranks stop at the same
   /// size.
-  bool stop_before(std::uint64_t bytes, std::uint64_t prev_bytes, double prev_cost_s, double block_start_us,
-                   model::SweepBlock& b) {
+  bool stop_before(double size_cost_s, std::uint64_t bytes, double block_start_us, model::SweepBlock& b) {
     const int per_iter = o_.per_iter_iters < 0 ? o_.iters : o_.per_iter_iters;
     const int rounds = per_iter > 0 ? std::min(o_.per_iter_rounds, per_iter) : 1;
     const double now_ops = 2.0 + o_.iters + (per_iter > 0 ? 1.0 + round_iters(per_iter, 0) : 0.0) + o_.check;
     const double later_ops = per_iter > 0 ? (rounds - 1) + (per_iter - round_iters(per_iter, 0)) : 0.0;
-    const double ratio = std::max(1.0, static_cast<double>(bytes) / static_cast<double>(prev_bytes));
-    const double predicted_s = prev_cost_s * ratio * (now_ops + later_ops) / now_ops;
+    const double predicted_s = size_cost_s * (now_ops + later_ops) / now_ops;
     const double now_us = comm::now_us();
     const double before_s = (block_start_us - start_us_) * 1e-6;
     const double in_block_s = (now_us - block_start_us) * 1e-6;
