@@ -83,35 +83,52 @@ expect2("run --dry-run, deep config", ["run", "--config", deep_cfg, "--dry-run"]
 check(not os.path.exists(path("o.html")) and not os.path.exists(path("o.xml")), "nothing written for the bombs")
 
 # 2. Endless and oversized input.
-expect2("report /dev/zero", ["report", "/dev/zero", "--html", path("z.html")], "cap")
-expect2("import /dev/zero", ["import", "/dev/zero", "--json", path("z.json")], "cap")
+expect2("report /dev/zero", ["report", "/dev/zero", "--html", path("z.html")], "is a device")
+expect2("import /dev/zero", ["import", "/dev/zero", "--json", path("z.json")], "is a device")
 big = path("big.json")
 with open(big, "w") as f:
     f.write('{"schema_version": 1, "tool": {"name": "fabcheck"}, "pad": "')
-    f.truncate(65 << 20)  # a sparse 65 MiB file: over the 64 MiB report cap
-expect2("report of a 65 MiB file", ["report", big, "--html", path("b.html")], "64 MiB cap")
+    f.truncate(1025 << 20)  # a sparse 1025 MiB file: over the 1 GiB report cap, refused before it is read
+expect2("report of a 1025 MiB file", ["report", big, "--html", path("b.html")], "1024 MiB cap")
 os.environ_backup = None
 env_small = dict(env, FABCHECK_MAX_INPUT_MB="8")
 t0 = time.monotonic()
-p = subprocess.run([FAB, "inspect", "--nccl-log", "/dev/zero"], capture_output=True, text=True, timeout=60,
-                   env=env_small, preexec_fn=limit, stdin=subprocess.DEVNULL)
+
+
+def endless(args, env_):
+    """fabcheck ARGS with a pipe that never ends as its standard input (`yes`; a device such as /dev/zero is
+    refused before anything is read): the cap must stop the read."""
+    src = subprocess.Popen(["yes"], stdout=subprocess.PIPE)
+    try:
+        return subprocess.run([FAB] + args, capture_output=True, text=True, timeout=60, env=env_,
+                              preexec_fn=limit, stdin=src.stdout)
+    finally:
+        src.kill()
+        src.wait()
+
+
+p = endless(["inspect", "--nccl-log", "/dev/stdin"], env_small)
 dt = time.monotonic() - t0
 check(p.returncode == 2 and "8 MiB cap" in p.stderr and dt < LIMIT_S,
-      f"inspect --nccl-log /dev/zero (FABCHECK_MAX_INPUT_MB=8): exit {p.returncode} in {dt:.1f} s: "
+      f"inspect --nccl-log <endless pipe> (FABCHECK_MAX_INPUT_MB=8): exit {p.returncode} in {dt:.1f} s: "
       f"{p.stderr.strip()[-200:]!r}")
+expect2("inspect --nccl-log /dev/zero", ["inspect", "--nccl-log", "/dev/zero"], "is a device")
 
 # ... and --max-input-mb raises (or lowers) every cap from the command line, before or after the subcommand, and
 # wins over the variable; out of range is one line naming the flag.
-for args in (["--max-input-mb", "8", "inspect", "--nccl-log", "/dev/zero"],
-             ["inspect", "--nccl-log", "/dev/zero", "--max-input-mb", "8"]):
-    p = subprocess.run([FAB] + args, capture_output=True, text=True, timeout=60, preexec_fn=limit,
-                       env=dict(env, FABCHECK_MAX_INPUT_MB="64"), stdin=subprocess.DEVNULL)
+for args in (["--max-input-mb", "8", "inspect", "--nccl-log", "/dev/stdin"],
+             ["inspect", "--nccl-log", "/dev/stdin", "--max-input-mb", "8"]):
+    p = endless(args, dict(env, FABCHECK_MAX_INPUT_MB="64"))
     check(p.returncode == 2 and "8 MiB cap" in p.stderr and "--max-input-mb" in p.stderr,
           f"{' '.join(args)}: exit {p.returncode}: {p.stderr.strip()[-200:]!r}")
-p = subprocess.run([FAB, "report", big, "--html", path("b2.html"), "--max-input-mb", "66"], capture_output=True,
+big65 = path("big65.json")
+with open(big65, "w") as f:
+    f.write('{"schema_version": 1, "tool": {"name": "fabcheck"}, "pad": "')
+    f.truncate(65 << 20)  # a sparse 65 MiB file
+p = subprocess.run([FAB, "report", big65, "--html", path("b2.html"), "--max-input-mb", "66"], capture_output=True,
                    text=True, timeout=60, env=env, preexec_fn=limit, stdin=subprocess.DEVNULL)
 check(p.returncode == 2 and "MiB cap" not in p.stderr,
-      f"report of a 65 MiB file with --max-input-mb 66 reads past the default cap: {p.stderr.strip()[-200:]!r}")
+      f"report of a 65 MiB file with --max-input-mb 66 reads past a cap of 66: {p.stderr.strip()[-200:]!r}")
 for bad in ["0", "abc", "-1", "99999999"]:
     expect2(f"--max-input-mb {bad}", ["report", good, "--html", path("c.html"), "--max-input-mb", bad],
             "--max-input-mb")

@@ -75,6 +75,9 @@ void read_input_chunks(const std::string& path, std::string_view origin, std::st
     throw UsageError(
         fmt::format("{}: cannot read: {} (give an existing {})", origin, std::strerror(errno), kind));
   if (S_ISDIR(st.st_mode)) throw UsageError(fmt::format("{}: is a directory (give a {})", origin, kind));
+  // A device is never an input (/dev/zero would fill memory up to the cap): a file, or a pipe (`<(zcat …)`).
+  if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
+    throw UsageError(fmt::format("{}: is a device (give a {}, or a pipe that carries one)", origin, kind));
   if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > cap_bytes) throw too_big();
   Fd f{::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)};
   if (f.fd < 0)

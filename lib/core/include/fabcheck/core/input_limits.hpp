@@ -13,7 +13,9 @@ namespace fabcheck::core {
 inline constexpr int kMaxJsonDepth = 64;
 
 /// Default caps in MiB, by kind of input.
-inline constexpr std::uint64_t kReportCapMiB = 64;     ///< a report (the largest seen: 0.4 MiB for 4 hosts)
+/// A report. Every report fabcheck writes must fit: the pair matrices grow with the square of the hosts, and
+/// a report of 4096 hosts x 8 ranks (bench/scale_report.py) is 626 MiB; 2048 x 8, 163 MiB.
+inline constexpr std::uint64_t kReportCapMiB = 1024;
 inline constexpr std::uint64_t kConfigCapMiB = 4;      ///< a suite config or criteria file
 inline constexpr std::uint64_t kTextTableCapMiB = 64;  ///< nccl-tests output to import
 inline constexpr std::uint64_t kNcclLogCapMiB = 1024;  ///< an NCCL_DEBUG log (read as a stream)

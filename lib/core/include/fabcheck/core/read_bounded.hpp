@@ -19,8 +19,9 @@ inline constexpr std::size_t kAttributeCapBytes = std::size_t{4} << 20;
 /// written is read to its end, within the cap.
 /// @param origin how errors name the input ("report r.json", "--nccl-log x.log").
 /// @param kind   what the caller expects, used in the fixes ("report file", "NCCL_DEBUG=INFO log file").
-/// @throws UsageError "<origin>: <problem> (<fix>)" when the file is missing, a directory, unreadable, a read
-///         fails, or it holds more than `cap_bytes`.
+/// @throws UsageError "<origin>: <problem> (<fix>)" when the file is missing, a directory, a device (a
+/// character or
+///         block device: /dev/zero never ends), unreadable, a read fails, or it holds more than `cap_bytes`.
 void read_input_chunks(const std::string& path, std::string_view origin, std::string_view kind,
                        std::uint64_t cap_bytes, const std::function<void(std::string_view)>& chunk);
 
