@@ -2,6 +2,8 @@
 // title line ("RDMA_Write BW Test"), the `key : value` preamble, `#bytes ...` header, rows, closing dashes,
 // and the completion errors of src/perftest_resources.h ("Completion with error at client", "Failed status N:
 // wr_id ..." before 2024, "Failed status-<name> (N): ..." after).
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <string>
@@ -140,10 +142,12 @@ PeerRun parse_perftest_text(std::string_view text) {
   PeerRun run = detail::text_run("perftest", "perftest-text", lines);
   std::string pending_title, pending_test;
   PeerTable* open = nullptr;
+  bool server = false;  // "Waiting for client to connect": the server side's banner
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const std::size_t no = i + 1;
     const std::string_view line = core::trim_blanks(lines[i]);
     if (line.empty()) continue;
+    if (line.find("Waiting for client to connect") != std::string_view::npos) server = true;
     if (auto t = test_of_title(line); !t.empty()) {
       pending_title = std::string(line);
       pending_test = t;
@@ -219,6 +223,13 @@ PeerRun parse_perftest_text(std::string_view text) {
     detail::read_row(*open, toks, line, no);
   }
   run.finished = !run.tables.empty() && run.tables.back().closed;
+  // A test that printed its header and stopped before its result table (a server whose client never came or
+  // failed, a client killed): the run failed, and the import says so instead of refusing the file.
+  if (run.tables.empty() && run.errors.empty() && !pending_test.empty())
+    run.errors.push_back({"no_results",
+                          fmt::format("{}: the {} side ended before its result rows ({} lines read)",
+                                      pending_test, server ? "server" : "client", lines.size()),
+                          lines.size(), std::nullopt});
   return run;
 }
 

@@ -4,6 +4,7 @@
 
 #include <climits>
 
+#include "fabcheck/comm/communicator.hpp"
 #include "fabcheck/comm/phase.hpp"
 #include "fabcheck/probes/sweep.hpp"
 
@@ -66,33 +67,71 @@ ScalingResult run_scaling(const comm::Communicator& comm, const ScalingOptions& 
   }
 
   const int units = res.intra_node_only ? comm.size() : res.world_hosts;
+  const bool limited = opts.time_limit_s > 0;
+  const double start_us = comm::now_us();
+  // With a time limit each group is measured once first (one op per placement, no warm-up: on a slow fabric
+  // every op counts): its per-op time decides whether the full `iters` fit in what is left, and predicts the
+  // next group's first measurement. A group's ring time hardly depends on its size, but a slow host joining
+  // multiplies it: the first measurement of each group is what catches that.
+  // Ops per run of the sweep at one size: per placement nccl-tests' untimed op, then the timed ones.
+  const int probe_ops = 2 * (1 + 1), full_ops = 2 * (1 + opts.iters);
+  SweepOptions probe = so;
+  probe.iters = 1;
+  probe.warmup_iters = 0;
+  SweepOptions full = so;
+  full.warmup_iters = 0;  // warm from the first measurement
+  double op_s = 0;        // per-op seconds of the last group measured, the slowest rank's
+  auto left_s = [&] { return opts.time_limit_s - (comm::now_us() - start_us) * 1e-6; };
   for (int g : scaling_group_sizes(units)) {
     comm::enter_phase(fmt::format("scaling {} {} {}", core::name(opts.collective), g,
                                   res.intra_node_only ? "ranks" : "hosts"));
+    if (limited && op_s > 0) {
+      const double predicted = op_s * probe_ops, left = left_s();
+      if (comm.allreduce(static_cast<std::int64_t>(predicted > left ? 1 : 0), comm::ScalarOp::kMax) != 0) {
+        res.cut.from_hosts = g;
+        res.cut.predicted_s = predicted;
+        res.cut.allowance_s = left;
+        break;
+      }
+    }
     // One host: the first g local ranks. Several hosts: every rank of the first g hosts. World rank 0 is
     // always in (host 0 is rank 0's host, and its local rank is 0) and, with key = rank, is rank 0 of the
     // split.
     const bool member = res.intra_node_only ? comm.local_rank() < g : comm.host_index(comm.rank()) < g;
     const comm::Communicator sub = comm.split(member ? 0 : -1, comm.rank());
-    if (member) {
-      const model::SweepResult sr = run_sweep(sub, so);
-      if (sub.rank() == 0 && !sr.blocks.empty() && !sr.blocks.front().points.empty()) {
-        const model::SweepPoint& p = sr.blocks.front().points.front();
-        ScalingGroup grp;
-        grp.hosts = res.intra_node_only ? 1 : g;
-        grp.nranks = sub.size();
-        if (res.intra_node_only) {
-          grp.host_names = {comm.hosts().front()};
-        } else {
-          grp.host_names.assign(comm.hosts().begin(), comm.hosts().begin() + g);
-        }
-        grp.size_bytes = p.size_bytes;
-        grp.time_us = p.out_of_place.time_us;
-        grp.algbw_gbps = p.out_of_place.algbw_gbps;
-        grp.busbw_gbps = p.out_of_place.busbw_gbps;
-        grp.intra_node_only = res.intra_node_only || grp.hosts == 1;
-        res.groups.push_back(std::move(grp));
+    model::SweepResult sr;
+    int iters = opts.iters;
+    if (limited) {
+      const double t0 = comm::now_us();
+      if (member) sr = run_sweep(sub, probe);
+      op_s = comm.allreduce(member ? (comm::now_us() - t0) * 1e-6 / probe_ops : 0.0, comm::ScalarOp::kMax);
+      const bool fits = op_s * full_ops <= left_s();
+      if (comm.allreduce(static_cast<std::int64_t>(fits ? 0 : 1), comm::ScalarOp::kMax) == 0) {
+        if (member) sr = run_sweep(sub, full);
+      } else {
+        iters = 1;
+        ++res.cut.iters_cut_groups;
       }
+    } else if (member) {
+      sr = run_sweep(sub, so);
+    }
+    if (member && sub.rank() == 0 && !sr.blocks.empty() && !sr.blocks.front().points.empty()) {
+      const model::SweepPoint& p = sr.blocks.front().points.front();
+      ScalingGroup grp;
+      grp.hosts = res.intra_node_only ? 1 : g;
+      grp.nranks = sub.size();
+      if (res.intra_node_only) {
+        grp.host_names = {comm.hosts().front()};
+      } else {
+        grp.host_names.assign(comm.hosts().begin(), comm.hosts().begin() + g);
+      }
+      grp.size_bytes = p.size_bytes;
+      grp.time_us = p.out_of_place.time_us;
+      grp.algbw_gbps = p.out_of_place.algbw_gbps;
+      grp.busbw_gbps = p.out_of_place.busbw_gbps;
+      grp.intra_node_only = res.intra_node_only || grp.hosts == 1;
+      grp.iters = iters;
+      res.groups.push_back(std::move(grp));
     }
     comm.barrier();
   }

@@ -195,6 +195,33 @@ TEST(ScalingSection, BusbwDropIsAWarning) {
                UsageError);
 }
 
+TEST(ScalingSection, ACutByTheTimeLimitIsSaidAndStatesWhatWasLeftOut) {
+  // A slow host joining the groups: the 4-host group would have outrun the step's limit and was not measured.
+  auto r = groups_result(2.0, 1.9);
+  r.groups.pop_back();
+  r.options.time_limit_s = 12;
+  r.cut.from_hosts = 4;
+  r.cut.predicted_s = 27.5;
+  r.cut.allowance_s = 10.25;
+  Document doc;
+  add_scaling(doc, r, one_profile(0.04, 0.25));
+  const json& t = doc.json()["scaling"]["truncated"];
+  EXPECT_EQ(t["from_group"], 4);
+  EXPECT_EQ(t["predicted_s"], 27.5);
+  const json* f = nullptr;
+  for (const auto& x : doc.json()["findings"])
+    if (x["code"] == "SCALING_TRUNCATED") f = &x;
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ((*f)["severity"], "warn");
+  EXPECT_NE((*f)["message"].get<std::string>().find("group of 4 hosts"), std::string::npos)
+      << (*f)["message"];
+  // No cut: nothing said, `truncated` null.
+  Document clean;
+  add_scaling(clean, groups_result(2.0, 1.9), one_profile(0.04, 0.25));
+  EXPECT_TRUE(clean.json()["scaling"]["truncated"].is_null());
+  for (const auto& x : clean.json()["findings"]) EXPECT_NE(x["code"], "SCALING_TRUNCATED");
+}
+
 // The measured overlap (an `overlap` section) replaces the profile's assumed one.
 namespace {
 

@@ -1,11 +1,13 @@
 // perftest / OSU / IMB readers and their import: every real output under tests/data/peers imports
 // with every row exact against the file (each parsed row is checked against its own line, and the number of
 // rows against the row-shaped lines of the file); units, statistics, hosts and the error findings.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -295,6 +297,48 @@ TEST(PeerBench, ErrorsBecomeFindings) {
     const auto run = parse_file("constructed/ib_write_bw_failed_status_new.txt");
     ASSERT_EQ(run.errors.size(), 2u);
     EXPECT_EQ(run.errors[1].status, 12);
+  }
+  {
+    // Each completion status has its own remedy: status 4 (local protection) points at the host's
+    // registration and GPUDirect path, 12 at the path to the peer; no two statuses perftest can produce share
+    // one.
+    std::set<std::string> remedies;
+    for (int st = 1; st <= 21; ++st) {
+      if (st == 3 || st == 14 || st == 15 || st == 17 || st == 18) continue;  // Reliable Datagram only
+      report::Document d;
+      const std::string text = fmt::format(
+          "                    RDMA_Write BW Test\n Completion with error at client\n Failed status {}: "
+          "wr_id 0 "
+          "syndrom 0x81\n",
+          st);
+      report::add_peer_import(d, {{"s.txt", parse::parse_peer(text, "perftest-text", "s.txt")}}, {});
+      ASSERT_EQ(d.json()["findings"].size(), 1u) << st;
+      const auto& f = d.json()["findings"][0];
+      EXPECT_EQ(f["evidence"]["status"], st);
+      EXPECT_EQ(f["remedy"], f["evidence"]["lines"].back()["remedy"]) << st;
+      EXPECT_TRUE(remedies.insert(f["remedy"].get<std::string>()).second)
+          << "status " << st << " shares a remedy";
+      const std::string remedy = f["remedy"].get<std::string>();
+      if (st == 4) {
+        EXPECT_NE(remedy.find("GPUDirect"), std::string::npos);
+      } else if (st == 12) {
+        EXPECT_NE(remedy.find("GID index"), std::string::npos);
+      }
+    }
+  }
+  {
+    // The real server-side output (oci-k8s-a100-rdma README) cut before its result table, as a server whose
+    // client never came leaves it: imported as a failed run (PEER_NO_RESULTS, a fail: exit 1), not refused.
+    const std::string full = read_text_file(data("perftest/oci_k8s_a100_ib_write_bw_mofed54_server.txt"));
+    const std::string cut = full.substr(0, full.find(" #bytes"));
+    const auto run = parse::parse_peer(cut, parse::detect_peer_format(cut), "server.txt");
+    ASSERT_EQ(run.errors.size(), 1u);
+    EXPECT_EQ(run.errors[0].kind, "no_results");
+    EXPECT_NE(run.errors[0].text.find("server side"), std::string::npos) << run.errors[0].text;
+    report::Document d;
+    report::add_peer_import(d, {{"server.txt", run}}, {});
+    EXPECT_EQ(codes(d), std::vector<std::string>{"PEER_NO_RESULTS"});
+    EXPECT_TRUE(d.has_fail());
   }
   for (const char* f :
        {"constructed/osu_latency_validation_fail.txt", "constructed/imb_allreduce_check_defects.txt"}) {

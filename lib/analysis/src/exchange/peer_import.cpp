@@ -85,6 +85,7 @@ struct Acc {
   json wrong = json::array();
   json completion = json::array();
   json incomplete = json::array();
+  json no_results = json::array();  ///< perftest runs that stopped before their result rows
   std::size_t dropped = 0;
   json first_dropped = nullptr;
   int nranks = 0;
@@ -285,19 +286,98 @@ std::size_t add_sweep(Acc& a, const PeerFile& f, const PeerTable& t, std::size_t
   return t.rows.size();
 }
 
-std::string wc_meaning(int s) {
+/// What an `ibv_wc_status` says and what to do about it, one pair per status. Meanings after the InfiniBand
+/// Architecture Specification vol. 1 §10.10.3 (completion error types) as ibv_poll_cq(3) and rdmamojo's
+/// "ibv_poll_cq()" state them; enum order of libibverbs verbs.h. Statuses of the Reliable Datagram (3, 14,
+/// 15, 17, 18) and of tag matching (22, 23) cannot come from perftest's RC/UC/UD tests and say so.
+struct WcAdvice {
+  const char* meaning;
+  const char* remedy;
+};
+
+WcAdvice wc_advice(int s) {
   switch (s) {
+    case 1:
+      return {"local length error: a message longer than the receive buffer, or than the port MTU on UD",
+              "make both sides use the same -s/-a sizes and the same MTU (-m, ibv_devinfo active_mtu); on UD "
+              "keep messages within the MTU"};
+    case 2:
+      return {
+          "local QP operation error: the work request broke a limit of its QP (scatter/gather entries, "
+          "inline size)",
+          "lower -I (inline size) or the post list (-l); check the device limits with ibv_devinfo -v"};
     case 4:
-      return "local protection: the memory registration / GPUDirect path (PCIe ACS, IOMMU), not the fabric";
+      return {
+          "local protection: the local buffer is not registered for this access (the memory registration / "
+          "GPUDirect path: peer memory, PCIe ACS, IOMMU), not the fabric",
+          "check GPUDirect RDMA on this host: the nvidia-peermem (or nv_peer_mem) module, ACS off on the "
+          "switches between GPU and NIC, IOMMU passthrough; re-run without --use_cuda to confirm the host "
+          "path"};
     case 5:
-      return "work request flushed: a consequence of an earlier error on the QP";
+      return {
+          "work request flushed: the QP had already gone to the error state (a consequence of an earlier "
+          "error)",
+          "look at the first completion error before this one: it is the cause"};
+    case 6:
+      return {"memory window bind error", "check the memory window's access flags and its region's bounds"};
+    case 7:
+      return {"bad response: the responder answered with an unexpected transport opcode",
+              "compare perftest and firmware versions on both sides (ibv_devinfo fw_ver); a mismatch or a "
+              "faulty NIC on the remote side"};
+    case 8:
+      return {"local access error: the receive buffer of an RDMA write with immediate was not writable",
+              "check the local memory registration (access flags); with --use_cuda the GPUDirect path"};
+    case 9:
+      return {
+          "remote invalid request: the remote QP refused the request (an operation it does not allow, a "
+          "message longer than its buffer)",
+          "run the same test, sizes and connection type (-c) on both sides; check the remote side's output"};
+    case 10:
+      return {
+          "remote access error: the remote buffer's key or address was refused (not registered for "
+          "remote access there)",
+          "run the same perftest version with the same flags on both sides; with --use_cuda check the "
+          "remote host's GPUDirect path (nvidia-peermem)"};
+    case 11:
+      return {"remote operation error: the responder could not complete the operation (its QP failed)",
+              "look at the server side's output and the remote host's dmesg for the NIC's error"};
     case 12:
-      return "transport retry counter exceeded: the peer did not acknowledge (unreachable, link down, lossy "
-             "RoCE)";
+      return {
+          "transport retry counter exceeded: the peer never acknowledged (unreachable, link down, a wrong "
+          "GID/route, or packets lost on RoCE)",
+          "check the path: both ports ACTIVE (ibstat), the GID index of both sides (-x; show_gids), "
+          "MTU, and on RoCE PFC/ECN and the switch's drop counters; ping the peer's RoCE address"};
     case 13:
-      return "RNR retry counter exceeded: the receiver had no receive posted";
+      return {"RNR retry counter exceeded: the receiver had no receive posted in time",
+              "start the server first and give it the same -n/-D; raise the receive queue (-r) or the RNR "
+              "retries"};
+    case 16:
+      return {"remote aborted: the responder aborted the operation",
+              "look at the server side's output: it ended or failed first"};
+    case 19:
+      return {"fatal error: the device or its driver failed",
+              "check dmesg for the NIC (firmware errors, a reset) and the device's health (mlxlink, "
+              "mstflint); move the host out of the pool until fixed"};
+    case 20:
+      return {"response timeout: the responder did not answer in time",
+              "check the remote host is alive and its "
+              "port ACTIVE; on RoCE look for congestion drops"};
+    case 21:
+      return {"general error: a transport error no other status describes",
+              "check dmesg on both hosts and re-run; if it repeats, the NIC or its firmware"};
+    case 3:
+    case 14:
+    case 15:
+    case 17:
+    case 18:
+      return {"a Reliable Datagram status (perftest does not use RD): the file is not what it claims",
+              "check where the output came from"};
+    case 22:
+    case 23:
+      return {"a tag-matching status (perftest does not use tag matching): the file is not what it claims",
+              "check where the output came from"};
     default:
-      return "see ibv_wc_status in libibverbs";
+      return {"a status libibverbs does not define", "check where the output came from"};
   }
 }
 
@@ -308,11 +388,15 @@ void scan_errors(Acc& a, const PeerFile& f) {
       if (e.status) {
         ev["status"] = *e.status;
         ev["status_name"] = std::string(parse::wc_status_name(*e.status));
-        ev["meaning"] = wc_meaning(*e.status);
+        const WcAdvice adv = wc_advice(*e.status);
+        ev["meaning"] = adv.meaning;
+        ev["remedy"] = adv.remedy;
       }
       a.completion.push_back(std::move(ev));
     } else if (e.kind == "validation_error") {
       a.wrong.push_back(std::move(ev));
+    } else if (e.kind == "no_results") {
+      a.no_results.push_back(std::move(ev));
     } else {
       a.incomplete.push_back(std::move(ev));
     }
@@ -341,9 +425,11 @@ void add_findings(Document& doc, Acc& a) {
       f.evidence["status_name"] = withstatus["status_name"];
       f.evidence["meaning"] = withstatus["meaning"];
     }
-    f.remedy =
-        "check the link and the peer (ibstat, port counters), the GID index and MTU of both sides; "
-        "re-run once the peer answers";
+    // Each status has its own remedy (status 4 is the local registration/GPUDirect path, not the fabric).
+    f.remedy = withstatus.is_null() ? std::string(
+                                          "look for the `Failed status` line that names the completion "
+                                          "status (perftest prints it after the error line)")
+                                    : withstatus["remedy"].get<std::string>();
     doc.add_finding(f);
   }
   if (!a.wrong.empty()) {
@@ -354,6 +440,21 @@ void add_findings(Document& doc, Acc& a) {
         fmt::format("the imported run reports wrong data in {} place(s) (validation failed)", a.wrong.size());
     f.evidence = {{"checks", a.wrong}};
     f.remedy = "re-run the test to see whether it is intermittent, then bisect the hosts (NIC, GPU, memory)";
+    doc.add_finding(f);
+  }
+  if (!a.no_results.empty()) {
+    Finding f;
+    f.severity = Severity::kFail;
+    f.code = "PEER_NO_RESULTS";
+    f.message = fmt::format("the perftest run produced no result: {} ({})", a.no_results[0].value("text", ""),
+                            a.no_results[0].value("file", ""));
+    f.evidence = {{"runs", a.no_results}};
+    f.remedy =
+        "look at the other side's output (a server without results: the client's, whose error names the "
+        "cause); "
+        "check that the client reached the server (address, -p port, firewall) and that both sides ran the "
+        "same "
+        "test with the same flags, then re-run";
     doc.add_finding(f);
   }
   if (!a.incomplete.empty()) {

@@ -62,7 +62,7 @@ double impact(const json& f) {
 /// The fabric-wide consequences of one fault (folded into it when it is the only one).
 bool is_consequence(const std::string& c) {
   return c == "GATE_CHECK_FAILED" || c == "SCALING_BUSBW_DROP" || c == "SCALING_EFFICIENCY_LOW" ||
-         c == "SWEEP_TRUNCATED";
+         c == "SWEEP_TRUNCATED" || c == "SCALING_TRUNCATED";
 }
 
 /// What a slow link's sending host shows in its own counters (report/counters.hpp): folded into that link.

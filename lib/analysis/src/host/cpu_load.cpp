@@ -44,6 +44,7 @@ std::string cpu_sensitive_step(const json& f) {
     return "pairs";
   if (c == "VICTIM_CONGESTION") return "incast";
   if (c == "SWEEP_TRUNCATED") return "sweeps";
+  if (c == "SCALING_TRUNCATED") return "scaling";
   // The group-scaling step times the same collective on 2 and on all hosts: while other work competes for the
   // CPUs, the larger group measures the CPUs as much as the fabric (a clean 4-host virtual fabric read 0.48
   // with a compiler running beside it, CI 2026-12-05).

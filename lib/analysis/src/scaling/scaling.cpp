@@ -238,10 +238,19 @@ json group_scaling_json(const model::ScalingResult& r) {
               {"algbw_gbps", g.algbw_gbps},
               {"busbw_gbps", g.busbw_gbps},
               {"vs_2host", base > 0 ? json(g.busbw_gbps / base) : json(nullptr)},
-              {"intra_node_only", g.intra_node_only}};
+              {"intra_node_only", g.intra_node_only},
+              {"iters", g.iters}};
     groups.push_back(j);
   }
   scaling["groups"] = groups;
+  scaling["time_limit_s"] = r.options.time_limit_s > 0 ? json(r.options.time_limit_s) : json(nullptr);
+  scaling["truncated"] = nullptr;
+  if (r.cut.from_hosts > 0 || r.cut.iters_cut_groups > 0)
+    scaling["truncated"] = {{"from_group", r.cut.from_hosts > 0 ? json(r.cut.from_hosts) : json(nullptr)},
+                            {"predicted_s", r.cut.predicted_s},
+                            {"allowance_s", r.cut.allowance_s},
+                            {"groups_with_one_iteration", r.cut.iters_cut_groups},
+                            {"reason", "the step's time limit (1.5 x budget_s)"}};
   scaling["groups_reason"] = r.skipped_reason.empty() ? json(nullptr) : json(r.skipped_reason);
   scaling["baseline"] = intra ? "2 local ranks" : "2 hosts";
   return scaling;
@@ -566,6 +575,26 @@ void add_scaling(Document& doc, const model::ScalingResult& r, const WorkloadSet
       have_curves ? host_projection_json(curves, hosts, workloads, reference) : json::array();
   scaling["bucket_advice"] = bucket_advice_json(doc, curves);
   scaling_findings(doc, r, scaling);
+  if (!scaling["truncated"].is_null()) {
+    Finding f;
+    f.severity = Severity::kWarn;
+    f.code = "SCALING_TRUNCATED";
+    f.message =
+        r.cut.from_hosts > 0
+            ? fmt::format(
+                  "the group scaling stopped before the group of {} {} ({:.1f} s predicted, {:.1f} s "
+                  "left of the step's time limit of {:.0f} s)",
+                  r.cut.from_hosts, r.intra_node_only ? "ranks" : "hosts", r.cut.predicted_s,
+                  std::max(0.0, r.cut.allowance_s), r.options.time_limit_s)
+            : fmt::format(
+                  "{} group(s) were timed with one iteration instead of {}: the full count would have "
+                  "outrun the step's time limit of {:.0f} s",
+                  r.cut.iters_cut_groups, r.options.iters, r.options.time_limit_s);
+    f.evidence = scaling["truncated"];
+    f.evidence["time_limit_s"] = r.options.time_limit_s;
+    f.remedy = "find the slow host or link (pairs), or raise the scaling step's budget_s in the config";
+    doc.add_finding(f);
+  }
   root["scaling"] = scaling;
   root["score"] =
       score_json(doc, reference, hosts, curves.nranks, intra, ref, measured_step_for(root, reference));

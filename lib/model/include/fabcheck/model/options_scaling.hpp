@@ -22,6 +22,11 @@ struct ScalingOptions {
   std::string backend = "mpi";             ///< collective backend (as the sweep's --backend)
   std::string workload;  ///< reference workload of the score ("" = the workloads file's default); report only
   std::string workloads_file;  ///< workloads JSON ("" = the built-in configs/workloads.json); report only
+  /// Time limit of the step in seconds (0 = none; not a flag: `run` sets it from the step's budget, as the
+  /// sweep's). Each group is first measured with one iteration and no warm-up; the full `iters` follow only
+  /// when they fit in what is left, and a group that would not fit is not measured (ScalingResult::cut names
+  /// it).
+  double time_limit_s = 0;
 };
 
 }  // namespace fabcheck::model

@@ -40,8 +40,8 @@ struct SweepOptions {
   int per_iter_rounds = 10;
   /// Time limit of the whole sweep in seconds (0 = none; not a flag: `run` sets it from the step's budget,
   /// so that a slow host cannot stretch the run). Before each size the series predicts what the size will
-  /// take (the previous size's time, scaled by the size ratio and by the per-iteration rounds still to come)
-  /// and stops when it would exceed its share of what is left; the report names the first size left out
+  /// take (core::predict_size_cost_s over the sizes before it, scaled by the per-iteration rounds still to
+  /// come) and stops when it would exceed its share of what is left; the report names the first size left out
   /// (sweeps[].truncated).
   double time_limit_s = 0;
   std::size_t samples_cap = 10000;  ///< per-iteration samples kept in the result (statistics use all)

@@ -57,7 +57,9 @@ struct PeerTable {
 
 /// A failure line of the run (perftest completion errors, OSU validation errors, MPI aborts, crashes).
 struct PeerError {
-  std::string kind;           ///< "completion_error", "validation_error", "crash", "connect_error", "error"
+  /// "completion_error", "validation_error", "crash", "connect_error", "error", or "no_results" (perftest:
+  /// the test's header and no result table)
+  std::string kind;
   std::string text;           ///< the line (200 characters at most)
   std::size_t line = 0;       ///< 1-based line
   std::optional<int> status;  ///< perftest `Failed status N` (ibv_wc_status); nullopt otherwise
