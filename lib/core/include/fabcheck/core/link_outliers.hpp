@@ -30,7 +30,7 @@ struct LinkOutlier {
   double median = 0;                     ///< median over all links of this kind (DESIGN §4 nearest rank)
   std::optional<double> z;               ///< robust z; nullopt when MAD = 0 (z = ±∞)
   bool robust =
-      false;  ///< flagged by the §4 rule (> 3 robust z and worse than the median by > 10 %, latency 50 %)
+      false;  ///< flagged by the §4 rule (> 3 robust z and worse than the median by > 10 %, latency 100 %)
   bool below_line_rate = false;  ///< bandwidth below 80 % of the expected line rate (independent test)
 };
 
@@ -99,7 +99,7 @@ double relative_spread(const LinkStats& s);
 /// still an outlier when worse than `reference` (the worst good link re-measured the same way) by the factor
 /// 1 + m: retest < reference / (1 + m) for Worse::kLower, retest > reference × (1 + m) for Worse::kHigher.
 /// Multiplicative, so a noisy matrix (m >= 1) still confirms a link many times slower than the reference.
-/// `min_rel` is the kind's magnitude (min_relative): 10 % for bandwidth, 50 % for latency.
+/// `min_rel` is the kind's magnitude (min_relative): 10 % for bandwidth, 100 % for latency.
 bool still_outlier(double retest, double reference, double rel_spread, Worse worse,
                    double min_rel = OutlierRule::kMinRelative);
 
