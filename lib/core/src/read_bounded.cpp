@@ -23,10 +23,11 @@ struct Fd {
   }
 };
 
-/// Reads `fd` to its end in pieces; false (errno set) on a read error. Stops with `over` set once more than
-/// `cap` bytes have come.
-bool read_all(int fd, std::uint64_t cap, bool& over, const std::function<void(std::string_view)>& chunk) {
-  std::string buf(std::size_t{1} << 20, '\0');
+/// Reads `fd` to its end in pieces of at most `piece` bytes; false (errno set) on a read error. Stops with
+/// `over` set once more than `cap` bytes have come.
+bool read_all(int fd, std::uint64_t cap, bool& over, const std::function<void(std::string_view)>& chunk,
+              std::size_t piece = std::size_t{1} << 20) {
+  std::string buf(piece, '\0');
   std::uint64_t total = 0;
   while (true) {
     const ssize_t got = ::read(fd, buf.data(), buf.size());
@@ -109,7 +110,10 @@ std::optional<std::string> read_attribute(const std::string& path, std::size_t c
   if (::fstat(f.fd, &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
   std::string out;
   bool over = false;
-  if (!read_all(f.fd, cap_bytes, over, [&](std::string_view c) { out.append(c); }) || over)
+  // A kernel attribute holds a page: small pieces, not a zeroed megabyte per attribute.
+  if (!read_all(
+          f.fd, cap_bytes, over, [&](std::string_view c) { out.append(c); }, 64 << 10) ||
+      over)
     return std::nullopt;
   return out;
 }

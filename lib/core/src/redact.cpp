@@ -22,19 +22,17 @@ std::string_view trim_quotes(std::string_view v) {
   return v;
 }
 
-/// A name's words ("OMPI_MCA_oob_tcp_password" -> OMPI MCA OOB TCP PASSWORD), upper case.
-std::vector<std::string> words(std::string_view name) {
-  std::vector<std::string> out;
-  std::string w;
-  for (char c : name) {
-    if (std::isalnum(static_cast<unsigned char>(c))) {
-      w += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    } else if (!w.empty()) {
-      out.push_back(std::move(w));
-      w.clear();
-    }
+/// The words of an upper-cased name ("OMPI_MCA_OOB_TCP_PASSWORD" -> OMPI MCA OOB TCP PASSWORD).
+std::vector<std::string_view> words(std::string_view n) {
+  std::vector<std::string_view> out;
+  std::size_t i = 0;
+  while (i < n.size()) {
+    while (i < n.size() && !std::isalnum(static_cast<unsigned char>(n[i]))) ++i;
+    std::size_t e = i;
+    while (e < n.size() && std::isalnum(static_cast<unsigned char>(n[e]))) ++e;
+    if (e > i) out.push_back(n.substr(i, e - i));
+    i = e;
   }
-  if (!w.empty()) out.push_back(std::move(w));
   return out;
 }
 
@@ -49,7 +47,7 @@ bool has_userinfo(std::string_view v) {
     if (at != std::string_view::npos) {
       const auto user = tok.substr(0, at);
       const auto colon = user.find(':');
-      if (colon != std::string_view::npos && colon > 0 && colon + 1 < user.size() &&
+      if (colon != std::string_view::npos && colon + 1 < user.size() &&
           user.find('/') == std::string_view::npos)
         return true;
     }
@@ -89,28 +87,20 @@ bool looks_secret(std::string_view name, std::string_view value) {
                         "API_KEY", "PRIVATE_KEY", "ACCESS_KEY", "AUTH"})
     if (n.find(w) != std::string::npos) return true;
   if (n.size() > 4 && n.compare(n.size() - 4, 4, "_KEY") == 0) return true;
-  const auto ws = words(name);
+  const auto ws = words(n);
   for (const auto& w : ws)
     if (w == "PASS" || w == "COOKIE" || w == "CREDS" || (w == "PWD" && ws.size() > 1)) return true;
   const std::string_view v = trim_quotes(value);
   const std::string vu = upper(v.substr(0, 8));
-  if (starts(vu, "BEARER ") || starts(vu, "BASIC ") || starts(v, "-----BEGIN")) return true;
+  if (starts(vu, "BASIC ") || starts(v, "-----BEGIN")) return true;
   if (starts(v, "eyJ") && v.find('.') != std::string_view::npos) return true;
-  // An HTTP header carried in a value ("Authorization: Bearer …", "Cookie: …"), anywhere in it.
-  if (const std::string all = upper(v); all.find("AUTHORIZATION:") != std::string::npos ||
-                                        all.find("BEARER ") != std::string::npos ||
-                                        all.find("COOKIE:") != std::string::npos)
-    return true;
-  if (has_userinfo(v) || has_random_run(v)) return true;
-  // Credentials inside a value: a URL's user:password@, or key=value pairs that name a secret.
+  // Credentials inside a value: an HTTP header ("Authorization: Bearer …", "Cookie: …"), key=value pairs that
+  // name a secret, a URL's (or a bare proxy's) user:password@, a generated key.
   const std::string vl = upper(v);
-  if (const auto scheme = v.find("://"); scheme != std::string_view::npos) {
-    const auto at = v.find('@', scheme + 3);
-    const auto colon = v.find(':', scheme + 3);
-    if (at != std::string_view::npos && colon != std::string_view::npos && colon < at) return true;
-  }
-  for (const char* w : {"PASSWORD=", "PASSWD=", "PWD=", "TOKEN=", "SECRET=", "APIKEY=", "API_KEY="})
+  for (const char* w : {"AUTHORIZATION:", "BEARER ", "COOKIE:", "PASSWORD=", "PASSWD=", "PWD=", "TOKEN=",
+                        "SECRET=", "APIKEY=", "API_KEY="})
     if (vl.find(w) != std::string::npos) return true;
+  if (has_userinfo(v) || has_random_run(v)) return true;
   for (const char* p : {"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xoxb-", "xoxp-",
                         "xoxa-", "xoxs-", "sk-", "sk_live_", "hf_"})
     if (starts(v, p) && v.size() > std::string_view(p).size() + 8) return true;

@@ -1,17 +1,10 @@
 #include "fabcheck/report/load.hpp"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <limits>
-#include <sstream>
 
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/core/input_limits.hpp"

@@ -2,13 +2,8 @@
 // catalogue lives in nccl_log_messages.cpp.
 #include "fabcheck/parse/nccl_log.hpp"
 
-#include <sys/stat.h>
 #include <algorithm>
 #include <array>
-
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 
 #include "fabcheck/core/ascii.hpp"
 #include "fabcheck/core/enum_table.hpp"

@@ -2,7 +2,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdlib>
 
 #include <arpa/inet.h>
 #include <ifaddrs.h>
@@ -10,8 +9,8 @@
 #include <netinet/in.h>
 
 #include "fabcheck/core/ifname_filter.hpp"
-#include "fabcheck/core/read_bounded.hpp"
 #include "fabcheck/probes/nics.hpp"
+#include "sysfs_read.hpp"
 
 namespace fabcheck::probes {
 
@@ -34,9 +33,9 @@ std::vector<model::NicInfo> local_nics(const std::string& ifaces, const std::str
     n.carrier = (a->ifa_flags & IFF_RUNNING) != 0;
     n.data = core::ifname_matches(ifaces, n.name);
     // /sys/class/net/<if>/speed: Mbit/s; -1 or unreadable where the driver has none (or no carrier).
-    const auto speed = core::read_attribute(fmt::format("{}/class/net/{}/speed", sysfs_root, n.name), 64);
-    if (const long long mbps = speed ? std::atoll(speed->c_str()) : -1; mbps > 0)
-      n.speed_mbps = static_cast<double>(mbps);
+    if (const auto mbps = detail::read_long(fmt::format("{}/class/net/{}/speed", sysfs_root, n.name));
+        mbps && *mbps > 0)
+      n.speed_mbps = static_cast<double>(*mbps);
     out.push_back(std::move(n));
   }
   ::freeifaddrs(list);

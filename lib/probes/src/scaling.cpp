@@ -82,12 +82,14 @@ ScalingResult run_scaling(const comm::Communicator& comm, const ScalingOptions& 
   full.warmup_iters = 0;  // warm from the first measurement
   double op_s = 0;        // per-op seconds of the last group measured, the slowest rank's
   auto left_s = [&] { return opts.time_limit_s - (comm::now_us() - start_us) * 1e-6; };
+  // Every rank decides on its own clock; the decision is agreed (any rank) so that all take the same branch.
+  auto any_rank = [&](bool b) { return comm.allreduce(std::int64_t{b ? 1 : 0}, comm::ScalarOp::kMax) != 0; };
   for (int g : scaling_group_sizes(units)) {
     comm::enter_phase(fmt::format("scaling {} {} {}", core::name(opts.collective), g,
                                   res.intra_node_only ? "ranks" : "hosts"));
     if (limited && op_s > 0) {
       const double predicted = op_s * probe_ops, left = left_s();
-      if (comm.allreduce(static_cast<std::int64_t>(predicted > left ? 1 : 0), comm::ScalarOp::kMax) != 0) {
+      if (any_rank(predicted > left)) {
         res.cut.from_hosts = g;
         res.cut.predicted_s = predicted;
         res.cut.allowance_s = left;
@@ -105,8 +107,7 @@ ScalingResult run_scaling(const comm::Communicator& comm, const ScalingOptions& 
       const double t0 = comm::now_us();
       if (member) sr = run_sweep(sub, probe);
       op_s = comm.allreduce(member ? (comm::now_us() - t0) * 1e-6 / probe_ops : 0.0, comm::ScalarOp::kMax);
-      const bool fits = op_s * full_ops <= left_s();
-      if (comm.allreduce(static_cast<std::int64_t>(fits ? 0 : 1), comm::ScalarOp::kMax) == 0) {
+      if (!any_rank(op_s * full_ops > left_s())) {
         if (member) sr = run_sweep(sub, full);
       } else {
         iters = 1;

@@ -526,7 +526,8 @@ TEST(Import, RowsThatCannotBeReadAreCountedInAFinding) {
 
 TEST(Import, JsonNanRowIsDroppedAndCountedNotRefused) {
   // nccl-tests -J writes a NaN as the string "nan": the file it wrote (results[7].in_place.alg_bw) imports,
-  // its seven other rows kept, the eighth counted in IMPORT_ROWS_DROPPED; any other non-number stays an error.
+  // its seven other rows kept, the eighth counted in IMPORT_ROWS_DROPPED; any other non-number stays an
+  // error.
   const std::string text = fabcheck::testing_fixtures::read_test_data("nccl-tests-json/allreduce_plain.json");
   const auto run = parse::parse_nccl_tests_json(text, "allreduce_plain.json");
   ASSERT_EQ(run.tables.size(), 1u);

@@ -566,8 +566,9 @@ void add_input_findings(Document& doc, const ImportAcc& a, const NcclTestsRun& r
     f.severity = Severity::kWarn;
     f.code = "IMPORT_ROWS_DROPPED";
     const std::size_t line = first.value("line", std::size_t{0});
-    f.message = fmt::format("{} row(s) of the file could not be read and were not imported (first: {})", dropped,
-                            line > 0 ? fmt::format("line {}", line) : first.value("text", std::string()));
+    f.message =
+        fmt::format("{} row(s) of the file could not be read and were not imported (first: {})", dropped,
+                    line > 0 ? fmt::format("line {}", line) : first.value("text", std::string()));
     f.evidence = {{"dropped_rows", dropped}, {"first", first}};
     f.remedy =
         "look at those lines of the original output (a non-finite or negative number, a garbled row); "

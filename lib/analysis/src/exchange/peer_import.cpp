@@ -360,8 +360,7 @@ WcAdvice wc_advice(int s) {
               "mstflint); move the host out of the pool until fixed"};
     case 20:
       return {"response timeout: the responder did not answer in time",
-              "check the remote host is alive and its "
-              "port ACTIVE; on RoCE look for congestion drops"};
+              "check the remote host is alive and its port ACTIVE; on RoCE look for congestion drops"};
     case 21:
       return {"general error: a transport error no other status describes",
               "check dmesg on both hosts and re-run; if it repeats, the NIC or its firmware"};

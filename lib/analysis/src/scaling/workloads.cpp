@@ -3,10 +3,8 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 
 #include "fabcheck/core/error.hpp"
 #include "fabcheck/core/input_limits.hpp"
